@@ -94,6 +94,15 @@ def _binary_big(op):
 case("add 16M f32", "elementwise")(_binary_big(lambda a, b: a + b))
 
 
+@case("x * y + x 4M f32 (a steady loop over cached big blocks)", "elementwise")
+def _(L):
+    a, b = rand(1 << 22), rand(1 << 22, seed=1)
+    if L.t is None:
+        return lambda: a * b + a
+    x, y = tensor(L, a), tensor(L, b)
+    return lambda: x * y + x
+
+
 @case("exp 16M f32", "elementwise")
 def _(L):
     a = rand(1 << 24)

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
@@ -35,19 +36,45 @@ constexpr size_t kCacheCap = size_t(256) << 20;
 // A cached block serves a request at most this much smaller than itself (a quarter), so a small request
 // never pins a big block.
 constexpr size_t kMaxWasteShift = 2;
-// With THP_MEM_ALLOC_ENABLE=1 (PyTorch's switch, off by default as there), blocks from this size on are 2 MiB
-// aligned and advised as transparent huge pages, so the TLB covers 2 MiB per entry. Off by default: on the
-// 2-vCPU VM a huge-page fault cost ~5 ms (the host backing 2 MiB at once), and per_sample_grads.py, whose
-// 300 MB tensors outgrow the cache, spent 9.7 s in the kernel against PyTorch's 1.7 s (1,461 huge-page
-// faults).
+// Transparent huge pages let the TLB cover 2 MiB per entry: a steady loop over big blocks runs up to twice as
+// fast. But a huge-page fault can be slow (~5 ms per 2 MiB on a VM whose free memory goes back to the host),
+// and a program whose tensors outgrow the cache would pay it on every fresh block. So by default huge pages
+// wait for a loop to settle: a block turns huge once the cache has handed it out again kHugeAfterReuses
+// times (MADV_HUGEPAGE, then MADV_DONTNEED: a block handed out holds no values, and its pages fault back in
+// as huge ones), and the big blocks that stayed live meanwhile are collapsed in place (MADV_COLLAPSE). Only
+// where the kernel's THP mode is 'madvise': 'always' gives huge pages unasked, 'never' forbids them.
+// THP_MEM_ALLOC_ENABLE is PyTorch's switch: 1 advises every block from kHugeThreshold on when it is mapped,
+// as PyTorch's CPU allocator does; 0 turns huge pages off.
 constexpr size_t kHugePage = size_t(2) << 20;
 constexpr size_t kHugeThreshold = size_t(4) << 20;
-bool huge_pages_enabled() {
-  static const bool on = [] {
+// On that VM a block's turn to huge pages costs about what 50 to 100 passes over it gain, so only a block the
+// cache has handed out this often, which usually has as many passes ahead, turns.
+constexpr uint32_t kHugeAfterReuses = 64;
+enum class HugePages { Off, OnReuse, OnMap };
+#ifdef MADV_COLLAPSE
+constexpr int kMadvCollapse = MADV_COLLAPSE;
+#else
+constexpr int kMadvCollapse = 25;  // Linux's value; older C libraries' headers lack it
+#endif
+
+HugePages thp_kernel_madvise_mode() {
+  char buf[64] = {};
+  FILE* f = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+  if (!f) return HugePages::Off;
+  size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::fclose(f);
+  buf[n] = 0;
+  return std::strstr(buf, "[madvise]") ? HugePages::OnReuse : HugePages::Off;
+}
+
+HugePages huge_pages() {
+  static const HugePages mode = [] {
     const char* v = std::getenv("THP_MEM_ALLOC_ENABLE");
-    return v && std::strcmp(v, "1") == 0;
+    if (v && std::strcmp(v, "1") == 0) return HugePages::OnMap;
+    if (v && std::strcmp(v, "0") == 0) return HugePages::Off;
+    return thp_kernel_madvise_mode();
   }();
-  return on;
+  return mode;
 }
 
 // Smaller blocks come from glibc (aligned_alloc), and, once freed, wait in a per-thread cache for the next
@@ -151,16 +178,34 @@ class CPUAllocator final : public Allocator {
     size_t size = round_large(rounded);
     MT_CHECK(size >= rounded, "Trying to create tensor with ", nbytes, " bytes: size overflows");
     {
-      std::lock_guard<std::mutex> g(mu_);
+      std::unique_lock<std::mutex> g(mu_);
       auto it = cache_.lower_bound(size);
       if (it != cache_.end() && it->first - size <= (it->first >> kMaxWasteShift)) {
-        void* p = it->second->ptr;
-        size_t have = it->first;
+        Block b = *it->second;
         lru_.erase(it->second);
         cache_.erase(it);
-        cached_bytes_ -= have;
-        live_[p] = have;
-        return p;
+        cached_bytes_ -= b.size;
+        ++hits_;
+        bool to_huge = !b.huge && b.reuses < kHugeAfterReuses && ++b.reuses == kHugeAfterReuses &&
+                       huge_pages() == HugePages::OnReuse && b.size >= kHugeThreshold;
+        if (to_huge) {
+          b.huge = true;
+          // A loop has settled: the blocks that stayed live through all those steps (since before this block
+          // was mapped: the loop's inputs and weights) are read on every step too. Their values must stay:
+          // collapsed in place, under the lock so that no other thread unmaps one meanwhile (once per block).
+          for (auto& kv : live_) {
+            Block& o = kv.second;
+            if (!o.huge && o.size >= kHugeThreshold && o.size <= kCacheCap && o.born <= b.mapped) {
+              o.huge = true;
+              collapse(o.ptr, o.size);
+            }
+          }
+        }
+        b.born = hits_;
+        live_[b.ptr] = b;
+        g.unlock();
+        if (to_huge) make_huge(b.ptr, b.size);
+        return b.ptr;
       }
     }
     void* p = map_block(size);
@@ -170,7 +215,7 @@ class CPUAllocator final : public Allocator {
       if (!p) out_of_memory(nbytes);
     }
     std::lock_guard<std::mutex> g(mu_);
-    live_[p] = size;
+    live_[p] = Block{size, p, hits_, hits_, 0, huge_pages() == HugePages::OnMap && size >= kHugeThreshold};
     return p;
   }
 
@@ -180,16 +225,17 @@ class CPUAllocator final : public Allocator {
       std::unique_lock<std::mutex> g(mu_);
       auto it = live_.find(ptr);
       if (it != live_.end()) {
-        size_t size = it->second;
+        Block b = it->second;
+        size_t size = b.size;
         live_.erase(it);
         if (size > kCacheCap) {
           g.unlock();
           munmap(ptr, size);
           return;
         }
-        std::vector<CachedBlock> evicted;
+        std::vector<Block> evicted;
         while (cached_bytes_ + size > kCacheCap) {
-          CachedBlock old = lru_.back();
+          Block old = lru_.back();
           auto [lo, hi] = cache_.equal_range(old.size);
           for (auto e = lo; e != hi; ++e) {
             if (e->second == std::prev(lru_.end())) {
@@ -201,12 +247,12 @@ class CPUAllocator final : public Allocator {
           cached_bytes_ -= old.size;
           evicted.push_back(old);
         }
-        lru_.push_front({size, ptr});
+        lru_.push_front(b);
         // first of its size: last in, first out
         cache_.emplace_hint(cache_.lower_bound(size), size, lru_.begin());
         cached_bytes_ += size;
         g.unlock();
-        for (const CachedBlock& b : evicted) munmap(b.ptr, b.size);
+        for (const Block& e : evicted) munmap(e.ptr, e.size);
         return;
       }
     }
@@ -214,14 +260,14 @@ class CPUAllocator final : public Allocator {
   }
 
   void release_cache() {
-    std::list<CachedBlock> blocks;
+    std::list<Block> blocks;
     {
       std::lock_guard<std::mutex> g(mu_);
       blocks.swap(lru_);
       cache_.clear();
       cached_bytes_ = 0;
     }
-    for (const CachedBlock& b : blocks) munmap(b.ptr, b.size);
+    for (const Block& b : blocks) munmap(b.ptr, b.size);
   }
 
  private:
@@ -260,14 +306,14 @@ class CPUAllocator final : public Allocator {
   }
 
   static size_t round_large(size_t n) {
-    size_t unit = huge_pages_enabled() && n >= kHugeThreshold ? kHugePage : kPage;
+    size_t unit = huge_pages() != HugePages::Off && n >= kHugeThreshold ? kHugePage : kPage;
     return (n + unit - 1) / unit * unit;
   }
 
-  // Fresh zeroed pages from the kernel; huge-page sized blocks start on a 2 MiB boundary (mmap over-asks by
-  // 2 MiB and returns the slack on both sides).
+  // Fresh zeroed pages from the kernel; blocks that may turn to huge pages start on a 2 MiB boundary (mmap
+  // over-asks by 2 MiB and returns the slack on both sides), so that all of them can.
   static void* map_block(size_t size) {
-    bool huge = huge_pages_enabled() && size >= kHugeThreshold;
+    bool huge = huge_pages() != HugePages::Off && size >= kHugeThreshold;
     size_t ask = huge ? size + kHugePage : size;
     if (ask < size) return nullptr;
     void* m = mmap(nullptr, ask, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -279,21 +325,48 @@ class CPUAllocator final : public Allocator {
     size_t tail = (base + ask) - (aligned + size);
     if (tail) munmap(reinterpret_cast<void*>(aligned + size), tail);
 #ifdef MADV_HUGEPAGE
-    madvise(reinterpret_cast<void*>(aligned), size, MADV_HUGEPAGE);
+    if (huge_pages() == HugePages::OnMap) madvise(reinterpret_cast<void*>(aligned), size, MADV_HUGEPAGE);
 #endif
     return reinterpret_cast<void*>(aligned);
   }
 
+  // A block the cache keeps handing out: drop its plain pages so that they fault back in as huge ones. The
+  // advice first, so that no fault in between comes back as plain pages.
+  static void make_huge(void* p, size_t size) {
+#if defined(MADV_HUGEPAGE) && defined(MADV_DONTNEED)
+    if (madvise(p, size, MADV_HUGEPAGE) == 0) madvise(p, size, MADV_DONTNEED);
+#else
+    (void)p;
+    (void)size;
+#endif
+  }
+
+  // A live block read on every step of a loop: its pages are copied into huge ones in place (Linux 6.1 and
+  // later; before, khugepaged collapses the advised block in its own time).
+  static void collapse(void* p, size_t size) {
+#ifdef MADV_HUGEPAGE
+    if (madvise(p, size, MADV_HUGEPAGE) == 0) madvise(p, size, kMadvCollapse);
+#else
+    (void)p;
+    (void)size;
+#endif
+  }
+
   static CPUAllocator* g_self;
   std::mutex mu_;
-  struct CachedBlock {
-    size_t size;
+  struct Block {
+    size_t size;  // mapped
     void* ptr;
+    uint64_t mapped;  // hits_ when it was mapped
+    uint64_t born;    // hits_ when it was last handed out
+    uint32_t reuses;  // times the cache handed it out again, counted up to kHugeAfterReuses
+    bool huge;        // advised as huge pages
   };
-  std::unordered_map<void*, size_t> live_;  // large blocks in use -> their mapped size
-  std::list<CachedBlock> lru_;              // freed large blocks, most recently freed first
-  std::multimap<size_t, std::list<CachedBlock>::iterator> cache_;  // the same blocks by size
+  std::unordered_map<void*, Block> live_;                    // large blocks in use
+  std::list<Block> lru_;                                     // freed large blocks, most recently freed first
+  std::multimap<size_t, std::list<Block>::iterator> cache_;  // the same blocks by size
   size_t cached_bytes_ = 0;
+  uint64_t hits_ = 0;  // blocks the cache handed out again
 };
 
 CPUAllocator* CPUAllocator::g_self = nullptr;

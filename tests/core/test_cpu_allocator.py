@@ -3,6 +3,8 @@
 the caches hold is capped (the rest goes back to the OS or to glibc), a thread's small blocks are handed back
 when it exits, and both stay consistent across threads and fork."""
 
+import inspect
+import json
 import os
 import subprocess
 import sys
@@ -315,37 +317,97 @@ def _thp_mode():
         return None
 
 
+def _advised(addr):
+    """Whether the mapping holding addr is advised as huge pages (madvise(MADV_HUGEPAGE): VmFlags' hg),
+    whatever the kernel then gave; run in the process that owns the block."""
+    with open("/proc/self/smaps") as f:
+        inside = False
+        for line in f:
+            head = line.split()[0]
+            if "-" in head and not head.endswith(":"):
+                lo, hi = (int(v, 16) for v in head.split("-"))
+                inside = lo <= addr < hi
+            elif inside and head == "VmFlags:":
+                return "hg" in line.split()[1:]
+    raise AssertionError("no mapping holds the block")
+
+
+HUGE_AFTER_REUSES = 64  # kHugeAfterReuses in core/Allocator.cpp
+
+
 @linux_only
 @pytest.mark.skipif(_thp_mode() is None, reason="needs a kernel with transparent huge pages")
-@pytest.mark.parametrize("enabled", [False, True])
-def test_huge_pages_only_with_pytorchs_switch(enabled):
-    """Big blocks are advised as transparent huge pages only with THP_MEM_ALLOC_ENABLE=1, as PyTorch's CPU
-    allocator: by default they are plain pages (a huge-page fault cost ~5 ms on a VM, and a program whose
-    tensors outgrow the cache paid it on every step)."""
+@pytest.mark.parametrize("switch", [None, "0", "1"])
+def test_huge_pages_for_blocks_the_cache_keeps_handing_out(switch):
+    """THP_MEM_ALLOC_ENABLE=1 (PyTorch's switch) advises every big block as transparent huge pages when it is
+    mapped, as PyTorch's CPU allocator; 0 never. Unset, a block is advised only once the cache has handed it
+    out again HUGE_AFTER_REUSES times, and only where the kernel's mode is 'madvise' ('always' needs no
+    advice, 'never' forbids it): a huge-page fault can cost ~5 ms on a VM, which a program whose tensors
+    outgrow the cache would pay on every fresh block. The block's values stay right across the switch."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     env.pop("THP_MEM_ALLOC_ENABLE", None)
-    if enabled:
-        env["THP_MEM_ALLOC_ENABLE"] = "1"
-    script = textwrap.dedent(
-        """
+    if switch is not None:
+        env["THP_MEM_ALLOC_ENABLE"] = switch
+    script = inspect.getsource(_advised) + textwrap.dedent(
+        f"""
+        import json
         import minitorch as torch
-        x = torch.ones(64 << 18)  # 64 MiB, touched
-        addr = x.data_ptr()
-        advised = False
-        with open("/proc/self/smaps") as f:
-            inside = False
-            for line in f:
-                head = line.split()[0]
-                if "-" in head and not head.endswith(":"):
-                    lo, hi = (int(v, 16) for v in head.split("-"))
-                    inside = lo <= addr < hi
-                elif inside and head == "VmFlags:":
-                    advised = "hg" in line.split()[1:]  # madvise(MADV_HUGEPAGE), whatever the kernel then gave
-        print(int(advised))
+
+        n = 8 << 18  # 8 MiB of float32
+        flags, ptrs = [], []
+        for i in range({HUGE_AFTER_REUSES} + 3):
+            x = torch.full((n,), float(i)) if i % 2 else torch.zeros(n)
+            ptrs.append(x.data_ptr())
+            flags.append(_advised(x.data_ptr()))
+            assert (x.numpy() == (i % 2) * i).all(), i
+            del x
+        assert len(set(ptrs)) == 1, ptrs  # the same block, handed out again
+        print(json.dumps(flags))
         """
     )
     r = subprocess.run(
         [sys.executable, "-c", script], check=False, env=env, capture_output=True, text=True, timeout=120
     )
     assert r.returncode == 0, r.stderr[-2000:]
-    assert int(r.stdout.split()[-1]) == int(enabled)
+    flags = json.loads(r.stdout.split("\n")[-2])
+    if switch == "1":
+        expected = [True] * len(flags)
+    elif switch is None and _thp_mode() == "madvise":
+        expected = [reuses >= HUGE_AFTER_REUSES for reuses in range(len(flags))]
+    else:
+        expected = [False] * len(flags)
+    assert flags == expected
+
+
+@linux_only
+@pytest.mark.skipif(_thp_mode() != "madvise", reason="needs the kernel's THP mode 'madvise'")
+def test_blocks_live_through_a_settled_loop_are_collapsed_in_place():
+    """When a loop has settled (a block handed out again HUGE_AFTER_REUSES times), the big blocks that stayed
+    live through all its steps (since before that block was mapped: a loop's inputs and weights) are
+    collapsed into huge pages in place: their values stay. A block made after the loop began is left alone."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    env.pop("THP_MEM_ALLOC_ENABLE", None)
+    script = inspect.getsource(_advised) + textwrap.dedent(
+        f"""
+        import minitorch as torch
+
+        n, m = 8 << 18, 6 << 18  # 8 and 6 MiB of float32
+        old = torch.full((n,), 5.0)
+        t = torch.empty(m)
+        del t
+        t = torch.empty(m)  # the cache's first hand-out
+        del t
+        young = torch.full((n,), 7.0)
+        assert not _advised(old.data_ptr()) and not _advised(young.data_ptr())
+        for _ in range({HUGE_AFTER_REUSES} - 1):
+            t = torch.empty(m)
+            del t
+        assert _advised(old.data_ptr())
+        assert not _advised(young.data_ptr())
+        assert (old.numpy() == 5.0).all() and (young.numpy() == 7.0).all()
+        """
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", script], check=False, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
