@@ -945,6 +945,7 @@ VEC_ROWS = [
     ),
     *_BESSEL,
     *("pow", "atan2", "fmod", "remainder", "floor_divide", "logaddexp", "logaddexp2", "softplus", "softmax"),
+    "polygamma",
 ]
 # Rows AVX2 has and AVX-512 may lack, with the reason (none now: AVX-512 takes AVX2's row where it has no own)
 AVX512_MAY_LACK = {}

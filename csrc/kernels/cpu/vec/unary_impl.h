@@ -1109,6 +1109,7 @@ void MT_VEC_FILL(Table& t) {
   t.scaled_exp_f32 = &scaled_exp;
   t.softplus_f32 = &softplus_row<VF, float, NF>;
   t.softplus_f64 = &softplus_row<VD, double, ND>;
+  t.polygamma_f32 = &polygamma_row_f32;
   t.pow_f32 = &pow_row<VF, float, NF>;
   t.pow_f64 = &pow_row<VD, double, ND>;
   t.logaddexp_f32 = &logaddexp_row<VF, float, NF, false>;
