@@ -1085,6 +1085,9 @@ void MT_VEC_FILL(Table& t) {
   MT_VEC_UNARY_FNS(MT_VEC_SET)
 #undef MT_VEC_SET
   t.f64[static_cast<int>(Fn::erfinv)] = &erfinv_row_f64;
+#ifndef MT_VEC_AVX512
+  t.f32[static_cast<int>(Fn::erfinv)] = &erfinv_row_f32;  // erfinv_f32_own's bits, sixteen floats a step
+#endif
   scalar(t.f64, {Fn::lgamma, Fn::digamma});
 #define MT_BESSEL_SET(name, n, scaled)                                               \
   t.f32[static_cast<int>(Fn::name)] = &bessel_row<float, bessel_i_lanes<n, scaled>>; \
