@@ -74,6 +74,10 @@ using ScaledExpF = void (*)(float* out, const float* x, int64_t n, float shift, 
 // softplus over a dense row: x where x * beta > threshold, else log1p(exp(x * beta)) / beta.
 using SoftplusF = void (*)(float* out, const float* in, int64_t n, float beta, float threshold);
 using SoftplusD = void (*)(double* out, const double* in, int64_t n, double beta, double threshold);
+// polygamma(order, x) over a dense float32 row, 1 <= order <= kPolygammaMaxOrder; the lanes it does not serve
+// (non-finite x, and x <= 0 for order >= 2) take scalar(order, x), the caller's baseline-compiled functor.
+constexpr int kPolygammaMaxOrder = 6;
+using PolygammaF = void (*)(float* out, const float* in, int64_t n, int order, double (*scalar)(int, double));
 // pow over a row: out[i] = a[i * sa] ** b[i * sb], each of sa, sb 1 (dense) or 0 (one value).
 using PowF = void (*)(float* out, const float* a, int64_t sa, const float* b, int64_t sb, int64_t n);
 using PowD = void (*)(double* out, const double* a, int64_t sa, const double* b, int64_t sb, int64_t n);
@@ -110,6 +114,7 @@ struct Table {
   SoftplusD softplus_f64;
   LoopF log_sigmoid_f32;  // F.logsigmoid: min(x, 0) - log1p(exp(-|x|)), softplus_f32's log1p and exp
   LoopD log_sigmoid_f64;
+  PolygammaF polygamma_f32;
   PowF pow_f32;
   PowD pow_f64;
   PowF atan2_f32;  // atan2(a, b), the same row signature as pow
@@ -143,9 +148,9 @@ const char* cpu_capability();
 // Whether the build links SLEEF (an optional speed-up for the functions without a kernel of our own).
 bool has_sleef();
 // Whether the path in use has a vector loop for the unary op `name` (an MT_VEC_UNARY_FNS name, or one of the
-// row ops: pow, atan2, fmod, remainder, floor_divide, logaddexp, logaddexp2, softplus, log_sigmoid, softmax)
-// in float64 (else float32): where not, the scalar functor runs it (tests/ops/elementwise/test_ulp.py holds
-// each to its own limit).
+// row ops: pow, atan2, fmod, remainder, floor_divide, logaddexp, logaddexp2, softplus, log_sigmoid, softmax,
+// polygamma) in float64 (else float32): where not, the scalar functor runs it
+// (tests/ops/elementwise/test_ulp.py holds each to its own limit).
 bool has_vec_loop(const char* name, bool f64);
 
 }  // namespace vec

@@ -425,9 +425,34 @@ bool log_sigmoid_vectorized(const TensorIter& it) {
   return true;
 }
 
+// float32 polygamma through the table: order 0 is digamma's row (PyTorch's polygamma(0) is its digamma
+// kernel), orders 1 to kPolygammaMaxOrder the polygamma row, whose lanes outside its domain take
+// polygamma_scalar: the functor's double result, so both paths round the same double once. Half and bfloat16
+// keep the functor (a float row would round twice).
+double polygamma_scalar(int n, double x) {
+  return fn::polygamma_double(n, x);
+}
+bool polygamma_vectorized(const TensorIter& it, int64_t n) {
+  const vec::Table* t = vec::unary_table();
+  if (!t || it.dtypes[0] != ScalarType::Float || it.dtypes[1] != ScalarType::Float) return false;
+  if (n == 0) {
+    const vec::LoopF digamma = t->f32[static_cast<int>(vec::Fn::digamma)];
+    if (!digamma) return false;
+    run_vec<float>(it, digamma, vec_grain(vec::Fn::digamma, false));
+    return true;
+  }
+  if (n > vec::kPolygammaMaxOrder || !t->polygamma_f32) return false;
+  const int order = static_cast<int>(n);
+  run_vec<float>(
+      it, [&](float* o, const float* x, int64_t m) { t->polygamma_f32(o, x, m, order, &polygamma_scalar); },
+      2048);
+  return true;
+}
+
 void param_unary_cpu(const TensorIter& it, ParamUnaryOp op, double p0, double p1, double p2) {
   if (op == ParamUnaryOp::softplus && softplus_vectorized(it, p0, p1)) return;
   if (op == ParamUnaryOp::log_sigmoid && log_sigmoid_vectorized(it)) return;
+  if (op == ParamUnaryOp::polygamma && polygamma_vectorized(it, static_cast<int64_t>(p0))) return;
   if (op == ParamUnaryOp::elu && elu_vectorized(it, p0, p1, p2)) return;
   MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "activation", [&] {
     if (op == ParamUnaryOp::softplus)
@@ -486,6 +511,7 @@ Table make_table(const char* isa) {
     take(t.softplus_f64, a.softplus_f64);
     take(t.log_sigmoid_f32, a.log_sigmoid_f32);
     take(t.log_sigmoid_f64, a.log_sigmoid_f64);
+    take(t.polygamma_f32, a.polygamma_f32);
     take(t.pow_f32, a.pow_f32);
     take(t.pow_f64, a.pow_f64);
     take(t.atan2_f32, a.atan2_f32);
@@ -505,7 +531,7 @@ Table make_table(const char* isa) {
     take(t.philox_fill_f32, a.philox_fill_f32);
     take(t.philox_fill_f64, a.philox_fill_f64);
     take(t.philox_fill_i64, a.philox_fill_i64);
-    static_assert(sizeof(Table) == sizeof(void*) * (2 * static_cast<int>(Fn::kCount) + 29),
+    static_assert(sizeof(Table) == sizeof(void*) * (2 * static_cast<int>(Fn::kCount) + 30),
                   "a Table member was added: take AVX2's where AVX-512 has none, above");
   } else if (std::strcmp(isa, "avx2") == 0) {
     fill_table_avx2(t);
@@ -576,6 +602,7 @@ bool has_vec_loop(const char* name, bool f64) {
       {"softplus", {t->softplus_f32 != nullptr, t->softplus_f64 != nullptr}},
       {"log_sigmoid", {t->log_sigmoid_f32 != nullptr, t->log_sigmoid_f64 != nullptr}},
       {"softmax", {t->softmax_f32 != nullptr, t->softmax_f64 != nullptr}},
+      {"polygamma", {t->polygamma_f32 != nullptr, false}},
   };
   for (const auto& [row, has] : rows)
     if (std::strcmp(name, row) == 0) return f64 ? has.second : has.first;

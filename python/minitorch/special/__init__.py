@@ -212,6 +212,11 @@ def ndtri(input):
     """The inverse of the standard normal CDF (the probit), via erfinv."""
     _float_double_only("ndtri", input)
     p = _float(input)
+    # no element in the tail (0, 1e-3), the common case: one reduction (NaN's min is NaN, which takes the
+    # general path) tells, and the direct branch runs alone, without the tail's mask and select (five passes,
+    # a fifth of the op's time at 256x256 float64)
+    if p.numel() and float(_C.amin(p.detach())) >= 1e-3:
+        return _C.mul(_C.erfinv(_C.sub(_C.mul(p, 2.0), 1.0)), _SQRT2)
     tail = _C.logical_and(_C.lt(p, 1e-3), _C.gt(p, 0.0))
     # each branch sees only its own inputs (the other's infinite derivative times where's 0 would be NaN)
     direct = _C.mul(_C.erfinv(_C.sub(_C.mul(_C._where(tail, 0.5, p), 2.0), 1.0)), _SQRT2)

@@ -128,6 +128,21 @@ def test_erfinv_ndtri():
     close(special.erfinv(t([0.0])), [0.0])
 
 
+def test_ndtri_without_a_tail_element_takes_the_direct_branch_alone():
+    """No p in (0, 1e-3): the direct branch alone runs (special/__init__.py's fast path), with the bits the
+    general path gives those elements beside a tail one, and the same gradient 1 / pdf; NaN, 0 and 1 keep theirs."""
+    p = np.random.default_rng(7).uniform(1e-3, 1, 1000)
+    alone = special.ndtri(minitorch.from_numpy(p)).numpy()
+    mixed = special.ndtri(minitorch.from_numpy(np.concatenate([p, [1e-5]]))).numpy()
+    np.testing.assert_array_equal(alone, mixed[:-1])
+    edge = special.ndtri(t([0.0, 1.0, math.nan, 0.5])).tolist()
+    assert edge[0] == -math.inf and edge[1] == math.inf and math.isnan(edge[2]) and edge[3] == 0.0
+    x = minitorch.from_numpy(p[:8].copy()).requires_grad_()
+    special.ndtri(x).sum().backward()
+    pdf = np.exp(-(alone[:8] ** 2) / 2) / math.sqrt(2 * math.pi)
+    np.testing.assert_allclose(x.grad.numpy(), 1 / pdf, rtol=1e-12)
+
+
 def test_gamma_family():
     x = [0.5, 1.0, 3.7, 10.0]
     close(special.gammaln(t(x)), [math.lgamma(v) for v in x], rtol=1e-9)

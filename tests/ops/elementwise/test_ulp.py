@@ -956,6 +956,7 @@ VEC_ROWS = [
         "log_sigmoid",
     ),
     "softmax",
+    "polygamma",
 ]
 # Rows AVX2 has and AVX-512 may lack, with the reason (none now: AVX-512 takes AVX2's row where it has no own)
 AVX512_MAY_LACK = {}

@@ -251,6 +251,14 @@ static inline __m256d log_avx2_f64(__m256d x) {
                           _mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_NGE_UQ));
 }
 
+// log_avx2_f64 of a normal x > 0 (not inf): without the selects for subnormal, zero, infinite, negative and
+// NaN x, which erfinv's (1 - a)(1 + a) >= 2^-53 never is; the same bits
+static inline __m256d log_avx2_f64_normal(__m256d x) {
+  __m256i ki;
+  const __m256d m = split_log_avx2(x, ki);
+  return log1p_core_avx2(_mm256_sub_pd(m, _mm256_set1_pd(1.0)), i64_to_f64_avx2(ki), _mm256_setzero_pd());
+}
+
 // float64 log1p, s_log1p.c's method: u = 1 + x rounded; where u's split has k = 0 (u in [sqrt(1/2),
 // sqrt(2))) f = x itself (no rounding), else f = m - 1 and c = (x - (u - 1)) / u puts back what the rounding
 // of 1 + x lost (u - 1 is exact for u < 2, 1 - (u - x) above). Tiny x gives x (-0 included); -1 -> -inf,
@@ -733,7 +741,7 @@ static inline void erfinv_avx2_f64_k(__m256d (&y)[K]) {
     inv_m[k] = _mm256_div_pd(one, m[k]);
   }
 #pragma GCC unroll 4
-  for (int k = 0; k < K; ++k) w[k] = _mm256_sub_pd(_mm256_setzero_pd(), log_avx2_f64(m[k]));
+  for (int k = 0; k < K; ++k) w[k] = _mm256_sub_pd(_mm256_setzero_pd(), log_avx2_f64_normal(m[k]));
 #pragma GCC unroll 4
   for (int k = 0; k < K; ++k) {
     const __m256d t1 = _mm256_sub_pd(w[k], _mm256_set1_pd(2.5));

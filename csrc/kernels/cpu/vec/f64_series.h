@@ -7,22 +7,24 @@
 
 namespace {
 
-// x = 2^e m for finite x > 0 (a normal double), m in [sqrt(1/2), sqrt(2)): returns m, sets e. e comes out of
-// the exponent field by the 2^52 trick (AVX2 has no int64 -> double conversion).
+// x = 2^e m for finite x > 0 (a normal double), m in [sqrt(1/2), sqrt(2)]: returns m, sets e. All in the
+// integer bits: adding 2^52 - (sqrt(2)'s mantissa bits + 1) carries into the exponent field exactly where m
+// would pass sqrt(2) (1.4142135623730951 stays), so that field is e's (+1023) and x's bits less it, plus
+// 1.0's exponent, are m's (modulo 2^64). e comes out of the field by the 2^52 trick (AVX2 has no int64 ->
+// double conversion). Unsigned, so the shift is the logical one AVX2 has (x > 0: the same as the signed one,
+// which AVX2 emulates in four instructions); this replaced a compare and two selects, the same m and e.
 template <typename V>
 static inline V log_split_d(V x, V& e) {
-  typedef long long VL __attribute__((vector_size(sizeof(V))));
+  typedef unsigned long long VL __attribute__((vector_size(sizeof(V))));
   VL b;
   __builtin_memcpy(&b, &x, sizeof(V));
-  const VL mb = (b & 0x000fffffffffffffLL) | 0x3ff0000000000000LL;  // m in [1, 2)
-  const VL eb = (b >> 52) | 0x4330000000000000LL;
+  const VL t = b + 0x00095f619980c432ULL;
+  const VL mb = b - (t & 0xfff0000000000000ULL) + 0x3ff0000000000000ULL;
+  const VL eb = (t >> 52) | 0x4330000000000000ULL;
   V m;
   __builtin_memcpy(&m, &mb, sizeof(V));
   __builtin_memcpy(&e, &eb, sizeof(V));
   e = e - (4503599627370496.0 + 1023.0);
-  const auto big = m > 1.4142135623730951;
-  m = big ? m * 0.5 : m;
-  e = big ? e + 1.0 : e;
   return m;
 }
 

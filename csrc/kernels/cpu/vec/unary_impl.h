@@ -1128,6 +1128,9 @@ void MT_VEC_FILL(Table& t) {
   MT_VEC_UNARY_FNS(MT_VEC_SET)
 #undef MT_VEC_SET
   t.f64[static_cast<int>(Fn::erfinv)] = &erfinv_row_f64;
+#ifndef MT_VEC_AVX512
+  t.f32[static_cast<int>(Fn::erfinv)] = &erfinv_row_f32;  // erfinv_f32_own's bits, sixteen floats a step
+#endif
   scalar(t.f64, {Fn::lgamma, Fn::digamma});
 #define MT_BESSEL_SET(name, n, scaled)                                               \
   t.f32[static_cast<int>(Fn::name)] = &bessel_row<float, bessel_i_lanes<n, scaled>>; \
@@ -1154,6 +1157,7 @@ void MT_VEC_FILL(Table& t) {
   t.softplus_f64 = &softplus_row<VD, double, ND>;
   t.log_sigmoid_f32 = &log_sigmoid_row<VF, float, NF>;
   t.log_sigmoid_f64 = &log_sigmoid_row<VD, double, ND>;
+  t.polygamma_f32 = &polygamma_row_f32;
   t.pow_f32 = &pow_row<VF, float, NF>;
   t.pow_f64 = &pow_row<VD, double, ND>;
   t.logaddexp_f32 = &logaddexp_row<VF, float, NF, false>;
