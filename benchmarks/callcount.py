@@ -37,6 +37,7 @@ softplus, leaky_relu, hardshrink, threshold = _C.softplus, _C.leaky_relu, _C._ha
 nan_to_num, addc, where = _C._nan_to_num, _C._addc, _C._where
 randint, empty, g = torch.randint, torch.empty, torch.Generator()
 cl = torch.channels_last
+linspace, logspace = torch.linspace, torch.logspace
 """
 
 CASES = [
@@ -109,6 +110,13 @@ CASES = [
     ("empty((2, 3))", "empty((2, 3))"),
     ("empty(3, dtype=float64)", "empty(3, dtype=torch.float64)"),
     ("empty(1, 2, 3, 4, memory_format=cl)", "empty(1, 2, 3, 4, memory_format=cl)"),
+    # linspace and logspace, moved to rows with Scalar|Tensor endpoints
+    ("linspace(0, 1, 5)", "linspace(0, 1, 5)"),
+    ("linspace(0.0, 1.0, 5, dtype=float64)", "linspace(0.0, 1.0, 5, dtype=torch.float64)"),
+    ("linspace(t, 1, 5)", "linspace(t, 1, 5)"),
+    ("linspace(0, 1, 5, out=o)", "linspace(0, 1, 5, out=o)"),
+    ("logspace(0, 1, 5)", "logspace(0, 1, 5)"),
+    ("logspace(0, 1, 5, 2.0)", "logspace(0, 1, 5, 2.0)"),
 ]
 
 

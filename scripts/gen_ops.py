@@ -65,6 +65,10 @@ ARG_TYPES = {
         "py::handle",
         'std::optional<Tensor> {n}; if (!{n}_obj.is_none()) {n} = to_operand({n}_obj, "{n}");',
     ),
+    # PyTorch's Tensor and Number overloads of one parameter the other way round (linspace's start): a number
+    # read as a Scalar, never wrapped, or a tensor whose rank the call checks (bind_factory.h's RankedScalar);
+    # its caster refuses anything else, and arg_errors.cpp words PyTorch's "invalid combination of arguments"
+    "Scalar|Tensor": ("ScalarOrTensorArg", 'RankedScalar {n} = ranked_scalar({n}_obj.h, "{n}");'),
     # the random ops' generator=: the draws of this call come from it (bind.h's GeneratorScope)
     "Generator?": ("py::handle", "GeneratorScope {n}({n}_obj);"),
 }
@@ -1197,7 +1201,13 @@ def bind_funcs_cpp(ops):
             # pybind11 loads a Tensor before the body converts the rest: an int or bool before a tensor
             # (polygamma's n) is then a strict caster, so the first bad argument is the one PyTorch names
             types = [p.type for p in op.params]
-            strict = many or any(t in STRICT_TYPES and "Tensor" in types[i:] for i, t in enumerate(types))
+            # a Scalar|Tensor row stands for PyTorch's several overloads, which refuse a bad int or bool
+            # before the call runs: strict casters, so arg_errors.cpp words the "invalid combination"
+            strict = (
+                many
+                or "Scalar|Tensor" in types
+                or any(t in STRICT_TYPES and "Tensor" in types[i:] for i, t in enumerate(types))
+            )
             out.append(f"  {{  // {op.signature}\n")
             if op.function:
                 out.append(f"    auto fn = {_lambda(op, False, overloaded=strict, many=many)};\n")

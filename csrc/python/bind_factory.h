@@ -63,6 +63,22 @@ Tensor randint_like_tensor(const Tensor& self, int64_t low, int64_t high, Scalar
 // the default float dtype whatever the number is (scalar_tensor(0) is float32), as PyTorch's
 Tensor scalar_tensor_of(const Scalar& s, ScalarType dtype, py::handle device, bool requires_grad);
 
+// A Scalar|Tensor argument (linspace's and logspace's endpoints): a number, or a tensor whose rank the call
+// checks before its value is read. dim is -1 for a number, which is read as a Scalar and never wrapped in a
+// tensor; a 0-dim tensor's value is read, a tensor of more dims keeps only its rank.
+struct RankedScalar {
+  Scalar value;
+  int64_t dim = -1;
+};
+RankedScalar ranked_scalar(py::handle h, const char* name);
+
+// linspace and logspace: an endpoint tensor of more than 0 dims is PyTorch's RuntimeError naming both ends'
+// ranks; complex endpoints (or a complex dtype) make a complex result. dtype and device as factory_tensor's.
+Tensor linspace_tensor(const RankedScalar& start, const RankedScalar& end, int64_t steps, ScalarType dtype,
+                       py::handle device, bool requires_grad, py::handle out);
+Tensor logspace_tensor(const RankedScalar& start, const RankedScalar& end, int64_t steps, double base,
+                       ScalarType dtype, py::handle device, bool requires_grad, py::handle out);
+
 // An overloaded factory's size (randint's SymInt[]): a tuple or list (minitorch.Size is a tuple), handed on
 // to parse_size; anything else is refused, so pybind11 tries the next row and arg_errors.cpp words
 // PyTorch's "must be tuple of ints, not int" (randint(0, 3) is a forgotten size, not a size of 3).
@@ -87,6 +103,16 @@ struct TensorArg {
   py::handle h;
 };
 
+// A Scalar|Tensor argument's caster: PyTorch's (Tensor start) and (Number start) overloads of one parameter
+// in a single row, so a call costs one row's conversions. It takes a tensor of any rank or a number as
+// PyTorch's Number does (a bool, int, float or complex, a NumPy scalar, not a 0-d ndarray); anything else is
+// refused and arg_errors.cpp words the "invalid combination of arguments" PyTorch's 2^k overloads give,
+// listing them.
+struct ScalarOrTensorArg {
+  py::handle h;
+};
+bool is_number_arg(PyObject* o);  // bind_factory.cpp
+
 }  // namespace mt
 
 namespace pybind11::detail {
@@ -99,6 +125,19 @@ struct type_caster<mt::TensorArg> {
     return true;
   }
   static handle cast(const mt::TensorArg& s, return_value_policy, handle) { return s.h.inc_ref(); }
+};
+template <>
+struct type_caster<mt::ScalarOrTensorArg> {
+  // arg_errors.cpp recognises the parameter by this text
+  PYBIND11_TYPE_CASTER(mt::ScalarOrTensorArg, const_name("Scalar|Tensor"));
+  bool load(handle src, bool) {
+    if (!(mt::g_tensor_type && PyObject_TypeCheck(src.ptr(), mt::g_tensor_type)) &&
+        !mt::is_number_arg(src.ptr()))
+      return mt::refuse(src.ptr(), "Scalar|Tensor");
+    value.h = src;
+    return true;
+  }
+  static handle cast(const mt::ScalarOrTensorArg& s, return_value_policy, handle) { return s.h.inc_ref(); }
 };
 template <>
 struct type_caster<mt::ScalarArg> {

@@ -1,5 +1,6 @@
-"""The schema rows that replaced hand bindings (new_*, randint, the in-place fills, empty): every call form, good
-and bad, answers as PyTorch's does (the result's dtype, shape and values, or the exception's type and words)."""
+"""The schema rows that replaced hand bindings (new_*, randint, the in-place fills, empty, linspace, logspace): every
+call form, good and bad, answers as PyTorch's does (the result's dtype, shape and values, or the exception's type and
+words)."""
 
 import math
 
@@ -237,6 +238,66 @@ torch.empty(2, size=(2,))
 torch.empty(2, foo=1)
 torch.empty(2, dtype='a')
 torch.empty(-1)
+torch.linspace(0, 1, 5)
+torch.linspace(torch.tensor(0.0), 1, 5)
+torch.linspace(0, torch.tensor(1.0, dtype=torch.float64), 3)
+torch.linspace(torch.tensor(0.0, requires_grad=True), 1, 3)
+torch.linspace(torch.tensor(1j), 2, 3)
+torch.linspace(torch.tensor(1, dtype=torch.int32), torch.tensor(True), 3)
+torch.linspace(torch.tensor([0.0]), 1, 5)
+torch.linspace(torch.tensor([0.0, 1.0]), 1, 5)
+torch.linspace(0, torch.zeros(1, 1), 5)
+torch.linspace(torch.tensor([0.0]), torch.tensor([1.0]), 5)
+torch.linspace(True, 2, 3)
+torch.linspace(0, 1j, 5)
+torch.linspace(x.sum(), 1, 3)
+torch.linspace(0, 1, i[0])
+torch.linspace(start=0, end=1, steps=3)
+torch.linspace(0, 1, steps=3)
+torch.linspace(0, 1, 0)
+torch.linspace(0, 1, 1)
+torch.linspace(2, 1, 3, dtype=torch.float64)
+torch.linspace(-5, 5, 4, dtype=torch.int32)
+torch.linspace(0, 1, 3, dtype=torch.complex128)
+torch.linspace(0, 1, 3, requires_grad=True)
+torch.linspace(0, 1, 3, device='cpu', layout=torch.strided, pin_memory=False)
+torch.linspace(0, 1, 5, out=o)
+torch.linspace(0, 1, 5, out=torch.zeros(2))
+torch.linspace(0, 1, 5, dtype=torch.float64, out=torch.zeros(2))
+torch.linspace(0, 1, 3, dtype=torch.bool)
+torch.linspace(0, 1, -1)
+torch.linspace(0, 1, 5.0)
+torch.linspace(0, 1, True)
+torch.linspace('a', 1, 5)
+torch.linspace(None, 1, 5)
+torch.linspace(0, [1], 5)
+torch.linspace(0, 1)
+torch.linspace(0, 1, 3, 4)
+torch.linspace(0, 1, 3, base=2)
+torch.linspace(0, 1, 3, requires_grad=1)
+torch.linspace(0, 1, 3, dtype='a')
+torch.linspace(0, 1, 3, out=1)
+torch.logspace(0, 1, 5)
+torch.logspace(0, 1, 5, 2)
+torch.logspace(0, 2, 3, base=2)
+torch.logspace(torch.tensor(1.0), 2, 3)
+torch.logspace(0, 1, 5, dtype=torch.int64)
+torch.logspace(0, 1, 5, dtype=torch.complex64)
+torch.logspace(0, 1, 5, dtype=torch.complex128)
+torch.logspace(0j, 1, 5)
+torch.logspace(-1, 1j, 5)
+torch.logspace(0, 2, 3, out=o)
+torch.logspace(0, 2, 3, out=torch.zeros(1))
+torch.logspace(0, 2, 3, requires_grad=True)
+torch.logspace(torch.tensor([0.0]), 1, 5)
+torch.logspace(torch.tensor([0.0]), torch.ones(2, 2), 5)
+torch.logspace(0, 1, 3, dtype=torch.bool)
+torch.logspace(0, 1, -2)
+torch.logspace(0, 1, 5.0)
+torch.logspace('a', 1, 5)
+torch.logspace(0, 1, 5, base='a')
+torch.logspace(0, 1)
+torch.logspace(0, 1, 3, 2, 3)
 """
 CALLS = [c.strip() for c in CALLS.strip().splitlines()]
 
@@ -279,6 +340,14 @@ DIVERGES = {
     "torch.empty(2, dtype='a')": (
         _raises("dtype must be a minitorch.dtype (e.g. minitorch.float32), got str"),
         DTYPE,
+    ),
+    "torch.linspace(0, 1, 3, dtype='a')": (
+        _raises("dtype must be a minitorch.dtype (e.g. minitorch.float32), got str"),
+        DTYPE,
+    ),
+    "torch.linspace(0, 1, 3, out=1)": (
+        _raises("argument 'out' must be Tensor, not int"),
+        "FactoryOut's words (bind_factory.cpp), shared by every factory's out=; a row's out= is no caster",
     ),
     "x.new_zeros(2, dtype=torch.int64, requires_grad=True)": (
         _raises("only Tensors of floating point dtype can require gradients", "RuntimeError"),
@@ -328,7 +397,9 @@ def cases(torch, calls):
 
     def outcome(value, random):
         if isinstance(value, torch.Tensor):
-            v = None if random else value.detach().tolist()
+            v = None if random else value.detach()
+            # complex values as [real, imag] pairs: the outcomes travel as JSON
+            v = v if v is None else (torch.view_as_real(v) if v.dtype.is_complex else v).tolist()
             if isinstance(v, list) and any(isinstance(e, float) and math.isnan(e) for e in _flat(v)):
                 v = "nan"
             return ["tensor", str(value.dtype), list(value.shape), v, value.requires_grad]
