@@ -139,6 +139,19 @@ bool is_number_arg(PyObject* o) {
   return std::strncmp(tp, "numpy.", 6) == 0 && std::strcmp(tp, "numpy.ndarray") != 0 && PyNumber_Check(o);
 }
 
+bool is_torch_number(PyObject* o) {
+  if (g_tensor_type && PyObject_TypeCheck(o, g_tensor_type)) {
+    Tensor t = py::handle(o).cast<Tensor>();
+    return t.dim() == 0 && !t.requires_grad();
+  }
+  return PyNumber_Check(o);
+}
+
+std::optional<Tensor> wrapped_bound(const std::optional<Scalar>& s) {
+  if (!s) return std::nullopt;
+  return wrapped_scalar(*s);
+}
+
 RankedScalar ranked_scalar(py::handle h, const char* name) {
   if (g_tensor_type && PyObject_TypeCheck(h.ptr(), g_tensor_type)) {
     // PyTorch's Tensor overload: the value of a 0-dim tensor whether or not it requires grad

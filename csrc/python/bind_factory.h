@@ -87,19 +87,32 @@ struct SizeArg {
   operator py::handle() const { return h; }  // NOLINT: the row's conversion reads it as the object
 };
 
-// An overloaded row's Scalar (arange's end, fill_'s value): a number or anything with a numeric protocol (a
-// tensor, a NumPy scalar), handed on to the row's Scalar conversion; None, a string or a list is refused, so
-// the next row is tried and a call no row takes gets PyTorch's "invalid combination of arguments".
+// An overloaded row's Scalar (arange's end, fill_'s value): PyTorch's Number, a number or anything with a
+// numeric protocol (a NumPy scalar), or a 0-dim tensor that does not require grad, handed on to the row's
+// Scalar conversion; None, a string, a list or another tensor is refused, so the next row is tried and a call
+// no row takes gets PyTorch's "invalid combination of arguments". OptScalarArg (Scalar?) also takes None.
 struct ScalarArg {
   py::handle h;
   operator py::handle() const { return h; }  // NOLINT: the row's conversion reads it as the object
 };
+struct OptScalarArg {
+  py::handle h;
+  operator py::handle() const { return h; }  // NOLINT: the row's conversion reads it as the object
+};
+bool is_torch_number(PyObject* o);  // bind_factory.cpp: ScalarArg's rule
+
+// clamp's Number bounds as the wrapped 0-dim tensors the op takes (a number's lowest promotion priority)
+std::optional<Tensor> wrapped_bound(const std::optional<Scalar>& s);
 
 // An overloaded row's Tensor (fill_'s value, bernoulli_'s p): a type check, handed on to the row's
 // conversion. A number refused here costs the check alone on its way to the next row, where pybind11's own
 // Tensor caster would look for a foreign module's type first (raising and clearing an AttributeError: ~4,800
 // instructions).
 struct TensorArg {
+  py::handle h;
+};
+// an overloaded row's Tensor? (clamp's bounds): None or a tensor, as TensorArg
+struct OptTensorArg {
   py::handle h;
 };
 
@@ -143,11 +156,32 @@ template <>
 struct type_caster<mt::ScalarArg> {
   PYBIND11_TYPE_CASTER(mt::ScalarArg, const_name("Number"));
   bool load(handle src, bool) {
-    if (!PyNumber_Check(src.ptr())) return mt::refuse(src.ptr(), "Number");
+    if (!mt::is_torch_number(src.ptr())) return mt::refuse(src.ptr(), "Number");
     value.h = src;
     return true;
   }
   static handle cast(const mt::ScalarArg& s, return_value_policy, handle) { return s.h.inc_ref(); }
+};
+template <>
+struct type_caster<mt::OptScalarArg> {
+  PYBIND11_TYPE_CASTER(mt::OptScalarArg, const_name("Number | None"));
+  bool load(handle src, bool) {
+    if (!src.is_none() && !mt::is_torch_number(src.ptr())) return mt::refuse(src.ptr(), "Number | None");
+    value.h = src;
+    return true;
+  }
+  static handle cast(const mt::OptScalarArg& s, return_value_policy, handle) { return s.h.inc_ref(); }
+};
+template <>
+struct type_caster<mt::OptTensorArg> {
+  PYBIND11_TYPE_CASTER(mt::OptTensorArg, const_name("Tensor | None"));
+  bool load(handle src, bool) {
+    if (!src.is_none() && !(mt::g_tensor_type && PyObject_TypeCheck(src.ptr(), mt::g_tensor_type)))
+      return false;
+    value.h = src;
+    return true;
+  }
+  static handle cast(const mt::OptTensorArg& s, return_value_policy, handle) { return s.h.inc_ref(); }
 };
 template <>
 struct type_caster<mt::SizeArg> {

@@ -1,6 +1,6 @@
-"""The schema rows that replaced hand bindings (new_*, randint, the in-place fills, empty, linspace, logspace): every
-call form, good and bad, answers as PyTorch's does (the result's dtype, shape and values, or the exception's type and
-words)."""
+"""The schema rows that replaced hand bindings (new_*, randint, the in-place fills, empty, linspace, logspace, clamp,
+clip, Tensor.where, result_type): every call form, good and bad, answers as PyTorch's does (the result's dtype,
+shape and values, or the exception's type and words)."""
 
 import math
 
@@ -298,6 +298,47 @@ torch.logspace('a', 1, 5)
 torch.logspace(0, 1, 5, base='a')
 torch.logspace(0, 1)
 torch.logspace(0, 1, 3, 2, 3)
+torch.clamp(x, 0.5, 1.0)
+torch.clamp(x, min=0.5)
+torch.clamp(x, max=-1)
+torch.clamp(x, None, 2)
+torch.clamp(x, torch.tensor(0.5), 1)
+torch.clamp(x, torch.zeros(3), torch.ones(3))
+torch.clamp(x, torch.tensor(0.5), torch.tensor(1.0))
+torch.clamp(i, 1.5)
+torch.clamp(i, torch.tensor(1.5))
+torch.clamp(i.int(), -1, torch.tensor(0))
+torch.clamp(i.int(), torch.tensor(0), torch.tensor(5))
+torch.clamp(x, torch.zeros(3), 1)
+torch.clamp(x, torch.tensor(0.0, requires_grad=True), 1)
+torch.clamp(x)
+torch.clamp(x, 'a')
+torch.clamp(x, 0, 1, 2)
+torch.clamp(x, 0, out=o)
+torch.clamp(1, 0)
+torch.clip(x, -1, 0)
+torch.clip(x, torch.zeros(3), 1)
+torch.clip(i.int(), -1, torch.tensor(0))
+x.clamp(0.1, 0.2)
+x.clamp(min=torch.ones(3))
+x.clamp(torch.zeros(3), 1)
+x.clip(max=0)
+x.clip('a')
+y.clamp_(0.5, 1)
+y.clamp_(torch.ones(3))
+y.clip_(-1, -0.5)
+y.clip_(torch.ones(3), 1)
+x.where(x > 0, 2.0)
+x.where(x > 0, torch.ones(3))
+x.where(condition=x > 0, other=1)
+x.where(x > 0)
+x.where(x > 0, 'a')
+torch.result_type(x, 1)
+torch.result_type(i, 1.5)
+torch.result_type(1, 2.0)
+torch.result_type(i, torch.tensor(1.0))
+torch.result_type(tensor=i, other=x)
+torch.result_type(x)
 """
 CALLS = [c.strip() for c in CALLS.strip().splitlines()]
 
@@ -315,6 +356,8 @@ def _bad_size(kind):
 SIZE = "the shared size parser (bind_common.cpp's parse_size) words a bad size its own way"
 DTYPE = "parse_dtype's words, shared by every dtype= argument"
 GRAD = "set_requires_grad's words, shared by every factory"
+# PyTorch has a Tensor and a Number overload where a row has one Tensor|Scalar argument, converted in the body
+TENSOR_OR_SCALAR = "a Tensor|Scalar row is one signature (the hand bindings' words too), not PyTorch's two"
 DIVERGES = {
     "x.new_zeros(2.0)": (_bad_size("float"), SIZE),
     "x.new_zeros('a')": (_bad_size("str"), SIZE),
@@ -349,6 +392,16 @@ DIVERGES = {
         _raises("argument 'out' must be Tensor, not int"),
         "FactoryOut's words (bind_factory.cpp), shared by every factory's out=; a row's out= is no caster",
     ),
+    "torch.clamp(x, 0, out=o)": (
+        _raises("result type Double can't be cast to the desired output type Short", "RuntimeError"),
+        "the out= rule's words (castable, bind_out.cpp), as clamp's hand binding had them",
+    ),
+    "torch.result_type(x)": (
+        _raises('result_type() missing 1 required positional arguments: "other"'),
+        TENSOR_OR_SCALAR,
+    ),
+    "x.where(x > 0)": (_raises('where() missing 1 required positional arguments: "other"'), TENSOR_OR_SCALAR),
+    "x.where(x > 0, 'a')": (_raises("other must be a Tensor or a number, got str"), TENSOR_OR_SCALAR),
     "x.new_zeros(2, dtype=torch.int64, requires_grad=True)": (
         _raises("only Tensors of floating point dtype can require gradients", "RuntimeError"),
         GRAD,
