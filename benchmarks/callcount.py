@@ -38,6 +38,7 @@ nan_to_num, addc, where = _C._nan_to_num, _C._addc, _C._where
 randint, empty, g = torch.randint, torch.empty, torch.Generator()
 cl = torch.channels_last
 linspace, logspace = torch.linspace, torch.logspace
+o5 = torch.empty(5)  # linspace's out=, of its size (a resized o would break the cases after it)
 clamp, clip, result_type = torch.clamp, torch.clip, torch.result_type
 """
 
@@ -115,7 +116,7 @@ CASES = [
     ("linspace(0, 1, 5)", "linspace(0, 1, 5)"),
     ("linspace(0.0, 1.0, 5, dtype=float64)", "linspace(0.0, 1.0, 5, dtype=torch.float64)"),
     ("linspace(t, 1, 5)", "linspace(t, 1, 5)"),
-    ("linspace(0, 1, 5, out=o)", "linspace(0, 1, 5, out=o)"),
+    ("linspace(0, 1, 5, out=o5)", "linspace(0, 1, 5, out=o5)"),
     ("logspace(0, 1, 5)", "logspace(0, 1, 5)"),
     ("logspace(0, 1, 5, 2.0)", "logspace(0, 1, 5, 2.0)"),
     # clamp/clip (two overloaded rows), Tensor.where and result_type, moved from hand bindings

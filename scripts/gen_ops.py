@@ -1083,6 +1083,11 @@ def _lambda(op, inplace, method=False, overloaded=False, many=False):
             # a row of several: bind_factory.h's TensorArg refuses a non-tensor cheaply for the next row
             params.append(f"TensorArg {p.name}_obj")
             convert.append(f"Tensor {p.name} = {p.name}_obj.h.cast<Tensor>();")
+        elif p.type == "Tensor|Scalar" and not op.name.startswith("_"):
+            # bind_factory.h's OperandArg: a bad value fails the call for arg_errors.cpp to word as PyTorch's
+            # two overloads (a private row's bad call is its public wrapper's to word)
+            params.append(f"OperandArg {p.name}_obj")
+            convert.append(conversion.format(n=p.name, where=where))
         elif many and p.type == "Tensor?":
             params.append(f"OptTensorArg {p.name}_obj")
             convert.append(
@@ -1215,6 +1220,7 @@ def bind_funcs_cpp(ops):
             strict = (
                 many
                 or "Scalar|Tensor" in types
+                or ("Tensor|Scalar" in types and not op.name.startswith("_"))
                 or any(t in STRICT_TYPES and "Tensor" in types[i:] for i, t in enumerate(types))
             )
             out.append(f"  {{  // {op.signature}\n")

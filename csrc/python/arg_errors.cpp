@@ -241,12 +241,14 @@ std::string first_refused(const char* fname, const Sig& sig, const Bound& b, boo
   return "";
 }
 
-// bind_factory.h's ScalarOrTensorArg: one parameter for PyTorch's Tensor and Number overloads of it
-constexpr const char* kScalarOrTensor = "Scalar|Tensor";
+// bind_factory.h's ScalarOrTensorArg and OperandArg: one parameter for PyTorch's Tensor and Number overloads
+bool is_union(const std::string& type) {
+  return type == "Scalar|Tensor" || type == "Tensor|Scalar";
+}
 
 int unions(const Sig& sig) {
   int n = 0;
-  for (const Param& p : sig.params) n += p.type == kScalarOrTensor;
+  for (const Param& p : sig.params) n += is_union(p.type);
   return n;
 }
 
@@ -265,7 +267,7 @@ std::string describe(const Sig& sig, bool method, unsigned choice = 0) {
       out += "*, ";
       star = true;
     }
-    if (p.type == kScalarOrTensor)
+    if (is_union(p.type))
       out += std::string((choice >> u++) & 1u ? "Number" : "Tensor") + " " + p.name;
     else
       out += torch_type(p.type) + " " + p.name;

@@ -115,6 +115,13 @@ struct TensorArg {
 struct OptTensorArg {
   py::handle h;
 };
+// A public row's Tensor|Scalar (clamp_min's min, lerp's weight): a tensor, or anything numeric but an ndarray
+// (a number, a NumPy scalar) for the row's conversion to wrap; anything else is refused, and arg_errors.cpp
+// words the "invalid combination of arguments" of PyTorch's Tensor and Number overloads
+struct OperandArg {
+  py::handle h;
+  operator py::handle() const { return h; }  // NOLINT: the row's conversion reads it as the object
+};
 
 // A Scalar|Tensor argument's caster: PyTorch's (Tensor start) and (Number start) overloads of one parameter
 // in a single row, so a call costs one row's conversions. It takes a tensor of any rank or a number as
@@ -144,9 +151,10 @@ struct type_caster<mt::ScalarOrTensorArg> {
   // arg_errors.cpp recognises the parameter by this text
   PYBIND11_TYPE_CASTER(mt::ScalarOrTensorArg, const_name("Scalar|Tensor"));
   bool load(handle src, bool) {
-    if (!(mt::g_tensor_type && PyObject_TypeCheck(src.ptr(), mt::g_tensor_type)) &&
-        !mt::is_number_arg(src.ptr()))
-      return mt::refuse(src.ptr(), "Scalar|Tensor");
+    PyObject* o = src.ptr();
+    if (!PyFloat_CheckExact(o) && !PyLong_CheckExact(o) &&
+        !(mt::g_tensor_type && PyObject_TypeCheck(o, mt::g_tensor_type)) && !mt::is_number_arg(o))
+      return mt::refuse(o, "Scalar|Tensor");
     value.h = src;
     return true;
   }
@@ -171,6 +179,22 @@ struct type_caster<mt::OptScalarArg> {
     return true;
   }
   static handle cast(const mt::OptScalarArg& s, return_value_policy, handle) { return s.h.inc_ref(); }
+};
+template <>
+struct type_caster<mt::OperandArg> {
+  // arg_errors.cpp recognises the parameter by this text
+  PYBIND11_TYPE_CASTER(mt::OperandArg, const_name("Tensor|Scalar"));
+  bool load(handle src, bool) {
+    // a float or an int first: the common number costs two compares
+    PyObject* o = src.ptr();
+    if (!PyFloat_CheckExact(o) && !PyLong_CheckExact(o) &&
+        !(mt::g_tensor_type && PyObject_TypeCheck(o, mt::g_tensor_type)) &&
+        (!PyNumber_Check(o) || std::strcmp(Py_TYPE(o)->tp_name, "numpy.ndarray") == 0))
+      return mt::refuse(o, "Tensor|Scalar");
+    value.h = src;
+    return true;
+  }
+  static handle cast(const mt::OperandArg& s, return_value_policy, handle) { return s.h.inc_ref(); }
 };
 template <>
 struct type_caster<mt::OptTensorArg> {
