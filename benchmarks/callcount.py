@@ -38,6 +38,9 @@ nan_to_num, addc, where = _C._nan_to_num, _C._addc, _C._where
 randint, empty, g = torch.randint, torch.empty, torch.Generator()
 cl = torch.channels_last
 w = torch.rand(3, requires_grad=True)
+linspace, logspace = torch.linspace, torch.logspace
+o5 = torch.empty(5)  # linspace's out=, of its size (a resized o would break the cases after it)
+clamp, clip, result_type = torch.clamp, torch.clip, torch.result_type
 """
 
 CASES = [
@@ -113,6 +116,26 @@ CASES = [
     # autograd: a tracked view (forward AD finds these when their base becomes dual) and a tiny backward
     ("x[1:] (a tracked view)", "x[1:]"),
     ("(w * x).sum().backward()", "(w * x).sum().backward()"),
+    # linspace and logspace, moved to rows with Scalar|Tensor endpoints
+    ("linspace(0, 1, 5)", "linspace(0, 1, 5)"),
+    ("linspace(0.0, 1.0, 5, dtype=float64)", "linspace(0.0, 1.0, 5, dtype=torch.float64)"),
+    ("linspace(t, 1, 5)", "linspace(t, 1, 5)"),
+    ("linspace(0, 1, 5, out=o5)", "linspace(0, 1, 5, out=o5)"),
+    ("logspace(0, 1, 5)", "logspace(0, 1, 5)"),
+    ("logspace(0, 1, 5, 2.0)", "logspace(0, 1, 5, 2.0)"),
+    # clamp/clip (two overloaded rows), Tensor.where and result_type, moved from hand bindings
+    ("clamp(x, 0.25, 0.75)", "clamp(x, 0.25, 0.75)"),
+    ("clamp(x, min=0.5)", "clamp(x, min=0.5)"),
+    ("clamp(x, y, o)", "clamp(x, y, o)"),
+    ("clamp(x, t, 1.0)", "clamp(x, t, 1.0)"),
+    ("x.clamp(0.25, 0.75)", "x.clamp(0.25, 0.75)"),
+    ("x.clamp(max=y)", "x.clamp(max=y)"),
+    ("o.clamp_(0.0, 1.0)", "o.clamp_(0.0, 1.0)"),
+    ("clip(x, 0.25, 0.75)", "clip(x, 0.25, 0.75)"),
+    ("x.where(m, y)", "x.where(m, y)"),
+    ("x.where(m, 0.0)", "x.where(m, 0.0)"),
+    ("result_type(x, 1)", "result_type(x, 1)"),
+    ("result_type(x, y)", "result_type(x, y)"),
 ]
 
 

@@ -59,12 +59,17 @@ ARG_TYPES = {
     "SymInt[]": ("py::handle", "DimVector {n} = parse_size({n}_obj);"),
     "ScalarType?": ("py::handle", "ScalarType {n} = parse_dtype({n}_obj);"),
     "Scalar": ("py::handle", "Scalar {n} = scalar_arg({n}_obj, {where});"),
+    "Scalar?": ("py::handle", "std::optional<Scalar> {n} = opt_arg({n}_obj, scalar_arg, {where});"),
     # PyTorch's Tensor and Scalar overloads in one: a number becomes a wrapped 0-dim tensor (clamp_min's min)
     "Tensor|Scalar": ("py::handle", 'Tensor {n} = to_operand({n}_obj, "{n}");'),
     "Tensor|Scalar?": (
         "py::handle",
         'std::optional<Tensor> {n}; if (!{n}_obj.is_none()) {n} = to_operand({n}_obj, "{n}");',
     ),
+    # PyTorch's Tensor and Number overloads of one parameter the other way round (linspace's start): a number
+    # read as a Scalar, never wrapped, or a tensor whose rank the call checks (bind_factory.h's RankedScalar);
+    # its caster refuses anything else, and arg_errors.cpp words PyTorch's "invalid combination of arguments"
+    "Scalar|Tensor": ("ScalarOrTensorArg", 'RankedScalar {n} = ranked_scalar({n}_obj.h, "{n}");'),
     # the random ops' generator=: the draws of this call come from it (bind.h's GeneratorScope)
     "Generator?": ("py::handle", "GeneratorScope {n}({n}_obj);"),
 }
@@ -79,7 +84,8 @@ VARARGS = "int..."
 ARG_TYPES[VARARGS] = ("py::args", 'DimVector {n} = factory_size("{fn}", {n}_args, {n}_obj);')
 TENSOR_ARGS = ("Tensor", "Tensor(a!)", "Tensor?", "Tensor|Scalar", "Tensor|Scalar?")
 SELF_TYPES = ("Tensor", "Tensor(a!)")  # a method's self
-RETURNS = ("Tensor", "(Tensor values, Tensor indices)", "(Tensor <name>, Tensor <name>, ...)")
+# ScalarType: a dtype, the minitorch.dtype object (result_type)
+RETURNS = ("Tensor", "(Tensor values, Tensor indices)", "(Tensor <name>, Tensor <name>, ...)", "ScalarType")
 # a tuple of named tensors other than (values, indices) binds as a plain Python tuple (the Python caller names it)
 TENSOR_TUPLE = re.compile(r"^\(Tensor [A-Za-z_]\w*(, Tensor [A-Za-z_]\w*)+\)$")
 OUT_RULES = ("castable", "exact", "cat")
@@ -250,8 +256,6 @@ def _merge_overloads(ops, fail):
                 op.line,
                 f"func {op.name}.{op.overload}: every row of an in-place method takes 'Tensor(a!) self'",
             )
-        if not op.function and op.params[0].name != "self":
-            fail(op.line, f"func {op.name}.{op.overload}: a method_only row starts with 'Tensor self'")
         prev.overloads = prev.overloads + (op,)
     return out
 
@@ -358,8 +362,8 @@ def _finish(op, fail):
         in_place = any(p.type == "Tensor(a!)" for p in op.params)
         if in_place and not op.follows and (op.function or op.returns != "Tensor"):
             fail(lineno, f"func {op.name!r}: a 'Tensor(a!) self' row is a method_only row returning Tensor")
-        if not op.function and op.params[0].name != "self":
-            fail(lineno, f"func {op.name!r}: a method_only row starts with 'Tensor self'")
+        # a method_only row may take its self second, as polygamma's method does (Tensor.where(condition,
+        # other) is where(condition, self, other)); an in-place one's Tensor(a!) self is first (_params)
         rules, lineno = get("rules")
         if rules not in (None, "python"):
             fail(lineno, f"func {op.name!r}: 'rules:' takes only 'python', got {rules!r}")
@@ -1051,7 +1055,7 @@ STRICT_TYPES = {"int": "StrictInt", "SymInt": "StrictSymInt", "bool": "StrictBoo
 # an overload's size as one argument: a tuple or list only (randint(0, 3) is a forgotten size, not a size of 3),
 # and its Scalar a number or anything numeric (fill_('a') tries the next row): bind_factory.h's casters refuse
 # the rest and hand the object on to the row's conversion
-STRICT_HANDLES = {"SymInt[]": "SizeArg", "Scalar": "ScalarArg"}
+STRICT_HANDLES = {"SymInt[]": "SizeArg", "Scalar": "ScalarArg", "Scalar?": "OptScalarArg"}
 
 
 def _lambda(op, inplace, method=False, overloaded=False, many=False):
@@ -1079,6 +1083,17 @@ def _lambda(op, inplace, method=False, overloaded=False, many=False):
             # a row of several: bind_factory.h's TensorArg refuses a non-tensor cheaply for the next row
             params.append(f"TensorArg {p.name}_obj")
             convert.append(f"Tensor {p.name} = {p.name}_obj.h.cast<Tensor>();")
+        elif p.type == "Tensor|Scalar" and not op.name.startswith("_"):
+            # bind_factory.h's OperandArg: a bad value fails the call for arg_errors.cpp to word as PyTorch's
+            # two overloads (a private row's bad call is its public wrapper's to word)
+            params.append(f"OperandArg {p.name}_obj")
+            convert.append(conversion.format(n=p.name, where=where))
+        elif many and p.type == "Tensor?":
+            params.append(f"OptTensorArg {p.name}_obj")
+            convert.append(
+                f"std::optional<Tensor> {p.name}; "
+                f"if (!{p.name}_obj.h.is_none()) {p.name} = {p.name}_obj.h.cast<Tensor>();"
+            )
         elif overloaded and p.type in STRICT_HANDLES:
             params.append(f"{STRICT_HANDLES[p.type]} {p.name}_obj")
             convert.append(conversion.format(n=p.name, where=where))
@@ -1098,7 +1113,8 @@ def _lambda(op, inplace, method=False, overloaded=False, many=False):
             params.append(f"{ctype} {p.name}")
     tensors = ", ".join(p.name for p in op.params if p.type in TENSOR_ARGS)
     if in_place:
-        call = op.call.replace(op.name + "(", op.name + "_(", 1) if inplace else op.call
+        # Tensor.<name>_ calls the in-place twin of the function its call opens with (clip_: clamp_)
+        call = re.sub(r"^([\w:]+)\(", r"\1_(", op.call, count=1) if inplace else op.call
         body = f"nogil([&] {{ {call}; }}, {tensors});\n      return self_obj;"
     else:
         value = f"nogil([&] {{ return {op.call}; }}, {tensors})"
@@ -1106,6 +1122,8 @@ def _lambda(op, inplace, method=False, overloaded=False, many=False):
             value = op.call  # it reads Python objects: the helper releases the GIL around the fill itself
         if op.returns == "(Tensor values, Tensor indices)":
             value = f'values_indices("{op.name}", {value})'
+        elif op.returns == "ScalarType":  # the dtype object, owned by the module
+            value = f"py::cast(dtype_object({op.call}), py::return_value_policy::reference)"
         body = f"return {value};"
     lines = "".join(f"      {c}\n" for c in convert)
     return f"[]({', '.join(params)}) {{\n{lines}      {body}\n    }}"
@@ -1197,7 +1215,14 @@ def bind_funcs_cpp(ops):
             # pybind11 loads a Tensor before the body converts the rest: an int or bool before a tensor
             # (polygamma's n) is then a strict caster, so the first bad argument is the one PyTorch names
             types = [p.type for p in op.params]
-            strict = many or any(t in STRICT_TYPES and "Tensor" in types[i:] for i, t in enumerate(types))
+            # a Scalar|Tensor row stands for PyTorch's several overloads, which refuse a bad int or bool
+            # before the call runs: strict casters, so arg_errors.cpp words the "invalid combination"
+            strict = (
+                many
+                or "Scalar|Tensor" in types
+                or ("Tensor|Scalar" in types and not op.name.startswith("_"))
+                or any(t in STRICT_TYPES and "Tensor" in types[i:] for i, t in enumerate(types))
+            )
             out.append(f"  {{  // {op.signature}\n")
             if op.function:
                 out.append(f"    auto fn = {_lambda(op, False, overloaded=strict, many=many)};\n")

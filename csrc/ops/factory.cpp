@@ -145,13 +145,44 @@ Tensor linspace(double start, double end, int64_t steps, ScalarType dtype, Devic
   return to(out, dtype, device);
 }
 
-Tensor logspace(double start, double end, int64_t steps, double base, ScalarType dtype, Device device) {
+namespace {
+// PyTorch's complex logspace: exponents spaced in the element type (its complex division by steps - 1 is a
+// multiplication by the reciprocal, the value from the nearer end as linspace's), then its complex power
+template <typename T>
+Tensor complex_logspace(std::complex<double> start, std::complex<double> end, int64_t steps, double base,
+                        ScalarType dtype) {
+  using C = std::complex<T>;
+  const C lo(static_cast<T>(start.real()), static_cast<T>(start.imag()));
+  const C hi(static_cast<T>(end.real()), static_cast<T>(end.imag()));
+  const T scale = steps > 1 ? T(1) / static_cast<T>(steps - 1) : T(0);
+  const C step((hi.real() - lo.real()) * scale, (hi.imag() - lo.imag()) * scale);
+  const C b(static_cast<T>(base), T(0));
+  Tensor out = empty({steps}, dtype, Device(DeviceType::CPU));
+  C* p = out.data<C>();
+  const int64_t half = steps / 2;
+  for (int64_t i = 0; i < steps; ++i) {
+    const T k = static_cast<T>(i < half ? i : steps - 1 - i);
+    const C e = i < half ? C(std::fma(step.real(), k, lo.real()), std::fma(step.imag(), k, lo.imag()))
+                         : C(std::fma(-step.real(), k, hi.real()), std::fma(-step.imag(), k, hi.imag()));
+    p[i] = std::pow(b, e);
+  }
+  return out;
+}
+}  // namespace
+
+Tensor logspace(std::complex<double> start, std::complex<double> end, int64_t steps, double base,
+                ScalarType dtype, Device device) {
+  MT_CHECK(steps >= 0, "number of steps must be non-negative");
   dtype = or_default(dtype);
+  if (dtype == ScalarType::ComplexFloat)
+    return to(complex_logspace<float>(start, end, steps, base, dtype), dtype, device);
+  if (dtype == ScalarType::ComplexDouble)
+    return to(complex_logspace<double>(start, end, steps, base, dtype), dtype, device);
   // PyTorch's kernel: the exponents spaced in the result's float dtype (linspace's arithmetic: float32
   // 2147483647 is 2^31, even, so (-1.5) ** it is +inf), the power taken in double and rounded once into the
-  // dtype; integer and complex dtypes space in double and take the power's value (an integer truncates)
+  // dtype; integer dtypes space in double and take the power's value (truncated)
   const ScalarType spaced = is_floating(dtype) ? dtype : ScalarType::Double;
-  Tensor e = linspace(start, end, steps, spaced, Device(DeviceType::CPU));
+  Tensor e = linspace(start.real(), end.real(), steps, spaced, Device(DeviceType::CPU));
   if (spaced != ScalarType::Double) e = to(e, ScalarType::Double, Device(DeviceType::CPU));
   const double* x = e.data<double>();
   const bool direct = dtype == ScalarType::Float || dtype == ScalarType::Double;

@@ -241,9 +241,24 @@ std::string first_refused(const char* fname, const Sig& sig, const Bound& b, boo
   return "";
 }
 
-std::string describe(const Sig& sig, bool method) {
+// bind_factory.h's ScalarOrTensorArg and OperandArg: one parameter for PyTorch's Tensor and Number overloads
+bool is_union(const std::string& type) {
+  return type == "Scalar|Tensor" || type == "Tensor|Scalar";
+}
+
+int unions(const Sig& sig) {
+  int n = 0;
+  for (const Param& p : sig.params) n += is_union(p.type);
+  return n;
+}
+
+// One of the signatures PyTorch lists: a Scalar|Tensor parameter is Tensor where its bit of `choice` is
+// clear, Number where it is set (the first such parameter the lowest bit: PyTorch's order for linspace's
+// four).
+std::string describe(const Sig& sig, bool method, unsigned choice = 0) {
   std::string out = " * (";
   bool first = true, star = false;
+  int u = 0;
   for (size_t j = method ? 1 : 0; j < sig.params.size(); ++j) {
     const Param& p = sig.params[j];
     if (!first) out += ", ";
@@ -252,7 +267,10 @@ std::string describe(const Sig& sig, bool method) {
       out += "*, ";
       star = true;
     }
-    out += torch_type(p.type) + " " + p.name;
+    if (is_union(p.type))
+      out += std::string((choice >> u++) & 1u ? "Number" : "Tensor") + " " + p.name;
+    else
+      out += torch_type(p.type) + " " + p.name;
     if (p.has_default) out += " = " + p.dflt;
   }
   return out + ")\n";
@@ -302,7 +320,10 @@ std::string reword(const py::detail::function_record* chain, PyObject* const* ar
     for (const Param& p : c.sig.params) required += !p.has_default;
     if (given >= required && (given <= all || c.sig.has_args || c.sig.has_kwargs)) plausible.push_back(&c);
   }
-  if (plausible.size() == 1 || cands.size() == 1) {
+  // a Scalar|Tensor parameter stands for two of PyTorch's signatures: any call none takes is the combination
+  bool several = false;
+  for (auto& c : cands) several = several || unions(c.sig) > 0;
+  if (!several && (plausible.size() == 1 || cands.size() == 1)) {
     const Candidate& c = plausible.size() == 1 ? *plausible[0] : cands[0];
     if (!c.bound.why.empty()) return c.bound.why;
     return first_refused(fname, c.sig, c.bound, method, base);
@@ -318,7 +339,9 @@ std::string reword(const py::detail::function_record* chain, PyObject* const* ar
   if (!positional && nkw > 0) got += ", ";
   std::string msg = std::string(fname) + "() received an invalid combination of arguments - got (" + got +
                     "), but expected one of:\n";
-  for (auto& c : cands) msg += describe(c.sig, method);
+  for (auto& c : cands)
+    for (unsigned choice = 0; choice < (1u << unions(c.sig)); ++choice)
+      msg += describe(c.sig, method, choice);
   return msg;
 }
 

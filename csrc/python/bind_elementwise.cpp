@@ -19,11 +19,6 @@ bool is_operand(py::handle h) {
          (!py::isinstance<py::str>(h) && !h.is_none() && py::hasattr(h, "__float__"));
 }
 
-std::optional<Tensor> opt_operand(py::handle h, const char* what) {
-  if (h.is_none()) return std::nullopt;
-  return to_operand(h, what);
-}
-
 // The op calls, with the GIL released for big operands (bind.h); operands are converted before.
 Tensor un(UnaryOp op, const Tensor& x) {
   return nogil([&] { return unary(op, x); }, x);
@@ -109,23 +104,6 @@ void deprecated_alpha_first(const std::string& name, bool method, py::handle alp
                             "\nConsider using one of the following signatures instead:\n\t" + new_sig;
     warn(msg);
   }
-}
-
-// PyTorch's parser takes clamp's bounds as two Tensors or two Numbers (a 0-dim tensor passes as a Number): a
-// tensor with dims beside a number matches neither overload, and PyTorch refuses the call with this TypeError
-void check_clamp_bounds(const char* name, bool method, py::handle lo, py::handle hi) {
-  auto dim_tensor = [](py::handle h) { return py::isinstance<TensorImpl>(h) && h.cast<Tensor>().dim() > 0; };
-  auto number = [](py::handle h) { return !h.is_none() && !py::isinstance<TensorImpl>(h); };
-  if (!((dim_tensor(lo) && number(hi)) || (dim_tensor(hi) && number(lo)))) return;
-  auto kind = [](py::handle h) {
-    return py::isinstance<TensorImpl>(h) ? std::string("Tensor")
-                                         : py::type::of(h).attr("__name__").cast<std::string>();
-  };
-  const std::string input = method ? "" : "Tensor input, ", out = method ? "" : ", *, Tensor out = None";
-  throw py::type_error(std::string(name) + "() received an invalid combination of arguments - got (" +
-                       (method ? "" : "Tensor, ") + kind(lo) + ", " + kind(hi) +
-                       "), but expected one of:\n * (" + input + "Tensor min = None, Tensor max = None" +
-                       out + ")\n * (" + input + "Number min = None, Number max = None" + out + ")\n");
 }
 
 // Which operands PyTorch's parser takes as Python numbers for a binary op: add/sub/mul/div and their
@@ -380,49 +358,6 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
         return x.dtype() == ScalarType::Bool ? logical_not(x) : bitwise_not(x);
       });
 
-  // PyTorch's Number overload: with a number on one side, a 0-dim tensor bound on the other passes as a
-  // number too (a wrapped number: clip(int32, -1, tensor(0, int64)) stays int32)
-  auto bound = [](py::handle h, py::handle other, const char* name) -> std::optional<Tensor> {
-    if (py::isinstance<TensorImpl>(h) && !other.is_none() && !py::isinstance<TensorImpl>(other))
-      return wrapped_scalar(item(h.cast<Tensor>()));
-    return opt_operand(h, name);
-  };
-  for (const char* n : {"clamp", "clip"}) {
-    auto clamp_fn = [n, bound](StrictBool method) {
-      return [n, method, bound](const Tensor& x, py::handle lo, py::handle hi) {
-        check_clamp_bounds(n, method, lo, hi);
-        auto l = bound(lo, hi, "min"), h = bound(hi, lo, "max");
-        return nogil([&] { return clamp(x, l, h); }, x);
-      };
-    };
-    m.def(n, clamp_fn(false), py::arg("input"), py::arg("min") = py::none(), py::arg("max") = py::none());
-    cls.def(n, clamp_fn(true), py::arg("min") = py::none(), py::arg("max") = py::none());
-  }
-  for (const char* n : {"clamp_", "clip_"}) {
-    cls.def(
-        n,
-        [n, bound](py::object self, py::handle lo, py::handle hi) {
-          check_clamp_bounds(n, true, lo, hi);
-          Tensor x = self.cast<Tensor>();
-          auto l = bound(lo, hi, "min"), h = bound(hi, lo, "max");
-          nogil([&] { clamp_(x, l, h); }, x);
-          return self;
-        },
-        py::arg("min") = py::none(), py::arg("max") = py::none());
-  }
-  // Tensor.where(condition, other): the method's tensor is where's second argument, which the schema's
-  // signatures (the method's tensor first) do not spell
-  cls.def(
-      "where",
-      [](const Tensor& self, const Tensor& c, py::handle b) { return where(c, self, to_operand(b)); },
-      py::arg("condition"), py::arg("other"));
-  m.def(
-      "result_type",
-      [](py::handle a, py::handle b) {
-        return dtype_object(result_type(to_operand(a, "tensor1"), to_operand(b, "tensor2")));
-      },
-      py::return_value_policy::reference);
-  // the instruction set of the CPU float unary ops (minitorch.backends.cpu.get_cpu_capability)
   m.def("_get_cpu_capability", [] { return std::string(vec::cpu_capability()); });
   m.def("_has_sleef", [] { return vec::has_sleef(); });
   m.def(

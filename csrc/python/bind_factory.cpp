@@ -27,6 +27,8 @@ Device factory_device(py::handle h) {  // also used by bind_sort.cpp
 }
 
 Tensor write_out_tensor(const char* name, const Tensor& out, const Tensor& result);  // bind_out.cpp
+// out resized without a warning, result copied in (bind_out.cpp)
+Tensor resize_out_tensor(const Tensor& out, const Tensor& result);
 
 namespace {
 // keyword arguments every factory accepts
@@ -46,12 +48,23 @@ struct FactoryOut {
                   std::string(py::str(py::type::of(h).attr("__name__"))));
     out = h.cast<Tensor>();
   }
-  ScalarType dtype(py::handle d) const { return d.is_none() && out.defined() ? out.dtype() : parse_dtype(d); }
   Device device(py::handle d) const {
     return d.is_none() && out.defined() ? out.device() : factory_device(d);
   }
+  // dtype= given beside out= must be out's (PyTorch's parser checks it for every factory); None is out's
+  ScalarType dtype_of(ScalarType dtype) const {
+    if (!out.defined()) return dtype;
+    if (dtype == ScalarType::Undefined) return out.dtype();
+    MT_CHECK(dtype == out.dtype(), "dtype ", dtype_short_name(dtype),
+             " does not match dtype of out parameter (", dtype_short_name(out.dtype()), ")");
+    return dtype;
+  }
+  // the tensor was made in out's dtype; PyTorch's factories resize out silently (arange warns in its own
+  // words)
   Tensor finish(const char* name, const Tensor& t, bool rg) const {
-    return out.defined() ? write_out_tensor(name, out, t) : set_requires_grad(t, rg);
+    if (!out.defined()) return set_requires_grad(t, rg);
+    if (std::strcmp(name, "arange") == 0) return write_out_tensor(name, out, t);
+    return resize_out_tensor(out, t);
   }
 };
 
@@ -80,7 +93,7 @@ DimVector factory_size(const char* name, const py::args& sizes, py::handle size)
 Tensor factory_tensor(Filler fill, IntArrayRef size, ScalarType dtype, py::handle device, bool requires_grad,
                       py::handle out) {
   FactoryOut o(out);
-  ScalarType dt = dtype == ScalarType::Undefined && o.out.defined() ? o.out.dtype() : dtype;
+  ScalarType dt = o.dtype_of(dtype);
   Device dev = o.device(device);
   return o.finish("factory", made(size, dev, [&] { return fill(size, dt, dev); }), requires_grad);
 }
@@ -88,34 +101,121 @@ Tensor factory_tensor(Filler fill, IntArrayRef size, ScalarType dtype, py::handl
 Tensor arange_tensor(const Scalar& start, const Scalar& end, const Scalar& step, ScalarType dtype,
                      py::handle device, bool requires_grad, py::handle out) {
   FactoryOut o(out);
-  ScalarType dt = dtype == ScalarType::Undefined && o.out.defined() ? o.out.dtype() : dtype;
+  ScalarType dt = o.dtype_of(dtype);
   return o.finish("arange", arange(start, end, step, dt, o.device(device)), requires_grad);
 }
 
 Tensor eye_tensor(int64_t n, int64_t m, ScalarType dtype, py::handle device, bool requires_grad,
                   py::handle out) {
   FactoryOut o(out);
-  ScalarType dt = dtype == ScalarType::Undefined && o.out.defined() ? o.out.dtype() : dtype;
+  ScalarType dt = o.dtype_of(dtype);
   return o.finish("eye", eye(n, m, dt, o.device(device)), requires_grad);
 }
 
 Tensor full_tensor(IntArrayRef size, const Scalar& value, ScalarType dtype, py::handle device,
                    bool requires_grad, py::handle out) {
   FactoryOut o(out);
-  ScalarType dt = dtype == ScalarType::Undefined && o.out.defined() ? o.out.dtype() : dtype;
+  ScalarType dt = o.dtype_of(dtype);
   Device dev = o.device(device);
   return o.finish("full", made(size, dev, [&] { return full(size, value, dt, dev); }), requires_grad);
 }
 
 Tensor randperm_tensor(int64_t n, ScalarType dtype, py::handle device, bool requires_grad, py::handle out) {
   FactoryOut o(out);
-  ScalarType dt = dtype == ScalarType::Undefined && o.out.defined() ? o.out.dtype() : dtype;
+  ScalarType dt = o.dtype_of(dtype);
   return o.finish("randperm", randperm(n, dt, o.device(device)), requires_grad);
 }
 
 Tensor scalar_tensor_of(const Scalar& s, ScalarType dtype, py::handle device, bool requires_grad) {
   ScalarType dt = dtype == ScalarType::Undefined ? default_dtype() : dtype;
   return set_requires_grad(scalar_tensor(s, dt, factory_device(device)), requires_grad);
+}
+
+// PyTorch's Number: a bool, int, float or complex (their subclasses: numpy.float64), or another NumPy scalar
+// (numpy.int64, numpy.float32, numpy.bool); not a 0-d ndarray, a string or None
+bool is_number_arg(PyObject* o) {
+  if (PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o)) return true;
+  const char* tp = Py_TYPE(o)->tp_name;
+  return std::strncmp(tp, "numpy.", 6) == 0 && std::strcmp(tp, "numpy.ndarray") != 0 && PyNumber_Check(o);
+}
+
+bool is_torch_number(PyObject* o) {
+  if (g_tensor_type && PyObject_TypeCheck(o, g_tensor_type)) {
+    Tensor t = py::handle(o).cast<Tensor>();
+    return t.dim() == 0 && !t.requires_grad();
+  }
+  return PyNumber_Check(o);
+}
+
+std::optional<Tensor> wrapped_bound(const std::optional<Scalar>& s) {
+  if (!s) return std::nullopt;
+  return wrapped_scalar(*s);
+}
+
+RankedScalar ranked_scalar(py::handle h, const char* name) {
+  if (g_tensor_type && PyObject_TypeCheck(h.ptr(), g_tensor_type)) {
+    // PyTorch's Tensor overload: the value of a 0-dim tensor whether or not it requires grad
+    Tensor t = h.cast<Tensor>();
+    return t.dim() == 0 ? RankedScalar{item(t), 0} : RankedScalar{Scalar(), t.dim()};
+  }
+  return {parse_scalar(h, name), -1};
+}
+
+namespace {
+
+// linspace/logspace take tensor endpoints only as single values, in PyTorch's words (both ranks when both
+// are wrong)
+void check_0d_endpoints(const char* fn, const RankedScalar& start, const RankedScalar& end) {
+  if (start.dim <= 0 && end.dim <= 0) return;
+  std::string got;
+  if (start.dim > 0) got = "start with " + std::to_string(start.dim) + " dimension(s)";
+  if (end.dim > 0)
+    got += (got.empty() ? "" : " and ") + ("end with " + std::to_string(end.dim) + " dimension(s)");
+  MT_ERROR(fn, " only supports 0-dimensional start and end tensors, but got ", got, ".");
+}
+
+// PyTorch's kernels refuse bool by their device's name ("linspace_cpu"); ours compute on the CPU and move
+void check_not_bool(const char* fn, ScalarType dt, Device dev) {
+  MT_CHECK_NOT_IMPLEMENTED(dt != ScalarType::Bool, "\"", fn, dev.is_cuda() ? "_cuda" : "_cpu",
+                           "\" not implemented for 'Bool'");
+}
+
+}  // namespace
+
+Tensor linspace_tensor(const RankedScalar& start, const RankedScalar& end, int64_t steps, ScalarType dtype,
+                       py::handle device, bool requires_grad, py::handle out) {
+  check_0d_endpoints("linspace", start, end);
+  FactoryOut o(out);
+  ScalarType dt = o.dtype_of(dtype);
+  Device dev = o.device(device);
+  const Scalar &s0 = start.value, &s1 = end.value;
+  if (s0.is_complex() || s1.is_complex() || (dt != ScalarType::Undefined && is_complex(dt))) {
+    // complex endpoints (or dtype): the real and imaginary parts are two real linspaces
+    ScalarType ct = dt != ScalarType::Undefined ? dt : to_complex_type(default_dtype());
+    MT_CHECK(is_complex(ct), "linspace: complex endpoints need a complex dtype, got ", dtype_name(ct));
+    std::complex<double> z0 = s0.to_complex(), z1 = s1.to_complex();
+    ScalarType rt = to_real_type(ct);
+    Tensor re = linspace(z0.real(), z1.real(), steps, rt, dev);
+    Tensor im = linspace(z0.imag(), z1.imag(), steps, rt, dev);
+    return o.finish("linspace", complex(re, im), requires_grad);
+  }
+  check_not_bool("linspace", dt, dev);
+  return o.finish("linspace", linspace(s0.to_double(), s1.to_double(), steps, dt, dev), requires_grad);
+}
+
+Tensor logspace_tensor(const RankedScalar& start, const RankedScalar& end, int64_t steps, double base,
+                       ScalarType dtype, py::handle device, bool requires_grad, py::handle out) {
+  check_0d_endpoints("logspace", start, end);
+  FactoryOut o(out);
+  ScalarType dt = o.dtype_of(dtype);
+  Device dev = o.device(device);
+  const Scalar &s0 = start.value, &s1 = end.value;
+  // complex endpoints make the default complex dtype's result
+  if (dt == ScalarType::Undefined && (s0.is_complex() || s1.is_complex()))
+    dt = to_complex_type(default_dtype());
+  check_not_bool("logspace", dt == ScalarType::Undefined ? default_dtype() : dt, dev);
+  return o.finish("logspace", logspace(s0.to_complex(), s1.to_complex(), steps, base, dt, dev),
+                  requires_grad);
 }
 
 Tensor empty_tensor(IntArrayRef size, ScalarType dtype, py::handle device, bool requires_grad, py::handle out,
@@ -182,7 +282,7 @@ Tensor full_like_tensor(const Tensor& self, const Scalar& value, ScalarType dtyp
 Tensor randint_tensor(int64_t low, int64_t high, IntArrayRef size, ScalarType dtype, py::handle device,
                       bool requires_grad, py::handle out) {
   FactoryOut o(out);
-  ScalarType dt = dtype == ScalarType::Undefined && o.out.defined() ? o.out.dtype() : dtype;
+  ScalarType dt = o.dtype_of(dtype);
   Device dev = o.device(device);
   return o.finish("randint", made(size, dev, [&] { return randint(low, high, size, dt, dev); }),
                   requires_grad);
@@ -241,57 +341,10 @@ static uint64_t unpack_seed(py::handle seed) {
   return static_cast<uint64_t>(v);
 }
 
-// linspace/logspace take tensor endpoints only as single values, in PyTorch's words
-static void check_0d_endpoints(const char* fn, py::handle start, py::handle end) {
-  for (auto [what, h] : {std::pair<const char*, py::handle>{"start", start}, {"end", end}}) {
-    if (!py::isinstance<TensorImpl>(h)) continue;
-    int64_t d = h.cast<Tensor>().dim();
-    MT_CHECK(d == 0, fn, " only supports 0-dimensional start and end tensors, but got ", what, " with ", d,
-             " dimension(s).");
-  }
-}
-
 void init_factory(py::module_& m, TensorClass& cls) {
-  // zeros, ones, rand, randn, the *_like and new_* factories are the schema's rows (generated/bind_funcs.cpp)
+  // zeros, ones, rand, randn, linspace, logspace, the *_like and new_* factories are the schema's rows
+  // (generated/bind_funcs.cpp)
 
-  // Hand-bound (ops.schema's header): an endpoint is a number or a 0-dim tensor, its rank checked
-  // first; a Scalar row keeps no rank, a Tensor|Scalar one would wrap each number in a tensor
-  m.def(
-      "linspace",
-      [](py::handle a, py::handle b, StrictInt steps, py::handle dtype, py::handle device, StrictBool rg,
-         py::handle, StrictBool, py::handle out) {
-        FactoryOut o(out);
-        check_0d_endpoints("linspace", a, b);
-        Scalar s0 = parse_scalar(a, "start"), s1 = parse_scalar(b, "end");
-        ScalarType dt = o.dtype(dtype);
-        if (s0.is_complex() || s1.is_complex() || (dt != ScalarType::Undefined && is_complex(dt))) {
-          // complex endpoints (or dtype): the real and imaginary parts are two real linspaces
-          ScalarType ct = dt != ScalarType::Undefined ? dt : to_complex_type(default_dtype());
-          MT_CHECK(is_complex(ct), "linspace: complex endpoints need a complex dtype, got ", dtype_name(ct));
-          std::complex<double> z0 = s0.to_complex(), z1 = s1.to_complex();
-          ScalarType rt = to_real_type(ct);
-          Device dev = o.device(device);
-          Tensor re = linspace(z0.real(), z1.real(), steps, rt, dev);
-          Tensor im = linspace(z0.imag(), z1.imag(), steps, rt, dev);
-          return o.finish("linspace", complex(re, im), rg);
-        }
-        return o.finish("linspace", linspace(s0.to_double(), s1.to_double(), steps, dt, o.device(device)),
-                        rg);
-      },
-      py::arg("start"), py::arg("end"), py::arg("steps"), MT_FACTORY_KW);
-  m.def(
-      "logspace",
-      [](py::handle a, py::handle b, StrictInt steps, double base, py::handle dtype, py::handle device,
-         StrictBool rg, py::handle, StrictBool, py::handle out) {
-        FactoryOut o(out);
-        check_0d_endpoints("logspace", a, b);
-        Scalar s0 = parse_scalar(a, "start"), s1 = parse_scalar(b, "end");
-        MT_CHECK_NOT_IMPLEMENTED(!s0.is_complex() && !s1.is_complex(), "logspace: complex endpoints");
-        return o.finish(
-            "logspace",
-            logspace(s0.to_double(), s1.to_double(), steps, base, o.dtype(dtype), o.device(device)), rg);
-      },
-      py::arg("start"), py::arg("end"), py::arg("steps"), py::arg("base") = 10.0, MT_FACTORY_KW);
   m.def(
       "_binomial",
       [](const Tensor& count, const Tensor& prob, py::handle generator) {

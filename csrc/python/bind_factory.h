@@ -63,6 +63,22 @@ Tensor randint_like_tensor(const Tensor& self, int64_t low, int64_t high, Scalar
 // the default float dtype whatever the number is (scalar_tensor(0) is float32), as PyTorch's
 Tensor scalar_tensor_of(const Scalar& s, ScalarType dtype, py::handle device, bool requires_grad);
 
+// A Scalar|Tensor argument (linspace's and logspace's endpoints): a number, or a tensor whose rank the call
+// checks before its value is read. dim is -1 for a number, which is read as a Scalar and never wrapped in a
+// tensor; a 0-dim tensor's value is read, a tensor of more dims keeps only its rank.
+struct RankedScalar {
+  Scalar value;
+  int64_t dim = -1;
+};
+RankedScalar ranked_scalar(py::handle h, const char* name);
+
+// linspace and logspace: an endpoint tensor of more than 0 dims is PyTorch's RuntimeError naming both ends'
+// ranks; complex endpoints (or a complex dtype) make a complex result. dtype and device as factory_tensor's.
+Tensor linspace_tensor(const RankedScalar& start, const RankedScalar& end, int64_t steps, ScalarType dtype,
+                       py::handle device, bool requires_grad, py::handle out);
+Tensor logspace_tensor(const RankedScalar& start, const RankedScalar& end, int64_t steps, double base,
+                       ScalarType dtype, py::handle device, bool requires_grad, py::handle out);
+
 // An overloaded factory's size (randint's SymInt[]): a tuple or list (minitorch.Size is a tuple), handed on
 // to parse_size; anything else is refused, so pybind11 tries the next row and arg_errors.cpp words
 // PyTorch's "must be tuple of ints, not int" (randint(0, 3) is a forgotten size, not a size of 3).
@@ -71,13 +87,22 @@ struct SizeArg {
   operator py::handle() const { return h; }  // NOLINT: the row's conversion reads it as the object
 };
 
-// An overloaded row's Scalar (arange's end, fill_'s value): a number or anything with a numeric protocol (a
-// tensor, a NumPy scalar), handed on to the row's Scalar conversion; None, a string or a list is refused, so
-// the next row is tried and a call no row takes gets PyTorch's "invalid combination of arguments".
+// An overloaded row's Scalar (arange's end, fill_'s value): PyTorch's Number, a number or anything with a
+// numeric protocol (a NumPy scalar), or a 0-dim tensor that does not require grad, handed on to the row's
+// Scalar conversion; None, a string, a list or another tensor is refused, so the next row is tried and a call
+// no row takes gets PyTorch's "invalid combination of arguments". OptScalarArg (Scalar?) also takes None.
 struct ScalarArg {
   py::handle h;
   operator py::handle() const { return h; }  // NOLINT: the row's conversion reads it as the object
 };
+struct OptScalarArg {
+  py::handle h;
+  operator py::handle() const { return h; }  // NOLINT: the row's conversion reads it as the object
+};
+bool is_torch_number(PyObject* o);  // bind_factory.cpp: ScalarArg's rule
+
+// clamp's Number bounds as the wrapped 0-dim tensors the op takes (a number's lowest promotion priority)
+std::optional<Tensor> wrapped_bound(const std::optional<Scalar>& s);
 
 // An overloaded row's Tensor (fill_'s value, bernoulli_'s p): a type check, handed on to the row's
 // conversion. A number refused here costs the check alone on its way to the next row, where pybind11's own
@@ -86,6 +111,27 @@ struct ScalarArg {
 struct TensorArg {
   py::handle h;
 };
+// an overloaded row's Tensor? (clamp's bounds): None or a tensor, as TensorArg
+struct OptTensorArg {
+  py::handle h;
+};
+// A public row's Tensor|Scalar (clamp_min's min, lerp's weight): a tensor, or anything numeric but an ndarray
+// (a number, a NumPy scalar) for the row's conversion to wrap; anything else is refused, and arg_errors.cpp
+// words the "invalid combination of arguments" of PyTorch's Tensor and Number overloads
+struct OperandArg {
+  py::handle h;
+  operator py::handle() const { return h; }  // NOLINT: the row's conversion reads it as the object
+};
+
+// A Scalar|Tensor argument's caster: PyTorch's (Tensor start) and (Number start) overloads of one parameter
+// in a single row, so a call costs one row's conversions. It takes a tensor of any rank or a number as
+// PyTorch's Number does (a bool, int, float or complex, a NumPy scalar, not a 0-d ndarray); anything else is
+// refused and arg_errors.cpp words the "invalid combination of arguments" PyTorch's 2^k overloads give,
+// listing them.
+struct ScalarOrTensorArg {
+  py::handle h;
+};
+bool is_number_arg(PyObject* o);  // bind_factory.cpp
 
 }  // namespace mt
 
@@ -101,14 +147,65 @@ struct type_caster<mt::TensorArg> {
   static handle cast(const mt::TensorArg& s, return_value_policy, handle) { return s.h.inc_ref(); }
 };
 template <>
+struct type_caster<mt::ScalarOrTensorArg> {
+  // arg_errors.cpp recognises the parameter by this text
+  PYBIND11_TYPE_CASTER(mt::ScalarOrTensorArg, const_name("Scalar|Tensor"));
+  bool load(handle src, bool) {
+    PyObject* o = src.ptr();
+    if (!PyFloat_CheckExact(o) && !PyLong_CheckExact(o) &&
+        !(mt::g_tensor_type && PyObject_TypeCheck(o, mt::g_tensor_type)) && !mt::is_number_arg(o))
+      return mt::refuse(o, "Scalar|Tensor");
+    value.h = src;
+    return true;
+  }
+  static handle cast(const mt::ScalarOrTensorArg& s, return_value_policy, handle) { return s.h.inc_ref(); }
+};
+template <>
 struct type_caster<mt::ScalarArg> {
   PYBIND11_TYPE_CASTER(mt::ScalarArg, const_name("Number"));
   bool load(handle src, bool) {
-    if (!PyNumber_Check(src.ptr())) return mt::refuse(src.ptr(), "Number");
+    if (!mt::is_torch_number(src.ptr())) return mt::refuse(src.ptr(), "Number");
     value.h = src;
     return true;
   }
   static handle cast(const mt::ScalarArg& s, return_value_policy, handle) { return s.h.inc_ref(); }
+};
+template <>
+struct type_caster<mt::OptScalarArg> {
+  PYBIND11_TYPE_CASTER(mt::OptScalarArg, const_name("Number | None"));
+  bool load(handle src, bool) {
+    if (!src.is_none() && !mt::is_torch_number(src.ptr())) return mt::refuse(src.ptr(), "Number | None");
+    value.h = src;
+    return true;
+  }
+  static handle cast(const mt::OptScalarArg& s, return_value_policy, handle) { return s.h.inc_ref(); }
+};
+template <>
+struct type_caster<mt::OperandArg> {
+  // arg_errors.cpp recognises the parameter by this text
+  PYBIND11_TYPE_CASTER(mt::OperandArg, const_name("Tensor|Scalar"));
+  bool load(handle src, bool) {
+    // a float or an int first: the common number costs two compares
+    PyObject* o = src.ptr();
+    if (!PyFloat_CheckExact(o) && !PyLong_CheckExact(o) &&
+        !(mt::g_tensor_type && PyObject_TypeCheck(o, mt::g_tensor_type)) &&
+        (!PyNumber_Check(o) || std::strcmp(Py_TYPE(o)->tp_name, "numpy.ndarray") == 0))
+      return mt::refuse(o, "Tensor|Scalar");
+    value.h = src;
+    return true;
+  }
+  static handle cast(const mt::OperandArg& s, return_value_policy, handle) { return s.h.inc_ref(); }
+};
+template <>
+struct type_caster<mt::OptTensorArg> {
+  PYBIND11_TYPE_CASTER(mt::OptTensorArg, const_name("Tensor | None"));
+  bool load(handle src, bool) {
+    if (!src.is_none() && !(mt::g_tensor_type && PyObject_TypeCheck(src.ptr(), mt::g_tensor_type)))
+      return false;
+    value.h = src;
+    return true;
+  }
+  static handle cast(const mt::OptTensorArg& s, return_value_policy, handle) { return s.h.inc_ref(); }
 };
 template <>
 struct type_caster<mt::SizeArg> {

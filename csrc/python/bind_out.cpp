@@ -235,6 +235,11 @@ Tensor write_out_tensor(const char* name, const Tensor& out, const Tensor& resul
   return out;
 }
 
+Tensor resize_out_tensor(const Tensor& out, const Tensor& result) {
+  place_result(out, result, false);
+  return out;
+}
+
 void add_out_overload(py::module_& m, const OutOp& op) {
   MT_INTERNAL_ASSERT(py::hasattr(m, op.name), "out= listed for a function that is not bound: ", op.name);
   py::object fn = m.attr(op.name);

@@ -1,5 +1,5 @@
-"""torch factories written in Python: logspace's argument handling (its values are C++), empty_strided, asarray, frombuffer and from_file (tensor and
-as_tensor are in _creation)."""
+"""torch factories written in Python: empty_strided, asarray, frombuffer and from_file (tensor and as_tensor are in
+_creation)."""
 
 import builtins
 import os
@@ -7,12 +7,12 @@ import warnings
 
 import numpy as np
 
-from minitorch import _C, _argcheck, _creation
+from minitorch import _C, _creation
 from minitorch._dtype_names import scalar_name
 from minitorch._out import write_out
 from minitorch.autograd import grad_mode
 
-__all__ = ["asarray", "empty_permuted", "empty_strided", "from_file", "frombuffer", "logspace", "range"]
+__all__ = ["asarray", "empty_permuted", "empty_strided", "from_file", "frombuffer", "range"]
 
 
 def _write_out(result, out):
@@ -21,45 +21,6 @@ def _write_out(result, out):
         return result
     with grad_mode.no_grad():
         return write_out(result, out, dtype=None, warn_resize=False)
-
-
-_LOGSPACE = (
-    "{} start, {} end, int steps, float base=10.0, *, Tensor? out=None, ScalarType? dtype=None, Layout? layout=None, "
-    "Device? device=None, bool pin_memory=False, bool requires_grad=False"
-)
-
-
-@_argcheck.parses(
-    *(_LOGSPACE.format(a, b) for a in ("Tensor", "Scalar") for b in ("Tensor", "Scalar")), upfront=False
-)
-def logspace(
-    start,
-    end,
-    steps,
-    base=10.0,
-    *,
-    out=None,
-    dtype=None,
-    layout=None,
-    device=None,
-    requires_grad=False,
-    pin_memory=False,
-):
-    """steps values base ** e for e evenly spaced from start to end (both included), the power in float64
-    then cast to dtype (an integer dtype truncates, as PyTorch's does): one pass in C++ (ops/factory.cpp
-    logspace). Here: PyTorch's parser on a failed call (its four overloads), and out=, which a factory resizes
-    without a warning."""
-    if out is not None:
-        dtype, device = dtype or out.dtype, device or out.device
-    if dtype is None and device is None and layout is None and not requires_grad and not pin_memory:
-        r = _C.logspace(start, end, steps, base)  # positional: each keyword costs the binding ~1 us
-    else:
-        r = _C.logspace(
-            start, end, steps, base, dtype=dtype, device=device, layout=layout, pin_memory=pin_memory
-        )
-        if requires_grad:
-            r.requires_grad_(True)
-    return _write_out(r, out)
 
 
 def _int_tuple(fname, name, pos, value):

@@ -1,12 +1,13 @@
-"""The schema rows that replaced hand bindings (new_*, randint, the in-place fills, empty): every call form, good
-and bad, answers as PyTorch's does (the result's dtype, shape and values, or the exception's type and words)."""
+"""The schema rows that replaced hand bindings (new_*, randint, the in-place fills, empty, linspace, logspace, clamp,
+clip, Tensor.where, result_type): every call form, good and bad, answers as PyTorch's does (the result's dtype,
+shape and values, or the exception's type and words)."""
 
 import pytest
 
 import minitorch
 from tests.utils import cases_here_and_in_pytorch
 
-# Each call is evaluated with `torch` bound to PyTorch, then to minitorch. x: float64 (2, 3); i: int64 [1, 2];
+# Each call is evaluated with `torch` bound to PyTorch, then to minitorch (np: NumPy). x: float64 (2, 3); i: int64 [1, 2];
 # y: float32 zeros(3) written in place; g: a generator; o: an out= tensor. A call ending in `  # random`
 # draws: its values are compared only through `check` (a property true of every draw), not as numbers.
 CALLS = """
@@ -235,6 +236,120 @@ torch.empty(2, size=(2,))
 torch.empty(2, foo=1)
 torch.empty(2, dtype='a')
 torch.empty(-1)
+torch.linspace(0, 1, 5)
+torch.linspace(torch.tensor(0.0), 1, 5)
+torch.linspace(0, torch.tensor(1.0, dtype=torch.float64), 3)
+torch.linspace(torch.tensor(0.0, requires_grad=True), 1, 3)
+torch.linspace(torch.tensor(1j), 2, 3)
+torch.linspace(torch.tensor(1, dtype=torch.int32), torch.tensor(True), 3)
+torch.linspace(torch.tensor([0.0]), 1, 5)
+torch.linspace(torch.tensor([0.0, 1.0]), 1, 5)
+torch.linspace(0, torch.zeros(1, 1), 5)
+torch.linspace(torch.tensor([0.0]), torch.tensor([1.0]), 5)
+torch.linspace(True, 2, 3)
+torch.linspace(0, 1j, 5)
+torch.linspace(x.sum(), 1, 3)
+torch.linspace(0, 1, i[0])
+torch.linspace(start=0, end=1, steps=3)
+torch.linspace(0, 1, steps=3)
+torch.linspace(0, 1, 0)
+torch.linspace(0, 1, 1)
+torch.linspace(2, 1, 3, dtype=torch.float64)
+torch.linspace(-5, 5, 4, dtype=torch.int32)
+torch.linspace(0, 1, 3, dtype=torch.complex128)
+torch.linspace(0, 1, 3, requires_grad=True)
+torch.linspace(0, 1, 3, device='cpu', layout=torch.strided, pin_memory=False)
+torch.linspace(0, 1, 5, out=o)
+torch.linspace(0, 1, 5, out=torch.zeros(2))
+torch.linspace(0, 1, 5, dtype=torch.float64, out=torch.zeros(2))
+torch.linspace(0, 1, 3, dtype=torch.bool)
+torch.linspace(0, 1, -1)
+torch.linspace(0, 1, 5.0)
+torch.linspace(0, 1, True)
+torch.linspace('a', 1, 5)
+torch.linspace(None, 1, 5)
+torch.linspace(0, [1], 5)
+torch.linspace(0, 1)
+torch.linspace(0, 1, 3, 4)
+torch.linspace(0, 1, 3, base=2)
+torch.linspace(0, 1, 3, requires_grad=1)
+torch.linspace(0, 1, 3, dtype='a')
+torch.linspace(0, 1, 3, out=1)
+torch.logspace(0, 1, 5)
+torch.logspace(0, 1, 5, 2)
+torch.logspace(0, 2, 3, base=2)
+torch.logspace(torch.tensor(1.0), 2, 3)
+torch.logspace(0, 1, 5, dtype=torch.int64)
+torch.logspace(0, 1, 5, dtype=torch.complex64)
+torch.logspace(0, 1, 5, dtype=torch.complex128)
+torch.logspace(0j, 1, 5)
+torch.logspace(-1, 1j, 5)
+torch.logspace(0, 2, 3, out=o)
+torch.logspace(0, 2, 3, out=torch.zeros(1))
+torch.logspace(0, 2, 3, requires_grad=True)
+torch.logspace(torch.tensor([0.0]), 1, 5)
+torch.logspace(torch.tensor([0.0]), torch.ones(2, 2), 5)
+torch.logspace(0, 1, 3, dtype=torch.bool)
+torch.logspace(0, 1, -2)
+torch.logspace(0, 1, 5.0)
+torch.logspace('a', 1, 5)
+torch.logspace(0, 1, 5, base='a')
+torch.logspace(0, 1)
+torch.logspace(0, 1, 3, 2, 3)
+torch.clamp(x, 0.5, 1.0)
+torch.clamp(x, min=0.5)
+torch.clamp(x, max=-1)
+torch.clamp(x, None, 2)
+torch.clamp(x, torch.tensor(0.5), 1)
+torch.clamp(x, torch.zeros(3), torch.ones(3))
+torch.clamp(x, torch.tensor(0.5), torch.tensor(1.0))
+torch.clamp(i, 1.5)
+torch.clamp(i, torch.tensor(1.5))
+torch.clamp(i.int(), -1, torch.tensor(0))
+torch.clamp(i.int(), torch.tensor(0), torch.tensor(5))
+torch.clamp(x, torch.zeros(3), 1)
+torch.clamp(x, torch.tensor(0.0, requires_grad=True), 1)
+torch.clamp(x)
+torch.clamp(x, 'a')
+torch.clamp(x, 0, 1, 2)
+torch.clamp(x, 0, out=o)
+torch.clamp(1, 0)
+torch.clip(x, -1, 0)
+torch.clip(x, torch.zeros(3), 1)
+torch.clip(i.int(), -1, torch.tensor(0))
+x.clamp(0.1, 0.2)
+x.clamp(min=torch.ones(3))
+x.clamp(torch.zeros(3), 1)
+x.clip(max=0)
+x.clip('a')
+y.clamp_(0.5, 1)
+y.clamp_(torch.ones(3))
+y.clip_(-1, -0.5)
+y.clip_(torch.ones(3), 1)
+x.where(x > 0, 2.0)
+x.where(x > 0, torch.ones(3))
+x.where(condition=x > 0, other=1)
+x.where(x > 0)
+x.where(x > 0, 'a')
+torch.result_type(x, 1)
+torch.result_type(i, 1.5)
+torch.result_type(1, 2.0)
+torch.result_type(i, torch.tensor(1.0))
+torch.result_type(tensor=i, other=x)
+torch.result_type(x)
+torch.result_type(x, None)
+torch.result_type(x, np.float64(2.5))
+torch.clamp_min(x, 'a')
+torch.clamp_min(x)
+x.clamp_min(None)
+x.clamp_max(torch.tensor(0.5))
+torch.clamp_max(x, np.array([0.5, 1.0, 2.0]))
+torch.lerp(x, x, 'a')
+torch.lerp(x, 'a', 0.5)
+torch.lerp(x, torch.zeros(3), 0.5)
+torch.masked_fill(x, x > 0, 'a')
+torch.masked_fill(x, x > 0, 2)
+x.masked_fill(x > 0, torch.tensor(2.0))
 """
 CALLS = [c.strip() for c in CALLS.strip().splitlines()]
 
@@ -278,6 +393,18 @@ DIVERGES = {
         _raises("dtype must be a minitorch.dtype (e.g. minitorch.float32), got str"),
         DTYPE,
     ),
+    "torch.linspace(0, 1, 3, dtype='a')": (
+        _raises("dtype must be a minitorch.dtype (e.g. minitorch.float32), got str"),
+        DTYPE,
+    ),
+    "torch.linspace(0, 1, 3, out=1)": (
+        _raises("argument 'out' must be Tensor, not int"),
+        "FactoryOut's words (bind_factory.cpp), shared by every factory's out=; a row's out= is no caster",
+    ),
+    "torch.clamp(x, 0, out=o)": (
+        _raises("result type Double can't be cast to the desired output type Short", "RuntimeError"),
+        "the out= rule's words (castable, bind_out.cpp), as clamp's hand binding had them",
+    ),
     "x.new_zeros(2, dtype=torch.int64, requires_grad=True)": (
         _raises("only Tensors of floating point dtype can require gradients", "RuntimeError"),
         GRAD,
@@ -320,9 +447,13 @@ SOURCE = """
 def cases(torch, calls):
     import math
 
+    import numpy as np
+
     def outcome(value, random):
         if isinstance(value, torch.Tensor):
-            v = None if random else value.detach().tolist()
+            v = None if random else value.detach()
+            # complex values as [real, imag] pairs: the outcomes travel as JSON
+            v = v if v is None else (torch.view_as_real(v) if v.dtype.is_complex else v).tolist()
             if isinstance(v, list) and any(isinstance(e, float) and math.isnan(e) for e in _flat(v)):
                 v = "nan"
             return ["tensor", str(value.dtype), list(value.shape), v, value.requires_grad]
@@ -343,6 +474,7 @@ def cases(torch, calls):
         torch.manual_seed(0)
         env = {
             "torch": torch,
+            "np": np,
             "x": torch.zeros(2, 3, dtype=torch.float64),
             "i": torch.tensor([1, 2]),
             "y": torch.zeros(3),

@@ -195,8 +195,8 @@ def test_generator_rejects_malformed_method_only_rows():
     assert "'method_only' stands alone" in _err(
         "func foo(Tensor self) -> Tensor\n  variants: method_only out\n"
     )
-    assert "a method_only row starts with 'Tensor self'" in _err(
-        "func foo(int n, Tensor self) -> Tensor\n  variants: method_only\n"
+    assert "a method or in-place form needs a 'Tensor self' argument" in _err(
+        "func foo(int n, Tensor x) -> Tensor\n  variants: method_only\n"
     )
     assert "'int...' is the first argument or follows 'Tensor self'" in _err(
         "func foo(Tensor self, int n, int... size) -> Tensor\n  variants: method_only\n"
@@ -205,6 +205,16 @@ def test_generator_rejects_malformed_method_only_rows():
         "func foo(Tensor self, Tensor(a!) other) -> Tensor\n  variants: method_only\n"
     )
     assert "a 'Tensor(a!) self' row is a method_only row" in _err("func foo_(Tensor(a!) self) -> Tensor\n")
+
+
+def test_a_method_only_row_may_take_its_self_second():
+    # Tensor.where(condition, other) is where(condition, self, other): the method's tensor stands second
+    op = BY_NAME["where"]
+    assert not op.function and [p.name for p in op.params] == ["condition", "self", "other"]
+    x = torch.tensor([1.0, -2.0, 3.0])
+    assert x.where(x > 0, 0.0).tolist() == [1.0, 0.0, 3.0]
+    assert x.where(condition=x < 0, other=torch.ones(3)).tolist() == [1.0, -2.0, 1.0]
+    assert not hasattr(torch._C, "where")  # torch.where is Python's (where(condition) is nonzero's)
 
 
 def test_new_factories_are_method_only_rows():
