@@ -173,6 +173,18 @@ void init_reduce(py::module_& m, TensorClass& cls) {
       if (with_mean)
         MT_CHECK_NOT_IMPLEMENTED(is_inexact(x.dtype()), name,
                                  " only support floating point and complex dtypes");
+      // PyTorch warns when the correction leaves no degree of freedom (the result is inf or nan)
+      double n = 1;
+      if (dim.dims.empty())
+        n = static_cast<double>(x.numel());
+      else
+        for (int64_t d : dim.dims)
+          n *= static_cast<double>(x.dim() == 0 ? 1 : x.sizes()[wrap_dim(d, x.dim())]);
+      if (n - correction <= 0)
+        warn(std::string(name) +
+             "(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
+             "(input "
+             "numel divided by output numel).");
       Tensor spread = nogil(
           [&] {
             return is_std ? std(x, dim.dims, correction, keepdim) : var(x, dim.dims, correction, keepdim);

@@ -3459,7 +3459,7 @@ def test_inplace_composites_keep_their_backward():
         (
             "cumprod_",
             (0,),
-            np.array([base[1] + base[1] * base[2], base[0] + base[0] * base[2], base[0] * base[1]]),
+            np.array([1 + base[1] + base[1] * base[2], base[0] + base[0] * base[2], base[0] * base[1]]),
         ),
         ("float_power_", (2,), 2 * base),
     ):
@@ -3468,3 +3468,31 @@ def test_inplace_composites_keep_their_backward():
         getattr(y, name)(*args)
         y.sum().backward()
         np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-10, err_msg=name)
+
+
+def test_var_std_warn_without_degrees_of_freedom():
+    """PyTorch's warning when the correction leaves no degree of freedom, with the op's own name"""
+    T = minitorch
+    for call, name in (
+        (lambda: T.var(T.ones(3, 1), 1), "var"),
+        (lambda: T.std(T.ones(3), correction=3), "std"),
+        (lambda: T.var_mean(T.ones(2, 2), 0, correction=2), "var_mean"),
+        (
+            lambda: T.std_mean(T.ones(2), correction=5),
+            "std_mean",
+        ),
+        (lambda: T.var(T.empty(0)), "var"),
+    ):
+        with pytest.warns(
+            UserWarning,
+            match=re.escape(
+                f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor"
+            ),
+        ):
+            call()
+    import warnings as w
+
+    with w.catch_warnings():
+        w.simplefilter("error")
+        assert T.var(T.ones(3), correction=2).item() == 0.0  # one degree left: no warning
+        T.var(T.empty(0, 3), 1)

@@ -278,7 +278,7 @@ def test_tensor_type_with_legacy_types():
 
 
 def test_set_default_tensor_type(restore_defaults, monkeypatch):
-    monkeypatch.setattr(minitorch._legacy, "_warned", set())  # the warning is once per process
+    monkeypatch.setattr(minitorch._switches, "_warned", set())  # the warning is once per process
     with pytest.warns(UserWarning, match=r"set_default_tensor_type\(\) is deprecated as of PyTorch 2.1"):
         minitorch.set_default_tensor_type(minitorch.DoubleTensor)
     with warnings.catch_warnings(record=True) as rec:
