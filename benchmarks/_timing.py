@@ -171,3 +171,35 @@ def find_torch_python(arg):
             if r.returncode == 0:
                 return py
     return None
+
+
+def thread_cpu_min(fn, number, repeat):
+    """fn's best time per call in the calling thread's CPU time (a loaded machine's waits are not counted)."""
+    return min(timeit.repeat(fn, number=number, repeat=repeat, timer=time.thread_time)) / number
+
+
+def capability_main(script, doc, child, header="op", caps="avx2,avx512", number=100, repeat=7):
+    """The driver of the per-capability ratio tables (bench_unary_f32, bench_act_rows, bench_special_gaps): one
+    child process per MINITORCH_CPU_CAPABILITY (ATEN_CPU_CAPABILITY set alike) runs child(number, repeat, only)
+    and prints {"caps": [ours, PyTorch's], "rows": [[name, our us, PyTorch's us], ...]} as JSON; the parent
+    prints a markdown table with R = PyTorch time / ours."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--caps", default=caps)
+    ap.add_argument("--number", type=int, default=number)
+    ap.add_argument("--repeat", type=int, default=repeat)
+    ap.add_argument("-k", default="", help="only rows whose names contain one of these (comma separated)")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    only = [s for s in args.k.split(",") if s]
+    if args.child:
+        return child(args.number, args.repeat, only)
+    print(f"| {header} | capability (ours / PyTorch's) | minitorch (us) | PyTorch (us) | R |")
+    print("|---|---|---|---|---|")
+    for cap in args.caps.split(","):
+        env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap, ATEN_CPU_CAPABILITY=cap, OMP_NUM_THREADS="1")
+        cmd = [sys.executable, script, "--child", "--number", str(args.number), "--repeat", str(args.repeat)]
+        cmd += ["-k", args.k] if args.k else []
+        res = json.loads(subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout)
+        caps_taken = " / ".join(res["caps"])
+        for name, ours, theirs in res["rows"]:
+            print(f"| {name} | {caps_taken} | {ours:.1f} | {theirs:.1f} | {theirs / ours:.2f} |", flush=True)

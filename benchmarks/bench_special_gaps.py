@@ -8,12 +8,13 @@ so a loaded machine's waits do not enter either column; one thread, 256x256 valu
 The Python running this needs both minitorch and PyTorch importable (the oracle's venv with PYTHONPATH=python).
 MINITORCH_CPU_CAPABILITY and ATEN_CPU_CAPABILITY are set for each child, which prints what each library took."""
 
-import argparse
 import json
 import os
-import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _timing import capability_main
 
 # (row name, expression over torch and x (y: igamma's second operand), dtype, x's range)
 CASES = [
@@ -66,34 +67,9 @@ def child(number, repeat, names):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--caps", default="avx512,avx2")
-    ap.add_argument("--number", type=int, default=20)
-    ap.add_argument("--repeat", type=int, default=15)
-    ap.add_argument("-k", default="", help="comma-separated substrings of the row names to run")
-    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    args = ap.parse_args()
-    names = [k for k in args.k.split(",") if k]
-    if args.child:
-        return child(args.number, args.repeat, names)
-    print("| op, dtype, x in | capability (ours / PyTorch's) | minitorch (us) | PyTorch (us) | R |")
-    print("|---|---|---|---|---|")
-    for cap in args.caps.split(","):
-        env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap, ATEN_CPU_CAPABILITY=cap, OMP_NUM_THREADS="1")
-        cmd = [
-            sys.executable,
-            __file__,
-            "--child",
-            "--number",
-            str(args.number),
-            "--repeat",
-            str(args.repeat),
-        ]
-        cmd += ["-k", args.k] if args.k else []
-        res = json.loads(subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout)
-        caps = " / ".join(res["caps"])
-        for name, ours, theirs in res["rows"]:
-            print(f"| {name} | {caps} | {ours:.1f} | {theirs:.1f} | {theirs / ours:.2f} |")
+    capability_main(
+        __file__, __doc__, child, header="op, dtype, x in", caps="avx512,avx2", number=20, repeat=15
+    )
 
 
 if __name__ == "__main__":

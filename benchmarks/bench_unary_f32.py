@@ -8,13 +8,12 @@ bench_sweep.py's medium float32 rows.
 The Python running this needs both minitorch and PyTorch importable (the oracle's venv with PYTHONPATH=python).
 MINITORCH_CPU_CAPABILITY and ATEN_CPU_CAPABILITY are set for each child, which prints what each library took."""
 
-import argparse
 import json
 import os
-import subprocess
 import sys
-import time
-import timeit
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _timing import capability_main, thread_cpu_min
 
 CASES = [
     ("log", "torch.log(x)"),
@@ -33,7 +32,7 @@ CASES = [
 ]
 
 
-def child(number, repeat):
+def child(number, repeat, only):
     import numpy as np
     import torch as real
 
@@ -51,41 +50,19 @@ def child(number, repeat):
         "rows": [],
     }
     for name, expr in CASES:
+        if only and not any(o in name for o in only):
+            continue
         t = {}
         for lib, (torch, F, x) in libs.items():
             fn = eval("lambda: " + expr, {"torch": torch, "F": F, "x": x})
             fn()
-            t[lib] = min(timeit.repeat(fn, number=number, repeat=repeat, timer=time.thread_time)) / number
+            t[lib] = thread_cpu_min(fn, number, repeat)
         out["rows"].append([name, t["minitorch"] * 1e6, t["torch"] * 1e6])
     print(json.dumps(out))
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--caps", default="avx2,avx512")
-    ap.add_argument("--number", type=int, default=100)
-    ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    args = ap.parse_args()
-    if args.child:
-        return child(args.number, args.repeat)
-    print("| op | capability (ours / PyTorch's) | minitorch (us) | PyTorch (us) | R |")
-    print("|---|---|---|---|---|")
-    for cap in args.caps.split(","):
-        env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap, ATEN_CPU_CAPABILITY=cap, OMP_NUM_THREADS="1")
-        cmd = [
-            sys.executable,
-            __file__,
-            "--child",
-            "--number",
-            str(args.number),
-            "--repeat",
-            str(args.repeat),
-        ]
-        res = json.loads(subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout)
-        caps = " / ".join(res["caps"])
-        for name, ours, theirs in res["rows"]:
-            print(f"| {name} | {caps} | {ours:.1f} | {theirs:.1f} | {theirs / ours:.2f} |")
+    capability_main(__file__, __doc__, child)
 
 
 if __name__ == "__main__":
