@@ -2,6 +2,8 @@
 // messages; 1-d pooling runs as 2-d with a unit height; unbatched inputs gain and lose a batch dim.
 #include "ops/pool.h"
 
+#include <cstring>
+
 #include "core/SafeMath.h"
 #include "generated/native.h"
 #include "ops/copy.h"
@@ -81,7 +83,10 @@ PoolSetup setup_pool(const Tensor& input_, IntArrayRef kernel_size, IntArrayRef 
   }
   // PyTorch's CPU avg_pool kernel also takes int64 (each sum truncated by its divisor); its CUDA one does not
   const bool long_avg = !is_max && input_.dtype() == ScalarType::Long;
-  if (!long_avg || input_.is_cuda())
+  // ...and its CPU max_pool2d kernel (with indices: every max_pool but max_pool1d's own) every dtype but bool
+  const bool int_max = is_max && !input_.is_cuda() && std::strcmp(kernel, "max_pool2d") == 0 &&
+                       input_.dtype() != ScalarType::Bool;
+  if ((!long_avg || input_.is_cuda()) && !int_max)
     check_float_pool(input_, long_avg ? "avg_pool2d_out_cuda_frame" : kernel);
   for (int64_t i = 0; i < nd; ++i) {
     MT_CHECK(k[i] > 0, "kernel size should be greater than zero, but got ", shape_str(k));

@@ -136,7 +136,6 @@ KNOWN_DIFFERENCES = {
         ("conv_forward_stub", d): "integer convolution is not implemented (PyTorch's slow_conv2d runs it)"
         for d in INTS
     },
-    **{("max_pool2d_stub", d): "integer max pooling is not implemented" for d in INTS},
     **{
         (
             "foreach_stub",

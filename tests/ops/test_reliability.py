@@ -3496,3 +3496,26 @@ def test_var_std_warn_without_degrees_of_freedom():
         w.simplefilter("error")
         assert T.var(T.ones(3), correction=2).item() == 0.0  # one degree left: no warning
         T.var(T.empty(0, 3), 1)
+
+
+def test_max_pool_integer_inputs_on_the_cpu():
+    """PyTorch's CPU max_pool2d (and the max-pools with indices over it) takes every dtype but bool; the 1-d form
+    without indices and adaptive max pooling stay floating-only, as its kernels"""
+    T = minitorch
+    F = T.nn.functional
+    a = np.arange(-8, 8).reshape(1, 1, 4, 4)[:, :, ::-1].copy()
+    for dt, npdt in ((T.int64, np.int64), (T.int32, np.int32), (T.int8, np.int8), (T.uint8, np.uint8)):
+        src = a - a.min() if dt == T.uint8 else a
+        x = T.tensor(src.astype(npdt), dtype=dt)
+        v, i = F.max_pool2d(x, 2, return_indices=True)
+        want = src.reshape(1, 1, 2, 2, 2, 2).transpose(0, 1, 2, 4, 3, 5).reshape(1, 1, 2, 2, 4).max(-1)
+        assert v.dtype == dt and v.tolist() == want.tolist()
+        assert T.equal(x.reshape(-1)[i.reshape(-1)].reshape(v.shape), v)
+    m = T.tensor([[[-5, -3, -9, -1]]])  # all negative: the start of a max is the dtype's lowest, not 0
+    assert F.max_pool1d(m, 2, return_indices=True)[0].tolist() == [[[-3, -1]]]
+    with pytest.raises(NotImplementedError, match="\"max_pool1d_impl\" not implemented for 'Long'"):
+        F.max_pool1d(m, 2)
+    with pytest.raises(NotImplementedError, match="\"adaptive_max_pool2d\" not implemented for 'Long'"):
+        F.adaptive_max_pool2d(T.tensor(a), 2)
+    with pytest.raises(NotImplementedError, match="\"max_pool2d\" not implemented for 'Bool'"):
+        F.max_pool2d(T.tensor(a) > 0, 2)

@@ -145,6 +145,16 @@ int64_t max_pool_taps_f32(const float* x, int64_t ow, int64_t hi, int64_t k, int
 }
 #endif
 
+// The start of a max: -inf for floating types, the smallest value for integers (PyTorch's CPU max_pool2d
+// takes every dtype but bool; a window is never empty, so its first element always replaces this)
+template <typename A>
+constexpr A lowest_value() {
+  if constexpr (std::numeric_limits<A>::has_infinity)
+    return -std::numeric_limits<A>::infinity();
+  else
+    return std::numeric_limits<A>::lowest();
+}
+
 template <typename T>
 void max_pool_row(const T* x, int64_t W, int64_t oW, const PoolArgs& a, T* o, int64_t* ix) {
   using acc_t = opmath_t<T>;
@@ -154,7 +164,7 @@ void max_pool_row(const T* x, int64_t W, int64_t oW, const PoolArgs& a, T* o, in
     int64_t w0 = ow * s - pad;
     const int64_t w1 = std::min(w0 + (k - 1) * d + 1, W);
     while (w0 < 0) w0 += d;
-    acc_t best = -std::numeric_limits<acc_t>::infinity();
+    acc_t best = lowest_value<acc_t>();
     int64_t bi = w0;
     for (int64_t w = w0; w < w1; w += d) {
       const acc_t v = static_cast<acc_t>(x[w]);
@@ -266,7 +276,7 @@ void max_pool_loop(const Tensor& out, const Tensor& indices, const Tensor& input
             w1 = std::min(w0 + (a.kernel[1] - 1) * dw + 1, p.W);
             while (w0 < 0) w0 += dw;
           }
-          acc_t best = -std::numeric_limits<acc_t>::infinity();
+          acc_t best = lowest_value<acc_t>();
           int64_t bi = h0 * p.W + w0;
           for (int64_t h = h0; h < h1; h += dh) {
             const T* row = x + h * p.W;
@@ -426,8 +436,8 @@ void max_pool2d_backward_cpu(const Tensor& grad_in, const Tensor& grad_out, cons
 }
 
 void max_pool2d_cpu(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolArgs& a) {
-  MT_DISPATCH_FLOATING_TYPES(input.dtype(), "max_pool2d",
-                             [&] { max_pool_loop<scalar_t>(out, indices, input, a); });
+  MT_DISPATCH_NUMERIC_TYPES(input.dtype(), "max_pool2d",
+                            [&] { max_pool_loop<scalar_t>(out, indices, input, a); });
 }
 void avg_pool2d_cpu(const Tensor& out, const Tensor& input, const PoolArgs& a) {
   if (input.dtype() == ScalarType::Long) return avg_pool_loop<int64_t>(out, input, a);
