@@ -287,15 +287,17 @@ MT_HD_INLINE double digamma_double(double x) {
 }
 
 // trigamma, polygamma(1, x): x <= 0 by reflection psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x) (+inf at the
-// poles, -inf included), then the recurrence psi1(x) = 1 / x^2 + psi1(x + 1) up to x >= 10 and there the
-// asymptotic series 1/x + 1/(2x^2) + sum_k B_2k / x^(2k+1) to B_18 (the next term, B_20 / x^20 of the result,
-// is under 6e-18 of it). PyTorch's direct series (its calc_trigamma: six steps up, the series to B_6, 1e-8
-// relative); the Hurwitz zeta this replaced took a pow() per term, 25x PyTorch's time.
+// poles; NaN at -inf, where the poles crowd and there is no limit, as PyTorch's), then the recurrence psi1(x)
+// = 1 / x^2 + psi1(x + 1) up to x >= 10 and there the asymptotic series 1/x + 1/(2x^2) + sum_k B_2k /
+// x^(2k+1) to B_18 (the next term, B_20 / x^20 of the result, is under 6e-18 of it). PyTorch's direct series
+// (its calc_trigamma: six steps up, the series to B_6, 1e-8 relative); the Hurwitz zeta this replaced took a
+// pow() per term, 25x PyTorch's time.
 MT_HD_INLINE double trigamma_double(double x) {
   const double pi = 3.14159265358979323846;
   if (x != x) return x;
   double reflected = 0.0, sign = 1.0;
   if (x <= 0.0) {
+    if (x == -HUGE_VAL) return x - x;  // NaN
     if (x == floor(x)) return HUGE_VAL;
     // sin^2(pi x) = sin^2(pi r), r = x - nearest integer (exact, |r| <= 1/2): pi r keeps r's digits, where pi
     // times x's fraction lost them near a pole (80 ulp at 0.012 from -40)
