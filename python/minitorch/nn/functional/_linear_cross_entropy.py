@@ -18,7 +18,7 @@ __all__ = ["LinearCrossEntropyOptions", "linear_cross_entropy"]
 _ACC_POLICIES = ("auto", "accurate", "compact")
 
 
-@dataclasses.dataclass(slots=True, frozen=True)
+@dataclasses.dataclass(frozen=True)
 class LinearCrossEntropyOptions:
     """Options of the chunked linear_cross_entropy (PyTorch's fields and checks).
 
