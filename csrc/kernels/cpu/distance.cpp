@@ -304,24 +304,8 @@ void grad_row(const T* xi, const T* xt, const T* sv, int64_t n, int64_t m, T* gi
 // 4M values with y in [0.05, 8] and |y log x| up to 700 against long double (libm's pow: 0.52; PyTorch's
 // SLEEF pow: 1.0); the low part's error grows with y (7 ulp at y = 100), so a larger p keeps libm's pow.
 __attribute__((target("avx2,fma"))) inline __m256d pow_nonneg_avx2(__m256d x, __m256d y) {
-  const __m256d tiny = _mm256_cmp_pd(x, _mm256_set1_pd(2.2250738585072014e-308), _CMP_LT_OQ);
-  const __m256d xs = _mm256_blendv_pd(x, _mm256_mul_pd(x, _mm256_set1_pd(18014398509481984.0)), tiny);
-  __m256i ki;
-  const __m256d m = split_log_avx2(xs, ki);
-  const __m256d k = _mm256_sub_pd(i64_to_f64_avx2(ki), _mm256_and_pd(tiny, _mm256_set1_pd(54.0)));
-  const __m256d f = m - 1.0;
-  const __m256d s = f / (f + 2.0);
-  const __m256d z = s * s;
-  __m256d R = _mm256_set1_pd(1.479819860511658591e-01);
-  const double cs[] = {1.531383769920937332e-01, 1.818357216161805012e-01, 2.222219843214978396e-01,
-                       2.857142874366239149e-01, 3.999999999940941908e-01, 6.666666666666735130e-01};
-  for (double ci : cs) R = _mm256_fmadd_pd(R, z, _mm256_set1_pd(ci));
-  R = R * z;
-  const __m256d hf = f * 0.5;
-  const __m256d hfsq = hf * f;
-  const __m256d hfsq_lo = _mm256_fmsub_pd(hf, f, hfsq);
-  const __m256d hi = f - hfsq;
-  const __m256d lo = _mm256_fmadd_pd(s, hfsq + R, ((f - hi) - hfsq) - hfsq_lo);
+  __m256d k, hi, lo;
+  log_hi_lo_avx2_f64(x, k, hi, lo);  // avx2_math.h: log x = k ln2 + hi + lo
   // + k ln2 (ln2_hi's low 32 bits are zero: k ln2_hi is exact), TwoSum(k ln2_hi, hi), renormalized
   const __m256d kh = k * 6.93147180369123816490e-01;
   const __m256d kl = k * 1.90821492927058770002e-10;

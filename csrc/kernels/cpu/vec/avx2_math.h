@@ -977,13 +977,16 @@ static inline __m256d coshsinh_avx2_f64(__m256d x) {
 // rounding (an FMA) plus the s term. Then (hi + lo) (c_hi + c_lo) for c = log2(e) or log10(e) as a
 // double-double product, k (log2) or k log10(2) as hi + lo, and the two summed exactly (TwoSum) before the
 // last rounding: about half an ulp, powers of two exact in log2 (f = 0). Special values as log_avx2_f64.
-template <bool kTen>
-static inline __m256d log2or10_avx2_f64(__m256d x) {
+// log m = f - f^2/2 + s (f^2/2 + R) of x = 2^k m as hi + lo, with k (x >= 0; subnormals scaled by 2^54
+// first): hi = f - f^2/2 rounded, lo what that rounding lost (Fast2Sum) minus f^2/2's own rounding (an FMA)
+// plus the s term. The shared start of log2or10_avx2_f64 and pdist's pow_nonneg_avx2
+// (kernels/cpu/distance.cpp).
+static inline void log_hi_lo_avx2_f64(__m256d x, __m256d& k, __m256d& hi, __m256d& lo) {
   const __m256d tiny = _mm256_cmp_pd(x, _mm256_set1_pd(2.2250738585072014e-308), _CMP_LT_OQ);
   const __m256d xs = _mm256_blendv_pd(x, x * 18014398509481984.0, tiny);
   __m256i ki;
   const __m256d m = split_log_avx2(xs, ki);
-  const __m256d k = i64_to_f64_avx2(ki) - _mm256_and_pd(tiny, _mm256_set1_pd(54.0));
+  k = i64_to_f64_avx2(ki) - _mm256_and_pd(tiny, _mm256_set1_pd(54.0));
   const __m256d f = m - 1.0;
   const __m256d s = f / (f + 2.0);
   const __m256d z = s * s;
@@ -995,8 +998,14 @@ static inline __m256d log2or10_avx2_f64(__m256d x) {
   const __m256d hf = f * 0.5;
   const __m256d hfsq = hf * f;
   const __m256d hfsq_lo = _mm256_fmsub_pd(hf, f, hfsq);
-  const __m256d hi = f - hfsq;
-  const __m256d lo = _mm256_fmadd_pd(s, hfsq + R, ((f - hi) - hfsq) - hfsq_lo);
+  hi = f - hfsq;
+  lo = _mm256_fmadd_pd(s, hfsq + R, ((f - hi) - hfsq) - hfsq_lo);
+}
+
+template <bool kTen>
+static inline __m256d log2or10_avx2_f64(__m256d x) {
+  __m256d k, hi, lo;
+  log_hi_lo_avx2_f64(x, k, hi, lo);
   const __m256d ch = _mm256_set1_pd(kTen ? 0.4342944819032518 : 1.4426950408889634);
   const double cl = kTen ? 1.098319650216765e-17 : 2.0355273740931033e-17;
   const __m256d vh = hi * ch;
