@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import minitorch
 
@@ -141,6 +142,39 @@ def rerun_in_child(path, select, timeout=600, **env):
     assert " passed" in r.stdout  # rc 5 is "no test collected"; this also rules out all-skipped
 
 
+def child_json(code, **env):
+    """Runs `code` in a fresh interpreter with `env` added (a CPU capability is read once per process) and returns
+    the JSON it printed."""
+    r = subprocess.run(
+        [sys.executable, "-c", code], env=dict(os.environ, **env), capture_output=True, text=True, check=False
+    )
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def mpmath_reference(tmp_path_factory, child, arrays, args=(), timeout=600):
+    """Runs `child` (argv: the inputs' .npz, the output's .npz, then args) in the oracle Python, where mpmath
+    lives, over `arrays` saved as the inputs; returns (the inputs' path, the loaded reference). Skips without an
+    oracle Python or mpmath."""
+    py = os.environ.get("MINITORCH_ORACLE_PYTHON")
+    if not py or not os.path.exists(py):
+        pytest.skip("no oracle Python (MINITORCH_ORACLE_PYTHON) to run mpmath in")
+    d = tmp_path_factory.mktemp("mp")
+    src, ref = d / "x.npz", d / "ref.npz"
+    np.savez(src, **arrays)
+    r = subprocess.run(
+        [py, "-c", child, str(src), str(ref), *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if r.returncode != 0 and "No module named 'mpmath'" in r.stderr:
+        pytest.skip("the oracle Python has no mpmath")
+    assert r.returncode == 0, r.stderr
+    return src, np.load(ref)
+
+
 def cases_in_pytorch(source, modules, data=None):
     """Runs `source`, which defines cases(*modules[, data]) returning JSON values, under PyTorch (the oracle, as
     run_oracle: skipped without one) and returns their results. modules: (the module PyTorch's side imports,
@@ -173,8 +207,6 @@ def cases_here_and_in_pytorch(source, modules, data=None):
 def run_oracle(script, payload, timeout=600):
     """Runs `script` in the PyTorch of MINITORCH_ORACLE_PYTHON with `payload` as JSON on stdin, and returns the
     JSON of its last stdout line; skips the test where no such Python is set."""
-    import pytest
-
     py = os.environ.get("MINITORCH_ORACLE_PYTHON")
     if not py or not os.path.exists(py):
         pytest.skip("no PyTorch to compare with: set MINITORCH_ORACLE_PYTHON to a Python that imports torch")

@@ -3,15 +3,12 @@ shuffle, RReLU, alpha dropout, in-place activations, gumbel-softmax, EmbeddingBa
 Values against NumPy float64 formulas written here, gradients by gradcheck, modules against PyTorch's
 parameter names, reprs and errors."""
 
-import json
 import math
-import os
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from utils import child_json
 
 import minitorch
 from minitorch import nn
@@ -485,12 +482,7 @@ def test_logsigmoid_kernel_on_every_path(cap):
     # the one-pass kernel (min(x, 0) - log1p(exp(-|x|)), the table's vector row or the scalar functor) gives
     # the bits of the composite it replaced at every CPU capability, on strided input too, and float64 within
     # 2 ulp of the formula in x86's 64-bit-mantissa long double
-    env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
-    r = subprocess.run(
-        [sys.executable, "-c", _LOGSIGMOID_CHILD], env=env, capture_output=True, text=True, check=False
-    )
-    assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
+    out = child_json(_LOGSIGMOID_CHILD, MINITORCH_CPU_CAPABILITY=cap)
     a = np.concatenate([np.linspace(-110, 110, 4001), [0.0, -0.0, 1e-30, -1e-30, 88.5, -88.5, 745.0, -745.0]])
     al = a.astype(np.longdouble)
     want = (np.minimum(al, 0) - np.log1p(np.exp(-np.abs(al)))).astype(np.float64)
@@ -940,12 +932,7 @@ def test_pdist_general_p_on_every_path(cap):
     # |d|^p through the vector pow where the CPU's path has one (AVX-512's, AVX2's float32 through double,
     # pdist's own AVX2 float64 one for p <= 8), libm's elsewhere: every distance within a few ulp of the
     # long-double sum (a zero distance exactly 0, a row with inf or NaN gives inf or NaN as libm's pow)
-    env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
-    r = subprocess.run(
-        [sys.executable, "-c", _PDIST_CHILD], env=env, capture_output=True, text=True, check=False
-    )
-    assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
+    out = child_json(_PDIST_CHILD, MINITORCH_CPU_CAPABILITY=cap)
     x = np.random.default_rng(7).standard_normal((24, 21)) * 3
     x[3] = x[8]
     x[10, 4], x[11, 2] = np.inf, np.nan

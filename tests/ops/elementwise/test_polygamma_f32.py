@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+from utils import mpmath_reference
 
 CAPS = ["avx512", "avx2", "default"]
 ORDERS = [1, 2, 3, 4, 6, 7]
@@ -78,23 +79,13 @@ np.savez(sys.argv[2], **out)
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
-    py = os.environ.get("MINITORCH_ORACLE_PYTHON")
-    if not py or not os.path.exists(py):
-        pytest.skip("no oracle Python (MINITORCH_ORACLE_PYTHON) to run mpmath in")
-    d = tmp_path_factory.mktemp("pg")
-    src, ref = d / "x.npz", d / "ref.npz"
-    np.savez(src, pos=POS, neg=NEG, special=SPECIALS)
-    r = subprocess.run(
-        [py, "-c", _MP_CHILD, str(src), str(ref), json.dumps(ORDERS)],
-        check=False,
-        capture_output=True,
-        text=True,
+    return mpmath_reference(
+        tmp_path_factory,
+        _MP_CHILD,
+        {"pos": POS, "neg": NEG, "special": SPECIALS},
+        [json.dumps(ORDERS)],
         timeout=900,
     )
-    if r.returncode != 0 and "No module named 'mpmath'" in r.stderr:
-        pytest.skip("the oracle Python has no mpmath")
-    assert r.returncode == 0, r.stderr
-    return src, np.load(ref)
 
 
 @pytest.mark.parametrize("cap", CAPS)

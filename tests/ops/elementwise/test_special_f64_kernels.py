@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+from utils import mpmath_reference
 
 import minitorch
 
@@ -85,19 +86,7 @@ np.savez(sys.argv[2], **out)
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
-    py = os.environ.get("MINITORCH_ORACLE_PYTHON")
-    if not py or not os.path.exists(py):
-        pytest.skip("no oracle Python (MINITORCH_ORACLE_PYTHON) to run mpmath in")
-    d = tmp_path_factory.mktemp("mp")
-    src, ref = d / "x.npz", d / "ref.npz"
-    np.savez(src, **INPUTS)
-    r = subprocess.run(
-        [py, "-c", _MP_CHILD, str(src), str(ref)], check=False, capture_output=True, text=True, timeout=600
-    )
-    if r.returncode != 0 and "No module named 'mpmath'" in r.stderr:
-        pytest.skip("the oracle Python has no mpmath")
-    assert r.returncode == 0, r.stderr
-    return src, np.load(ref)
+    return mpmath_reference(tmp_path_factory, _MP_CHILD, INPUTS)
 
 
 def _ours(src, tmp_path, cap):
