@@ -1,4 +1,5 @@
-"""nn breadth ops (unfold/fold, embedding_bag, rms_norm, prelu, cosine_similarity) on the CPU: minitorch
+"""nn breadth ops (unfold/fold, embedding_bag, rms_norm, prelu, cosine_similarity, AdaptiveLogSoftmaxWithLoss) on
+the CPU: minitorch
 against a NumPy formulation, and against PyTorch when `import torch` works (run with PyTorch's Python and
 PYTHONPATH=python). Prints seconds per call and the ratios minitorch / NumPy and minitorch / PyTorch."""
 
@@ -112,6 +113,48 @@ def cases():
             "cosine_similarity 4096x256",
             per_lib(lambda L, f: lambda u=L.from_numpy(a), v=L.from_numpy(b): f.cosine_similarity(u, v)),
             lambda: (a * b).sum(1) / np.sqrt(((a * a).sum(1) * (b * b).sum(1)).clip(1e-16)),
+        )
+    )
+    # AdaptiveLogSoftmaxWithLoss over 512 rows, 20k classes in a 2k shortlist and two tail clusters, the same
+    # weights in both libraries; NumPy: the head's log-softmax and each row's cluster log-softmax, picked
+    asm_w = {"head": rng.standard_normal((2002, 256)).astype(np.float32) / 16}
+    for i, (hid, osz) in enumerate(((64, 8000), (16, 10000))):
+        asm_w[f"t{i}a"] = rng.standard_normal((hid, 256)).astype(np.float32) / 16
+        asm_w[f"t{i}b"] = rng.standard_normal((osz, hid)).astype(np.float32) / 4
+    asm_x = rng.standard_normal((512, 256)).astype(np.float32)
+    asm_t = rng.integers(0, 20000, 512)
+
+    def asm_module(L):
+        m = L.nn.AdaptiveLogSoftmaxWithLoss(256, 20000, [2000, 10000], div_value=4.0)
+        with L.no_grad():
+            m.head.weight.copy_(L.from_numpy(asm_w["head"]))
+            for i in range(2):
+                m.tail[i][0].weight.copy_(L.from_numpy(asm_w[f"t{i}a"]))
+                m.tail[i][1].weight.copy_(L.from_numpy(asm_w[f"t{i}b"]))
+        return m
+
+    def np_log_softmax(z):
+        z = z - z.max(1, keepdims=True)
+        return z - np.log(np.exp(z).sum(1, keepdims=True))
+
+    def np_asm():
+        head = np_log_softmax(asm_x @ asm_w["head"].T)
+        out = head[np.arange(512), np.minimum(asm_t, 2000)].copy()
+        for i, (lo, hi) in enumerate(((2000, 10000), (10000, 20000))):
+            rows = np.nonzero((asm_t >= lo) & (asm_t < hi))[0]
+            z = np_log_softmax((asm_x[rows] @ asm_w[f"t{i}a"].T) @ asm_w[f"t{i}b"].T)
+            out[rows] = head[rows, 2000 + i] + z[np.arange(len(rows)), asm_t[rows] - lo]
+        return -out.mean()
+
+    out.append(
+        (
+            "AdaptiveLogSoftmaxWithLoss 512x256, 20k classes",
+            per_lib(
+                lambda L, f: (
+                    lambda m=asm_module(L), t=L.from_numpy(asm_x), y=L.from_numpy(asm_t): m(t, y).loss
+                )
+            ),
+            np_asm,
         )
     )
     return out
