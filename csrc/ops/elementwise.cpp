@@ -637,24 +637,38 @@ Tensor native::clamp(const Tensor& self, const std::optional<Tensor>& min, const
   // over two broadcast bound tensors
   double b[2];
   if ((dt == ScalarType::Float || dt == ScalarType::Double) && self.dtype() == dt &&
-      number_bounds(min, max, b))
+      number_bounds(min, max, b)) {
+    // PyTorch converts a number bound to the dtype: a finite one past float's range overflows
+    for (double v : b)
+      MT_CHECK(dt == ScalarType::Double || std::isinf(v) || std::abs(v) <= 3.4028234663852886e38,
+               "value cannot be converted to type float without overflow");
     return param_unary(self, ParamUnaryOp::clamp, b[0], b[1], 0.0);
+  }
+  if (is_floating(dt)) {
+    for (const std::optional<Tensor>* t : {&min, &max})
+      if (*t && (*t)->impl()->is_wrapped_number() && !is_complex((*t)->dtype()))
+        check_scalar_fits(item(**t), dt);
+  }
   DimVector shape = self.sizes();
   if (min) shape = broadcast_shapes(shape, min->sizes());
   if (max) shape = broadcast_shapes(shape, max->sizes());
   Tensor x = prepare(self, dt, dev);
   // A Python integer bound outside an integer dtype's range saturates instead of wrapping (clamp_min(uint8,
-  // -1) keeps x, as PyTorch), so the comparison means what it says
-  auto bound = [&](const Tensor& b) {
+  // -1) keeps x, as PyTorch); a bound that would clamp everything outside the range (a max below the lowest
+  // value, a min above the highest) is refused, as PyTorch's
+  auto bound = [&](const Tensor& b, bool is_max) {
     if (!is_integral(dt, false) || !b.impl()->is_wrapped_number() || !is_integral(b.dtype(), false)) return b;
     int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
     MT_DISPATCH_INTEGRAL_TYPES(dt, "clamp", [&] {
       lo = std::numeric_limits<scalar_t>::min(), hi = std::numeric_limits<scalar_t>::max();
     });
     const int64_t v = item(b).to_long();
+    MT_CHECK(is_max ? v >= lo : v <= hi, "Clamp ", is_max ? "max" : "min", " value ", v,
+             " is outside the representable range of ", dtype_short_name(dt));
     return v < lo ? wrapped_scalar(Scalar(lo)) : v > hi ? wrapped_scalar(Scalar(hi)) : b;
   };
-  Tensor l = min ? prepare(bound(*min), dt, dev) : x, h = max ? prepare(bound(*max), dt, dev) : x;
+  Tensor l = min ? prepare(bound(*min, false), dt, dev) : x;
+  Tensor h = max ? prepare(bound(*max, true), dt, dev) : x;
   Tensor out = empty_for_iter(shape, dt, dev, {&self, &lo, &hi});
   if (out.numel() == 0) return out;
   TensorIter it = TensorIter::make({out, x, l, h});
@@ -796,11 +810,16 @@ const Tensor& polygamma_(int64_t n, const Tensor& self) {
 // fuzzer). One kernel (kernels/functors.h fn::Lerp); with gradients the same formula from differentiable ops.
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
   const bool number = weight.impl()->is_wrapped_number();
-  if (!is_inexact(self.dtype()))  // PyTorch's kernels: on the CPU named by the weight's kind
+  // PyTorch's kernels run in the operands' result type (a 0-dim floating weight lifts integer ends), named on
+  // the CPU by the weight's kind
+  // (a number weight lifts nothing: lerp(int, int, 0.5) is refused)
+  const ScalarType dt = result_type({self, end, weight});
+  const ScalarType kernel_dt = number ? result_type({self, end}) : dt;
+  if (!is_inexact(kernel_dt))
     dtype_not_implemented(self.is_cuda() ? "lerp_cuda"
                           : number       ? "lerp_kernel_scalar"
                                          : "lerp_kernel_tensor",
-                          self.dtype());
+                          kernel_dt);
   // PyTorch's checks: end has self's dtype; so does a weight tensor unless it is 0-dim. The result is the
   // operands' result_type (three 0-dim tensors can widen it).
   MT_CHECK(end.dtype() == self.dtype(), "expected dtype ", cpp_type_name(self.dtype()),
@@ -808,7 +827,6 @@ Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
   MT_CHECK(number || weight.dim() == 0 || weight.dtype() == self.dtype(), "expected dtype ",
            cpp_type_name(self.dtype()), " for `weight` but got dtype ", cpp_type_name(weight.dtype()));
   Device dev = common_device({&self, &end, &weight});
-  ScalarType dt = result_type({self, end, weight});
   if (needs_grad(self, end, weight)) {
     Tensor a = to(self, dt, dev), b = to(end, dt, dev), diff = sub(b, a);
     if (number) {  // the weight is a number: the branch is known, 1 - w stays a number

@@ -360,6 +360,7 @@ void check_dim_index(const Tensor& self, int64_t dim, const Tensor& index, const
                      const Tensor* other) {
   MT_CHECK(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int, op,
            "(): Expected dtype int32/int64 for index");
+  if (index.numel() == 0) return;  // PyTorch checks the shapes of a non-empty index only
   MT_CHECK(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1),
            "Index tensor must have the same number of dimensions as ",
            std::string(op) == "gather" ? "input" : "self", " tensor");
@@ -447,11 +448,11 @@ const Tensor& scatter_mode_(const Tensor& self, int64_t dim, const Tensor& index
   // PyTorch's scatter_shape_check: a 0-dim src counts as one element along one dim (so it fills a 0- or 1-dim
   // index of one element), never as a scalar broadcast (the `value=` overload expands its number in the
   // binding); more or fewer dims than index are refused before any offset is computed from them
-  MT_CHECK(std::max<int64_t>(src.dim(), 1) == std::max<int64_t>(index_.dim(), 1),
+  MT_CHECK(index_.numel() == 0 || std::max<int64_t>(src.dim(), 1) == std::max<int64_t>(index_.dim(), 1),
            "Index tensor must have the same number of dimensions as src tensor");
   Tensor s = src.dim() == 0 ? reshape(to(src, src.dtype(), self.device()), {1}) : src;
   check_dim_index(self, d, index_, "scatter", &s);
-  if (self.is_meta()) return self;
+  if (self.is_meta() || index_.numel() == 0) return self;
   const Tensor index = as_long_index(index_);
   ScatterDimFn kernel = scatter_dim_stub.fns[static_cast<int>(self.device().type)];
   if (use_dim_kernel(self, d, index, reinterpret_cast<const void*>(kernel)) && s.dim() == index.dim()) {

@@ -277,13 +277,19 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<T
 
 // ---- composites
 
+// PyTorch's pointwise loss kernels run on the promoted dtype, so a bool operand beside a floating one is read
+// as 0/1 there; our compositions subtract, which refuses bool: the bool side is converted first
+static Tensor unbool(const Tensor& t, ScalarType common) {
+  return t.dtype() == ScalarType::Bool && common != ScalarType::Bool ? to(t, common, t.device()) : t;
+}
+
 Tensor native::mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   // PyTorch's kernel runs in the promoted dtype, floating types only
   ScalarType common = result_type(input, target);
   MT_CHECK_NOT_IMPLEMENTED(is_floating(common), "\"mse", input.is_cuda() ? "_cuda" : "_cpu",
                            "\" not implemented for '", dtype_short_name(common), "'");
   // one autograd node instead of three (sub, mul, mean): its backward is 2 (x - t) scaled, two kernels
-  Tensor d = sub(input, target);
+  Tensor d = sub(unbool(input, common), unbool(target, common));
   return apply_reduction(mul(d, d), reduction);
 }
 
@@ -317,7 +323,8 @@ Tensor native::smooth_l1_loss(const Tensor& input, const Tensor& target, Reducti
   if (beta == 0.0) return l1_loss(input, target, reduction);
   if (huber_fused(input, target))
     return huber_fused_forward(input, target, HuberKind::smooth_l1, beta, reduction);
-  Tensor z = abs(sub(input, target));
+  const ScalarType common = result_type(input, target);
+  Tensor z = abs(sub(unbool(input, common), unbool(target, common)));
   Tensor quad = mul(mul(z, z), S(0.5 / beta));
   Tensor lin = sub(z, S(0.5 * beta));
   return apply_reduction(mt::where(lt(z, S(beta)), quad, lin), reduction);
@@ -334,7 +341,7 @@ Tensor native::huber_loss(const Tensor& input, const Tensor& target, Reduction r
                            "\" not implemented for '", dtype_short_name(common), "'");
   if (huber_fused(input, target))
     return huber_fused_forward(input, target, HuberKind::huber, delta, reduction);
-  Tensor z = abs(sub(input, target));
+  Tensor z = abs(sub(unbool(input, common), unbool(target, common)));
   Tensor quad = mul(mul(z, z), S(0.5));
   Tensor lin = mul(sub(z, S(0.5 * delta)), S(delta));
   Tensor loss = mt::where(lt(z, S(delta)), quad, lin);
@@ -455,7 +462,12 @@ Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction red
   DimVector shape = broadcast_shapes(input.sizes(), target.sizes());
   MT_CHECK(IntArrayRef(shape).equals(input.sizes()), "output with shape ", shape_str(input.sizes()),
            " doesn't match the broadcast shape ", shape_str(shape));
-  if (!is_floating(input.dtype()) && input.dtype() != ScalarType::Bool) {
+  // PyTorch's kernel negates input first
+  MT_CHECK_NOT_IMPLEMENTED(
+      input.dtype() != ScalarType::Bool,
+      "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+      "invert a mask, use the `~` or `logical_not()` operator instead.");
+  if (!is_floating(input.dtype())) {
     ScalarType r = result_type(input, target);
     MT_CHECK(false, "result type ", dtype_short_name(is_floating(r) ? r : default_dtype()),
              " can't be cast to the desired output type ", dtype_short_name(input.dtype()));

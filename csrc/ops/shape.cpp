@@ -475,6 +475,7 @@ Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   }
   MT_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(),
            ", dims:", dims.size());
+  if (self.numel() == 0) return clone(self);  // PyTorch returns before it reads the dims
   Tensor out = self;
   for (size_t i = 0; i < dims.size(); ++i) {
     int64_t d = wrap_size_dim(dims[i], self.dim());

@@ -30,7 +30,8 @@ struct type_caster<mt::OptDims> {
     value = mt::OptDims();
     if (o == Py_None) return true;
     int64_t v = 0;
-    if (mt::load_strict_int(o, &v)) {
+    // PyTorch's int[1]? dim: one int, or a one-element integer tensor standing for it
+    if (mt::load_strict_int(o, &v, /*symint=*/true)) {
       value.dims.push_back(v);
       return true;
     }
@@ -170,9 +171,9 @@ void init_reduce(py::module_& m, TensorClass& cls) {
     const char* name = with_mean ? (is_std ? "std_mean" : "var_mean") : (is_std ? "std" : "var");
     auto run = [is_std, with_mean, name](const Tensor& x, const OptDims& dim, double correction,
                                          bool keepdim) -> py::object {
-      if (with_mean)
-        MT_CHECK_NOT_IMPLEMENTED(is_inexact(x.dtype()), name,
-                                 " only support floating point and complex dtypes");
+      // the dtype is checked before the dims are read (a bad dim of an integer tensor is NotImplementedError)
+      MT_CHECK_NOT_IMPLEMENTED(is_inexact(x.dtype()), with_mean ? name : "std and var",
+                               " only support floating point and complex dtypes");
       // PyTorch warns when the correction leaves no degree of freedom (the result is inf or nan)
       double n = 1;
       if (dim.dims.empty())

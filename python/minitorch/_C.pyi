@@ -1569,7 +1569,7 @@ class Tensor:
         pin_memory: builtins.bool = False,
         out: typing.Any = None,
     ) -> Tensor: ...
-    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    def new_tensor(self, data, *args, dtype=None, device=None, requires_grad=False):
         """
         A copy of `data` with this tensor's dtype and device unless given (Tensor.new_tensor).
         """

@@ -101,8 +101,6 @@ from minitorch import _nn_ops
 globals().update({_n: _argcheck.translating(getattr(_nn_ops, _n), _n) for _n in _nn_ops.__all__})
 from minitorch.cuda import amp as _cuda_amp  # torch.cuda.amp, the shim over amp, sits above it
 from minitorch.nn.functional import (  # noqa: F401  (the torch-level names of these F functions)
-    celu,
-    celu_,
     channel_shuffle,
     cosine_similarity,
     hardshrink,
@@ -111,10 +109,6 @@ from minitorch.nn.functional import (  # noqa: F401  (the torch-level names of t
     pdist,
     prelu,
     rms_norm,
-    selu,
-    selu_,
-    threshold,
-    threshold_,
 )
 from minitorch._legacy import (  # noqa: F401  (legacy tensor types; torch.cuda's live in minitorch.cuda)
     BFloat16Tensor,

@@ -101,6 +101,21 @@ def check_tensor(fname, argname, pos, x):
         )
 
 
+def check_bool(fname, argname, pos, x):
+    """PyTorch's parser's TypeError for a value that is not a bool where a bool belongs (NumPy's bool is refused
+    too, named numpy.bool)."""
+    if not isinstance(x, bool):
+        kind = "Tensor" if isinstance(x, _C.Tensor) else _type_name(x)
+        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be bool, not {kind}")
+
+
+def check_tensor_list(seq, pos):
+    """PyTorch's TensorList parser's TypeError for an element that is not a tensor (argument pos, from 0)."""
+    for i, v in enumerate(seq):
+        if not isinstance(v, _C.Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument {pos}, but got {_kind_name(v)}")
+
+
 def _translate(fn, fname, method, checks, args, kwargs, error):
     if checks == "tensors" and not isinstance(error, AttributeError):
         return None
@@ -132,8 +147,9 @@ def _translate(fn, fname, method, checks, args, kwargs, error):
         if isinstance(value, (list, tuple)):
             for i, v in enumerate(value):
                 if v is obj:
+                    # PyTorch's TensorList parser names no function here
                     return TypeError(
-                        f"{fname}(): expected Tensor as element {i} in argument {pos}, but got {_kind_name(v)}"
+                        f"expected Tensor as element {i} in argument {pos}, but got {_kind_name(v)}"
                     )
     return None
 

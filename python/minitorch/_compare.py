@@ -20,11 +20,12 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 def _close(fname, input, other, rtol, atol, equal_nan):
     _expect_tensor(fname, "input", 1, input)
     _expect_tensor(fname, "other", 2, other)
-    if input.dtype != other.dtype:
-        raise RuntimeError(f"{scalar_name(input.dtype)} did not match {scalar_name(other.dtype)}")
     for pos, name, tol in ((3, "rtol", rtol), (4, "atol", atol)):
         if isinstance(tol, _C.Tensor) and (tol.dim() != 0 or tol.requires_grad):  # the parser's float
             raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be float, not Tensor")
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"{scalar_name(input.dtype)} did not match {scalar_name(other.dtype)}")
+    for pos, name, tol in ((3, "rtol", rtol), (4, "atol", atol)):
         if tol < 0:
             raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tol}")
     a, b = input, other

@@ -1687,6 +1687,9 @@ def _zero_norm(d):
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """p-norm distances between the rows of x1 (..., P, M) and x2 (..., R, M) -> (..., P, R)."""
+    modes = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
+    if not isinstance(compute_mode, str) or compute_mode not in modes:  # PyTorch's Python checks it first
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     for name, t in (("X1", x1), ("X2", x2)):
         if not _is_float(t):
             raise RuntimeError(
@@ -1700,9 +1703,6 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         )
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
-    modes = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
-    if compute_mode not in modes:
-        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     if x1.dtype != x2.dtype:
         # PyTorch's kernel reads both in x1's dtype: refused once there is something to compute, x1's dtype
         # for an empty one
@@ -1723,6 +1723,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         a = _C.cat([_C.mul(x1, -2.0), n1, _C.ones_like(n1)], -1)
         b = _C.cat([x2, _C.ones_like(n2), n2], -1)
         return _C.sqrt(_C.clamp_min(_C.matmul(a, b.transpose(-1, -2)), 1e-30))
+    if x1.dtype in (_C.float16, _C.bfloat16) and P and R and x1.shape[-1] and x1.numel() and x2.numel():
+        # PyTorch's direct kernel is float/double only (its matmul path above takes the half types)
+        raise NotImplementedError(f"\"cdist\" not implemented for '{scalar_name(x1.dtype)}'")
     d = _C.sub(x1.unsqueeze(-2), x2.unsqueeze(-3))
     if p == 0:
         return _zero_norm(d)
@@ -2071,21 +2074,25 @@ _export_with_inplace(mvlgamma)
 
 def resolve_conj(input):
     """input itself: conj() is eager here, so no tensor carries a conjugate bit to resolve."""
+    _argcheck.check_tensor("resolve_conj", "input", 1, input)
     return input
 
 
 def resolve_neg(input):
     """input itself (no lazy negation on real tensors)."""
+    _argcheck.check_tensor("resolve_neg", "input", 1, input)
     return input
 
 
 def is_conj(input):
     """False: conj() is eager here (it returns conjugated values), so no tensor carries the conjugate bit."""
+    _argcheck.check_tensor("is_conj", "input", 1, input)
     return False
 
 
 def is_neg(input):
     """False: real tensors never carry the negative bit."""
+    _argcheck.check_tensor("is_neg", "input", 1, input)
     return False
 
 

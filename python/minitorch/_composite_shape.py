@@ -460,6 +460,20 @@ def argwhere(input):
 # ---- gathers
 
 
+def _broadcast_sizes(a, b):
+    """The broadcast of shapes a and b (right-aligned), refused in ATen's infer_size wording."""
+    n = max(len(a), len(b))
+    a, b = [1] * (n - len(a)) + list(a), [1] * (n - len(b)) + list(b)
+    shape = []
+    for d, (x, y) in enumerate(zip(a, b)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {d}"
+            )
+        shape.append(y if x == 1 else x)
+    return shape
+
+
 @_argcheck.parses("Tensor input, Tensor indices, int? dim=None, *, Tensor? out=None")
 def take_along_dim(input, indices, dim=None):
     """Picks values at `indices` along `dim` (input and indices broadcast on the other dims), or from the
@@ -478,9 +492,11 @@ def take_along_dim(input, indices, dim=None):
     d = _wrap(dim, input.dim())
     si, sx = list(indices.shape), list(input.shape)
     si[d] = sx[d] = 1
-    shape = list(_functional.broadcast_shapes(si, sx))
+    shape = _broadcast_sizes(sx, si)
     shape_x, shape_i = list(shape), list(shape)
     shape_x[d], shape_i[d] = input.shape[d], indices.shape[d]
+    if input.shape[d]:  # PyTorch 2.15 reads an index along dim modulo its size (-1 is the last, size is 0)
+        indices = indices.remainder(input.shape[d])
     return input.expand(*shape_x).gather(d, indices.expand(*shape_i))
 
 
@@ -527,6 +543,7 @@ def _tensors_result_type(*tensors):
 
 def block_diag(*tensors):
     """Block-diagonal matrix of 0-, 1- or 2-d tensors (0-d is 1x1, 1-d a row), promoted to their common dtype."""
+    _argcheck.check_tensor_list(tensors, 0)
     mats = []
     for i, t in enumerate(tensors):
         if t.dim() > 2:
@@ -590,11 +607,41 @@ def kron(input, other):
 _TENSORDOT_OUT = "tensordot: Expected the output tensor to have dtype {expected}, but got an output tensor with dtype {got}"
 
 
+def _check_dim_list(what, pos, ds):
+    """_VF.tensordot's int[] parser: a sequence of ints (its first element's kind checked, the rest unpacked)"""
+    if not isinstance(ds, (list, tuple)):
+        raise TypeError(
+            f"tensordot(): argument '{what}' (position {pos}) must be tuple of ints, not {type(ds).__name__}"
+        )
+    for k, d in enumerate(ds):
+        if not isinstance(d, numbers.Integral) or isinstance(d, bool):
+            if k == 0:
+                raise TypeError(
+                    f"tensordot(): argument '{what}' (position {pos}) must be tuple of ints, but found element of "
+                    f"type {type(d).__name__} at pos 0"
+                )
+            raise TypeError(
+                f"tensordot(): argument '{what}' failed to unpack the object at pos {pos - 1} with error \"type must "
+                f'be tuple of ints,but got {type(d).__name__}"'
+            )
+
+
+@_argcheck.python_in_pytorch
 def tensordot(a, b, dims=2, out=None):
     """Sums the products of a and b over the last `dims` dims of a and the first of b, or over the dim lists
     dims=(dims_a, dims_b)."""
-    if isinstance(dims, _C.Tensor):
-        dims = dims.item() if dims.dim() == 0 else dims.tolist()
+    if isinstance(
+        dims, _C.Tensor
+    ):  # PyTorch's reading: one element is a count, else rows dims[0] and dims[1]
+        if dims.numel() > 1:
+            if dims.shape[0] != 2:
+                raise AssertionError(f"dims tensor must have size 2 in first dimension, got {dims.shape[0]}")
+            dims = (dims[0].tolist(), dims[1].tolist())
+        else:
+            count = int(dims.item())
+            if count < 0:
+                raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+            dims = (list(range(-count, 0)), list(range(count)))
     if not isinstance(dims, (numbers.Integral, list, tuple)):
         raise RuntimeError(  # noqa: TRY004 - PyTorch raises RuntimeError here
             "tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] containing two "
@@ -603,9 +650,14 @@ def tensordot(a, b, dims=2, out=None):
     if isinstance(dims, numbers.Integral):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.dim(), b.dim()):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
         da, db = list(range(a.dim() - dims, a.dim())), list(range(dims))
     else:
-        da, db = _as_dims(dims[0]), _as_dims(dims[1])
+        da, db = dims
+        for pos, (what, ds) in enumerate((("dims_self", da), ("dims_other", db))):
+            _check_dim_list(what, pos + 3, ds)
+        da, db = _as_dims(da), _as_dims(db)
     if len(da) != len(db):
         raise RuntimeError("both dimension lists should have same length")
     da = [_wrap(d, a.dim()) for d in da]
@@ -851,6 +903,7 @@ def chain_matmul(*matrices, out=None):
         UserWarning,
         stacklevel=2,
     )
+    _argcheck.check_tensor_list(matrices, 0)
     if len(matrices) == 0:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     if len(matrices) == 1:

@@ -2,6 +2,7 @@
 _creation)."""
 
 import builtins
+import math
 import os
 import warnings
 
@@ -253,8 +254,12 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
         ):  # a Number: a 0-dim tensor passes, as in PyTorch's parser
             raise TypeError(f"range(): argument '{name}' (position {pos}) must be Number, not Tensor")
     start, end, step = (v.item() if isinstance(v, _C.Tensor) else v for v in (start, end, step))
+    if not math.isfinite(step):
+        raise RuntimeError(f"step must be finite but got {step:g}")
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):  # ATen prints the doubles as C++ streams them
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     dtype = _C.get_default_dtype() if dtype is None else dtype

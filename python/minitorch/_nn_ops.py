@@ -4,11 +4,14 @@ torch.kl_div, ...), with ATen's signatures: argument order, int reductions, trai
 import builtins
 
 from minitorch import _C, _argcheck
+from minitorch._composite_shape import _broadcast_sizes
 from minitorch._dtype_names import scalar_name
 from minitorch.nn import functional as _F
 from minitorch.nn.functional import _activation as _F_activation
 from minitorch.nn.functional import _loss as _F_loss
-from minitorch.nn.functional._sampling import affine_grid_generator, grid_sampler
+from minitorch.nn.functional._sampling import affine_grid_generator as _affine_grid_generator
+from minitorch.nn.functional._sampling import grid_sampler
+from minitorch.nn.functional._utils import _floating
 from minitorch.nn.modules.rnn import _gru_cell, _lstm_cell, _rnn_cell
 
 # the functions defined below; _reuse and _reuse_dropout add the ones they make
@@ -17,6 +20,8 @@ __all__ = [
     "affine_grid_generator",
     "batch_norm",
     "binary_cross_entropy_with_logits",
+    "celu",
+    "celu_",
     "constant_pad_nd",
     "convolution",
     "cosine_embedding_loss",
@@ -48,6 +53,10 @@ __all__ = [
     "rnn_tanh_cell",
     "rrelu",
     "rrelu_",
+    "selu",
+    "selu_",
+    "threshold",
+    "threshold_",
     "triplet_margin_loss",
 ]
 
@@ -61,9 +70,8 @@ def _reduction(fname, pos, reduction):
         raise TypeError(
             f"{fname}(): argument 'reduction' (position {pos}) must be int, not {type(reduction).__name__}"
         )
-    if reduction not in (0, 1, 2):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    return _REDUCTIONS[reduction]
+    # ATen's apply_loss_reduction reduces for Mean (1) and Sum (2) and leaves any other value unreduced
+    return _REDUCTIONS[reduction] if reduction in (1, 2) else "none"
 
 
 _RRELU = "Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None"
@@ -120,15 +128,16 @@ def _check_p(p):
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
 
 
+def _check_train(name, train):
+    _argcheck.check_bool(name, "train", 3, train)  # ATen's signature takes a bool, not an int or a tensor
+
+
 def _reuse_dropout(name, fname, inplace):
     """torch.<name>(input, p, train): F.<fname> after ATen's check of p, in place when the name ends in _."""
     extra = {"inplace": True} if inplace else {}
 
     def fn(input, p, train):
-        if not isinstance(train, bool):  # ATen's signature takes a bool, not an int
-            raise TypeError(
-                f"{name}(): argument 'train' (position 3) must be bool, not {type(train).__name__}"
-            )
+        _check_train(name, train)
         _check_p(p)
         return getattr(_F, fname)(input, p, train, **extra)
 
@@ -148,6 +157,7 @@ del _fname
 
 def feature_dropout(input, p, train):
     """Dropout of whole channels (dims 2 and on of an (N, C, ...) input), scaled by 1 / (1 - p), when train."""
+    _check_train("feature_dropout", train)
     _check_p(p)
     if not train or p == 0:
         return input
@@ -156,6 +166,7 @@ def feature_dropout(input, p, train):
 
 def feature_dropout_(input, p, train):
     """In-place feature_dropout."""
+    _check_train("feature_dropout_", train)
     _check_p(p)
     if not train or p == 0:
         return input
@@ -249,6 +260,16 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     """F.binary_cross_entropy_with_logits with torch's signature (pos_weight fourth, reduction an int:
     0 none, 1 mean, 2 sum)."""
     red = _reduction("binary_cross_entropy_with_logits", 5, reduction)
+    if tuple(input.shape) != tuple(target.shape):
+        # ATen's kernel has no shape check of F's: log_sigmoid(input) runs first, then the loss is written into
+        # a tensor of target's shape, so input may broadcast to it and nothing else
+        _floating(input, "log_sigmoid")
+        shape = _broadcast_sizes(target.shape, input.shape)
+        if shape != list(target.shape):
+            raise RuntimeError(
+                f"output with shape {list(target.shape)} doesn't match the broadcast shape {shape}"
+            )
+        input = input.expand(shape)
     return _F.binary_cross_entropy_with_logits(input, target, weight, reduction=red, pos_weight=pos_weight)
 
 
@@ -373,25 +394,77 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     return conv(input, weight, bias, stride, padding, dilation, groups)
 
 
+# ---- activations whose torch-level spelling has no inplace flag (F's has)
+
+
+@_argcheck.parses("Tensor input", name="selu")
+def selu(input):
+    """torch.selu: F.selu without inplace."""
+    return _F.selu(input)
+
+
+@_argcheck.parses("Tensor input", name="selu_")
+def selu_(input):
+    """torch.selu_: F.selu in place."""
+    return _F.selu(input, inplace=True)
+
+
+@_argcheck.parses("Tensor input, Scalar alpha=1.0", name="celu")
+def celu(input, alpha=1.0):
+    """torch.celu: F.celu without inplace."""
+    return _F.celu(input, alpha)
+
+
+@_argcheck.parses("Tensor input, Scalar alpha=1.0", name="celu_")
+def celu_(input, alpha=1.0):
+    """torch.celu_: F.celu in place."""
+    return _F.celu(input, alpha, inplace=True)
+
+
+@_argcheck.parses("Tensor input, Scalar threshold, Scalar value", name="threshold")
+def threshold(input, threshold, value):
+    """torch.threshold: F.threshold without inplace."""
+    return _F.threshold(input, threshold, value)
+
+
+@_argcheck.parses("Tensor input, Scalar threshold, Scalar value", name="threshold_")
+def threshold_(input, threshold, value):
+    """torch.threshold_: F.threshold in place."""
+    return _F.threshold(input, threshold, value, inplace=True)
+
+
+@_argcheck.parses("Tensor theta, int[] size, bool align_corners", name="affine_grid_generator")
+def affine_grid_generator(theta, size, align_corners):
+    """torch.affine_grid_generator after PyTorch's parser (size a sequence of ints)."""
+    return _affine_grid_generator(theta, size, align_corners)
+
+
 # ---- one step of the recurrent cells (torch.lstm_cell & co.: the weights as arguments)
 
 
+_CELL = "Tensor input, {} hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None"
+
+
+@_argcheck.parses(_CELL.format("Tensor[]"), name="lstm_cell")
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """(h', c') of one LSTM step from hx = (h, c); gates i, f, g, o as nn.LSTMCell."""
     h, c = hx
     return _lstm_cell(_F.linear(input, w_ih, b_ih), h, c, w_hh, b_hh)
 
 
+@_argcheck.parses(_CELL.format("Tensor"), name="gru_cell")
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """h' of one GRU step; gates r, z, n as nn.GRUCell."""
     return _gru_cell(_F.linear(input, w_ih, b_ih), hx, w_hh, b_hh)
 
 
+@_argcheck.parses(_CELL.format("Tensor"), name="rnn_tanh_cell")
 def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """tanh(input w_ih^T + b_ih + hx w_hh^T + b_hh)."""
     return _rnn_cell(_F.linear(input, w_ih, b_ih), hx, w_hh, b_hh, False)
 
 
+@_argcheck.parses(_CELL.format("Tensor"), name="rnn_relu_cell")
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """relu(input w_ih^T + b_ih + hx w_hh^T + b_hh)."""
     return _rnn_cell(_F.linear(input, w_ih, b_ih), hx, w_hh, b_hh, True)

@@ -74,8 +74,10 @@ def _type_as(self, other):
     return self.to(other.dtype)
 
 
-def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+def _new_tensor(self, data, *args, dtype=None, device=None, requires_grad=False):
     """A copy of `data` with this tensor's dtype and device unless given (Tensor.new_tensor)."""
+    if args:  # PyTorch's options are keyword-only (counted without self)
+        raise TypeError(f"new_tensor() takes 1 positional argument but {1 + len(args)} were given")
     return _tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 

@@ -3519,3 +3519,330 @@ def test_max_pool_integer_inputs_on_the_cpu():
         F.adaptive_max_pool2d(T.tensor(a), 2)
     with pytest.raises(NotImplementedError, match="\"max_pool2d\" not implemented for 'Bool'"):
         F.max_pool2d(T.tensor(a) > 0, 2)
+
+
+def test_fuzz_4414_argument_kinds():
+    """Calls fuzz seed 4414 found accepted (or refused with another error) where PyTorch's parser refuses an
+    argument's kind: int/tensor train flags of the composed dropouts, poisson_nll_loss's bools, a list for
+    resolve_conj, triplet_margin_loss's tensors, the torch-level activations' extra arguments, the cells' hx,
+    affine_grid_generator's size, isclose's rtol before the dtype check, new_tensor's keyword-only options,
+    TensorList elements (no function named in PyTorch's message), gelu's approximate, linalg.solve's B"""
+    T = minitorch
+    F = T.nn.functional
+    m = T.ones(2, 3, 4, 4)
+    x = T.tensor([1.0, -2.0, 3.0])
+    for call, name, kind in (
+        (lambda: F.feature_alpha_dropout(m, 0.5, -1), "feature_alpha_dropout", "int"),
+        (lambda: F.feature_alpha_dropout(m, 0.5, 1, True), "feature_alpha_dropout_", "int"),
+        (lambda: F.alpha_dropout(m, 0.5, 1), "alpha_dropout", "int"),
+        (lambda: F.dropout2d(m, 0.5, 1), "feature_dropout", "int"),
+        (lambda: F.dropout3d(m, 0.5, T.tensor(True)), "feature_dropout", "Tensor"),
+        (lambda: T.feature_dropout_(m, -2, T.tensor(True)), "feature_dropout_", "Tensor"),
+        (lambda: T.feature_dropout(m, 0.5, 1), "feature_dropout", "int"),
+    ):
+        with pytest.raises(
+            TypeError, match=re.escape(f"{name}(): argument 'train' (position 3) must be bool, not {kind}")
+        ):
+            call()
+    with pytest.raises(TypeError, match="must be bool, not numpy.bool"):  # PyTorch's parser refuses it too
+        F.dropout2d(m, 0.5, np.bool_(False))
+    assert F.dropout2d(m, 0.5, False) is m
+    with pytest.raises(
+        TypeError,
+        match=re.escape("poisson_nll_loss(): argument 'log_input' (position 3) must be bool, not int"),
+    ):
+        F.poisson_nll_loss(x, x, 1)
+    with pytest.raises(
+        TypeError, match=re.escape("poisson_nll_loss(): argument 'full' (position 4) must be bool, not int")
+    ):
+        F.poisson_nll_loss(x, x, True, 1)
+    with pytest.raises(ValueError, match="bad is not a valid value for reduction"):  # checked first, as F's
+        F.poisson_nll_loss(x, 3, 1, reduction="bad")
+    for fn in (T.resolve_conj, T.resolve_neg, T.is_conj, T.is_neg):
+        with pytest.raises(
+            TypeError,
+            match=re.escape(f"{fn.__name__}(): argument 'input' (position 1) must be Tensor, not list"),
+        ):
+            fn([])
+    with pytest.raises(
+        TypeError,
+        match=re.escape("triplet_margin_loss(): argument 'negative' (position 3) must be Tensor, not float"),
+    ):
+        F.triplet_margin_loss(x, x, 1.0)
+    for call, msg in (
+        (lambda: T.selu(x, [0]), "selu() takes 1 positional argument but 2 were given"),
+        (lambda: T.selu_(x.clone(), 1), "selu_() takes 1 positional argument but 2 were given"),
+        (lambda: T.celu(x, 1.0, True), "celu() takes from 1 to 2 positional arguments but 3 were given"),
+        (lambda: T.threshold(x, 1, 2, True), "threshold() takes 3 positional arguments but 4 were given"),
+        (
+            lambda: T.gru_cell(T.ones(3, 2), 0, T.ones(6, 2), T.ones(6, 2)),
+            "gru_cell(): argument 'hx' (position 2) must be Tensor, not int",
+        ),
+        (
+            lambda: T.lstm_cell(T.ones(3, 2), 0, T.ones(8, 2), T.ones(8, 2)),
+            "lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, not int",
+        ),
+        (
+            lambda: T.affine_grid_generator(T.empty(4, 0), T.empty(4, 0), False),
+            "affine_grid_generator(): argument 'size' (position 2) must be tuple of ints, not Tensor",
+        ),
+        (
+            lambda: T.isclose(T.tensor([1]), x, T.tensor([1.0])),
+            "isclose(): argument 'rtol' (position 3) must be float, not Tensor",
+        ),
+        (lambda: x.new_tensor([1], T.int64), "new_tensor() takes 1 positional argument but 2 were given"),
+        (lambda: T.linalg.multi_dot([2]), "expected Tensor as element 0 in argument 0, but got int"),
+        (lambda: T.chain_matmul(T.empty(0), 3), "expected Tensor as element 1 in argument 0, but got int"),
+        (lambda: T.block_diag(T.ones(2, 2, 2), 3), "expected Tensor as element 1 in argument 0, but got int"),
+        (lambda: F.gelu(x, approximate=False), "gelu(): argument 'approximate' must be str, not bool"),
+        (
+            lambda: T.linalg.solve(T.tensor([2, 4], dtype=T.int32), -1),
+            "linalg_solve(): argument 'B' (position 2) must be Tensor, not int",
+        ),
+    ):
+        with pytest.raises(TypeError, match="^" + re.escape(msg)):
+            call()
+    with pytest.raises(RuntimeError, match=re.escape("approximate argument must be either none or tanh.")):
+        F.gelu(x, approximate="foo")
+    # the valid neighbours still run, with PyTorch's values
+    assert T.celu(x, 2.0).tolist() == pytest.approx(F.celu(x, 2.0).tolist())
+    assert T.threshold(x, 0.5, 20.0).tolist() == [1.0, 20.0, 3.0]
+    assert T.selu(x).tolist() == pytest.approx(F.selu(x).tolist())
+    y = x.clone()
+    assert T.selu_(y) is y and y.tolist() == pytest.approx(F.selu(x).tolist())
+    assert x.new_tensor([1, 2], dtype=T.int64).dtype == T.int64
+    h = T.rnn_tanh_cell(T.ones(3, 2), T.zeros(3, 2), T.ones(2, 2), T.ones(2, 2))
+    np.testing.assert_allclose(h.numpy(), np.tanh(np.full((3, 2), 2.0)), rtol=1e-6)
+
+
+def test_fuzz_4414_module_and_size_checks():
+    """PyTorch 2.15's RNN modules check bias/batch_first/input_size kinds; the adaptive 2-d pools refuse a size
+    of one element; F.interpolate hands a float size to a kernel whose parser refuses it; tensordot reads a dims
+    tensor as PyTorch's Python does"""
+    T = minitorch
+    F = T.nn.functional
+    for cls, args, msg in (
+        (T.nn.LSTM, (3, 3, 1, 3), "bias should be of type bool, got: int"),
+        (T.nn.GRU, (3, 3, 1, True, 1), "batch_first should be of type bool, got: int"),
+        (T.nn.RNN, (3.0, 3), "input_size should be of type int, got: float"),
+    ):
+        with pytest.raises(TypeError, match=re.escape(msg)):
+            cls(*args)
+    with pytest.raises(ValueError, match="input_size must be greater than zero"):
+        T.nn.LSTM(0, 3)
+    m = T.arange(2 * 3 * 16, dtype=T.float32).reshape(2, 3, 4, 4)
+    with pytest.raises(
+        RuntimeError, match=re.escape("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+    ):
+        T.nn.AdaptiveMaxPool2d([2])(m)
+    with pytest.raises(RuntimeError, match=re.escape("adaptive_avg_pool2d: output_size must be 2")):
+        T.nn.AdaptiveAvgPool2d((2,))(m)
+    assert T.nn.AdaptiveAvgPool2d(2)(m).shape == (2, 3, 2, 2)
+    for inp, mode, kernel, kinds in (
+        (m[0], "nearest", "upsample_nearest1d", "float"),
+        (m, "nearest", "upsample_nearest2d", "float, float"),
+        (m, "bilinear", "upsample_bilinear2d", "float, float"),
+        (m, "nearest-exact", "_upsample_nearest_exact2d", "float, float"),
+        (m[None], "trilinear", "upsample_trilinear3d", "float, float, float"),
+    ):
+        with pytest.raises(
+            TypeError, match="^" + re.escape(f"{kernel}() received an invalid combination of arguments")
+        ) as e:
+            F.interpolate(inp, 2.5, None, mode)
+        assert f"!list of [{kinds}]!" in str(e.value)
+    with pytest.raises(TypeError, match=re.escape("upsample_nearest2d() received an invalid combination")):
+        T.nn.UpsamplingNearest2d(2.5)(m)
+    with pytest.raises(
+        TypeError,
+        match=re.escape(
+            "adaptive_avg_pool2d(): argument 'output_size' (position 2) must be tuple of ints, but found element of type float at pos 0"
+        ),
+    ):
+        F.interpolate(m, 2.5, None, "area")
+    assert F.interpolate(m, T.tensor(2), None, "nearest").shape == (2, 3, 2, 2)  # an integer tensor is an int
+    a, b = T.arange(10.0).reshape(5, 2), T.arange(10.0).reshape(2, 5)
+    with pytest.raises(AssertionError, match="dims tensor must have size 2 in first dimension, got 3"):
+        T.tensordot(a, b, T.ones(3, 2))
+    want = np.tensordot(a.numpy(), b.numpy(), 1)
+    assert T.tensordot(a, b, T.tensor([1])).tolist() == want.tolist()
+    assert T.tensordot(a, b, T.tensor([[1], [0]])).tolist() == want.tolist()
+    with pytest.raises(RuntimeError, match=re.escape("tensordot expects dims >= 0, but got dims=")):
+        T.tensordot(a, b, T.tensor([-1]))
+    with pytest.raises(RuntimeError, match="tensordot expects dims < ndim_a or ndim_b, but got dims=3"):
+        T.tensordot(a, b, 3)
+    with pytest.raises(
+        TypeError,
+        match=re.escape(
+            "tensordot(): argument 'dims_self' (position 3) must be tuple of ints, but found element of type float at pos 0"
+        ),
+    ):
+        T.tensordot(a, b, T.tensor([[1.0], [0.0]]))
+    with pytest.raises(
+        TypeError, match=re.escape("tensordot(): argument 'dims_self' failed to unpack the object at pos 2")
+    ):
+        T.tensordot(a.reshape(1, 5, 2), b.reshape(2, 5, 1), ([2, 1.0], [0, 1]))
+    with pytest.raises(
+        TypeError,
+        match=re.escape("tensordot(): argument 'dims_self' (position 3) must be tuple of ints, not int"),
+    ):
+        T.tensordot(a, b, (1, 0))
+
+
+def test_fuzz_4414_values_pytorch_computes():
+    """Calls PyTorch answers that we refused: torch-level losses' reduction enum (anything but 1 and 2 leaves the
+    loss unreduced), bool operands of the pointwise losses (read as 0/1 in the promoted dtype), take_along_dim's
+    indices along a dim read modulo its size (PyTorch 2.15), feature alpha dropout with p=1 at any rank,
+    frobenius_norm/nuclear_norm's int dim, a tensor dim of var/std"""
+    T = minitorch
+    F = T.nn.functional
+    x = T.tensor([1.0, -2.0, 3.0])
+    y = T.tensor([0.5, 0.5, 2.0])
+    for red in (-1, 0, 5, 7):
+        assert T.kl_div(x, y, red).tolist() == pytest.approx(F.kl_div(x, y, reduction="none").tolist())
+        assert T.hinge_embedding_loss(x, y, 2.5, red).shape == (3,)
+    assert T.kl_div(x, y, 2).item() == pytest.approx(F.kl_div(x, y, reduction="sum").item())
+    b = T.tensor([False, False, True])
+    xd = np.array([1.0, -2.0, 3.0])
+    bd = np.array([0.0, 0.0, 1.0])
+    assert F.mse_loss(x, b).item() == pytest.approx(np.mean((xd - bd) ** 2))
+    assert F.mse_loss(b, x, reduction="none").tolist() == pytest.approx(((bd - xd) ** 2).tolist())
+    d = np.abs(xd - bd)
+    huber = np.where(d < 1, 0.5 * d * d, d - 0.5)
+    assert F.smooth_l1_loss(x, b).item() == pytest.approx(huber.mean())
+    assert F.huber_loss(x, b).item() == pytest.approx(huber.mean())
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Bool"):
+        F.huber_loss(b, x)  # written in input's dtype
+    with pytest.raises(
+        NotImplementedError, match="Negation, the `-` operator, on a bool tensor is not supported"
+    ):
+        F.soft_margin_loss(T.tensor([[True, False]]), T.tensor([0]))
+    x5 = T.tensor([5, 4, -1, 1, -5])
+    got = T.take_along_dim(x5, T.tensor([-3, 0, -4, 3, -6, 9]), 0)
+    assert got.tolist() == np.take(x5.numpy(), np.array([-3, 0, -4, 3, -6, 9]) % 5).tolist()
+    with pytest.raises(RuntimeError, match="index -3 is out of bounds for dimension 0 with size 5"):
+        T.take_along_dim(x5, T.tensor([-3]))  # flattened: no wrap
+    with pytest.raises(
+        RuntimeError,
+        match=re.escape(
+            "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1"
+        ),
+    ):
+        T.take_along_dim(T.arange(6).reshape(2, 3), T.tensor([[-1, 0]]), 0)
+    assert F.feature_alpha_dropout(T.tensor(-1.5), 1.0, True).tolist() == 0.0
+    with pytest.raises(RuntimeError, match="Feature dropout requires at least 2 dimensions in the input"):
+        F.feature_alpha_dropout(T.tensor([-1.5, 2.0]), 0.5, True)
+    sq = T.arange(9.0).reshape(3, 3)
+    with pytest.warns(UserWarning):
+        assert T.frobenius_norm(sq, -1).tolist() == pytest.approx(
+            np.linalg.norm(sq.numpy(), axis=-1).tolist()
+        )
+    with (
+        pytest.warns(UserWarning),
+        pytest.raises(
+            RuntimeError, match=re.escape("linalg.matrix_norm: dims must be different. Got (0, 0)")
+        ),
+    ):
+        T.nuclear_norm(sq, 0)
+    with pytest.raises(
+        NotImplementedError, match="std and var only support floating point and complex dtypes"
+    ):
+        T.tensor([[4, 7], [0, 7]], dtype=T.uint8).std(3)
+    s = T.sparse_coo_tensor([2, 3], dtype=T.float16)  # the size-only overload: an empty sparse tensor
+    assert (
+        s.shape == (2, 3)
+        and s.dtype == T.float16
+        and s._nnz() == 0
+        and s.to_dense().tolist() == [[0.0] * 3] * 2
+    )
+    v = T.tensor([[4.0, 7], [0, 7]])
+    assert T.var(v, T.tensor([1])).tolist() == [4.5, 24.5]
+    assert v.std(T.tensor(0)).tolist() == pytest.approx(np.std(v.numpy(), 0, ddof=1).tolist())
+
+
+def test_fuzz_4414_check_order_and_ranges():
+    """PyTorch's order of checks and its range checks: glu's dim before its dtype, tensorinv's slice of the
+    shape, cdist's float-only direct kernel, unfold's empty dim 1, clamp bounds an integer dtype cannot reach
+    and numbers a floating dtype cannot hold, torch.range of non-finite numbers, lerp in the promoted dtype, roll
+    and gather/scatter of empty tensors, the torch-level BCE-with-logits and BCE of integers"""
+    T = minitorch
+    F = T.nn.functional
+    with pytest.raises(
+        IndexError, match=re.escape("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    ):
+        F.glu(T.tensor([-1, -1, 5, 5]), 1)
+    with pytest.raises(RuntimeError, match=re.escape("ArrayRef: invalid slice, N = 4; size = 0")):
+        T.linalg.tensorinv(T.tensor(1.5), 4)
+    for dt, name in ((T.float16, "Half"), (T.bfloat16, "BFloat16")):
+        with pytest.raises(NotImplementedError, match=f"\"cdist\" not implemented for '{name}'"):
+            T.cdist(T.ones(2, 3, dtype=dt), T.ones(2, 3, dtype=dt))
+        # the matmul path takes the half types
+        assert T.cdist(T.ones(30, 3, dtype=dt), T.ones(30, 3, dtype=dt)).dtype == dt
+    with pytest.raises(ValueError, match="-5 is not a valid value for compute_mode"):
+        T.cdist(T.tensor(3), 0, T.tensor(0), -5)  # PyTorch's Python reads compute_mode before the tensors
+    with pytest.raises(
+        RuntimeError,
+        match=re.escape(
+            "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: [1, 0]"
+        ),
+    ):
+        F.unfold(T.empty(1, 0), 2)
+    u = T.tensor([8, 200], dtype=T.uint8)
+    for call, msg in (
+        (lambda: T.clamp(u, max=-1), "Clamp max value -1 is outside the representable range of Byte"),
+        (lambda: T.clamp(u, min=256), "Clamp min value 256 is outside the representable range of Byte"),
+        (
+            lambda: T.clamp(T.tensor([1], dtype=T.int8), -129, -200),
+            "Clamp max value -200 is outside the representable range of Char",
+        ),
+        (lambda: u.clone().clamp_(max=-1), "Clamp max value -1 is outside the representable range of Byte"),
+        (
+            lambda: F.hardtanh_(T.tensor(8, dtype=T.uint8), T.tensor(2, dtype=T.uint8), T.tensor(-9041.0)),
+            "Clamp max value -9041 is outside the representable range of Byte",
+        ),
+        (
+            lambda: T.clamp(T.ones(2, dtype=T.float16), -1e6, 1e6),
+            "value cannot be converted to type c10::Half without overflow",
+        ),
+        (lambda: T.clamp(T.ones(2), max=1e39), "value cannot be converted to type float without overflow"),
+    ):
+        with pytest.raises(RuntimeError, match=re.escape(msg)):
+            call()
+    assert T.clamp(u, min=-300, max=1000).tolist() == [8, 200]  # out of range the harmless way: kept
+    assert T.clamp(T.ones(2, dtype=T.float16), max=math.inf).tolist() == [1.0, 1.0]
+    assert T.clamp(u, max=-9041.5).dtype == T.float32  # a float bound promotes: nothing to refuse
+    for args, msg in (
+        ((-1, math.nan), "unsupported range: -1 -> nan"),
+        ((-1, math.inf), "unsupported range: -1 -> inf"),
+        ((0, 1, math.nan), "step must be finite but got nan"),
+    ):
+        with pytest.warns(UserWarning), pytest.raises(RuntimeError, match=re.escape(msg)):
+            T.range(*args)
+    r = T.lerp(T.tensor([5]), T.tensor([0]), T.tensor(0.5, dtype=T.float64))
+    assert r.dtype == T.float64 and r.tolist() == [2.5]
+    with pytest.raises(NotImplementedError, match="\"lerp_kernel_scalar\" not implemented for 'Long'"):
+        T.lerp(T.tensor([5]), T.tensor([0]), 0.5)
+    e = T.empty(0, 3, dtype=T.int32)
+    assert e.roll(7, 3).shape == (0, 3)
+    z = T.zeros(3, 4)
+    empty_index = T.empty(0, dtype=T.int64)
+    assert z.gather(0, empty_index).shape == (0,)
+    assert T.scatter_add(z, -2, empty_index, T.ones(3, 4)).tolist() == z.tolist()
+    assert T.scatter(z[..., None], 0, empty_index, 1.0).shape == (3, 4, 1)
+    with pytest.raises(
+        RuntimeError, match="Index tensor must have the same number of dimensions as input tensor"
+    ):
+        z.gather(0, T.tensor([0]))
+    with pytest.raises(NotImplementedError, match="\"log_sigmoid_cpu\" not implemented for 'Long'"):
+        T.binary_cross_entropy_with_logits(T.tensor([[[[-1], [-5]]]]), T.tensor([-5]))
+    f = T.tensor([[0.5, 0.2]])
+    with pytest.raises(
+        RuntimeError, match=re.escape("output with shape [1] doesn't match the broadcast shape [1, 2]")
+    ):
+        T.binary_cross_entropy_with_logits(f, T.tensor([1.0]))
+    got = T.binary_cross_entropy_with_logits(T.tensor([0.5]), T.tensor([[1.0, 0.0]]), None, None, 0)
+    want = [math.log1p(math.exp(-0.5)), 0.5 + math.log1p(math.exp(-0.5))]
+    assert got.tolist() == [pytest.approx(want)]
+    with pytest.raises(NotImplementedError, match="\"binary_cross_entropy\" not implemented for 'Long'"):
+        F.binary_cross_entropy(T.tensor([[-4, 0]]), T.tensor([[-5, -2]]))
+    with pytest.raises(NotImplementedError, match="\"log_sigmoid_cpu\" not implemented for 'Long'"):
+        F.multilabel_soft_margin_loss(T.tensor([[-4, 0]]), f, reduction="fro")

@@ -256,6 +256,7 @@ def multi_dot(tensors, *, out=None):
     """The product of a chain of matrices in the cheapest order (fewest scalar multiplications), as
     torch.linalg.multi_dot: the first and last may be vectors (row and column), the rest must be 2-D."""
     tensors = list(tensors)
+    _argcheck.check_tensor_list(tensors, 0)
     n = len(tensors)
     if n < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
@@ -424,6 +425,8 @@ def _torch_frobenius_norm(input, dim, keepdim=False, *, out=None):
         UserWarning,
         stacklevel=2,
     )
+    if isinstance(dim, int) and not isinstance(dim, bool):  # ATen's int[1] dim: a bare int is one dim
+        dim = [dim]
     if len(dim) > 2:
         raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dim)} dimensions instead.")
     if not (input.is_floating_point() or input.is_complex()):  # ATen's norm op, not linalg's, checks here
@@ -443,6 +446,8 @@ def _torch_nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     )
     if isinstance(dim, bool):  # nuclear_norm(input, keepdim): PyTorch's first overload
         dim, keepdim = None, dim
+    elif isinstance(dim, int):  # ATen's int[2] dim: a bare int stands for both
+        dim = (dim, dim)
     return write_out(
         matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim), out, "nuclear_norm"
     )

@@ -274,9 +274,9 @@ class _Solve(Function):
 def solve(A, B, *, left=True, out=None):
     """The solution X of A X = B (left) or X A = B: LU with partial pivoting (LAPACK getrf/getrs)."""
     fn = "linalg.solve"
-    _check_solve_dtype(A, fn)
-    if _C._is_tensor(A) and not _C._is_tensor(B):
+    if _C._is_tensor(A) and not _C._is_tensor(B):  # the parser's check, before any of the op's
         raise TypeError(f"linalg_solve(): argument 'B' (position 2) must be Tensor, not {type(B).__name__}")
+    _check_solve_dtype(A, fn)
     _check(A, fn, kernel="lu")
     _check_same(A, B, fn)
     vector = left and _vector_rhs(A, B)
@@ -1300,6 +1300,8 @@ def tensorinv(A, ind=2, *, out=None):
         )
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    if ind > A.dim():  # ATen slices A's sizes at ind
+        raise RuntimeError(f"ArrayRef: invalid slice, N = {ind}; size = {A.dim()}")
     rows = tuple(A.shape[:ind])
     cols = tuple(A.shape[ind:])
     r, c = math.prod(rows), math.prod(cols)

@@ -756,9 +756,12 @@ def _checks_on(check_invariants):
     return _layout.checks_enabled() if check_invariants is None else bool(check_invariants)
 
 
+_NO_VALUES = object()
+
+
 def sparse_coo_tensor(
     indices,
-    values,
+    values=_NO_VALUES,
     size=None,
     *,
     dtype=None,
@@ -773,7 +776,18 @@ def sparse_coo_tensor(
 
     Index bounds are always checked (PyTorch checks them only with check_invariants=True and otherwise reads
     out of bounds); check_invariants=True (or torch.sparse.check_sparse_tensor_invariants) also verifies an
-    is_coalesced=True claim."""
+    is_coalesced=True claim.
+
+    sparse_coo_tensor(size, dtype=...) (PyTorch's size-only overload) is an empty one of that size."""
+    if values is _NO_VALUES:
+        shape = tuple(int(d) for d in indices)
+        return sparse_coo_tensor(
+            _C.empty((len(shape), 0), dtype=_C.int64),
+            _C.empty((0,), dtype=dtype if dtype is not None else _C.get_default_dtype()),
+            shape,
+            device=device,
+            requires_grad=requires_grad,
+        )
     indices = _as_index_tensor(indices, "indices")
     if not isinstance(values, _C.Tensor):
         values = _creation.tensor(values, dtype=dtype)

@@ -223,7 +223,9 @@ def gelu(input, approximate="none"):
         return _C.gelu(input)
     if approximate == "tanh":
         return _C.gelu_tanh(input)
-    raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate}")
+    if not isinstance(approximate, str):  # the parser's str, before the op's own check
+        raise TypeError(f"gelu(): argument 'approximate' must be str, not {type(approximate).__name__}")
+    raise RuntimeError("approximate argument must be either none or tanh.")
 
 
 def silu(input, inplace=False):
@@ -412,6 +414,8 @@ def hardshrink(input, lambd=0.5):
 
 
 def glu(input, dim=-1):
+    if input.dim():
+        input.size(dim)  # PyTorch wraps dim first: its IndexError before any dtype or size check
     if input.dtype in (_C.int64, _C.int32, _C.int16, _C.int8, _C.bool):  # uint8 fails the halving check first
         _floating(input, "glu")
     if input.dim() == 0:

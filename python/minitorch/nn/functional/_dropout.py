@@ -3,7 +3,7 @@
 import math
 import warnings
 
-from minitorch import _C, _dtype_names
+from minitorch import _C, _argcheck, _dtype_names
 
 _nn = _C._nn
 
@@ -13,6 +13,11 @@ def _check_p(p):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if isinstance(p, float) and math.isnan(p):  # NaN passes PyTorch's Python check; its kernel's refuses it
         raise RuntimeError("dropout probability has to be between 0 and 1, but got nan")
+
+
+def _check_train(name, training, inplace):
+    # PyTorch's F.* dropouts hand `training` to an ATen function whose parser takes a bool, not an int or a tensor
+    _argcheck.check_bool(name + ("_" if inplace else ""), "train", 3, training)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
@@ -31,6 +36,7 @@ def _check_castable(input, p, training, name=None):
 
 def _feature_dropout(input, p, training, inplace, batched):
     """channel-wise dropout of a batched input (N, C, ...), or of an unbatched one (C, ...) as a batch of one"""
+    _check_train("feature_dropout", training, inplace)
     _check_castable(input, p, training)
     x = input if batched else input.unsqueeze(0)
     out = _nn.feature_dropout(x, p, training)
@@ -92,6 +98,7 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout that keeps SELU activations' zero mean and unit variance (dropped units take SELU's negative
     saturation value, then an affine map restores the moments)."""
     _check_p(p)
+    _check_train("alpha_dropout", training, inplace)
     _check_castable(input, p, training, "Long" if input.dtype == _C.bool else None)
     out = _nn.alpha_dropout(input, p, training)
     return input.copy_(out) if inplace and out is not input else out
@@ -100,14 +107,15 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """alpha_dropout of whole channels (dim 1), one draw per (sample, channel)."""
     _check_p(p)
+    _check_train("feature_alpha_dropout", training, inplace)
     _check_castable(input, p, training, "Long" if input.dtype == _C.bool else None)
     if p == 0 or not training or input.numel() == 0:
         return input
-    if input.dim() < 2:
-        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
-    if p == 1:
+    if p == 1:  # ATen zeroes before it makes the per-channel noise, so any rank is taken
         out = input * _C.zeros((), dtype=input.dtype, device=input.device)
         return input.copy_(out) if inplace else out
+    if input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     alpha = 1.7580993408473766
     a = 1.0 / ((alpha * alpha * p + 1) * (1 - p)) ** 0.5
     shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)

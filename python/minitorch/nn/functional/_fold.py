@@ -61,8 +61,10 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     if input.requires_grad and _C.is_grad_enabled():
         input.size(-2), input.size(-1)  # PyTorch's autograd records these sizes before im2col runs
     kh, kw, dh, dw, ph, pw, sh, sw = _block_args(*args, im2col=True)
-    # ATen reads dims 1 and 2 before checking the rank, so low ranks fail as an index error
-    input.size(1), input.size(2)
+    # ATen reads dims 1 and then 2 (unless dim 1 is empty) before checking the rank, so low ranks fail as an
+    # index error
+    if input.size(1) != 0:
+        input.size(2)
     if input.dim() not in (3, 4) or 0 in input.shape[1:] or (input.dim() == 3 and input.shape[0] == 0):
         raise RuntimeError(
             "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions "

@@ -129,6 +129,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if weight is not None:  # PyTorch's Python reads weight.size() and expands it to the target's shape
         new_size = _broadcast_shapes(tuple(target.size()), tuple(weight.size()))
         weight = weight.expand(new_size)
+    if input.dtype == target.dtype and not (input.is_floating_point() or input.is_complex()):
+        raise NotImplementedError(
+            f"\"binary_cross_entropy\" not implemented for '{scalar_name(input.dtype)}'"
+        )
     return _nn.binary_cross_entropy(input, target, weight, reduction)
 
 
@@ -244,6 +248,8 @@ def triplet_margin_loss(
     """max(d(a, p) - d(a, n) + margin, 0) with d the p-norm pairwise distance over the last dim; swap uses
     min(d(a, n), d(p, n)) for the negative distance (Balntas et al.)."""
     reduction = _loss_reduction(size_average, reduce, reduction)
+    for pos, (what, t) in enumerate((("anchor", anchor), ("positive", positive), ("negative", negative))):
+        _argcheck.check_tensor("triplet_margin_loss", what, pos + 1, t)
     _check_triplet_dims(anchor, positive, negative)
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
@@ -274,12 +280,12 @@ def poisson_nll_loss(
 ):
     """Negative log likelihood of target ~ Poisson(rate): exp(input) - target * input when log_input, else
     input - target * log(input + eps); full adds Stirling's approximation of log(target!) where target > 1."""
-    for pos, (what, t) in enumerate((("input", input), ("target", target))):
-        if not isinstance(t, _C.Tensor):  # PyTorch's F calls torch.poisson_nll_loss, whose parser refuses
-            raise TypeError(
-                f"poisson_nll_loss(): argument '{what}' (position {pos + 1}) must be Tensor, not {type(t).__name__}"
-            )
     reduction = _loss_reduction(size_average, reduce, reduction)
+    # PyTorch's F checks the reduction, then calls torch.poisson_nll_loss, whose parser checks the kinds in order
+    for pos, (what, t) in enumerate((("input", input), ("target", target))):
+        _argcheck.check_tensor("poisson_nll_loss", what, pos + 1, t)
+    _argcheck.check_bool("poisson_nll_loss", "log_input", 3, log_input)
+    _argcheck.check_bool("poisson_nll_loss", "full", 4, full)
     if log_input:
         loss = input.exp() - target * input
     else:
@@ -384,8 +390,8 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """Binary cross entropy of sigmoid(input) against 0/1 targets, averaged over the classes (last dim), one
     value per sample; weight scales the classes."""
+    _floating(input, "log_sigmoid")  # PyTorch's composite calls logsigmoid before it reads the reduction
     reduction = _loss_reduction(size_average, reduce, reduction, "{} is not valid")
-    _floating(input, "log_sigmoid")
     # PyTorch's composite's two calls (a tensor-like argument, forward AD's duals or vmap's batched tensors,
     # sees them): each one pass of the log_sigmoid kernel
     ls_pos, ls_neg = logsigmoid(input), logsigmoid(-input)

@@ -186,8 +186,15 @@ _adaptive_max_pool2d = _argcheck.parsing(
 )
 
 
+def _two_sizes(size, message):
+    # a bare int stands for both sizes; a sequence must name both (the C++ entry also takes a one-element one)
+    if not isinstance(size, int) and len(size) != 2:
+        raise RuntimeError(message)
+    return size
+
+
 def adaptive_avg_pool2d(input, output_size):
-    size = _list_with_default(output_size, input)
+    size = _two_sizes(_list_with_default(output_size, input), "adaptive_avg_pool2d: output_size must be 2")
     if (size == 1 or (isinstance(size, (list, tuple)) and list(size) == [1, 1])) and type(size) is not bool:
         # ATen's global-average shortcut: a mean over the last two dims, whatever the rank (its IndexError
         # for fewer than two)
@@ -216,7 +223,10 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
-    out, idx = _adaptive_max_pool2d(input, _list_with_default(output_size, input))
+    size = _list_with_default(output_size, input)
+    out, idx = _adaptive_max_pool2d(
+        input, _two_sizes(size, "adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+    )
     return (out, idx) if return_indices else out
 
 

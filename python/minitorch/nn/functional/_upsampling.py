@@ -20,6 +20,43 @@ def _is_integer(x):
     return isinstance(x, numbers.Integral)
 
 
+_KERNELS = {
+    "nearest": "upsample_nearest{}d",
+    "nearest-exact": "_upsample_nearest_exact{}d",
+    (3, "linear"): "upsample_linear1d",
+    (4, "bilinear"): "upsample_bilinear2d",
+    (4, "bicubic"): "upsample_bicubic2d",
+    (5, "trilinear"): "upsample_trilinear3d",
+}
+
+
+def _refuse_size(nd, mode, sizes, align_corners):
+    """The TypeError of the kernel F.interpolate would call, for a size that is not an int (PyTorch's parser)."""
+    k = nd - 2
+    if mode == "area" and nd in (3, 4, 5):
+        raise TypeError(
+            f"adaptive_avg_pool{k}d(): argument 'output_size' (position 2) must be tuple of ints, but found element "
+            f"of type {type(sizes[0]).__name__} at pos 0"
+        )
+    name = _KERNELS.get(mode, _KERNELS.get((nd, mode)))
+    if name is None or nd not in (3, 4, 5):
+        return  # the wrong-mode errors below come first
+    name = name.format(k)
+    linear = "nearest" not in mode
+    ac = "bool align_corners, " if linear else ""
+    scales = ", ".join(f"float scales_{c} = None" for c in ("dhw"[3 - k :] if k > 1 else [""]))
+    scales = scales.replace("scales_ ", "scales ")
+    kinds = ", ".join(type(v).__name__ for v in sizes)
+    got = "(Tensor, list, bool, NoneType)" if linear else "(Tensor, list, NoneType)"
+    marks = f"(Tensor, !list of [{kinds}]!, {'bool, ' if linear else ''}!NoneType!)"
+    raise TypeError(
+        f"{name}() received an invalid combination of arguments - got {got}, but expected one of:\n"
+        f" * (Tensor input, tuple of ints output_size, {ac}tuple of floats scale_factors)\n"
+        f"      didn't match because some of the arguments have invalid types: {marks}\n"
+        f" * (Tensor input, tuple of ints output_size, {ac}{scales}, *, Tensor out = None)\n"
+    )
+
+
 def interpolate(
     input,
     size=None,
@@ -57,8 +94,11 @@ def interpolate(
                     f"Tuple[int, int, int], but got size with types {[type(x) for x in size]}"
                 )
             output_size = [int(x) for x in size]
-        else:
+        elif _is_integer(size) and not isinstance(size, bool):
             output_size = [int(size) for _ in range(dim)]
+        else:  # PyTorch hands [size] * dim to the kernel, whose parser refuses a float or a bool size
+            output_size = None
+            refused = [size] * dim
     elif scale_factor is not None:
         output_size = None
         if isinstance(scale_factor, (list, tuple)):
@@ -78,7 +118,7 @@ def interpolate(
 
     if recompute_scale_factor is not None and recompute_scale_factor and size is not None:
         raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
-    if mode == "area" and output_size is None:
+    if mode == "area" and size is None:
         recompute_scale_factor = True
     if recompute_scale_factor:
         # the sizes from the scales, then scales recomputed from the sizes (truncation, as PyTorch's int())
@@ -95,6 +135,8 @@ def interpolate(
         )
 
     nd = input.dim()
+    if size is not None and output_size is None:
+        _refuse_size(nd, mode, refused, align_corners)
     if mode == "area" and nd in (3, 4, 5):
         pool = {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d, 5: adaptive_avg_pool3d}[nd]
         return pool(input, output_size)
