@@ -2,6 +2,10 @@
 addmm): each call form, good and bad, answers as PyTorch's does (result dtype, shape and values, or the
 exception's type and first line), and the products release the GIL by their work."""
 
+import sys
+import threading
+import time
+
 import pytest
 
 import minitorch
@@ -161,28 +165,53 @@ def test_call_answers_as_pytorchs(outcomes, call):
         assert ours[call] == theirs[call]
 
 
+def _ran_beside(op, calls=5):
+    """Whether a Python thread ran while op() was called `calls` times. With a switch interval longer than the
+    calls the interpreter never hands the GIL over between bytecodes, and the thread sleeps (releasing it) between
+    its steps, so it runs during the calls only if op releases the GIL (load only delays it, never fakes it)."""
+    count, stop = [0], threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            count[0] += 1
+            time.sleep(1e-4)
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(30.0)
+    t = threading.Thread(target=spin)
+    try:
+        t.start()
+        while count[0] == 0:
+            time.sleep(1e-3)
+        before = count[0]
+        for _ in range(calls):
+            op()
+        return count[0] > before
+    finally:
+        stop.set()
+        sys.setswitchinterval(old)
+        t.join()
+
+
 PRODUCTS = {
     "mm": lambda a, b, c: minitorch.mm(a, b),
     "matmul": lambda a, b, c: minitorch.matmul(a, b),
     "Tensor.mm": lambda a, b, c: a.mm(b),
     "addmm": lambda a, b, c: minitorch.addmm(c, a, b, beta=0.5),
     "bmm": lambda a, b, c: minitorch.bmm(a[None], b[None]),
+    "a @ b": lambda a, b, c: a @ b,
 }
 
 
 @pytest.mark.parametrize("name", list(PRODUCTS))
 def test_products_release_the_gil_by_their_work(name):
     """`nogil: product`: (2000, 16) @ (16, 2000) float64 operands (32k elements each, under the size a plain row
-    releases at) make 64M multiply-adds, so the generated binding runs them without the GIL and a Python thread
-    keeps running (holding it, the thread would stand still for whole calls)."""
-    from tests.core.test_threading import calls_for, longest_stall
-
+    releases at) make 64M multiply-adds, so the generated binding runs them without the GIL; an op on tensors of
+    that size that keeps it (mul) lets no thread run, which shows the check can fail."""
     a, b = (
         minitorch.randn(2000, 16, dtype=minitorch.float64),
         minitorch.randn(16, 2000, dtype=minitorch.float64),
     )
     c = minitorch.randn(2000, dtype=minitorch.float64)
-    op = PRODUCTS[name]
-    reps = calls_for(lambda _: op(a, b, c))
-    stall = longest_stall(lambda _: [op(a, b, c) for _ in range(reps)], calls=reps)
-    assert stall < 0.5, f"a Python thread stood still for {stall:.0%} of {name}: the GIL was held"
+    assert not _ran_beside(lambda: [a.mul(a) for _ in range(200)])
+    assert _ran_beside(lambda: PRODUCTS[name](a, b, c)), f"{name} held the GIL"
