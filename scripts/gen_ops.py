@@ -41,6 +41,8 @@ KEYS = {
 JVP_TERM = re.compile(r"^jvp_[a-z_][a-z0-9_]*$")
 # the keys that hold Python for the transforms (forward AD, vmap), handed to Python through _op_schema_rules()
 TRANSFORM_KEYS = ("jvp", "jvp_args", "vmap", "rules")
+# a func's binding beyond its signature: how the call releases the GIL, a __torch_function__ last overload
+FUNC_BINDING_KEYS = ("nogil", "torch_function")
 # func argument types: (C++ parameter type, how the binding turns it into the value the call reads). A type
 # with a conversion arrives as a py::handle named <name>_obj.
 ARG_TYPES = {
@@ -346,15 +348,8 @@ def _finish(op, fail):
         fail(op.fields["jvp_args"][1], f"{op.name!r}: 'jvp_args:' without a 'jvp:' rule")
     if op.kind == "func":
         for key in op.fields:
-            if key not in (
-                "variants",
-                "call",
-                "out",
-                "binding",
-                "nogil",
-                "torch_function",
-                *TRANSFORM_KEYS,
-            ) and (not JVP_TERM.match(key)):
+            known = ("variants", "call", "out", "binding", *FUNC_BINDING_KEYS, *TRANSFORM_KEYS)
+            if key not in known and not JVP_TERM.match(key):
                 fail(
                     op.fields[key][1],
                     f"func {op.name!r}: '{key}:' is for elementwise ops; use variants, call, out",
@@ -445,7 +440,7 @@ def _finish(op, fail):
         fail(
             op.fields["rules"][1], f"{op.name!r}: 'rules:' is for funcs (an elementwise op's rules are here)"
         )
-    for key in ("nogil", "torch_function"):
+    for key in FUNC_BINDING_KEYS:
         if key in op.fields:
             fail(op.fields[key][1], f"{op.name!r}: '{key}:' is for funcs")
     binding, lineno = get("binding")
@@ -465,7 +460,7 @@ def _finish_func_binding_keys(op, get, fail):
             fail(
                 lineno,
                 f"func {op.name!r}: write 'nogil: product <a> <b>' over two of its Tensor arguments "
-                f"({', '.join(tensors)}), released by bind.h's big_product(a, b)",
+                f"({', '.join(tensors)}), released by bind_products.h's big_product(a, b)",
             )
         op.nogil = tuple(words[1:])
     fallback, lineno = get("torch_function")
