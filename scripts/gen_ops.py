@@ -34,11 +34,15 @@ KEYS = {
     "jvp_args",
     "vmap",
     "rules",
+    "nogil",
+    "torch_function",
 }
 # forward-mode rules: `jvp`, or one `jvp_<input>` term per differentiable tensor input
 JVP_TERM = re.compile(r"^jvp_[a-z_][a-z0-9_]*$")
 # the keys that hold Python for the transforms (forward AD, vmap), handed to Python through _op_schema_rules()
 TRANSFORM_KEYS = ("jvp", "jvp_args", "vmap", "rules")
+# a func's binding beyond its signature: how the call releases the GIL, a __torch_function__ last overload
+FUNC_BINDING_KEYS = ("nogil", "torch_function")
 # func argument types: (C++ parameter type, how the binding turns it into the value the call reads). A type
 # with a conversion arrives as a py::handle named <name>_obj.
 ARG_TYPES = {
@@ -46,6 +50,9 @@ ARG_TYPES = {
     # PyTorch's Tensor(a!) self: written in place, the method returns the very object (fill_, uniform_)
     "Tensor(a!)": ("const Tensor&", None),
     "Tensor?": ("std::optional<Tensor>", None),
+    # PyTorch's Tensor[] and Tensor?[] (einsum's operands, index_put's indices)
+    "Tensor[]": ("const std::vector<Tensor>&", None),
+    "Tensor?[]": ("const std::vector<std::optional<Tensor>>&", None),
     "int": ("py::handle", "int64_t {n} = int_arg({n}_obj, {where});"),
     "SymInt": ("py::handle", "int64_t {n} = symint_arg({n}_obj, {where});"),
     "int?": ("py::handle", "std::optional<int64_t> {n} = opt_arg({n}_obj, int_arg, {where});"),
@@ -82,7 +89,7 @@ for _t in RAW_ARGS:
 # the sizes of a sized factory, first: positional ints, one sequence, or the keyword size= (a sequence)
 VARARGS = "int..."
 ARG_TYPES[VARARGS] = ("py::args", 'DimVector {n} = factory_size("{fn}", {n}_args, {n}_obj);')
-TENSOR_ARGS = ("Tensor", "Tensor(a!)", "Tensor?", "Tensor|Scalar", "Tensor|Scalar?")
+TENSOR_ARGS = ("Tensor", "Tensor(a!)", "Tensor?", "Tensor|Scalar", "Tensor|Scalar?", "Tensor[]")
 SELF_TYPES = ("Tensor", "Tensor(a!)")  # a method's self
 # ScalarType: a dtype, the minitorch.dtype object (result_type)
 RETURNS = ("Tensor", "(Tensor values, Tensor indices)", "(Tensor <name>, Tensor <name>, ...)", "ScalarType")
@@ -143,6 +150,8 @@ class Op:
     overload = None  # the row's overload tag (arange.start_step: "start_step")
     overloads = ()  # the rows of an overloaded func, in the order the binding tries them (the first is the op)
     function = True  # False: `variants: method_only`, the method alone
+    nogil = None  # (a, b): released by the work of the product a @ b (`nogil: product a b`)
+    torch_function_fallback = False  # `torch_function: fallback`: bind_linalg.cpp's last overload
 
     def spellings(self):
         """(name, variants) for the op's own name and each alias."""
@@ -339,7 +348,8 @@ def _finish(op, fail):
         fail(op.fields["jvp_args"][1], f"{op.name!r}: 'jvp_args:' without a 'jvp:' rule")
     if op.kind == "func":
         for key in op.fields:
-            if key not in ("variants", "call", "out", "binding", *TRANSFORM_KEYS) and not JVP_TERM.match(key):
+            known = ("variants", "call", "out", "binding", *FUNC_BINDING_KEYS, *TRANSFORM_KEYS)
+            if key not in known and not JVP_TERM.match(key):
                 fail(
                     op.fields[key][1],
                     f"func {op.name!r}: '{key}:' is for elementwise ops; use variants, call, out",
@@ -391,6 +401,7 @@ def _finish(op, fail):
         if ("out" in op.variants) != (out is not None):
             fail(lineno, f"func {op.name!r}: list 'out' in variants exactly when 'out:' gives its dtype rule")
         op.out_rule = out
+        _finish_func_binding_keys(op, get, fail)
         return
 
     functor, lineno = get("functor", required=True)
@@ -429,10 +440,33 @@ def _finish(op, fail):
         fail(
             op.fields["rules"][1], f"{op.name!r}: 'rules:' is for funcs (an elementwise op's rules are here)"
         )
+    for key in FUNC_BINDING_KEYS:
+        if key in op.fields:
+            fail(op.fields[key][1], f"{op.name!r}: '{key}:' is for funcs")
     binding, lineno = get("binding")
     if binding not in (None, "own"):
         fail(lineno, f"binding takes only 'own', got {binding!r}")
     op.own_binding = binding == "own"
+
+
+def _finish_func_binding_keys(op, get, fail):
+    """A func's `nogil:` (how its call decides to release the GIL) and `torch_function:` (a last overload that
+    hands a call with a foreign tensor-like argument to its __torch_function__)."""
+    nogil, lineno = get("nogil")
+    if nogil is not None:
+        words = nogil.split()
+        tensors = [p.name for p in op.params if p.type == "Tensor"]
+        if len(words) != 3 or words[0] != "product" or any(w not in tensors for w in words[1:]):
+            fail(
+                lineno,
+                f"func {op.name!r}: write 'nogil: product <a> <b>' over two of its Tensor arguments "
+                f"({', '.join(tensors)}), released by bind_products.h's big_product(a, b)",
+            )
+        op.nogil = tuple(words[1:])
+    fallback, lineno = get("torch_function")
+    if fallback not in (None, "fallback"):
+        fail(lineno, f"func {op.name!r}: 'torch_function:' takes only 'fallback', got {fallback!r}")
+    op.torch_function_fallback = fallback is not None
 
 
 REFUSE_CLASSES = {
@@ -990,6 +1024,7 @@ def bindings_header(ops):
             "the funcs with out=: (name, how the result's dtype must match out's: an OutRule)",
         )
     )
+    out.append(_torch_function_macro(ops))
     rows = []
     for o in ops:
         aliases = " ".join(n + ("" if v == o.variants else "[" + " ".join(v) + "]") for n, v in o.aliases)
@@ -1022,6 +1057,14 @@ def bindings_header(ops):
         )
     )
     return "".join(out)
+
+
+def _torch_function_macro(ops):
+    return _macro(
+        "MT_FUNC_TORCH_FUNCTION",
+        [(_c(o.name),) for o in ops if o.kind == "func" and o.torch_function_fallback],
+        "the funcs with `torch_function: fallback`: bind_linalg.cpp adds their last overload, after out=",
+    )
 
 
 def declared(op):
@@ -1115,9 +1158,9 @@ def _lambda(op, inplace, method=False, overloaded=False, many=False):
     if in_place:
         # Tensor.<name>_ calls the in-place twin of the function its call opens with (clip_: clamp_)
         call = re.sub(r"^([\w:]+)\(", r"\1_(", op.call, count=1) if inplace else op.call
-        body = f"nogil([&] {{ {call}; }}, {tensors});\n      return self_obj;"
+        body = f"{_released(op, call + ';', tensors)};\n      return self_obj;"
     else:
-        value = f"nogil([&] {{ return {op.call}; }}, {tensors})"
+        value = _released(op, f"return {op.call};", tensors)
         if any(p.type in RAW_ARGS or p.type == VARARGS for p in op.params):
             value = op.call  # it reads Python objects: the helper releases the GIL around the fill itself
         if op.returns == "(Tensor values, Tensor indices)":
@@ -1127,6 +1170,14 @@ def _lambda(op, inplace, method=False, overloaded=False, many=False):
         body = f"return {value};"
     lines = "".join(f"      {c}\n" for c in convert)
     return f"[]({', '.join(params)}) {{\n{lines}      {body}\n    }}"
+
+
+def _released(op, body, tensors):
+    """The call run without the GIL: when one of its tensors is big (bind.h's nogil), or for `nogil: product a
+    b` when the product's work is (big_product: a GEMM's m*n*k, long before its operands pass the size)."""
+    if op.nogil:
+        return f"nogil_if(big_product({op.nogil[0]}, {op.nogil[1]}), [&] {{ {body} }})"
+    return f"nogil([&] {{ {body} }}, {tensors})"
 
 
 # The generated bindings' argument checks, in PyTorch's words: "topk(): argument 'k' (position 2) must be int,
@@ -1203,7 +1254,8 @@ def bind_funcs_cpp(ops):
     out = [
         HEADER,
         "".join(f'#include "ops/{h}"\n' for h in _family_headers()),
-        '#include "autograd/Node.h"\n#include "python/bind.h"\n#include "python/bind_factory.h"\n\nnamespace mt {\n\n',
+        '#include "autograd/Node.h"\n#include "python/bind.h"\n#include "python/bind_factory.h"\n',
+        '#include "python/bind_products.h"\n\nnamespace mt {\n\n',
         "py::object values_indices(const char* name, const std::tuple<Tensor, Tensor>& r);  // bind_reduce.cpp\n\n",
         ARG_CHECKS,
         "void init_schema_funcs(py::module_& m, TensorClass& cls) {\n",

@@ -15,6 +15,7 @@
 #include "ops/index_dim.h"
 #include "ops/kernels.h"
 #include "ops/reduce.h"
+#include "ops/scatter.h"
 #include "ops/shape.h"
 
 namespace mt {
@@ -506,6 +507,23 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
   DimVector shape = broadcast_shapes(self.sizes(), mask.sizes());
   if (shape.empty()) shape.push_back(1);  // two 0-dim operands select from one element, as PyTorch's
   return index(expand(self, shape), {expand(mask, shape)});
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+               const std::string& reduce) {
+  Tensor out = clone(self);
+  scatter_(out, dim, index, src, reduce);
+  return out;
+}
+
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor out = clone(self);
+  scatter_add_(out, dim, index, src);
+  return out;
+}
+
+Tensor scatter_value_src(const Tensor& self, const Tensor& index, const Scalar& value) {
+  return expand(scalar_tensor(value, self.dtype(), self.device()), index.sizes());
 }
 
 }  // namespace mt

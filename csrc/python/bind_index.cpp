@@ -1,5 +1,8 @@
 // Indexing bindings: Tensor.__getitem__/__setitem__ parse NumPy-style keys in C++ (ints, slices, None,
-// Ellipsis, bools, tensors, lists), apply the basic part as views and hand the rest to index/index_put_.
+// Ellipsis, bools, tensors, lists), apply the basic part as views and hand the rest to index/index_put_. Also
+// the index family's schema rows with `binding: own` (index_put/index_put_'s indices, nonzero's as_tuple);
+// the other rows (index_select, gather, scatter, scatter_add, masked_select) are generated from
+// csrc/ops/ops.schema.
 #include "ops/copy.h"
 #include "ops/factory.h"
 #include "ops/index.h"
@@ -175,63 +178,6 @@ void init_index(py::module_& m, TensorClass& cls) {
       },
       py::arg("indices"), py::arg("values"), py::arg("accumulate") = false);
 
-  m.def("index_select", nogil_fn(&index_select), py::arg("input"), py::arg("dim"), py::arg("index"));
-  cls.def("index_select", nogil_fn(&index_select), py::arg("dim"), py::arg("index"));
-  m.def("gather",
-        nogil_fn(+[](const Tensor& s, StrictInt d, const Tensor& i, bool) { return gather(s, d, i); }),
-        py::arg("input"), py::arg("dim"), py::arg("index"), py::kw_only(), py::arg("sparse_grad") = false);
-  cls.def("gather", nogil_fn(&gather), py::arg("dim"), py::arg("index"));
-  // src as a tensor, or the `value=` overload's number expanded to index's shape (a 0-dim src tensor is one
-  // element, as in PyTorch, not a scalar)
-  auto scatter_src = [](py::handle src, const Tensor& self, const Tensor& index) {
-    return py::isinstance<TensorImpl>(src)
-               ? src.cast<Tensor>()
-               : expand(scalar_tensor(parse_scalar(src, "value"), self.dtype(), self.device()),
-                        index.sizes());
-  };
-  cls.def(
-      "scatter_",
-      [scatter_src](py::object self, StrictInt dim, const Tensor& index, py::handle src,
-                    std::optional<std::string> reduce) {
-        Tensor s = self.cast<Tensor>(), v = scatter_src(src, s, index);
-        nogil([&] { scatter_(s, dim, index, v, reduce.value_or("")); }, s, index);
-        return self;
-      },
-      py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(), py::arg("reduce") = py::none());
-  auto scatter_fn = [scatter_src](const Tensor& self, StrictInt dim, const Tensor& index, py::handle src,
-                                  std::optional<std::string> reduce) {
-    Tensor v = scatter_src(src, self, index);
-    return nogil(
-        [&] {
-          Tensor out = clone(self);
-          scatter_(out, dim, index, v, reduce.value_or(""));
-          return out;
-        },
-        self, index);
-  };
-  cls.def("scatter", scatter_fn, py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(),
-          py::arg("reduce") = py::none());
-  m.def("scatter", scatter_fn, py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"),
-        py::kw_only(), py::arg("reduce") = py::none());
-  m.def(
-      "_scatter_extreme_",
-      [](const Tensor& self, StrictInt dim, const Tensor& index, const Tensor& src, StrictBool is_max) {
-        nogil([&] { scatter_extreme_(self, dim, index, src, is_max); }, self, index);
-        return self;
-      },
-      py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("is_max"));
-  cls.def("scatter_add_", [](py::object self, StrictInt dim, const Tensor& index, const Tensor& src) {
-    Tensor t = self.cast<Tensor>();
-    nogil([&] { scatter_add_(t, dim, index, src); }, t, index);
-    return self;
-  });
-  auto scatter_add_fn =
-      nogil_fn(+[](const Tensor& self, StrictInt dim, const Tensor& index, const Tensor& src) {
-        Tensor out = clone(self);
-        return Tensor(scatter_add_(out, dim, index, src));
-      });
-  cls.def("scatter_add", scatter_add_fn);
-  m.def("scatter_add", scatter_add_fn);
   auto nonzero_fn = [](const Tensor& self, StrictBool as_tuple) -> py::object {
     Tensor nz = nogil([&] { return nonzero(self); }, self);
     if (!as_tuple) return py::cast(nz);
@@ -243,8 +189,6 @@ void init_index(py::module_& m, TensorClass& cls) {
   };
   m.def("nonzero", nonzero_fn, py::arg("input"), py::kw_only(), py::arg("as_tuple") = false);
   cls.def("nonzero", nonzero_fn, py::kw_only(), py::arg("as_tuple") = false);
-  m.def("masked_select", nogil_fn(&masked_select), py::arg("input"), py::arg("mask"));
-  cls.def("masked_select", nogil_fn(&masked_select), py::arg("mask"));
 }
 
 }  // namespace mt

@@ -1,6 +1,10 @@
-// Bindings for the linalg op family (ops/linalg.h): minitorch.<op>, Tensor.<op> and the @ operator.
+// Bindings of the linalg family that the schema's rows cannot generate (csrc/ops/ops.schema's linalg section
+// binds matmul, mm, bmm, mv, dot, outer, ger and addmm): einsum's two spellings, the @ operator, the float32
+// matmul precision flag, and the products' __torch_function__ fallback.
+#include "generated/bindings.h"
 #include "ops/linalg.h"
 #include "python/bind.h"
+#include "python/bind_products.h"
 
 namespace mt {
 
@@ -57,18 +61,6 @@ Tensor einsum_sublist_py(const py::args& args) {
   return nogil([&] { return einsum(eq, ops); }, ops);
 }
 
-// A product's work grows as m*n*k: released from about kNoGilMinNumel multiply-adds (microseconds of work),
-// long before the operands alone would pass the size threshold.
-bool big_product(const Tensor& a, const Tensor& b) {
-  if (!a.device().is_cpu() || !b.device().is_cpu()) return true;
-  return a.numel() * (b.dim() > 0 ? b.size(-1) : 1) >= kNoGilMinNumel;
-}
-
-template <Tensor (*F)(const Tensor&, const Tensor&)>
-Tensor product(const Tensor& a, const Tensor& b) {
-  return nogil_if(big_product(a, b), [&] { return F(a, b); });
-}
-
 const char* precision_name(Float32MatmulPrecision p) {
   switch (p) {
     case Float32MatmulPrecision::high:
@@ -106,49 +98,32 @@ void init_linalg(py::module_& m, TensorClass& cls) {
     set_float32_matmul_precision(allow ? Float32MatmulPrecision::high : Float32MatmulPrecision::highest);
   });
 
-  m.def("matmul", &product<&matmul>, py::arg("input"), py::arg("other"));
-  m.def("mm", &product<&mm>, py::arg("input"), py::arg("mat2"));
-  m.def("bmm", &product<&bmm>, py::arg("input"), py::arg("mat2"));
-  m.def("mv", &product<&mv>, py::arg("input"), py::arg("vec"));
-  m.def("dot", &product<&dot>, py::arg("input"), py::arg("tensor"));
-  m.def("outer", &product<&outer>, py::arg("input"), py::arg("vec2"));
-  m.def("ger", &product<&outer>, py::arg("input"), py::arg("vec2"));
-  auto addmm_fn = [](const Tensor& self, const Tensor& m1, const Tensor& m2, py::handle beta,
-                     py::handle alpha) {
-    Scalar b = parse_scalar(beta, "beta"), a = parse_scalar(alpha, "alpha");
-    return nogil_if(big_product(m1, m2), [&] { return addmm(self, m1, m2, b, a); });
-  };
-  m.def("addmm", addmm_fn, py::arg("input"), py::arg("mat1"), py::arg("mat2"), py::kw_only(),
-        py::arg("beta") = 1, py::arg("alpha") = 1);
   m.def("einsum", strict_fn(&einsum_py), py::arg("equation"));
   m.def("einsum", strict_fn(&einsum_sublist_py));
 
-  cls.def("matmul", &product<&matmul>, py::arg("other"));
-  cls.def("mm", &product<&mm>, py::arg("mat2"));
-  cls.def("bmm", &product<&bmm>, py::arg("mat2"));
-  cls.def("mv", &product<&mv>, py::arg("vec"));
-  cls.def("dot", &product<&dot>, py::arg("tensor"));
-  cls.def("outer", &product<&outer>, py::arg("vec2"));
-  cls.def("ger", &product<&outer>, py::arg("vec2"));
-  cls.def("addmm", addmm_fn, py::arg("mat1"), py::arg("mat2"), py::kw_only(), py::arg("beta") = 1,
-          py::arg("alpha") = 1);
   // Non-tensor operands return NotImplemented so Python can try the other side (then raises TypeError).
   cls.def("__matmul__", [](const Tensor& self, py::handle other) -> py::object {
     if (!py::isinstance<TensorImpl>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-    return py::cast(product<&matmul>(self, other.cast<Tensor>()));
+    Tensor b = other.cast<Tensor>();
+    return py::cast(nogil_if(big_product(self, b), [&] { return matmul(self, b); }));
   });
   cls.def("__rmatmul__", [](const Tensor& self, py::handle other) -> py::object {
     if (!py::isinstance<TensorImpl>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-    return py::cast(product<&matmul>(other.cast<Tensor>(), self));
+    Tensor a = other.cast<Tensor>();
+    return py::cast(nogil_if(big_product(a, self), [&] { return matmul(a, self); }));
   });
 }
 
-// The products' last overload, tried only after every typed one (out= included) refused the arguments: an
-// argument whose type defines __torch_function__ (minitorch.sparse's tensors, a user's tensor-like) gets the
-// call, as PyTorch's argument parser hands it over; anything else is PyTorch's TypeError. Dense calls never
-// reach it, so they cost nothing more.
+// The last overload of the schema's rows with `torch_function: fallback` (mm, matmul, addmm), tried only
+// after every typed one (out= included) refused the arguments: an argument whose type defines
+// __torch_function__ (minitorch.sparse's tensors, a user's tensor-like) gets the call, as PyTorch's argument
+// parser hands it over; anything else is PyTorch's TypeError. Dense calls never reach it, so they cost
+// nothing more.
 void init_linalg_torch_function_fallbacks(py::module_& m) {
-  for (const char* name : {"mm", "matmul", "addmm"}) {
+#define MT_FALLBACK_NAME(name) name,
+  static constexpr const char* kFallbacks[] = {MT_FUNC_TORCH_FUNCTION(MT_FALLBACK_NAME)};
+#undef MT_FALLBACK_NAME
+  for (const char* name : kFallbacks) {
     MT_INTERNAL_ASSERT(py::hasattr(m, name), "torch_function fallback for an unbound function: ", name);
     m.def(name, [name](const py::args& args, const py::kwargs& kwargs) -> py::object {
       auto overrides = [](py::handle h) {

@@ -55,16 +55,7 @@ constexpr OutOp kFuncOut[] = {MT_FUNC_OUT(MT_OUT_FUNC)};
 #undef MT_OUT_FUNC
 
 constexpr OutOp kOutOps[] = {
-    // linear algebra
-    {"matmul", OutRule::exact},
-    {"mm", OutRule::exact},
-    {"bmm", OutRule::exact},
-    {"mv", OutRule::exact},
-    {"dot", OutRule::exact},
-    {"addmm", OutRule::exact},
-    {"outer", OutRule::exact},
-    {"ger", OutRule::exact},
-    // joining, reductions, indexing
+    // joining, reductions
     {"cat", OutRule::cat},
     {"concat", OutRule::cat},
     {"stack", OutRule::cat},
@@ -77,13 +68,8 @@ constexpr OutOp kOutOps[] = {
     {"any", OutRule::castable},
     {"std", OutRule::castable},
     {"var", OutRule::castable},
-    {"norm", OutRule::castable},
     {"max", OutRule::exact},
     {"min", OutRule::exact},
-    {"gather", OutRule::exact},
-    {"index_select", OutRule::exact},
-    {"masked_select", OutRule::exact},
-    {"nonzero", OutRule::exact},
     // sort family
     {"median", OutRule::exact},
     {"nanmedian", OutRule::exact},

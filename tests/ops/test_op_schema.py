@@ -58,11 +58,15 @@ def _has_out_overload(fn):
     return any("(*args, **kwargs)" in ln for ln in lines)
 
 
+_NAMES = {name for op in OPS for name, _ in op.spellings()}
+
+
 @pytest.mark.parametrize(("op", "name", "variants"), list(_spellings()))
 def test_every_spelling_has_exactly_its_forms(op, name, variants):
     if not op.function:  # `variants: method_only`: Tensor.new_zeros, Tensor.fill_, and no function
         assert _cpp_method(name) and not hasattr(torch._C, name), name
-        assert not _cpp_method(name + "_") or name.endswith("_"), f"Tensor.{name}_"
+        # (an in-place companion is its own method_only row: index_put and index_put_)
+        assert not _cpp_method(name + "_") or name.endswith("_") or name + "_" in _NAMES, f"Tensor.{name}_"
         return
     fn = getattr(torch._C, name)
     assert callable(fn), f"minitorch._C.{name} is not bound"
@@ -104,9 +108,24 @@ def _generated_names():
         yield from ((op, name, variants) for name, variants in op.spellings())
 
 
+def _other_classes(text):
+    """The text of the `py::class_<X>(...).def(...)...;` chains of classes other than the Tensor's (ProcessGroup's
+    gather and scatter are its own methods, not minitorch's or Tensor's)."""
+    for m in re.finditer(r"py::class_<([\w:]+)", text):
+        if m.group(1) in ("TensorImpl", "Tensor"):
+            continue
+        depth, i = 0, m.end()
+        while i < len(text) and not (text[i] == ";" and depth == 0):
+            depth += (text[i] in "([{") - (text[i] in ")]}")
+            i += 1
+        yield text[m.start() : i]
+
+
 def _hand_bound(text):
-    """The names a binding source defines: .def("name", ...), and the names of a loop that defines each,
-    `for (const char* n : {"mm", "matmul"}) { ... m.def(n, ...) ... }`."""
+    """The names a binding source defines on the module or the Tensor class: .def("name", ...), and the names
+    of a loop that defines each, `for (const char* n : {"mm", "matmul"}) { ... m.def(n, ...) ... }`."""
+    for chain in list(_other_classes(text)):
+        text = text.replace(chain, "")
     names = re.findall(r'\.def\(\s*"(\w+)"', text)
     for m in re.finditer(r"for \(const char\* (\w+) :\s*\{([^}]*)\}\)", text):
         body = text[m.end() : text.find("\n  }", m.end())]
@@ -126,9 +145,13 @@ def test_the_drift_check_sees_every_spelling_of_a_hand_binding():
   }
 """
     assert sorted(_hand_bound(text)) == ["bar", "baz", "foo"]
-    # and a real source: linalg's __torch_function__ fallbacks re-bind mm/matmul/addmm in such a loop
+    other = (
+        'py::class_<Group>(d, "Group")\n  .def("gather", [](Group& g) { g.f(); })\n  .def("x", &Group::x);\n'
+    )
+    assert _hand_bound(other + text) == _hand_bound(text)
+    # linalg's __torch_function__ fallbacks iterate the schema's list (MT_FUNC_TORCH_FUNCTION), no names of their own
     linalg = (op_schema.ROOT_PATH / "csrc" / "python" / "bind_linalg.cpp").read_text()
-    assert {"mm", "matmul", "addmm"} <= set(_hand_bound(linalg))
+    assert "MT_FUNC_TORCH_FUNCTION" in linalg and not set(_hand_bound(linalg)) & {"mm", "matmul", "addmm"}
 
 
 def test_no_hand_binding_duplicates_a_schema_row():
@@ -139,7 +162,9 @@ def test_no_hand_binding_duplicates_a_schema_row():
     for op, name, variants in _generated_names():
         rows = len(op.overloads) or 1  # an overloaded func: one pybind11 overload per row
         if op.function:
-            assert _overloads(getattr(torch._C, name), name) == rows + ("out" in variants), name
+            # out= and `torch_function: fallback` (bind_linalg.cpp) each add one last overload
+            extra = ("out" in variants) + op.torch_function_fallback
+            assert _overloads(getattr(torch._C, name), name) == rows + extra, name
         for form, present in ((name, "method" in variants), (name + "_", "inplace" in variants)):
             if present:
                 assert _overloads(vars(torch.Tensor)[form], form) == rows, f"Tensor.{form}"
@@ -327,6 +352,32 @@ def test_generator_rejects_malformed_funcs():
     assert "'grad:' is for elementwise ops" in _err("func foo(Tensor self) -> Tensor\n  grad: none\n")
     assert "returns '(Tensor a)'" in _err("func foo(Tensor self) -> (Tensor a)\n")  # a tuple has two or more
     assert "unknown variant 'nothing'" in _err("func foo(Tensor self) -> Tensor\n  variants: nothing\n")
+    assert "write 'nogil: product <a> <b>'" in _err(
+        "func foo(Tensor self, Tensor b) -> Tensor\n  nogil: product self c\n"
+    )
+    assert "'torch_function:' takes only 'fallback'" in _err(
+        "func foo(Tensor self) -> Tensor\n  torch_function: always\n"
+    )
+    assert "'nogil:' is for funcs" in _err(
+        "unary foo\n  functor: Foo\n  dtype: same\n  grad: none\n  nogil: x\n"
+    )
+
+
+def test_product_rows_release_by_their_work():
+    """`nogil: product a b` releases the GIL by big_product(a, b) (a GEMM's m*n*k), the default by the tensors'
+    sizes; `torch_function: fallback` lists the row in MT_FUNC_TORCH_FUNCTION for bind_linalg.cpp."""
+    (op,) = gen_ops.parse(
+        "func foo(Tensor self, Tensor b) -> Tensor\n  variants: method inplace\n  nogil: product self b\n"
+        "  torch_function: fallback\n",
+        "s",
+    )
+    text = gen_ops.bind_funcs_cpp([op])
+    assert text.count("nogil_if(big_product(self, b), [&] { return foo(self, b); })") == 2
+    assert "nogil_if(big_product(self, b), [&] { foo_(self, b); });" in text
+    assert '_("foo")' in gen_ops.bindings_header([op]).split("MT_FUNC_TORCH_FUNCTION(_)")[1].split("//")[0]
+    (plain,) = gen_ops.parse("func foo(Tensor self, Tensor b) -> Tensor\n", "s")
+    assert "nogil([&] { return foo(self, b); }, self, b)" in gen_ops.bind_funcs_cpp([plain])
+    assert {op.name for op in OPS if op.torch_function_fallback} == {"mm", "matmul", "addmm"}
 
 
 def test_private_funcs_return_plain_tuples_and_bind_no_method():
