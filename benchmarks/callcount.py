@@ -41,6 +41,8 @@ w = torch.rand(3, requires_grad=True)
 linspace, logspace = torch.linspace, torch.logspace
 o5 = torch.empty(5)  # linspace's out=, of its size (a resized o would break the cases after it)
 clamp, clip, result_type = torch.clamp, torch.clip, torch.result_type
+xm, x1 = torch.rand(3, 4), torch.rand(1, 3, 1)
+transpose, squeeze = torch.transpose, torch.squeeze
 """
 
 CASES = [
@@ -136,6 +138,24 @@ CASES = [
     ("x.where(m, 0.0)", "x.where(m, 0.0)"),
     ("result_type(x, 1)", "result_type(x, 1)"),
     ("result_type(x, y)", "result_type(x, y)"),
+    # the shape family's views (the hot path of indexing-heavy code), moved from bind_shape.cpp to rows
+    ("xm.transpose(0, 1)", "xm.transpose(0, 1)"),
+    ("transpose(xm, 0, 1)", "transpose(xm, 0, 1)"),
+    ("xm.swapaxes(0, 1)", "xm.swapaxes(0, 1)"),
+    ("xm.swapdims(0, 1)", "xm.swapdims(0, 1)"),
+    ("xm.t()", "xm.t()"),
+    ("xm.unsqueeze(0)", "xm.unsqueeze(0)"),
+    ("x1.squeeze()", "x1.squeeze()"),
+    ("x1.squeeze(0)", "x1.squeeze(0)"),
+    ("x1.squeeze((0, 2))", "x1.squeeze((0, 2))"),
+    ("squeeze(x1, 0)", "squeeze(x1, 0)"),
+    ("xm.flatten()", "xm.flatten()"),
+    ("xm.narrow(1, 0, 2)", "xm.narrow(1, 0, 2)"),
+    ("xm.select(0, 1)", "xm.select(0, 1)"),
+    ("xm.movedim(0, 1)", "xm.movedim(0, 1)"),
+    ("xm.diagonal()", "xm.diagonal()"),
+    ("xm.transpose_(0, 1)", "xm.transpose_(0, 1)"),
+    ("x1.unsqueeze_(0).squeeze_(0)", "x1.unsqueeze_(0).squeeze_(0)"),
 ]
 
 

@@ -36,6 +36,7 @@ KEYS = {
     "rules",
     "nogil",
     "torch_function",
+    "gil",
 }
 # forward-mode rules: `jvp`, or one `jvp_<input>` term per differentiable tensor input
 JVP_TERM = re.compile(r"^jvp_[a-z_][a-z0-9_]*$")
@@ -92,7 +93,14 @@ ARG_TYPES[VARARGS] = ("py::args", 'DimVector {n} = factory_size("{fn}", {n}_args
 TENSOR_ARGS = ("Tensor", "Tensor(a!)", "Tensor?", "Tensor|Scalar", "Tensor|Scalar?", "Tensor[]")
 SELF_TYPES = ("Tensor", "Tensor(a!)")  # a method's self
 # ScalarType: a dtype, the minitorch.dtype object (result_type)
-RETURNS = ("Tensor", "(Tensor values, Tensor indices)", "(Tensor <name>, Tensor <name>, ...)", "ScalarType")
+# Tensor[]: a tuple of any length (split, chunk), declared by `binding: own` rows only (_finish_gil)
+RETURNS = (
+    "Tensor",
+    "(Tensor values, Tensor indices)",
+    "(Tensor <name>, Tensor <name>, ...)",
+    "ScalarType",
+    "Tensor[]",
+)
 # a tuple of named tensors other than (values, indices) binds as a plain Python tuple (the Python caller names it)
 TENSOR_TUPLE = re.compile(r"^\(Tensor [A-Za-z_]\w*(, Tensor [A-Za-z_]\w*)+\)$")
 OUT_RULES = ("castable", "exact", "cat")
@@ -152,6 +160,7 @@ class Op:
     function = True  # False: `variants: method_only`, the method alone
     nogil = None  # (a, b): released by the work of the product a @ b (`nogil: product a b`)
     torch_function_fallback = False  # `torch_function: fallback`: bind_linalg.cpp's last overload
+    keep_gil = False  # `gil: keep`: the call runs holding the GIL (views)
 
     def spellings(self):
         """(name, variants) for the op's own name and each alias."""
@@ -260,6 +269,7 @@ def _merge_overloads(ops, fail):
             fail(op.line, f"func {op.name}.{op.overload}: the method's overloads take 'Tensor self'")
         op.variants, op.out_rule, op.transforms = prev.variants, prev.out_rule, prev.transforms
         op.function = prev.function
+        op.keep_gil = prev.keep_gil
         if any(p.type == "Tensor(a!)" for p in op.params) != any(p.type == "Tensor(a!)" for p in prev.params):
             fail(
                 op.line,
@@ -348,7 +358,7 @@ def _finish(op, fail):
         fail(op.fields["jvp_args"][1], f"{op.name!r}: 'jvp_args:' without a 'jvp:' rule")
     if op.kind == "func":
         for key in op.fields:
-            known = ("variants", "call", "out", "binding", *FUNC_BINDING_KEYS, *TRANSFORM_KEYS)
+            known = ("variants", "call", "out", "binding", "gil", *FUNC_BINDING_KEYS, *TRANSFORM_KEYS)
             if key not in known and not JVP_TERM.match(key):
                 fail(
                     op.fields[key][1],
@@ -402,6 +412,7 @@ def _finish(op, fail):
             fail(lineno, f"func {op.name!r}: list 'out' in variants exactly when 'out:' gives its dtype rule")
         op.out_rule = out
         _finish_func_binding_keys(op, get, fail)
+        _finish_gil(op, get, fail)
         return
 
     functor, lineno = get("functor", required=True)
@@ -475,6 +486,19 @@ REFUSE_CLASSES = {
     "non_floating": "!is_floating(dt)",
     "reduced": "dt == ScalarType::Half || dt == ScalarType::BFloat16",  # torch.special's float/double-only kernels
 }
+
+
+def _finish_gil(op, get, fail):
+    """A func's `gil: keep` (its call runs holding the GIL: a view only rewrites metadata, and releasing the
+    GIL for a big operand costs more than the view), and the Tensor[] result only a hand binding returns."""
+    gil, lineno = get("gil")
+    if gil not in (None, "keep"):
+        fail(
+            lineno, f"func {op.name!r}: 'gil:' takes only 'keep' (the call runs holding the GIL), got {gil!r}"
+        )
+    op.keep_gil = gil == "keep"
+    if op.returns == "Tensor[]" and not op.own_binding:
+        fail(op.line, f"func {op.name!r}: a Tensor[] result is bound by hand ('binding: own <why>')")
 
 
 def _finish_refuse(op, get, fail):
@@ -1098,7 +1122,13 @@ STRICT_TYPES = {"int": "StrictInt", "SymInt": "StrictSymInt", "bool": "StrictBoo
 # an overload's size as one argument: a tuple or list only (randint(0, 3) is a forgotten size, not a size of 3),
 # and its Scalar a number or anything numeric (fill_('a') tries the next row): bind_factory.h's casters refuse
 # the rest and hand the object on to the row's conversion
-STRICT_HANDLES = {"SymInt[]": "SizeArg", "Scalar": "ScalarArg", "Scalar?": "OptScalarArg"}
+# (an int[] a tuple or list whose first element is an int, as PyTorch's parser checks it: squeeze's dims)
+STRICT_HANDLES = {
+    "SymInt[]": "SizeArg",
+    "Scalar": "ScalarArg",
+    "Scalar?": "OptScalarArg",
+    "int[]": "IntListArg",
+}
 
 
 def _lambda(op, inplace, method=False, overloaded=False, many=False):
@@ -1158,10 +1188,11 @@ def _lambda(op, inplace, method=False, overloaded=False, many=False):
     if in_place:
         # Tensor.<name>_ calls the in-place twin of the function its call opens with (clip_: clamp_)
         call = re.sub(r"^([\w:]+)\(", r"\1_(", op.call, count=1) if inplace else op.call
-        body = f"{_released(op, call + ';', tensors)};\n      return self_obj;"
+        run = f"{call};" if op.keep_gil else f"{_released(op, call + ';', tensors)};"
+        body = f"{run}\n      return self_obj;"
     else:
         value = _released(op, f"return {op.call};", tensors)
-        if any(p.type in RAW_ARGS or p.type == VARARGS for p in op.params):
+        if op.keep_gil or any(p.type in RAW_ARGS or p.type == VARARGS for p in op.params):
             value = op.call  # it reads Python objects: the helper releases the GIL around the fill itself
         if op.returns == "(Tensor values, Tensor indices)":
             value = f'values_indices("{op.name}", {value})'
@@ -1249,13 +1280,25 @@ def _family_headers():
     )
 
 
+def _binding_headers():
+    # the binding layer's helpers a func's call may name (python/bind_shape.h's in-place views), beside the
+    # factories' bind_factory.h
+    skip = {"bind.h", "bind_factory.h"}
+    return sorted(
+        h
+        for h in os.listdir(os.path.join(ROOT, "csrc", "python"))
+        if h.startswith("bind_") and h.endswith(".h") and h not in skip
+    )
+
+
 def bind_funcs_cpp(ops):
     """The funcs' bindings: the function, and the method and Tensor.<name>_ forms the schema lists."""
     out = [
         HEADER,
         "".join(f'#include "ops/{h}"\n' for h in _family_headers()),
         '#include "autograd/Node.h"\n#include "python/bind.h"\n#include "python/bind_factory.h"\n',
-        '#include "python/bind_products.h"\n\nnamespace mt {\n\n',
+        "".join(f'#include "python/{h}"\n' for h in _binding_headers()),
+        "\nnamespace mt {\n\n",
         "py::object values_indices(const char* name, const std::tuple<Tensor, Tensor>& r);  // bind_reduce.cpp\n\n",
         ARG_CHECKS,
         "void init_schema_funcs(py::module_& m, TensorClass& cls) {\n",
@@ -1274,6 +1317,7 @@ def bind_funcs_cpp(ops):
                 or "Scalar|Tensor" in types
                 or ("Tensor|Scalar" in types and not op.name.startswith("_"))
                 or any(t in STRICT_TYPES and "Tensor" in types[i:] for i, t in enumerate(types))
+                or op.keep_gil  # a view's ints load in pybind11's casters, as cheap as the hand bindings'
             )
             out.append(f"  {{  // {op.signature}\n")
             if op.function:

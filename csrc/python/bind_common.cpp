@@ -148,26 +148,27 @@ DimVector int_list_arg(py::handle h, const char* fn, const char* name, int pos, 
   DimVector out;
   int64_t v = 0;
   if (h.is_none()) return out;
-  const std::string arg = std::string(fn) + "(): argument '" + name + "'";
-  const std::string at = pos > 0 ? " (position " + std::to_string(pos) + ")" : "";
-  if (PyList_Check(h.ptr()) || PyTuple_Check(h.ptr())) {
-    py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
-    for (size_t i = 0, n = seq.size(); i < n; ++i) {
-      py::object e = seq[i];
-      if (load_strict_int(e.ptr(), &v, true)) {
+  // the message's words are built only on the way to an error: two strings per call cost ~700 instructions
+  auto arg = [&] { return std::string(fn) + "(): argument '" + name + "'"; };
+  auto at = [&] { return pos > 0 ? " (position " + std::to_string(pos) + ")" : std::string(); };
+  PyObject* o = h.ptr();
+  if (PyList_Check(o) || PyTuple_Check(o)) {
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); ++i) {  // (an __index__ may shrink a list)
+      PyObject* e = PySequence_Fast_GET_ITEM(o, i);
+      if (load_strict_int(e, &v, true)) {
         out.push_back(v);
         continue;
       }
       if (i == 0)
-        throw py::type_error(arg + at + " must be tuple of ints, but found element of type " +
+        throw py::type_error(arg() + at() + " must be tuple of ints, but found element of type " +
                              arg_type_name(e) + " at pos 0");
-      throw py::type_error(arg + " failed to unpack the object at pos " + std::to_string(index) +
+      throw py::type_error(arg() + " failed to unpack the object at pos " + std::to_string(index) +
                            " with error \"type must be tuple of ints,but got " + arg_type_name(e) + "\"");
     }
     return out;
   }
-  if (!load_strict_int(h.ptr(), &v, true))
-    throw py::type_error(arg + at + " must be tuple of ints, not " + arg_type_name(h));
+  if (!load_strict_int(o, &v, true))
+    throw py::type_error(arg() + at() + " must be tuple of ints, not " + arg_type_name(h));
   out.push_back(v);
   return out;
 }

@@ -1,36 +1,11 @@
-// View and shape-op bindings (methods and minitorch.* functions).
+// View and shape-op bindings written by hand (methods and minitorch.* functions): those whose arguments the
+// schema's signatures cannot say (*sizes or size=, a tuple of any length); the other shape ops are rows of
+// csrc/ops/ops.schema, bound by the generated bind_funcs.cpp through the helpers defined here.
+#include "python/bind_shape.h"
+
 #include "autograd/record.h"
 #include "ops/copy.h"
 #include "ops/shape.h"
-#include "python/bind.h"
-
-namespace mt {
-// tensor_split's "tuple of ints indices": a tuple or list whose first element (if any) is an int; its later
-// elements are checked by int_list_arg, with PyTorch's "failed to unpack" message
-struct IndexList {
-  py::sequence seq;
-};
-}  // namespace mt
-
-namespace pybind11 {
-namespace detail {
-template <>
-struct type_caster<mt::IndexList> {
-  PYBIND11_TYPE_CASTER(mt::IndexList, const_name("tuple of ints"));
-  bool load(handle src, bool) {
-    PyObject* o = src.ptr();
-    int64_t v = 0;
-    if ((PyList_Check(o) || PyTuple_Check(o)) &&
-        (PySequence_Fast_GET_SIZE(o) == 0 || mt::load_strict_int(PySequence_Fast_GET_ITEM(o, 0), &v, true))) {
-      value.seq = reinterpret_borrow<sequence>(src);
-      return true;
-    }
-    return mt::refuse(o, "tuple of ints");
-  }
-  static handle cast(const mt::IndexList& l, return_value_policy, handle) { return l.seq.inc_ref(); }
-};
-}  // namespace detail
-}  // namespace pybind11
 
 namespace mt {
 
@@ -55,31 +30,11 @@ std::vector<Tensor> tensor_seq(py::handle seq, const char* fn) {
   }
   return out;
 }
-// Tensor.select / minitorch.select word an out-of-range index as PyTorch's select() does; x[i] reaches the op
-// directly and keeps the indexing message ("index 2 is out of bounds for dimension 0 with size 2").
-Tensor select_checked(const Tensor& self, int64_t dim, int64_t index) {
-  if (self.dim() > 0) {
-    const int64_t d = wrap_dim(dim, self.dim()), size = self.sizes()[d];
-    MT_CHECK_INDEX(index >= -size && index < size, "select(): index ", index,
-                   " out of range for tensor of size ", shape_str(self.sizes()), " at dimension ", d);
-  }
-  return select(self, dim, index);
-}
 // split's split_size as an int (PyTorch's Tensor.split: an int or a 0-d integer tensor; anything else is
 // a list of sizes)
 static bool split_size_int(py::handle s, int64_t* n) {
   if (py::isinstance<TensorImpl>(s) && s.cast<Tensor>().dim() != 0) return false;
   return load_strict_int(s.ptr(), n);
-}
-// movedim(source, destination): ints or sequences of ints, as PyTorch's two overloads
-Tensor movedim_any(const Tensor& self, py::handle src, py::handle dst) {
-  int64_t s = 0, d = 0;
-  if (load_strict_int(src.ptr(), &s) && load_strict_int(dst.ptr(), &d)) return movedim(self, s, d);
-  auto ints = [](py::handle h) { return parse_dims(h); };  // a bare int is a one-element list there
-  return movedim(self, ints(src), ints(dst));
-}
-const Tensor& transpose_inplace(const Tensor& self, int64_t d0, int64_t d1) {
-  return autograd::inplace_view(self, [d0, d1](const Tensor& x) { return transpose(x, d0, d1); });
 }
 // Sizes or dims given as *args or as the keyword PyTorch names them (t.view(size=(2, 3)),
 // t.permute(dims=...)).
@@ -110,8 +65,8 @@ std::vector<Tensor> tensor_split_by_tensor(const Tensor& self, const Tensor& t, 
 }
 // tensor_split's indices as a tuple or list of ints (PyTorch's "tuple of ints indices"); the caster took the
 // first element (a bad one there matches no signature, as in PyTorch), the shared int-list check the rest
-std::vector<Tensor> tensor_split_by_list(const Tensor& self, const IndexList& list, int64_t dim) {
-  return tensor_split(self, int_list_arg(list.seq, "tensor_split", "indices", 2, 2), dim);
+std::vector<Tensor> tensor_split_by_list(const Tensor& self, const IntListArg& list, int64_t dim) {
+  return tensor_split(self, int_list_arg(list.h, "tensor_split", "indices", 2, 2), dim);
 }
 py::tuple to_tuple(const std::vector<Tensor>& ts) {
   py::tuple t(ts.size());
@@ -120,19 +75,35 @@ py::tuple to_tuple(const std::vector<Tensor>& ts) {
 }
 }  // namespace
 
+Tensor select_checked(const Tensor& self, int64_t dim, int64_t index) {
+  if (self.dim() > 0) {
+    const int64_t d = wrap_dim(dim, self.dim()), size = self.sizes()[d];
+    MT_CHECK_INDEX(index >= -size && index < size, "select(): index ", index,
+                   " out of range for tensor of size ", shape_str(self.sizes()), " at dimension ", d);
+  }
+  return select(self, dim, index);
+}
+
+// the in-place views rewrite self's own sizes and strides once the view was made (so a bad argument leaves
+// self as it was); autograd/views.cpp gives self the view's history and bumps its version
+void t_(const Tensor& self) {
+  MT_CHECK(self.dim() <= 2, "t_() expects a tensor with <= 2 dimensions, but self is ", self.dim(), "D");
+  autograd::inplace_view(self, [](const Tensor& x) { return t(x); });
+}
+void transpose_(const Tensor& self, int64_t d0, int64_t d1) {
+  autograd::inplace_view(self, [d0, d1](const Tensor& x) { return transpose(x, d0, d1); });
+}
+void squeeze_(const Tensor& self) {
+  autograd::inplace_view(self, [](const Tensor& x) { return squeeze(x); });
+}
+void squeeze_(const Tensor& self, IntArrayRef dims) {
+  autograd::inplace_view(self, [d = dims.vec()](const Tensor& x) { return squeeze(x, d); });
+}
+void unsqueeze_(const Tensor& self, int64_t dim) {
+  autograd::inplace_view(self, [dim](const Tensor& x) { return unsqueeze(x, dim); });
+}
+
 void init_shape(py::module_& m, TensorClass& cls) {
-  // PyTorch's three squeeze signatures, functions and methods: (), (int dim), (tuple of ints dim); an
-  // explicit None is none of them
-  auto squeeze_all = [](const Tensor& t) { return squeeze(t); };
-  auto squeeze_dim = [](const Tensor& t, StrictInt dim) { return squeeze(t, {dim.v}); };
-  auto squeeze_dims = [](const Tensor& t, const IndexList& dim) { return squeeze(t, parse_dims(dim.seq)); };
-  // PyTorch's SymInt length and index also take a one-element integer tensor of any rank
-  auto narrow_fn = [](const Tensor& t, StrictInt dim, StrictInt start, StrictSymInt length) {
-    return narrow(t, dim, start, length);
-  };
-  auto select_fn = [](const Tensor& t, StrictInt dim, StrictSymInt index) {
-    return select_checked(t, dim, index);
-  };
   cls.def(
          "view",
          [](const Tensor& t, py::args shape, py::handle size, py::handle dtype) {
@@ -143,8 +114,6 @@ void init_shape(py::module_& m, TensorClass& cls) {
            return view(t, sizes_or_kw("view", "size", shape, size));
          },
          py::arg("size") = py::none(), py::arg("dtype") = py::none())
-      .def(
-          "view_as", [](const Tensor& t, const Tensor& o) { return view(t, o.sizes()); }, py::arg("other"))
       .def("resize_",
            [](const Tensor& t, py::args shape, py::kwargs) {
              resize_(t, parse_size_args(shape));
@@ -167,17 +136,11 @@ void init_shape(py::module_& m, TensorClass& cls) {
           },
           py::arg("shape") = py::none())
       .def(
-          "reshape_as", [](const Tensor& t, const Tensor& o) { return reshape(t, o.sizes()); },
-          py::arg("other"))
-      .def(
           "permute",
           [](const Tensor& t, py::args dims, py::handle kw) {
             return permute(t, sizes_or_kw("permute", "dims", dims, kw));
           },
           py::arg("dims") = py::none())
-      .def("transpose", strict_fn(&transpose), py::arg("dim0"), py::arg("dim1"))
-      .def("swapaxes", strict_fn(&transpose), py::arg("axis0"), py::arg("axis1"))
-      .def("t", strict_fn(&t))
       .def_property_readonly("T",
                              [](const Tensor& x) {
                                // PyTorch's deprecations: the identity on 0-D, a reversal beyond matrices
@@ -207,28 +170,12 @@ void init_shape(py::module_& m, TensorClass& cls) {
                      x.dim(), "-D tensor.");
             return transpose(x, -2, -1);
           })
-      .def("squeeze", squeeze_all)
-      .def("squeeze", squeeze_dim, py::arg("dim"))
-      .def("squeeze", squeeze_dims, py::arg("dim"))
-      .def("unsqueeze", strict_fn(&unsqueeze), py::arg("dim"))
       .def(
           "expand",
           [](const Tensor& t, py::args sizes, py::handle kw, StrictBool) {
             return expand(t, sizes_or_kw("expand", "size", sizes, kw));
           },
           py::arg("size") = py::none(), py::arg("implicit") = false)
-      .def(
-          "expand_as", [](const Tensor& t, const Tensor& o) { return expand(t, o.sizes()); },
-          py::arg("other"))
-      .def("flatten", strict_fn(&flatten), py::arg("start_dim") = 0, py::arg("end_dim") = -1)
-      .def(
-          "unflatten",
-          [](const Tensor& t, StrictInt dim, py::handle sizes) {
-            return unflatten(t, dim, parse_size(sizes));
-          },
-          py::arg("dim"), py::arg("sizes"))
-      .def("narrow", narrow_fn, py::arg("dim"), py::arg("start"), py::arg("length"))
-      .def("select", select_fn, py::arg("dim"), py::arg("index"))
       .def(
           "split",
           [](const Tensor& t, py::handle s, StrictInt dim) {
@@ -255,15 +202,13 @@ void init_shape(py::module_& m, TensorClass& cls) {
           py::arg("tensor_indices_or_sections"), py::arg("dim") = 0)
       .def(
           "tensor_split",
-          [](const Tensor& t, const IndexList& s, StrictInt dim) {
+          [](const Tensor& t, const IntListArg& s, StrictInt dim) {
             return to_tuple(tensor_split_by_list(t, s, dim));
           },
           py::arg("indices"), py::arg("dim") = 0)
       .def(
           "unbind", [](const Tensor& t, StrictInt dim) { return to_tuple(unbind(t, dim)); },
           py::arg("dim") = 0)
-      .def("movedim", strict_fn(&movedim_any), py::arg("source"), py::arg("destination"))
-      .def("diagonal", strict_fn(&diagonal), py::arg("offset") = 0, py::arg("dim1") = 0, py::arg("dim2") = 1)
       .def(
           "as_strided",
           [](const Tensor& t, py::handle size, py::handle stride, OptInt off) {
@@ -272,32 +217,6 @@ void init_shape(py::module_& m, TensorClass& cls) {
             return as_strided(t, sz, st, off.v.value_or(t.storage_offset()));
           },
           py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none())
-      // the in-place views rewrite self's own sizes and strides once the view was made (so a bad argument
-      // leaves self as it was); autograd/views.cpp gives self the view's history and bumps its version
-      .def("t_",
-           [](const Tensor& self) {
-             MT_CHECK(self.dim() <= 2, "t_() expects a tensor with <= 2 dimensions, but self is ", self.dim(),
-                      "D");
-             return autograd::inplace_view(self, [](const Tensor& x) { return t(x); });
-           })
-      .def("transpose_", strict_fn(&transpose_inplace), py::arg("dim0"), py::arg("dim1"))
-      .def("swapdims_", strict_fn(&transpose_inplace), py::arg("dim0"), py::arg("dim1"))
-      .def("swapaxes_", strict_fn(&transpose_inplace), py::arg("axis0"), py::arg("axis1"))
-      .def(
-          "squeeze_",
-          [](const Tensor& self, py::object dim) {
-            if (dim.is_none())
-              return autograd::inplace_view(self, [](const Tensor& x) { return squeeze(x); });
-            DimVector dims = parse_dims(dim);
-            return autograd::inplace_view(self, [dims](const Tensor& x) { return squeeze(x, dims); });
-          },
-          py::arg("dim") = py::none())
-      .def(
-          "unsqueeze_",
-          [](const Tensor& self, StrictInt dim) {
-            return autograd::inplace_view(self, [dim](const Tensor& x) { return unsqueeze(x, dim); });
-          },
-          py::arg("dim"))
       .def(
           "as_strided_",
           [](const Tensor& self, py::handle size, py::handle stride, OptInt off) {
@@ -320,23 +239,6 @@ void init_shape(py::module_& m, TensorClass& cls) {
   m.def(
       "permute", [](const Tensor& t, py::handle dims) { return permute(t, parse_size(dims)); },
       py::arg("input"), py::arg("dims"));
-  m.def("transpose", strict_fn(&transpose), py::arg("input"), py::arg("dim0"), py::arg("dim1"));
-  m.def("swapaxes", strict_fn(&transpose), py::arg("input"), py::arg("axis0"), py::arg("axis1"));
-  m.def("t", strict_fn(&t), py::arg("input"));
-  m.def("squeeze", squeeze_all, py::arg("input"));
-  m.def("squeeze", squeeze_dim, py::arg("input"), py::arg("dim"));
-  m.def("squeeze", squeeze_dims, py::arg("input"), py::arg("dim"));
-  m.def("unsqueeze", strict_fn(&unsqueeze), py::arg("input"), py::arg("dim"));
-  m.def("flatten", strict_fn(&flatten), py::arg("input"), py::arg("start_dim") = 0, py::arg("end_dim") = -1);
-  m.def(
-      "unflatten",
-      [](const Tensor& t, StrictInt dim, py::handle sizes) { return unflatten(t, dim, parse_size(sizes)); },
-      py::arg("input"), py::arg("dim"), py::arg("sizes"));
-  m.def("narrow", narrow_fn, py::arg("input"), py::arg("dim"), py::arg("start"), py::arg("length"));
-  m.def("select", select_fn, py::arg("input"), py::arg("dim"), py::arg("index"));
-  m.def("movedim", strict_fn(&movedim_any), py::arg("input"), py::arg("source"), py::arg("destination"));
-  m.def("diagonal", strict_fn(&diagonal), py::arg("input"), py::arg("offset") = 0, py::arg("dim1") = 0,
-        py::arg("dim2") = 1);
   m.def(
       "split",
       [](const Tensor& t, py::handle s, StrictInt dim) {
@@ -363,7 +265,7 @@ void init_shape(py::module_& m, TensorClass& cls) {
       py::arg("input"), py::arg("tensor_indices_or_sections"), py::arg("dim") = 0);
   m.def(
       "tensor_split",
-      [](const Tensor& t, const IndexList& s, StrictInt dim) {
+      [](const Tensor& t, const IntListArg& s, StrictInt dim) {
         return to_tuple(tensor_split_by_list(t, s, dim));
       },
       py::arg("input"), py::arg("indices"), py::arg("dim") = 0);

@@ -429,16 +429,6 @@ def dsplit(input, indices_or_sections):
 # ---- dims
 
 
-def swapdims(input, dim0, dim1):
-    """Alias of transpose."""
-    return input.transpose(dim0, dim1)
-
-
-def moveaxis(input, source, destination):
-    """Alias of movedim: moves the dims `source` (int or sequence) to the positions `destination`."""
-    return input.movedim(source, destination)
-
-
 @_argcheck.checks_own_arguments
 def ravel(input):
     """The tensor flattened to 1-d (a view when it can be)."""
@@ -1186,7 +1176,6 @@ __all__ += [
     "inner",
     "kron",
     "meshgrid",
-    "moveaxis",
     "msort",
     "nonzero_static",
     "ravel",
@@ -1194,7 +1183,6 @@ __all__ += [
     "row_stack",
     "select_scatter",
     "slice_scatter",
-    "swapdims",
     "take_along_dim",
     "tensordot",
     "tile",
@@ -1225,8 +1213,6 @@ TENSOR_METHODS.update(
             "hsplit",
             "vsplit",
             "dsplit",
-            "swapdims",
-            "moveaxis",
             "ravel",
             "msort",
             "argwhere",

@@ -784,6 +784,9 @@ def test_conv_with_expanded_weight_keeps_plain_forward_values():
         lambda a, b: F.cosine_embedding_loss(a, b, torch.tensor([1.0, -1.0, 1.0], dtype=D)),
         lambda a, b: a.index_add(1, torch.tensor([0, 2]), torch.ones(3, 2, dtype=D)),
         lambda a, b: torch.ravel(a) + torch.layer_norm(b, (5,)).reshape(-1),
+        # the aliases' own keyword names (swapaxes' axis0 was read as dim0: the batch dim moved)
+        lambda a, b: a.swapaxes(axis0=0, axis1=1) + torch.swapdims(b, dim0=0, dim1=1),
+        lambda a, b: torch.moveaxis(a, source=0, destination=1) + b.movedim(source=(0,), destination=(1,)),
     ],
 )
 def test_more_rules(f):

@@ -258,6 +258,51 @@ WORDED = [
     ("x.cummax(2.5)", "cummax(): argument 'dim' (position 1) must be int, not float"),
     ("x.logcumsumexp(True)", "logcumsumexp(): argument 'dim' (position 1) must be int, not bool"),
     ("x.renorm_(2, 0)", 'renorm_() missing 1 required positional arguments: "maxnorm"'),
+    # the shape family's rows (csrc/ops/ops.schema): the aliases under their own names and argument names, the
+    # overloads refusing an int beside a tuple, an explicit None, a bad first element; a bad later one is
+    # the int list's own message
+    ("x.swapdims(0, 1.5)", "swapdims(): argument 'dim1' (position 2) must be int, not float"),
+    ("torch.swapdims(x, 0, 1.5)", "swapdims(): argument 'dim1' (position 3) must be int, not float"),
+    ("x.swapaxes_(axis0=0, axis1=True)", "swapaxes_(): argument 'axis1' must be int, not bool"),
+    ("x.swapdims_(0, dim1=1.5)", "swapdims_(): argument 'dim1' must be int, not float"),
+    ("x.transpose_(0, 1.5)", "transpose_(): argument 'dim1' (position 2) must be int, not float"),
+    ("x.unsqueeze_(1.5)", "unsqueeze_(): argument 'dim' (position 1) must be int, not float"),
+    ("torch.unflatten(x, 1.5, (2, 3))", "unflatten(): argument 'dim' (position 2) must be int, not float"),
+    ("x.diagonal(0, 0, 1.5)", "diagonal(): argument 'dim2' (position 3) must be int, not float"),
+    (
+        "x.movedim((0, 1), 1)",
+        "movedim() received an invalid combination of arguments - got (tuple, int), but expected one of:",
+    ),
+    (
+        "torch.moveaxis(x, 0, (1,))",
+        "moveaxis() received an invalid combination of arguments - got (Tensor, int, tuple), but expected one of:",
+    ),
+    (
+        "x.moveaxis(0, 1.5)",
+        "moveaxis() received an invalid combination of arguments - got (int, float), but expected one of:",
+    ),
+    (
+        "x.squeeze_(None)",
+        "squeeze_() received an invalid combination of arguments - got (NoneType), but expected one of:",
+    ),
+    (
+        "x.squeeze((1.5, 0))",
+        "squeeze() received an invalid combination of arguments - got (tuple), but expected one of:",
+    ),
+    (
+        "torch.squeeze(x, (0, 1.5))",
+        (
+            "squeeze(): argument 'dim' failed to unpack the object at pos 2 with error "
+            '"type must be tuple of ints,but got float"'
+        ),
+    ),
+    (
+        "x.movedim((0, 1.5), (1, 0))",
+        (
+            "movedim(): argument 'source' failed to unpack the object at pos 2 with error "
+            '"type must be tuple of ints,but got float"'
+        ),
+    ),
 ]
 
 _ORACLE = """

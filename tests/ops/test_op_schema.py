@@ -517,3 +517,29 @@ def test_stub_lines_of_the_funcs():
     assert "    def clamp_min(self, min: typing.Any) -> Tensor: ..." in filled
     assert "    def masked_fill_(self, mask: Tensor, value: typing.Any) -> Tensor: ..." in filled
     assert gen_ops.add_missing_stubs(filled, OPS) == filled
+
+
+def test_view_rows_keep_the_gil_and_overloads_take_tuples_of_ints():
+    """`gil: keep` binds the call without releasing the GIL (a view only rewrites metadata), its in-place form
+    too; an overload's int[] is bind_shape.h's IntListArg; a Tensor[] result is for hand bindings only."""
+    (op,) = gen_ops.parse(
+        "func foo(Tensor self, int dim) -> Tensor\n  variants: method inplace\n  gil: keep\n  rules: python\n"
+        "func foo.dims(Tensor self, int[] dim) -> Tensor\n",
+        "s",
+    )
+    text = gen_ops.bind_funcs_cpp([op])
+    body = text[text.index("init_schema_funcs") :]
+    assert "nogil" not in body and "foo_(self, dim);" in body and "IntListArg dim_obj" in body
+    (released,) = gen_ops.parse("func foo(Tensor self, int dim) -> Tensor\n  rules: python\n", "s")
+    assert "nogil" in gen_ops.bind_funcs_cpp([released]).split("init_schema_funcs")[1]
+    assert "'gil:' takes only 'keep'" in _err("func foo(Tensor self) -> Tensor\n  gil: release\n")
+    assert "a Tensor[] result is bound by hand" in _err(
+        "func foo(Tensor self) -> Tensor[]\n  rules: python\n"
+    )
+    # the rows' in-place views write into self and return the very object; a bad argument leaves it as it was
+    x = torch.zeros(1, 2, 1, 3)
+    assert x.squeeze_((0, 2)) is x and x.shape == (2, 3)
+    assert x.transpose_(0, 1) is x and x.shape == (3, 2) and x.stride() == (1, 3)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        x.swapdims_(0, 5)
+    assert x.shape == (3, 2) and x.unsqueeze_(-1) is x and x.shape == (3, 2, 1)
