@@ -40,9 +40,9 @@ struct ElementwiseOut {
   OutOp op;
   bool on;
 };
-#define MT_OUT_UNARY(name, op, own, method, inplace, out, torch_inplace) \
+#define MT_OUT_UNARY(name, op, keyword, alpha_first, method, inplace, out, torch_inplace) \
   {{name, OutRule::castable, Direct::unary, static_cast<int>(UnaryOp::op)}, out},
-#define MT_OUT_BINARY(name, op, own, method, inplace, out, torch_inplace) \
+#define MT_OUT_BINARY(name, op, keyword, alpha_first, method, inplace, out, torch_inplace) \
   {{name, OutRule::castable, Direct::binary, static_cast<int>(BinaryOp::op)}, out},
 constexpr ElementwiseOut kElementwiseOut[] = {MT_BINARY_SPELLINGS(MT_OUT_BINARY)
                                                   MT_UNARY_SPELLINGS(MT_OUT_UNARY)};
