@@ -506,6 +506,14 @@ def _finish_keyword(op, get, fail):
     op.deprecated = deprecated
 
 
+def keyword_enum():
+    """The spellings' keyword column as a C++ enum (bind_elementwise.cpp binds each, bind_out.cpp reads it)."""
+    return (
+        "// a binary row's keyword-only argument after `other` (ops.schema's `keyword:`)\n"
+        f"namespace mt {{\nenum class ElementwiseKeyword {{ none, {', '.join(KEYWORDS)} }};\n}}  // namespace mt\n\n"
+    )
+
+
 def _check_operators(ops, fail):
     seen = {}
     for op in ops:
@@ -1079,7 +1087,7 @@ def ops_header(ops):
 
 def bindings_header(ops):
     """What the binding layer iterates: the elementwise spellings, the funcs' out= rules, the schema rows."""
-    out = [HEADER, "#pragma once\n\n"]
+    out = [HEADER, "#pragma once\n\n", keyword_enum()]
     for kind in ("unary", "binary"):
         spell = []
         for o in (op for op in ops if op.kind == kind):

@@ -80,9 +80,6 @@ Tensor op_invert(const Tensor& x) {
 constexpr const char* kOperatorNames[] = {MT_BINARY_OPERATORS(MT_OPERATOR_NAME)};
 #undef MT_OPERATOR_NAME
 
-// A binary row's keyword-only argument after `other` (ops.schema's `keyword:`), each bound below.
-enum class ElementwiseKeyword { none, alpha, rounding_mode };
-
 // One Python name of a table op (csrc/ops/ops.schema): the forms it has besides the function.
 struct Spelling {
   const char* name;
