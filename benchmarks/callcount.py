@@ -156,6 +156,23 @@ CASES = [
     ("xm.diagonal()", "xm.diagonal()"),
     ("xm.transpose_(0, 1)", "xm.transpose_(0, 1)"),
     ("x1.unsqueeze_(0).squeeze_(0)", "x1.unsqueeze_(0).squeeze_(0)"),
+    # the operators and add/sub/div's keywords, bound from the schema's `operators:`/`keyword:` (issue 29)
+    ("x + y", "x + y"),
+    ("x * 2.0", "x * 2.0"),
+    ("2.0 - x", "2.0 - x"),
+    ("1 / x", "1 / x"),
+    ("x / y", "x / y"),
+    ("o += y", "z = o; z += y"),  # z: a local (o += y in the loop function would make o one)
+    ("o *= 0.5", "z = o; z *= 0.5"),
+    ("x == y", "x == y"),
+    ("-x", "-x"),
+    ("~m", "~m"),
+    ("abs(x)", "abs(x)"),
+    ("add(x, y, alpha=2)", "add(x, y, alpha=2)"),
+    ("x.sub(y)", "x.sub(y)"),
+    ("o.add_(y, alpha=0.5)", "o.add_(y, alpha=0.5)"),
+    ("x.div(y, rounding_mode='floor')", "x.div(y, rounding_mode='floor')"),
+    ("x.mul(y)", "x.mul(y)"),
 ]
 
 

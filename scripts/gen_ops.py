@@ -3,14 +3,17 @@ includes what it writes, and by the tests, which compare the schema with the bui
 
     python scripts/gen_ops.py OUT_DIR        # writes OUT_DIR/generated/: the files of outputs()
     python scripts/gen_ops.py --stubs        # adds the stub lines python/minitorch/_C.pyi lacks for the
-                                             # schema's ops and their forms (no build needed)
+                                             # schema's ops and their forms (no build needed), and for the
+                                             # Python methods on Tensor (the composites'; with a build)
 
 Files are rewritten only when their text changes, so an unchanged schema costs no recompilation.
 """
 
+import inspect
 import os
 import re
 import sys
+import types
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEMA = os.path.join(ROOT, "csrc", "ops", "ops.schema")
@@ -37,6 +40,9 @@ KEYS = {
     "nogil",
     "torch_function",
     "gil",
+    "operators",
+    "keyword",
+    "deprecated",
 }
 # forward-mode rules: `jvp`, or one `jvp_<input>` term per differentiable tensor input
 JVP_TERM = re.compile(r"^jvp_[a-z_][a-z0-9_]*$")
@@ -147,6 +153,9 @@ class Op:
     aliases = ()  # (name, variants) pairs
     autocast = None  # (cuda policy, cpu policy)
     own_binding = False
+    operators = ()  # (Python operator, form) pairs: ("__radd__", "rev"), bound by bind_elementwise.cpp
+    keyword = None  # binary: the keyword-only argument after other, "alpha" or "rounding_mode"
+    deprecated = None  # binary: "alpha_first", PyTorch's deprecated add(input, alpha, other) spelling
     refuse = None  # (dtype class, "kernel" | "message", names or text): a dtype PyTorch's kernel refuses
     # binary only: per-input formulas, or a pair function (grad), and which inputs are saved for which grads
     grad_self = grad_other = None
@@ -228,6 +237,7 @@ def parse(text, path=SCHEMA):
         )
         _finish(op, fail)
     ops = _merge_overloads(ops, fail)
+    _check_operators(ops, fail)
     seen = {}
     for op in ops:
         for name, _ in op.spellings():
@@ -455,9 +465,117 @@ def _finish(op, fail):
         if key in op.fields:
             fail(op.fields[key][1], f"{op.name!r}: '{key}:' is for funcs")
     binding, lineno = get("binding")
-    if binding not in (None, "own"):
-        fail(lineno, f"binding takes only 'own', got {binding!r}")
-    op.own_binding = binding == "own"
+    if binding is not None:
+        fail(lineno, f"{op.kind} {op.name!r}: 'binding:' is for funcs; say add's alpha with 'keyword: alpha'")
+    _finish_operators(op, get, fail)
+    _finish_keyword(op, get, fail)
+
+
+# ---- the Python operators and add/sub/div's keywords: what bind_elementwise.cpp binds from an elementwise row
+
+# An `operators:` word is an operator's stem (`add` for __add__). A binary row lists its forward operator first
+# (op(self, other)), then r<stem> (op(other, self)) and i<stem> (in place); a unary row its one operator
+# (op(self)). A word may name another form in brackets: one of bind_elementwise.cpp's op_<form> templates.
+OPERATOR_FORMS = {"unary": ("unary", "invert"), "binary": ("fwd", "rev", "inplace", "reciprocal_mul")}
+OPERATOR_WORD = re.compile(r"^([a-z]+)(?:\[([a-z_]+)\])?$")
+# a binary row's keyword-only argument after `other` (add's `Scalar alpha=1`, div's `str? rounding_mode=None`),
+# each a binding form of bind_elementwise.cpp; and the deprecated spellings it binds on the op's own name
+KEYWORDS = ("alpha", "rounding_mode")
+DEPRECATED = {"alpha_first": "alpha"}  # the form -> the keyword it needs
+
+
+def _finish_operators(op, get, fail):
+    value, lineno = get("operators")
+    if value is None:
+        return
+    words, pairs = value.split(), []
+    stem = None
+    for i, word in enumerate(words):
+        m = OPERATOR_WORD.match(word)
+        if not m:
+            fail(lineno, f"{op.name!r}: operator {word!r}: write a stem (add, radd, iadd) or stem[form]")
+        name, form = m.groups()
+        if i == 0:
+            stem = name
+            default = "unary" if op.kind == "unary" else "fwd"
+        elif op.kind == "unary":
+            fail(lineno, f"unary {op.name!r}: one operator (its op on self), got {value!r}")
+        elif name in ("r" + stem, "i" + stem):
+            default = "rev" if name[0] == "r" else "inplace"
+        else:
+            fail(lineno, f"binary {op.name!r}: after {stem!r} come r{stem} and i{stem}, got {name!r}")
+        form = form or default
+        if form not in OPERATOR_FORMS[op.kind]:
+            fail(
+                lineno,
+                f"{op.name!r}: operator form {form!r} is not one of {', '.join(OPERATOR_FORMS[op.kind])}",
+            )
+        pairs.append((f"__{name}__", form))
+    op.operators = tuple(pairs)
+
+
+def _finish_keyword(op, get, fail):
+    for key in ("keyword", "deprecated"):
+        if key in op.fields and op.kind != "binary":
+            fail(op.fields[key][1], f"{op.kind} {op.name!r}: '{key}:' is for binary rows")
+    keyword, lineno = get("keyword")
+    if keyword is not None and keyword not in KEYWORDS:
+        fail(lineno, f"keyword takes one of {', '.join(KEYWORDS)}, got {keyword!r}")
+    op.keyword = keyword
+    deprecated, lineno = get("deprecated")
+    if deprecated is not None:
+        if deprecated not in DEPRECATED:
+            fail(lineno, f"deprecated takes one of {', '.join(DEPRECATED)}, got {deprecated!r}")
+        if DEPRECATED[deprecated] != keyword:
+            fail(lineno, f"{op.name!r}: deprecated {deprecated} needs 'keyword: {DEPRECATED[deprecated]}'")
+    op.deprecated = deprecated
+
+
+def keyword_enum():
+    """The spellings' keyword column as a C++ enum (bind_elementwise.cpp binds each, bind_out.cpp reads it)."""
+    return (
+        "// a binary row's keyword-only argument after `other` (ops.schema's `keyword:`)\n"
+        f"namespace mt {{\nenum class ElementwiseKeyword {{ none, {', '.join(KEYWORDS)} }};\n}}  // namespace mt\n\n"
+    )
+
+
+def _check_operators(ops, fail):
+    seen = {}
+    for op in ops:
+        for name, _ in op.operators:
+            if name in seen:
+                fail(op.line, f"{op.name!r}: operator {name} is already bound by {seen[name]!r}")
+            seen[name] = op.name
+
+
+def operators_macros(ops):
+    """MT_<KIND>_OPERATORS: (Python operator, op, form), the binding layer's operator table, and
+    MT_SCHEMA_BINDING_ROWS, the same facts and the keywords as declared, for _C._op_schema_bindings()."""
+    out = []
+    for kind in ("unary", "binary"):
+        rows = [(_c(name), o.name, "op_" + form) for o in ops if o.kind == kind for name, form in o.operators]
+        out.append(
+            _macro(
+                f"MT_{kind.upper()}_OPERATORS",
+                rows,
+                f"the Python operators of the {kind} ops: (name, op, bind_elementwise.cpp's form template)",
+            )
+        )
+    rows = []
+    for o in ops:
+        if o.operators:
+            rows.append((_c(o.name), _c("operators"), _c(" ".join(f"{n}[{f}]" for n, f in o.operators))))
+        for key in ("keyword", "deprecated"):
+            if getattr(o, key):
+                rows.append((_c(o.name), _c(key), _c(getattr(o, key))))
+    out.append(
+        _macro(
+            "MT_SCHEMA_BINDING_ROWS",
+            rows,
+            "the operators and keywords as declared, for minitorch._C._op_schema_bindings(): (op, key, value)",
+        )
+    )
+    return "".join(out)
 
 
 def _finish_func_binding_keys(op, get, fail):
@@ -1027,20 +1145,24 @@ def ops_header(ops):
 
 def bindings_header(ops):
     """What the binding layer iterates: the elementwise spellings, the funcs' out= rules, the schema rows."""
-    out = [HEADER, "#pragma once\n\n"]
+    out = [HEADER, "#pragma once\n\n", keyword_enum()]
     for kind in ("unary", "binary"):
         spell = []
         for o in (op for op in ops if op.kind == kind):
             for name, variants in o.spellings():
                 flags = [str(int(v in variants)) for v in VARIANTS]
-                spell.append((_c(name), o.name, str(int(o.own_binding)), *flags))
+                keyword = "ElementwiseKeyword::" + (o.keyword or "none")
+                old_form = str(int(o.deprecated is not None and name == o.name))
+                spell.append((_c(name), o.name, keyword, old_form, *flags))
         out.append(
             _macro(
                 f"MT_{kind.upper()}_SPELLINGS",
                 spell,
-                "(Python name, op, own binding, method, Tensor.<name>_, out=, minitorch.<name>_)",
+                "(Python name, op, keyword argument, the deprecated alpha-first form, method, Tensor.<name>_, "
+                "out=, minitorch.<name>_)",
             )
         )
+    out.append(operators_macros(ops))
     out.append(
         _macro(
             "MT_FUNC_OUT",
@@ -1719,10 +1841,11 @@ def _insert_sorted(lines, start, end, indent, name, text):
     return end + 1
 
 
-def add_missing_stubs(text, ops):
+def add_missing_stubs(text, ops, methods=None):
     """_C.pyi's text with a stub line for each schema name it lacks (an elementwise op's spellings: function,
-    minitorch.<op>_, Tensor.<op>, Tensor.<op>_; a func's function, method and in-place form), in sorted place;
-    lines already there, whatever their form, are kept."""
+    minitorch.<op>_, Tensor.<op>, Tensor.<op>_; a func's function, method and in-place form), in sorted place,
+    and for each Python method of `methods` (python_methods()) it lacks; lines already there, whatever their
+    form, are kept."""
     lines = text.split("\n")
     have_module = {m.group(1) for m in re.finditer(r"^def (\w+)\(", text, flags=re.MULTILINE)}
     have_method = set()
@@ -1745,14 +1868,104 @@ def add_missing_stubs(text, ops):
                     first = next(i for i, ln in enumerate(lines) if ln.startswith("def "))
                     _insert_sorted(lines, first, len(lines), "", name, stub)
                     have_module.add(name)
+    if methods:
+        cls_end = _insert_python_methods(lines, cls, cls_end, have_method, methods)
     return "\n".join(lines)
+
+
+# ---- the Python methods (composites' TENSOR_METHODS, installed on _C.Tensor by python/minitorch/_tensor.py):
+# their stub lines as pybind11-stubgen writes them (a static method: the signature as written, no types, and the
+# docstring), so a composed op with a Tensor method needs no hand-written _C.pyi line
+
+
+def python_methods():
+    """{name: function} of the Python functions installed on minitorch._C.Tensor (not its dunders), from the
+    built package under python/; None when it does not import (no build: only the schema's lines are added)."""
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    try:
+        import minitorch  # noqa: F401  (installs the methods)
+        from minitorch import _C
+    except ImportError:
+        return None
+    finally:
+        sys.path.pop(0)
+    python = (types.FunctionType, getattr(_C, "_TensorMethod", types.FunctionType))  # _tensor.py's wrapper
+    return {
+        n: getattr(_C.Tensor, n)
+        for n, f in vars(_C.Tensor).items()
+        if isinstance(f, python) and not n.startswith("__")
+    }
+
+
+def _python_method_stub(name, fn):
+    """stubgen's lines for a Python function found on the class: `@staticmethod` unless its first parameter is
+    `self` or `cls`, its parameters without annotations (inspect.getfullargspec, as stubgen reads them: the
+    wrapper's own, not __wrapped__'s), its docstring's lines as written."""
+    spec = inspect.getfullargspec(fn)
+    params, defaults = [], spec.defaults or ()
+    for i, a in enumerate(spec.args):
+        k = i - (len(spec.args) - len(defaults))
+        params.append(a + (f"={defaults[k]!r}" if k >= 0 else ""))
+    if spec.varargs:
+        params.append("*" + spec.varargs)
+    elif spec.kwonlyargs:
+        params.append("*")
+    kw_defaults = spec.kwonlydefaults or {}
+    params += [a + (f"={kw_defaults[a]!r}" if a in kw_defaults else "") for a in spec.kwonlyargs]
+    if spec.varkw:
+        params.append("**" + spec.varkw)
+    text = "(" + ", ".join(params) + ")"
+    first = spec.args[0] if spec.args else None
+    lines = [] if first in ("self", "cls") else ["    @staticmethod"]
+    doc = fn.__doc__
+    if doc is None:
+        return lines + [f"    def {name}{text}: ..."]
+    body = [
+        ln.replace("\\", r"\\").replace('"""', r"\"\"\"") for ln in doc.lstrip("\n").rstrip().splitlines()
+    ]
+    lines += [f"    def {name}{text}:", '        """'] + [("        " + ln).rstrip() for ln in body]
+    return lines + ['        """']
+
+
+def _insert_python_methods(lines, cls, cls_end, have_method, methods):
+    """Inserts the missing methods' blocks among the class's static methods (stubgen's run of them, sorted by
+    name), above the one whose name follows; returns the class's new end."""
+    for name in sorted(methods):
+        if name in have_method:
+            continue
+        block = _python_method_stub(name, methods[name])
+        static = [
+            i
+            for i in range(cls + 1, cls_end)
+            if lines[i] == "    @staticmethod" and re.match(r"^    def (\w+)\(", lines[i + 1])
+        ]
+        after = [i for i in static if re.match(r"^    def (\w+)\(", lines[i + 1]).group(1) > name]
+        at = after[0] if after else (_block_end(lines, static[-1], cls_end) if static else cls_end)
+        lines[at:at] = block
+        cls_end += len(block)
+        have_method.add(name)
+    return cls_end
+
+
+def _block_end(lines, start, end):
+    """The line after the static method whose `@staticmethod` is lines[start]."""
+    i = start + 2
+    while i < end and not re.match(r"^    (@|def |\w+:)", lines[i]):
+        i += 1
+    return i
 
 
 def main(argv):
     if argv[1:] == ["--stubs"]:
         with open(STUBS, encoding="utf-8") as f:
             text = f.read()
-        new = add_missing_stubs(text, load())
+        methods = python_methods()
+        if methods is None:
+            print(
+                "minitorch does not import (not built?): the Python methods' lines are not added",
+                file=sys.stderr,
+            )
+        new = add_missing_stubs(text, load(), methods)
         if new != text:
             with open(STUBS, "w", encoding="utf-8") as f:
                 f.write(new)

@@ -1,5 +1,6 @@
 // Elementwise bindings, generated from the op table: minitorch.<op>, Tensor.<op>, Tensor.<op>_ and the
-// Python operators. Operators return NotImplemented for operands that are neither tensors nor numbers.
+// Python operators, each a form below that the schema's rows name (`operators:`, `keyword:`). Operators
+// return NotImplemented for operands that are neither tensors nor numbers.
 #include <set>
 #include <string>
 
@@ -33,6 +34,7 @@ void bin_(BinaryOp op, const Tensor& x, const Tensor& y) {
   nogil([&] { binary_(op, x, y); }, x, y);
 }
 
+// The operator forms (ops.schema's `operators:`), templates over the op so that `a + b` is one direct call.
 // a (op) b with either side a Python number
 template <BinaryOp OP>
 py::object op_fwd(const Tensor& self, py::handle other) {
@@ -46,7 +48,9 @@ py::object op_rev(const Tensor& self, py::handle other) {
 }
 // other / self is PyTorch's Tensor.__rdiv__, self.reciprocal() * other: rounded twice, as PyTorch's, so the
 // bits agree (2.526 / a bfloat16 0.1937 is 13.02 there, not the once-rounded 13.06); 1 / x is the reciprocal
-py::object op_rtruediv(const Tensor& self, py::handle other) {
+template <BinaryOp OP>
+py::object op_reciprocal_mul(const Tensor& self, py::handle other) {
+  static_assert(OP == BinaryOp::div, "reciprocal_mul is div's reverse form");
   if (!is_operand(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
   Tensor r = un(UnaryOp::reciprocal, self);
   const bool one = (PyLong_CheckExact(other.ptr()) || PyFloat_CheckExact(other.ptr())) &&
@@ -59,17 +63,34 @@ py::object op_inplace(py::object self, py::handle other) {
   bin_(OP, self.cast<Tensor>(), to_operand(other));
   return self;
 }
+template <UnaryOp OP>
+Tensor op_unary(const Tensor& x) {
+  return unary(OP, x);
+}
+// ~x: logical_not on bool, refused on floating and complex
+template <UnaryOp OP>
+Tensor op_invert(const Tensor& x) {
+  static_assert(OP == UnaryOp::bitwise_not, "invert is bitwise_not's form");
+  MT_CHECK_TYPE(!is_floating(x.dtype()) && !is_complex(x.dtype()),
+                "~ (operator.invert) is only implemented on integer and Boolean-type tensors");
+  return x.dtype() == ScalarType::Bool ? logical_not(x) : bitwise_not(x);
+}
+// the operators' Python names, for init_operator_fallbacks
+#define MT_OPERATOR_NAME(name, op, form) name,
+constexpr const char* kOperatorNames[] = {MT_BINARY_OPERATORS(MT_OPERATOR_NAME)};
+#undef MT_OPERATOR_NAME
 
 // One Python name of a table op (csrc/ops/ops.schema): the forms it has besides the function.
 struct Spelling {
   const char* name;
   int op;  // UnaryOp or BinaryOp
-  bool own, method, inplace, out, torch_inplace;
+  ElementwiseKeyword keyword;
+  bool alpha_first, method, inplace, out, torch_inplace;  // alpha_first: the deprecated (input, alpha, other)
 };
-#define MT_ROW_UNARY(name, op, own, method, inplace, out, torch_inplace) \
-  {name, static_cast<int>(UnaryOp::op), own, method, inplace, out, torch_inplace},
-#define MT_ROW_BINARY(name, op, own, method, inplace, out, torch_inplace) \
-  {name, static_cast<int>(BinaryOp::op), own, method, inplace, out, torch_inplace},
+#define MT_ROW_UNARY(name, op, keyword, alpha_first, method, inplace, out, torch_inplace) \
+  {name, static_cast<int>(UnaryOp::op), keyword, alpha_first, method, inplace, out, torch_inplace},
+#define MT_ROW_BINARY(name, op, keyword, alpha_first, method, inplace, out, torch_inplace) \
+  {name, static_cast<int>(BinaryOp::op), keyword, alpha_first, method, inplace, out, torch_inplace},
 constexpr Spelling kUnarySpellings[] = {MT_UNARY_SPELLINGS(MT_ROW_UNARY)};
 constexpr Spelling kBinarySpellings[] = {MT_BINARY_SPELLINGS(MT_ROW_BINARY)};
 #undef MT_ROW_UNARY
@@ -154,6 +175,72 @@ void check_number_operands(const char* name, Numbers k, PyObject* a, PyObject* b
   throw py::type_error(msg + " * (Tensor input, Number " + other + out);
 }
 
+// add/sub's `keyword: alpha` (a + alpha * b, a - alpha * b: they differ only in the sign) under one spelling,
+// and on the op's own name PyTorch's deprecated add(input, alpha, other) and its method/in-place forms
+// (`p.data.add_(-lr, grad)` in older optimizers): tried after the signatures above, with its one-time warning
+void bind_alpha(py::module_& m, TensorClass& cls, const Spelling& s) {
+  const BinaryOp op = static_cast<BinaryOp>(s.op);
+  MT_INTERNAL_ASSERT((op == BinaryOp::add || op == BinaryOp::sub) && !s.torch_inplace, s.name,
+                     ": alpha is add's and sub's keyword");
+  const bool subtract = op == BinaryOp::sub;
+  auto fn = [subtract](py::handle a, py::handle b, py::handle alpha) {
+    Tensor x = to_operand(a, "input"), y = to_operand(b);
+    Scalar s = parse_scalar(alpha, "alpha");
+    return nogil([&] { return subtract ? sub(x, y, s) : add(x, y, s); }, x, y);
+  };
+  auto fn_ = [subtract](py::object self, py::handle b, py::handle alpha) {
+    Tensor self_t = self.cast<Tensor>(), other = to_operand(b);
+    Scalar s = parse_scalar(alpha, "alpha");
+    nogil([&] { add_scaled_(self_t, other, s, subtract); }, self_t, other);
+    return self;
+  };
+  m.def(s.name, fn, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  if (s.method) cls.def(s.name, fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  if (s.inplace)
+    cls.def(inplace_name(s.name).c_str(), fn_, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  if (!s.alpha_first) return;
+  const std::string name = s.name;
+  m.def(name.c_str(), [fn, name](py::handle a, py::handle alpha, py::handle b, py::kwargs kw) {
+    deprecated_alpha_first(name, false, alpha, b, kw);
+    return fn(a, b, alpha);
+  });
+  if (s.method)
+    cls.def(name.c_str(), [fn, name](py::handle a, py::handle alpha, py::handle b, py::kwargs kw) {
+      deprecated_alpha_first(name, true, alpha, b, kw);
+      return fn(a, b, alpha);
+    });
+  if (s.inplace)
+    cls.def(inplace_name(name.c_str()).c_str(),
+            [fn_, name](py::object self, py::handle alpha, py::handle b, py::kwargs kw) {
+              deprecated_alpha_first(name + "_", true, alpha, b, kw);
+              return fn_(self, b, alpha);
+            });
+}
+
+// div's `keyword: rounding_mode` (None, "trunc" or "floor") under one spelling
+void bind_rounding_mode(py::module_& m, TensorClass& cls, const Spelling& s) {
+  MT_INTERNAL_ASSERT(static_cast<BinaryOp>(s.op) == BinaryOp::div && !s.torch_inplace, s.name,
+                     ": rounding_mode is div's keyword");
+  auto div_fn = [](py::handle a, py::handle b, std::optional<std::string> mode) {
+    Tensor x = to_operand(a, "input"), y = to_operand(b);
+    return nogil([&] { return div(x, y, mode); }, x, y);
+  };
+  auto div_ = [](py::object self, py::handle b, std::optional<std::string> mode) {
+    BinaryOp op = !mode ? BinaryOp::div : *mode == "trunc" ? BinaryOp::trunc_divide : BinaryOp::floor_divide;
+    MT_CHECK(!mode || *mode == "trunc" || *mode == "floor",
+             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'");
+    bin_(op, self.cast<Tensor>(), to_operand(b));
+    return self;
+  };
+  m.def(s.name, div_fn, py::arg("input"), py::arg("other"), py::kw_only(),
+        py::arg("rounding_mode") = py::none());
+  if (s.method)
+    cls.def(s.name, div_fn, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+  if (s.inplace)
+    cls.def(inplace_name(s.name).c_str(), div_, py::arg("other"), py::kw_only(),
+            py::arg("rounding_mode") = py::none());
+}
+
 }  // namespace
 
 void init_elementwise(py::module_& m, TensorClass& cls) {
@@ -175,6 +262,14 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
 #undef MT_SCHEMA_RULE_ROW
     return rows;
   });
+  // the operators and keywords declared beside the ops, for the test that holds the bound ones to them
+  m.def("_op_schema_bindings", [] {
+    py::list rows;
+#define MT_SCHEMA_BINDING_ROW(name, key, value) rows.append(py::make_tuple(name, key, value));
+    MT_SCHEMA_BINDING_ROWS(MT_SCHEMA_BINDING_ROW)
+#undef MT_SCHEMA_BINDING_ROW
+    return rows;
+  });
   for (const Spelling& s : kUnarySpellings) {
     UnaryOp o = static_cast<UnaryOp>(s.op);
     m.def(s.name, [o](const Tensor& x) { return un(o, x); }, py::arg("input"));
@@ -194,9 +289,15 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
           py::arg("input"));
   }
 
-  // add/sub/div carry alpha or rounding_mode: bound below by hand, under every spelling the schema gives them
   for (const Spelling& s : kBinarySpellings) {
-    if (s.own) continue;
+    if (s.keyword == ElementwiseKeyword::alpha) {
+      bind_alpha(m, cls, s);
+      continue;
+    }
+    if (s.keyword == ElementwiseKeyword::rounding_mode) {
+      bind_rounding_mode(m, cls, s);
+      continue;
+    }
     BinaryOp o = static_cast<BinaryOp>(s.op);
     const char* name = s.name;
     const Numbers k = numbers_taken(name);
@@ -237,70 +338,6 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
           },
           py::arg("input"), py::arg(other));
   }
-  auto spellings = [](BinaryOp op) {
-    std::vector<const Spelling*> r;
-    for (const Spelling& s : kBinarySpellings)
-      if (s.op == static_cast<int>(op)) r.push_back(&s);
-    return r;
-  };
-
-  auto div_fn = [](py::handle a, py::handle b, std::optional<std::string> mode) {
-    Tensor x = to_operand(a, "input"), y = to_operand(b);
-    return nogil([&] { return div(x, y, mode); }, x, y);
-  };
-  auto div_ = [](py::object self, py::handle b, std::optional<std::string> mode) {
-    BinaryOp op = !mode ? BinaryOp::div : *mode == "trunc" ? BinaryOp::trunc_divide : BinaryOp::floor_divide;
-    MT_CHECK(!mode || *mode == "trunc" || *mode == "floor",
-             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'");
-    bin_(op, self.cast<Tensor>(), to_operand(b));
-    return self;
-  };
-  // add and sub (a + alpha * b, a - alpha * b) differ only in the sign
-  for (bool subtract : {false, true}) {
-    auto fn = [subtract](py::handle a, py::handle b, py::handle alpha) {
-      Tensor x = to_operand(a, "input"), y = to_operand(b);
-      Scalar s = parse_scalar(alpha, "alpha");
-      return nogil([&] { return subtract ? sub(x, y, s) : add(x, y, s); }, x, y);
-    };
-    auto fn_ = [subtract](py::object self, py::handle b, py::handle alpha) {
-      Tensor self_t = self.cast<Tensor>(), other = to_operand(b);
-      Scalar s = parse_scalar(alpha, "alpha");
-      nogil([&] { add_scaled_(self_t, other, s, subtract); }, self_t, other);
-      return self;
-    };
-    for (const Spelling* s : spellings(subtract ? BinaryOp::sub : BinaryOp::add)) {
-      m.def(s->name, fn, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-      if (s->method) cls.def(s->name, fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-      if (s->inplace)
-        cls.def(inplace_name(s->name).c_str(), fn_, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-      if (std::string(s->name) != (subtract ? "sub" : "add")) continue;  // `subtract` has no old form
-      // PyTorch's deprecated add(input, alpha, other) and its method/in-place forms (`p.data.add_(-lr, grad)`
-      // in older optimizers): tried after the signatures above, with its one-time warning
-      const std::string name = s->name;
-      m.def(name.c_str(), [fn, name](py::handle a, py::handle alpha, py::handle b, py::kwargs kw) {
-        deprecated_alpha_first(name, false, alpha, b, kw);
-        return fn(a, b, alpha);
-      });
-      cls.def(name.c_str(), [fn, name](py::handle a, py::handle alpha, py::handle b, py::kwargs kw) {
-        deprecated_alpha_first(name, true, alpha, b, kw);
-        return fn(a, b, alpha);
-      });
-      cls.def(inplace_name(name.c_str()).c_str(),
-              [fn_, name](py::object self, py::handle alpha, py::handle b, py::kwargs kw) {
-                deprecated_alpha_first(name + "_", true, alpha, b, kw);
-                return fn_(self, b, alpha);
-              });
-    }
-  }
-  for (const Spelling* s : spellings(BinaryOp::div)) {
-    m.def(s->name, div_fn, py::arg("input"), py::arg("other"), py::kw_only(),
-          py::arg("rounding_mode") = py::none());
-    if (s->method)
-      cls.def(s->name, div_fn, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
-    if (s->inplace)
-      cls.def(inplace_name(s->name).c_str(), div_, py::arg("other"), py::kw_only(),
-              py::arg("rounding_mode") = py::none());
-  }
   m.def(
       "rsub",
       [](py::handle a, py::handle b, py::handle alpha) {
@@ -308,55 +345,19 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
       },
       py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
 
-  cls.def("__add__", &op_fwd<BinaryOp::add>)
-      .def("__radd__", &op_rev<BinaryOp::add>)
-      .def("__iadd__", &op_inplace<BinaryOp::add>)
-      .def("__sub__", &op_fwd<BinaryOp::sub>)
-      .def("__rsub__", &op_rev<BinaryOp::sub>)
-      .def("__isub__", &op_inplace<BinaryOp::sub>)
-      .def("__mul__", &op_fwd<BinaryOp::mul>)
-      .def("__rmul__", &op_rev<BinaryOp::mul>)
-      .def("__imul__", &op_inplace<BinaryOp::mul>)
-      .def("__truediv__", &op_fwd<BinaryOp::div>)
-      .def("__rtruediv__", strict_fn(&op_rtruediv))
-      .def("__itruediv__", &op_inplace<BinaryOp::div>)
-      .def("__floordiv__", &op_fwd<BinaryOp::floor_divide>)
-      .def("__rfloordiv__", &op_rev<BinaryOp::floor_divide>)
-      .def("__ifloordiv__", &op_inplace<BinaryOp::floor_divide>)
-      .def("__mod__", &op_fwd<BinaryOp::remainder>)
-      .def("__rmod__", &op_rev<BinaryOp::remainder>)
-      .def("__imod__", &op_inplace<BinaryOp::remainder>)
-      .def("__pow__", &op_fwd<BinaryOp::pow>)
-      .def("__rpow__", &op_rev<BinaryOp::pow>)
-      .def("__ipow__", &op_inplace<BinaryOp::pow>)
-      .def("__and__", &op_fwd<BinaryOp::bitwise_and>)
-      .def("__rand__", &op_rev<BinaryOp::bitwise_and>)
-      .def("__iand__", &op_inplace<BinaryOp::bitwise_and>)
-      .def("__or__", &op_fwd<BinaryOp::bitwise_or>)
-      .def("__ror__", &op_rev<BinaryOp::bitwise_or>)
-      .def("__ior__", &op_inplace<BinaryOp::bitwise_or>)
-      .def("__xor__", &op_fwd<BinaryOp::bitwise_xor>)
-      .def("__rxor__", &op_rev<BinaryOp::bitwise_xor>)
-      .def("__ixor__", &op_inplace<BinaryOp::bitwise_xor>)
-      .def("__eq__", &op_fwd<BinaryOp::eq>)
-      .def("__ne__", &op_fwd<BinaryOp::ne>)
-      .def("__lt__", &op_fwd<BinaryOp::lt>)
-      .def("__le__", &op_fwd<BinaryOp::le>)
-      .def("__gt__", &op_fwd<BinaryOp::gt>)
-      .def("__ge__", &op_fwd<BinaryOp::ge>)
-      .def("__neg__", [](const Tensor& x) { return neg(x); })
-      .def("__pos__",
-           [](py::object self) {
-             MT_CHECK_NOT_IMPLEMENTED(self.cast<Tensor>().dtype() != ScalarType::Bool,
-                                      "The `+` operator, on a bool tensor is not supported.");
-             return self;
-           })
-      .def("__abs__", [](const Tensor& x) { return abs(x); })
-      .def("__invert__", [](const Tensor& x) {
-        MT_CHECK_TYPE(!is_floating(x.dtype()) && !is_complex(x.dtype()),
-                      "~ (operator.invert) is only implemented on integer and Boolean-type tensors");
-        return x.dtype() == ScalarType::Bool ? logical_not(x) : bitwise_not(x);
-      });
+  // the operators the schema declares (`operators:`), each its form's instance for its op
+#define MT_BIND_OPERATOR_UNARY(name, op, form) cls.def(name, &form<UnaryOp::op>);
+#define MT_BIND_OPERATOR_BINARY(name, op, form) cls.def(name, &form<BinaryOp::op>);
+  MT_UNARY_OPERATORS(MT_BIND_OPERATOR_UNARY)
+  MT_BINARY_OPERATORS(MT_BIND_OPERATOR_BINARY)
+#undef MT_BIND_OPERATOR_UNARY
+#undef MT_BIND_OPERATOR_BINARY
+  // +x is not a table op (PyTorch's positive, a composite): self, but refused on bool
+  cls.def("__pos__", [](py::object self) {
+    MT_CHECK_NOT_IMPLEMENTED(self.cast<Tensor>().dtype() != ScalarType::Bool,
+                             "The `+` operator, on a bool tensor is not supported.");
+    return self;
+  });
 
   m.def("_get_cpu_capability", [] { return std::string(vec::cpu_capability()); });
   m.def("_has_sleef", [] { return vec::has_sleef(); });
@@ -370,14 +371,9 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
 // operands, a string), where pybind11 raises TypeError: one catch-all overload after each operator's own. It
 // is tried only when the operator's signature does not match, so `a + b` costs what it did.
 void init_operator_fallbacks(TensorClass& cls) {
-  for (const char* name :
-       {"__add__",      "__radd__",      "__iadd__",      "__sub__",     "__rsub__",     "__isub__",
-        "__mul__",      "__rmul__",      "__imul__",      "__truediv__", "__rtruediv__", "__itruediv__",
-        "__floordiv__", "__rfloordiv__", "__ifloordiv__", "__mod__",     "__rmod__",     "__imod__",
-        "__pow__",      "__rpow__",      "__ipow__",      "__and__",     "__rand__",     "__iand__",
-        "__or__",       "__ror__",       "__ior__",       "__xor__",     "__rxor__",     "__ixor__",
-        "__eq__",       "__ne__",        "__lt__",        "__le__",      "__gt__",       "__ge__",
-        "__matmul__",   "__rmatmul__"}) {
+  std::vector<const char*> names(std::begin(kOperatorNames), std::end(kOperatorNames));
+  names.insert(names.end(), {"__matmul__", "__rmatmul__"});  // bind_linalg.cpp's
+  for (const char* name : names) {
     MT_INTERNAL_ASSERT(py::hasattr(cls, name), "operator fallback for an unbound operator: ", name);
     cls.def(name, [](const py::args&, const py::kwargs&) {
       return py::reinterpret_borrow<py::object>(Py_NotImplemented);

@@ -32,7 +32,8 @@ struct OutOp {
   const char* name;
   OutRule rule;
   Direct direct = Direct::none;
-  int op = 0;  // UnaryOp or BinaryOp
+  int op = 0;                                             // UnaryOp or BinaryOp
+  ElementwiseKeyword keyword = ElementwiseKeyword::none;  // add/sub's alpha, div's rounding_mode
 };
 
 // the elementwise spellings come from csrc/ops/ops.schema; a row whose `on` is false has no out= there
@@ -40,10 +41,10 @@ struct ElementwiseOut {
   OutOp op;
   bool on;
 };
-#define MT_OUT_UNARY(name, op, own, method, inplace, out, torch_inplace) \
-  {{name, OutRule::castable, Direct::unary, static_cast<int>(UnaryOp::op)}, out},
-#define MT_OUT_BINARY(name, op, own, method, inplace, out, torch_inplace) \
-  {{name, OutRule::castable, Direct::binary, static_cast<int>(BinaryOp::op)}, out},
+#define MT_OUT_UNARY(name, op, keyword, alpha_first, method, inplace, out, torch_inplace) \
+  {{name, OutRule::castable, Direct::unary, static_cast<int>(UnaryOp::op), keyword}, out},
+#define MT_OUT_BINARY(name, op, keyword, alpha_first, method, inplace, out, torch_inplace) \
+  {{name, OutRule::castable, Direct::binary, static_cast<int>(BinaryOp::op), keyword}, out},
 constexpr ElementwiseOut kElementwiseOut[] = {MT_BINARY_SPELLINGS(MT_OUT_BINARY)
                                                   MT_UNARY_SPELLINGS(MT_OUT_UNARY)};
 #undef MT_OUT_BINARY
@@ -137,15 +138,14 @@ bool try_direct(const OutOp& op, const py::args& args, const py::kwargs& kwargs)
   if (args.size() != nargs || !py::isinstance<TensorImpl>(args[0])) return false;
   if (nargs == 2 && !py::isinstance<TensorImpl>(args[1]) && !is_python_scalar(args[1])) return false;
   auto bop = static_cast<BinaryOp>(op.op);
-  const bool has_alpha = op.direct == Direct::binary && (bop == BinaryOp::add || bop == BinaryOp::sub);
   py::handle out_h, alpha;
   for (auto kv : kwargs) {
     const std::string key = py::str(kv.first);
     if (key == "out") {
       out_h = kv.second;
-    } else if (key == "alpha" && has_alpha) {
+    } else if (key == "alpha" && op.keyword == ElementwiseKeyword::alpha) {
       alpha = kv.second;
-    } else if (key == "rounding_mode" && op.direct == Direct::binary && bop == BinaryOp::div) {
+    } else if (key == "rounding_mode" && op.keyword == ElementwiseKeyword::rounding_mode) {
       if (kv.second.is_none()) continue;
       if (!py::isinstance<py::str>(kv.second)) return false;
       const std::string mode = py::str(kv.second);

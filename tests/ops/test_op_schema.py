@@ -101,7 +101,7 @@ def _overloads(fn, name):
 
 def _generated_names():
     """The Python names the generated bindings own: every spelling and in-place form of the schema's rows
-    but the `binding: own` ones (add, sub, div, bound in bind_elementwise.cpp)."""
+    but the funcs' `binding: own` ones (bound by hand in csrc/python)."""
     for op in OPS:
         if op.own_binding:
             continue
@@ -119,6 +119,11 @@ def _other_classes(text):
             depth += (text[i] in "([{") - (text[i] in ")]}")
             i += 1
         yield text[m.start() : i]
+
+
+def _old_form(op, name):
+    """1 where the spelling also has the deprecated add(input, alpha, other) overload (`deprecated:`)."""
+    return int(op.deprecated is not None and name == op.name)
 
 
 def _hand_bound(text):
@@ -161,13 +166,15 @@ def test_no_hand_binding_duplicates_a_schema_row():
     assert _overloads(torch._C.eye, "eye") == 2  # the count works: eye(n) and eye(n, m)
     for op, name, variants in _generated_names():
         rows = len(op.overloads) or 1  # an overloaded func: one pybind11 overload per row
+        old = _old_form(op, name)
         if op.function:
-            # out= and `torch_function: fallback` (bind_linalg.cpp) each add one last overload
-            extra = ("out" in variants) + op.torch_function_fallback
+            # out=, `torch_function: fallback` (bind_linalg.cpp) and the deprecated add(input, alpha, other)
+            # each add one overload
+            extra = ("out" in variants) + op.torch_function_fallback + old
             assert _overloads(getattr(torch._C, name), name) == rows + extra, name
         for form, present in ((name, "method" in variants), (name + "_", "inplace" in variants)):
             if present:
-                assert _overloads(vars(torch.Tensor)[form], form) == rows, f"Tensor.{form}"
+                assert _overloads(vars(torch.Tensor)[form], form) == rows + old, f"Tensor.{form}"
     # and in the sources, where a duplicate bound under another module or class would not show above
     names = set()
     for _, name, variants in _generated_names():
@@ -176,7 +183,7 @@ def test_no_hand_binding_duplicates_a_schema_row():
     for path in sorted((op_schema.ROOT_PATH / "csrc" / "python").glob("*.cpp")):
         hand += [f"{path.name}: {n}" for n in _hand_bound(path.read_text()) if n in names]
     assert not hand, (
-        f"hand-written bindings of schema rows (delete them, or mark the row 'binding: own'): {hand}"
+        f"hand-written bindings of schema rows (delete them, or mark a func row 'binding: own'): {hand}"
     )
 
 
@@ -202,6 +209,150 @@ def test_alias_inplace_methods_of_hand_bound_ops():
         -2.0,
         -2.0,
     ]
+
+
+# ---- the Python operators and add/sub/div's keywords (`operators:`, `keyword:`, `deprecated:`)
+
+# Python's operator slots a tensor may bind; those on Tensor that no row declares are bound by hand: +x (not a
+# table op) and @ (bind_linalg.cpp's matmul)
+_SLOTS = {
+    f"__{p}{s}__"
+    for s in (
+        "add",
+        "sub",
+        "mul",
+        "truediv",
+        "floordiv",
+        "mod",
+        "pow",
+        "and",
+        "or",
+        "xor",
+        "lshift",
+        "rshift",
+    )
+    for p in ("", "r", "i")
+} | {
+    "__eq__",
+    "__ne__",
+    "__lt__",
+    "__le__",
+    "__gt__",
+    "__ge__",
+    "__neg__",
+    "__pos__",
+    "__abs__",
+    "__invert__",
+}
+_HAND_OPERATORS = {"__pos__", "__matmul__", "__rmatmul__", "__imatmul__"}
+
+
+def _declared_operators():
+    return {name: (op, form) for op in OPS for name, form in op.operators}
+
+
+def test_extension_carries_the_operators_and_keywords():
+    """_C._op_schema_bindings() is what the build bound the operators and keywords from (a stale build fails)."""
+    want = []
+    for op in OPS:
+        if op.operators:
+            want.append((op.name, "operators", " ".join(f"{n}[{f}]" for n, f in op.operators)))
+        want += [(op.name, key, getattr(op, key)) for key in ("keyword", "deprecated") if getattr(op, key)]
+    assert [tuple(r) for r in torch._C._op_schema_bindings()] == want, "rebuild: another schema's operators"
+    assert {op.name: op.keyword for op in OPS if op.keyword} == {
+        "add": "alpha",
+        "sub": "alpha",
+        "div": "rounding_mode",
+    }
+
+
+def test_tensor_operators_are_exactly_the_declared_ones():
+    """Every operator a row declares is bound on Tensor in C++, and every operator slot Tensor binds is declared
+    or one of the few hand-written ones (a binding left behind, or a row that lost its `operators:`, fails)."""
+    declared = _declared_operators()
+    bound = {n for n in _SLOTS if _cpp_method(n)}
+    assert set(declared) <= bound, sorted(set(declared) - bound)
+    assert bound - set(declared) <= _HAND_OPERATORS, sorted(bound - set(declared) - _HAND_OPERATORS)
+    # 10 ops' forward, reverse and in-place operators, 6 comparisons, -, abs and ~
+    assert len(declared) == 39
+
+
+@pytest.mark.parametrize("dunder", sorted(_declared_operators()))
+def test_each_operator_computes_its_op_in_its_form(dunder):
+    op, form = _declared_operators()[dunder]
+    fn = getattr(torch._C, op.name)
+    if op.name.startswith("bitwise") or op.name == "bitwise_not":
+        x, y = torch.tensor([6, -3, 5]), torch.tensor([3, 5, 1])
+    else:
+        x, y = torch.tensor([1.5, -2.0, 3.0]), torch.tensor([0.5, 4.0, -3.0])
+    call = getattr(x.clone(), dunder)
+    if form == "unary":
+        assert _same(getattr(x, dunder)(), fn(x))
+        return
+    if form == "invert":
+        assert _same(~x, fn(x)) and _same(~(x > 0), torch.logical_not(x > 0))
+        return
+    assert call("a string") is NotImplemented and call([1.0, 2.0]) is NotImplemented
+    if form == "fwd":
+        assert _same(getattr(x, dunder)(y), fn(x, y))
+    elif form == "rev":
+        assert _same(getattr(x, dunder)(2), fn(torch.tensor(2), x))
+    elif form == "inplace":
+        z = x.clone()
+        assert getattr(z, dunder)(y) is z and _same(z, fn(x, y))
+    else:  # reciprocal_mul: PyTorch's __rdiv__, rounded twice
+        assert form == "reciprocal_mul" and _same(x.__rtruediv__(2.0), torch.reciprocal(x) * 2.0)
+
+
+def test_generator_rejects_malformed_operators_and_keywords():
+    row = "binary foo\n  functor: Foo\n  dtype: arith\n  grad: none\n"
+    assert "after 'foo' come rfoo and ifoo" in _err(row + "  operators: foo bar\n")
+    assert "operator form 'twice' is not one of" in _err(row + "  operators: foo rfoo[twice]\n")
+    assert "one operator" in _err(
+        "unary foo\n  functor: Foo\n  dtype: same\n  grad: none\n  operators: a b\n"
+    )
+    assert "operator __add__ is already bound by 'foo'" in _err(
+        row + "  operators: add\nbinary bar\n  functor: Bar\n  dtype: arith\n  grad: none\n  operators: add\n"
+    )
+    assert "keyword takes one of alpha, rounding_mode" in _err(row + "  keyword: beta\n")
+    assert "needs 'keyword: alpha'" in _err(row + "  deprecated: alpha_first\n")
+    assert "'binding:' is for funcs" in _err(row + "  binding: own\n")
+    (foo,) = gen_ops.parse(row + "  operators: foo rfoo ifoo\n  keyword: alpha\n", "s")
+    assert foo.operators == (("__foo__", "fwd"), ("__rfoo__", "rev"), ("__ifoo__", "inplace"))
+    assert '_("__rfoo__", foo, op_rev)' in gen_ops.bindings_header([foo])
+
+
+def test_operators_and_keywords_in_pytorchs_words(recwarn):
+    """The operator and keyword forms as PyTorch has them: alpha and its refusals, rounding_mode's message,
+    the in-place cast check, numpy scalars, NotImplemented for a list (Python then raises)."""
+    x, y = torch.tensor([1.0, 2.0]), torch.tensor([3.0, 5.0])
+    assert torch.add(x, y, alpha=2).tolist() == [7.0, 12.0] and x.sub(y, alpha=0.5).tolist() == [-0.5, -0.5]
+    z = x.clone()
+    assert z.add_(y, alpha=-1) is z and z.tolist() == [-2.0, -3.0]
+    assert torch.add(x, 2, y).tolist() == [7.0, 12.0]  # the deprecated (input, alpha, other) spelling
+    assert any("This overload of add is deprecated" in str(w.message) for w in recwarn.list)
+    with pytest.raises(TypeError):  # `subtract` has no deprecated form
+        torch.subtract(x, 2, y)
+    with pytest.raises(
+        RuntimeError, match="For integral input tensors, argument alpha must not be a floating"
+    ):
+        torch.add(torch.tensor([1]), torch.tensor([2]), alpha=0.5)
+    with pytest.raises(
+        RuntimeError, match="div expected rounding_mode to be one of None, 'trunc', or 'floor'"
+    ):
+        x.div_(y, rounding_mode="round")
+    assert torch.div(x, y, rounding_mode="floor").tolist() == [0.0, 0.0]
+    i = torch.tensor([1, 2])
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        i += 0.5
+    assert (x * np.float64(2.0)).tolist() == [2.0, 4.0] and (np.int64(3) - x).tolist() == [2.0, 1.0]
+    with pytest.raises(TypeError):
+        _ = [1.0, 2.0] + x  # list's concatenation refuses; Tensor.__radd__ answers NotImplemented
+    assert x.__radd__([1.0, 2.0]) is NotImplemented and x.__add__() is NotImplemented
+    with pytest.raises(TypeError, match="only implemented on integer and Boolean-type tensors"):
+        _ = ~x
+    with pytest.raises(NotImplementedError, match="The `\\+` operator, on a bool tensor is not supported"):
+        _ = +(x > 1)
 
 
 def test_autocast_rows_come_from_the_schema():
@@ -543,3 +694,36 @@ def test_view_rows_keep_the_gil_and_overloads_take_tuples_of_ints():
     with pytest.raises(IndexError, match="Dimension out of range"):
         x.swapdims_(0, 5)
     assert x.shape == (3, 2) and x.unsqueeze_(-1) is x and x.shape == (3, 2, 1)
+
+
+def _without_python_methods(text, names):
+    """_C.pyi's text without the Tensor blocks (decorators, def, docstring) of the Python methods `names`."""
+    lines, keep, skip = text.split("\n"), [], False
+    for i, line in enumerate(lines):
+        m = re.match(r"^    def (\w+)\(", line)
+        if m or re.match(r"^    @", line) or not line.startswith("        "):
+            skip = False
+        if line == "    @staticmethod" and i + 1 < len(lines):
+            m = re.match(r"^    def (\w+)\(", lines[i + 1])
+            skip = bool(m and m.group(1) in names)
+        elif m and m.group(1) in names and not (keep and keep[-1] == "    @staticmethod"):
+            skip = True
+        if not skip:
+            keep.append(line)
+    return "\n".join(keep)
+
+
+def test_stub_lines_of_the_python_methods():
+    """`--stubs` writes the Python methods on Tensor (the composites' TENSOR_METHODS) as pybind11-stubgen does:
+    on today's file it adds none (a method without its line is a drift), and without some composites' blocks it
+    writes each back where it was, to the character, so a composed op's method needs no hand-written line."""
+    with open(gen_ops.STUBS, encoding="utf-8") as f:
+        text = f.read()
+    methods = gen_ops.python_methods()
+    assert gen_ops.add_missing_stubs(text, OPS, methods) == text, "run: python scripts/gen_ops.py --stubs"
+    names = {"deg2rad", "deg2rad_", "cummax", "addcmul", "addcmul_", "vsplit"}  # vsplit: the run's last
+    assert names <= set(methods)
+    stripped = _without_python_methods(text, names)
+    assert all(f"def {n}(" not in stripped for n in names)
+    assert gen_ops.add_missing_stubs(stripped, OPS, methods) == text
+    assert gen_ops.add_missing_stubs(stripped, OPS) == stripped  # without a build, the schema's lines only

@@ -16,7 +16,8 @@ from minitorch import _C
 PKG = os.path.dirname(os.path.abspath(minitorch.__file__))
 STUB = os.path.join(PKG, "_C.pyi")
 REGEN = (
-    "an elementwise op of csrc/ops/ops.schema: python scripts/gen_ops.py --stubs; else add its stub by hand "
+    "an op of csrc/ops/ops.schema or a Python method on Tensor (a composite's): python scripts/gen_ops.py "
+    "--stubs; else add its stub by hand "
     "(scripts/gen_stubs.py regenerates the whole file and drops the stubs kept by hand)"
 )
 
