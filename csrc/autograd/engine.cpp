@@ -610,10 +610,8 @@ variable_list run_backward_impl(const variable_list& outputs, const variable_lis
           touts = n->apply(std::move(tgrads));
         }
         touts.resize(n->next_edges.size());
-        for (auto& [input, term] : dual->second_order(*n, received)) {
-          if (!term.defined()) continue;
-          Edge e = gradient_edge(input);
-          if (!e.valid()) continue;
+        for (auto& [e, term] : dual->second_order(*n, received)) {
+          if (!term.defined() || !e.valid()) continue;
           size_t j = 0;
           while (j < n->next_edges.size() &&
                  (n->next_edges[j].fn != e.fn || n->next_edges[j].input_nr != e.input_nr))

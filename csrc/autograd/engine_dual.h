@@ -18,8 +18,9 @@ struct DualCallbacks {
   // A hook's result split into (value, tangent): a plain tensor has no tangent.
   virtual std::pair<Tensor, Tensor> split(const Tensor& r) = 0;
   // The second-order terms of node n at incoming gradients `grads` (the derivative of its formula along the
-  // tangents of the tensors it saved): (forward input, term) pairs, for the ops forward AD recorded.
-  virtual std::vector<std::pair<Tensor, Tensor>> second_order(Node& n, const variable_list& grads) = 0;
+  // tangents of the tensors it saved): (the edge of the forward input, term) pairs, for the ops forward AD
+  // recorded.
+  virtual std::vector<std::pair<Edge, Tensor>> second_order(Node& n, const variable_list& grads) = 0;
   // retain_grad's store: the new .grad from the old one (undefined at first) and the gradient (dual or not).
   virtual Tensor retain(const Tensor& old, const Tensor& g) = 0;
   // backward(create_graph=True): a leaf's .grad was just accumulated and tangent t reached it; .grad becomes

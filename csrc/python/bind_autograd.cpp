@@ -262,7 +262,7 @@ struct PyDualCallbacks : autograd::DualCallbacks {
     py::tuple p = split_(py::cast(r));
     return {tensor_or_none(p[0]), tensor_or_none(p[1])};
   }
-  std::vector<std::pair<Tensor, Tensor>> second_order(Node& n, const variable_list& grads) override {
+  std::vector<std::pair<autograd::Edge, Tensor>> second_order(Node& n, const variable_list& grads) override {
     {
       std::lock_guard<std::mutex> lock(g_records_mutex);
       if (!records().count(&n)) return {};
@@ -277,10 +277,19 @@ struct PyDualCallbacks : autograd::DualCallbacks {
     }
     py::tuple gs(grads.size());
     for (size_t i = 0; i < grads.size(); ++i) gs[i] = maybe(grads[i]);
-    std::vector<std::pair<Tensor, Tensor>> out;
+    // each input as a tensor (its gradient edge) or, for an in-place op's overwritten self, a (node,
+    // input_nr) edge
+    std::vector<std::pair<autograd::Edge, Tensor>> out;
     for (py::handle pair : second_(rec, gs)) {
       py::tuple p = py::reinterpret_borrow<py::tuple>(pair);
-      out.push_back({hook_result(p[0]), tensor_or_none(p[1])});
+      autograd::Edge e;
+      if (py::isinstance<py::tuple>(p[0])) {
+        py::tuple edge = p[0].cast<py::tuple>();
+        e = {edge[0].cast<std::shared_ptr<Node>>(), edge[1].cast<uint32_t>()};
+      } else {
+        e = autograd::gradient_edge(hook_result(p[0]));
+      }
+      out.push_back({std::move(e), tensor_or_none(p[1])});
     }
     return out;
   }

@@ -391,6 +391,24 @@ def cases(torch, fwAD, data):
         loss.backward()
         out["mlp"] = [seen, [js(g) for g in gw], js(w1.grad), js(w2.grad)]
 
+    # in-place ops between: their nodes' second-order terms too (sin_, a product with a dual, through a view)
+    inplace = {
+        "sin_": lambda h, d: h.sin_(),
+        "mul_dual": lambda h, d: h.mul_(d),
+        "relu_": lambda h, d: h.relu_(),
+        "view_mul_": lambda h, d: h[1:].mul_(d[:2].exp()),
+    }
+    for name, op in inplace.items():
+        x = x0.clone().requires_grad_()
+        seen = []
+        with fwAD.dual_level():
+            d = fwAD.make_dual(x, v)
+            h = d * 1
+            op(h, d)
+            h.register_hook(lambda g: seen.append(js(g)))
+            (g,) = torch.autograd.grad((h * h).sum(), x)
+            out["inplace_" + name] = [seen, js(g)]
+
     # a dual cotangent with hooks (the gradient's tangent is J^T u_t plus the second-order term)
     x = x0.clone().requires_grad_()
     seen = []

@@ -634,11 +634,27 @@ def _inplace(key, args, kwargs, pargs, pkwargs, tangents, level):
             val_t = tangents.get(2)
             new_t[pargs[1]] = 0.0 if val_t is None else val_t
     else:
-        res = dispatch(_outplace_key(key), args, kwargs)
+        STATE.rerun += 1  # the out-of-place op's node is not in the graph: its record would go unused
+        try:
+            res = dispatch(_outplace_key(key), args, kwargs)
+        finally:
+            STATE.rerun -= 1
         new_t = _split(res, level)[1] if type(res) is DualTensor else None
         if new_t is not None:
             new_t = _fit(new_t, _split(res, level)[0])
+    record = (
+        not STATE.rerun
+        and type(new_t) is _C.Tensor
+        and new_t.requires_grad
+        and _C.is_grad_enabled()
+        and type(pargs[0]) is _C.Tensor
+        and pargs[0].requires_grad
+    )
+    if record:  # what the re-run needs of self before the write: its value and tangent
+        old_self = (pargs[0].detach().clone(), tangents[0].clone() if tangents.get(0) is not None else None)
     _call(key, pargs, pkwargs)  # the primal, in place
+    if record:
+        _record_inplace(_outplace_key(key), old_self, pargs, pkwargs, tangents, level)
     if new_t is None:
         new_t = _zeros_like(self._primal)
     if views is not None:
@@ -1472,6 +1488,33 @@ def _record(key, pargs, pkwargs, tangents, level, result):
         _C._fwad_set_record(node, (key, pargs, pkwargs, tangents, level, outs))
 
 
+def _record_inplace(key, old_self, pargs, pkwargs, tangents, level):
+    """The record of an in-place op (see _record): the C++ in-place path ran the out-of-place op on a clone of self
+    (node N, whose input 0 is that clone's edge) and gave self N's history, or through a view gave its base
+    CopySlices(old base, N's result). The re-run uses self's value and tangent from before the write, and the term
+    for self goes to N's input 0."""
+    p = pargs[0]
+    node = p.grad_fn
+    if node is None:
+        return
+    if p._base is not None:  # a view: its history is AsStrided(CopySlices(base, N))
+        cs = node.next_functions[0][0] if node.next_functions else None
+        if cs is None or not cs.name().endswith("CopySlices") or len(cs.next_functions) < 2:
+            return
+        node = cs.next_functions[1][0]
+        if node is None:
+            return
+    if not node.next_functions or node.next_functions[0][0] is None:
+        return
+    value, tangent = old_self
+    tans = dict(tangents)
+    if tangent is not None:
+        tans[0] = tangent
+    _C._fwad_set_record(
+        node, (key, (value, *pargs[1:]), pkwargs, tans, level, [(0, 0)], node.next_functions[0])
+    )
+
+
 def _second_order(rec, grads):
     """A recorded node's second-order term: for each primal input x_i that requires grad, the gradient of
     <g, rule(x, t)> with respect to x_i at the tangents t held fixed (the derivative of the node's backward
@@ -1480,11 +1523,16 @@ def _second_order(rec, grads):
     from minitorch.autograd.engine import grad as _grad
     from minitorch.autograd.grad_mode import enable_grad
 
-    key, pargs, pkwargs, tangents, level, outs = rec
+    key, pargs, pkwargs, tangents, level, outs, *self_edge = rec
     if not STATE.passes or _pass().level != level or not _is_active(level):
         return []
     create = _pass().create_graph
     origs, stand = [], []
+    if self_edge:  # an in-place op's self, overwritten since: its old value, the term to N's input 0 (edge)
+        s0 = pargs[0].detach().requires_grad_()
+        origs.append(self_edge[0])
+        stand.append(s0)
+        pargs = (s0, *pargs[1:])
 
     def fresh(x):
         if type(x) is _C.Tensor and x.requires_grad:
@@ -1504,7 +1552,7 @@ def _second_order(rec, grads):
         return _make(x, t if create else t.detach(), level)
 
     with enable_grad():
-        args = [fresh(a) for a in pargs]
+        args = [a if self_edge and i == 0 else fresh(a) for i, a in enumerate(pargs)]
         kwargs = {k: fresh(v) for k, v in pkwargs.items()}
         if not stand:
             return []
