@@ -529,14 +529,24 @@ void init_autograd(py::module_& m, TensorClass& cls) {
   });
   m.def("_live_views", &live_views);
   m.def("_fwad_set_record", [](const std::shared_ptr<Node>& n, py::object rec) {
+    // the replaced and expired records are freed after the lock: freeing Python objects may run Python code
+    std::vector<FwadRecord> gone;
     std::lock_guard<std::mutex> lock(g_records_mutex);
     auto& table = records();
     if (table.size() >= g_records_purge_at) {
-      for (auto it = table.begin(); it != table.end();)
-        it = it->second.node.expired() ? table.erase(it) : ++it;
+      for (auto it = table.begin(); it != table.end();) {
+        if (it->second.node.expired()) {
+          gone.push_back(std::move(it->second));
+          it = table.erase(it);
+        } else {
+          ++it;
+        }
+      }
       g_records_purge_at = std::max<size_t>(1024, 2 * table.size());
     }
-    table[n.get()] = {n, std::move(rec)};
+    auto& slot = table[n.get()];
+    gone.push_back(std::move(slot));
+    slot = {n, std::move(rec)};
   });
   m.def("_fwad_clear_records", [] {
     std::unordered_map<const Node*, FwadRecord> gone;

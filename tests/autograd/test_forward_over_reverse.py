@@ -409,6 +409,17 @@ def cases(torch, fwAD, data):
             (g,) = torch.autograd.grad((h * h).sum(), x)
             out["inplace_" + name] = [seen, js(g)]
 
+    # create_graph: the gradient's tangent differentiates again (third order), through the second-order terms
+    x = x0.clone().requires_grad_()
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, v)
+        h = d.exp() * d.sin()
+        (g,) = torch.autograd.grad((h * h).sum(), x, create_graph=True)
+        p, t = fwAD.unpack_dual(g)
+        (a,) = torch.autograd.grad(t.sum(), x, retain_graph=True)
+        (b,) = torch.autograd.grad((p * t).sum(), x)
+        out["create_graph_third_order"] = [a.tolist(), b.tolist()]
+
     # a dual cotangent with hooks (the gradient's tangent is J^T u_t plus the second-order term)
     x = x0.clone().requires_grad_()
     seen = []

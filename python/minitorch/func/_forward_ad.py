@@ -1463,10 +1463,24 @@ def _set_dual_grad(leaf, t, level):
         STATE.wrapping = False
 
 
+# Ops linear in all their tensor arguments together: their tangent is the op on the tangents, so their node has no
+# second-order term and needs no record (the re-run would find none: this only saves it).
+_LINEAR = frozenset((
+    "add", "sub", "neg", "positive", "sum", "mean", "nansum", "cumsum", "trace", "cat", "concat", "concatenate",
+    "stack", "hstack", "vstack", "dstack", "flatten", "reshape", "view", "view_as", "reshape_as", "t", "transpose",
+    "swapaxes", "permute", "movedim", "squeeze", "unsqueeze", "expand", "expand_as", "contiguous", "clone",
+    "narrow", "select", "split", "chunk", "unbind", "flip", "roll", "repeat", "tile", "diagonal", "diag", "tril",
+    "triu", "__getitem__", "real", "imag", "conj",
+))  # fmt: skip
+
+
 def _record(key, pargs, pkwargs, tangents, level, result):
     """Keeps, by the node the op made, what the dual backward pass needs for that node's second-order term: the
     op, its primal arguments and their tangents. Only where a result's tangent depends on a primal that requires
-    grad (its tangent requires grad): elsewhere (linear ops, views) the term is zero."""
+    grad (its tangent requires grad, and the op is not linear): elsewhere the term is zero."""
+    rkey = _rule_key(key)[0]
+    if rkey.rpartition(".")[2] in _LINEAR and not rkey.startswith(("linalg.", "fft.", "special.")):
+        return
     flat = list(result) if isinstance(result, (tuple, list)) else [result]
     nodes = []
     for j, r in enumerate(flat):
