@@ -3,10 +3,12 @@
 #include <atomic>
 #include <deque>
 #include <mutex>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "autograd/Node.h"
+#include "autograd/engine_dual.h"
 #include "core/TypeMeta.h"
 #include "ops/autocast.h"
 #include "ops/layout.h"
@@ -47,6 +49,9 @@ bool expandable_to(IntArrayRef shape, IntArrayRef desired) {
 }  // namespace
 
 namespace {
+// The callbacks of the dual backward pass running on this thread (null in a plain pass, nested ones
+// included): retain_grad's hook stores the dual gradient through them.
+thread_local DualCallbacks* t_dual = nullptr;
 thread_local bool t_draining = false;
 thread_local std::vector<std::shared_ptr<Node>> t_pending_nodes;
 thread_local std::vector<Tensor> t_pending_tensors;
@@ -222,6 +227,10 @@ void retain_grad(const Tensor& t) {
                                          if (!impl) return Tensor();
                                          auto& mm = impl->ensure_autograd_meta();
                                          NoGradGuard ng;
+                                         if (t_dual) {  // a dual pass: .grad keeps the tangent (PyTorch's)
+                                           mm.grad = t_dual->retain(mm.grad, g);
+                                           return Tensor();
+                                         }
                                          // mt::, the op front ends: autograd:: has recording twins of the
                                          // same names
                                          mm.grad = mm.grad.defined() ? mt::binary(BinaryOp::add, mm.grad, g)
@@ -360,8 +369,18 @@ bool will_engine_execute_node(const Node* n) {
   return false;
 }
 
-variable_list run_backward(const variable_list& outputs, const variable_list& grad_outputs, bool keep_graph,
-                           bool create_graph, const variable_list& inputs, bool allow_unused) {
+namespace {
+// The engine. `dual` (with `grad_tangents` and `dres`) only in a dual pass: every tangent step below sits
+// behind it, so a plain pass pays one test per node.
+variable_list run_backward_impl(const variable_list& outputs, const variable_list& grad_outputs,
+                                bool keep_graph, bool create_graph, const variable_list& inputs,
+                                bool allow_unused, const variable_list* grad_tangents, DualCallbacks* dual,
+                                DualBackwardResult* dres) {
+  struct DualScope {
+    DualCallbacks* prev;
+    explicit DualScope(DualCallbacks* d) : prev(t_dual) { t_dual = d; }
+    ~DualScope() { t_dual = prev; }
+  } dual_scope(dual);
   MT_CHECK(outputs.size() == grad_outputs.size(), "grad requires one grad_output per output: got ",
            grad_outputs.size(), " for ", outputs.size(), " outputs");
   std::vector<Edge> roots;
@@ -436,21 +455,28 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
   }
 
   std::unordered_map<Node*, variable_list> buffers;
-  auto accumulate = [&](Node* n, uint32_t nr, Tensor g) {
-    auto& buf = buffers[n];
+  auto accumulate_into = [](std::unordered_map<Node*, variable_list>& bufs, Node* n, uint32_t nr, Tensor g) {
+    auto& buf = bufs[n];
     if (buf.size() < n->inputs.size()) buf.resize(n->inputs.size());
     if (!buf[nr].defined())
       buf[nr] = std::move(g);
     else
       buf[nr] = add(buf[nr], g);
   };
+  auto accumulate = [&](Node* n, uint32_t nr, Tensor g) { accumulate_into(buffers, n, nr, std::move(g)); };
+  // dual pass: the tangents of the gradients, beside them
+  std::unordered_map<Node*, variable_list> tbuffers;
   AutoGradMode mode(create_graph);
   // Backward runs in the dtypes forward chose: the formulas are not autocast again.
   ++autocast::tls_excluded;
   struct AutocastRestore {
     ~AutocastRestore() { --autocast::tls_excluded; }
   } autocast_restore;
-  for (size_t i = 0; i < roots.size(); ++i) accumulate(roots[i].fn.get(), roots[i].input_nr, root_grads[i]);
+  for (size_t i = 0; i < roots.size(); ++i) {
+    accumulate(roots[i].fn.get(), roots[i].input_nr, root_grads[i]);
+    if (dual && (*grad_tangents)[i].defined())
+      accumulate_into(tbuffers, roots[i].fn.get(), roots[i].input_nr, (*grad_tangents)[i]);
+  }
 
   static std::atomic<int64_t> next_task_id{0};
   GraphTask task{next_task_id++, &roots, &deps, capture_mode ? &needed : nullptr};
@@ -466,12 +492,24 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
     if (deps[r.fn.get()] == 0 && std::find(ready.begin(), ready.end(), r.fn.get()) == ready.end())
       ready.push_back(r.fn.get());
 
+  // A dual pass hands hooks make(g, t) and splits what they return; t undefined: g as it is.
+  auto as_dual = [&](const Tensor& g, const Tensor& t) { return t.defined() ? dual->make(g, t) : g; };
+
   while (!ready.empty()) {
     Node* n = ready.front();
     ready.pop_front();
     variable_list grads = std::move(buffers[n]);
     buffers.erase(n);
     grads.resize(n->inputs.size());
+    variable_list tgrads;
+    if (dual) {
+      auto it = tbuffers.find(n);
+      if (it != tbuffers.end()) {
+        tgrads = std::move(it->second);
+        tbuffers.erase(it);
+      }
+      tgrads.resize(n->inputs.size());
+    }
     // Under autograd.grad(inputs=...) a node off every path to an input neither runs nor calls its hooks.
     if (capture_mode && !needed[n]) continue;
     // Hooks run from copies of their lists: a Python hook may remove itself or add hooks while it runs
@@ -482,26 +520,38 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
       if (r.impl() != g.impl()) ++t_hooks_replaced;
       g = std::move(r);
     };
+    // a tensor hook: in a dual pass it sees the dual gradient, and its result replaces both parts
+    auto run_hook = [&](const Hook& h, Tensor& g, Tensor* t) {
+      if (!t) return replace(g, h(g));
+      Tensor d = as_dual(g, *t);
+      Tensor r = h(d);
+      if (!r.defined() || r.impl() == d.impl()) return;
+      ++t_hooks_replaced;
+      std::tie(g, *t) = dual->split(r);
+    };
     auto pre_hooks = hooks ? n->pre_hooks : decltype(n->pre_hooks)();
     for (auto& h : pre_hooks) {
-      Tensor& g = grads[h.second.first];
-      if (!g.defined()) continue;
-      replace(g, h.second.second(g));
+      uint32_t nr = h.second.first;
+      if (!grads[nr].defined()) continue;
+      run_hook(h.second.second, grads[nr], dual ? &tgrads[nr] : nullptr);
     }
     if (hooks && n->is_accumulate_grad() && grads[0].defined()) {
       // the leaf's tensor hooks, before accumulation or capture (autograd.grad sees hooked gradients too)
       auto* lm = static_cast<AccumulateGrad*>(n)->variable.impl()->autograd_meta();
       auto leaf_hooks = lm ? lm->leaf_hooks : decltype(lm->leaf_hooks)();
-      for (auto& h : leaf_hooks) replace(grads[0], h.second(grads[0]));
+      for (auto& h : leaf_hooks) run_hook(h.second, grads[0], dual ? &tgrads[0] : nullptr);
     }
     auto cap = captures.find(n);
     if (cap != captures.end())
-      for (auto& [nr, j] : cap->second) captured[j] = grads[nr];
+      for (auto& [nr, j] : cap->second) {
+        captured[j] = grads[nr];
+        if (dual) dres->tangents[j] = tgrads[nr];
+      }
     if (capture_mode && n->is_accumulate_grad()) continue;
 
     bool any = false;
     for (auto& g : grads) any = any || g.defined();
-    variable_list outs;
+    variable_list outs, touts;
     if (any) {
       for (size_t i = 0; i < grads.size() && n->materializes_grads(); ++i)
         if (!grads[i].defined())
@@ -512,19 +562,79 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
         for (size_t i = 0; i < before.size() && i < after.size(); ++i)
           if (before[i].impl() != after[i].impl()) ++t_hooks_replaced;
       };
+      // a dual pass hands node hooks dual gradients and splits what they leave
+      auto to_dual = [&](variable_list& gs, const variable_list& ts) {
+        for (size_t i = 0; i < gs.size(); ++i)
+          if (gs[i].defined() && i < ts.size()) gs[i] = as_dual(gs[i], ts[i]);
+      };
+      auto from_dual = [&](variable_list& gs, variable_list& ts) {
+        ts.resize(gs.size());
+        for (size_t i = 0; i < gs.size(); ++i) std::tie(gs[i], ts[i]) = dual->split(gs[i]);
+      };
       auto node_pre_hooks = hooks ? n->node_pre_hooks : decltype(n->node_pre_hooks)();
       if (!node_pre_hooks.empty()) {
+        if (dual) to_dual(grads, tgrads);
         variable_list before = grads;
         for (auto& h : node_pre_hooks) h.second(grads);
         count_changed(before, grads);
+        if (dual) from_dual(grads, tgrads);
       }
       auto node_post_hooks = hooks ? n->node_post_hooks : decltype(n->node_post_hooks)();
-      variable_list received = node_post_hooks.empty() ? variable_list() : grads;
+      variable_list received = node_post_hooks.empty() && !dual ? variable_list() : grads;
+      variable_list treceived = node_post_hooks.empty() ? variable_list() : tgrads;
+      // backward(create_graph=True) of duals: the leaf's .grad becomes dual before its post-accumulate hooks
+      const bool store_leaf = dual && create_graph && n->is_accumulate_grad() && tgrads[0].defined();
+      AutogradMeta* leaf_meta = nullptr;
+      decltype(leaf_meta->post_accumulate_hooks) post_acc;
+      if (store_leaf) {
+        leaf_meta = &static_cast<AccumulateGrad*>(n)->variable.impl()->ensure_autograd_meta();
+        post_acc.swap(leaf_meta->post_accumulate_hooks);
+      }
       outs = n->apply(std::move(grads));
+      if (store_leaf) {
+        leaf_meta->post_accumulate_hooks.swap(post_acc);
+        const Tensor& leaf = static_cast<AccumulateGrad*>(n)->variable;
+        dual->store_leaf(leaf, tgrads[0]);
+        auto acc_hooks = hooks ? leaf_meta->post_accumulate_hooks : decltype(post_acc)();
+        for (auto& h : acc_hooks) h.second(leaf);
+      }
+      if (dual && !n->is_accumulate_grad()) {
+        // The tangent of the node's results: its formula (linear in the gradients) on the incoming tangents,
+        // plus the formula's derivative along its saved tensors' tangents, which forward AD computes.
+        bool anyt = false;
+        for (auto& t : tgrads) anyt = anyt || t.defined();
+        if (anyt) {
+          for (size_t i = 0; i < tgrads.size() && n->materializes_grads(); ++i)
+            if (!tgrads[i].defined())
+              tgrads[i] = zeros(n->inputs[i].sizes, n->inputs[i].dtype, n->inputs[i].device);
+          touts = n->apply(std::move(tgrads));
+        }
+        touts.resize(n->next_edges.size());
+        for (auto& [e, term] : dual->second_order(*n, received)) {
+          if (!term.defined() || !e.valid()) continue;
+          size_t j = 0;
+          while (j < n->next_edges.size() &&
+                 (n->next_edges[j].fn != e.fn || n->next_edges[j].input_nr != e.input_nr))
+            ++j;
+          if (j < n->next_edges.size()) {
+            touts[j] = touts[j].defined() ? add(touts[j], term) : term;
+          } else {
+            // An op forward AD saw whole but that recorded several nodes (a Python composite with one rule,
+            // sdpa): the record sits on its last node, its inner nodes have none, and the term (the whole
+            // op's) goes straight to the input's edge, a node that runs after this one.
+            accumulate_into(tbuffers, e.fn.get(), e.input_nr, term);
+          }
+        }
+      }
       if (!node_post_hooks.empty()) {
+        if (dual) {
+          to_dual(outs, touts);
+          to_dual(received, treceived);
+        }
         variable_list before = outs;
         for (auto& h : node_post_hooks) h.second(outs, received);
         count_changed(before, outs);
+        if (dual) from_dual(outs, touts);
       }
       if (!keep_graph) n->release_variables();
     }
@@ -532,22 +642,27 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
     MT_CHECK(!any || outs.size() == n->next_edges.size(), "Function ", n->name(),
              " returned an incorrect number of gradients (expected ", n->next_edges.size(), ", got ",
              outs.size(), ")");
+    // the gradient as the edge's input wants it; in a dual pass its tangent the same way (all linear)
+    auto conform = [&](Tensor g, const TensorGeometry& want, size_t i) {
+      if (!IntArrayRef(g.sizes()).equals(want.sizes)) {
+        MT_CHECK(expandable_to(want.sizes, g.sizes()), "Function ", n->name(),
+                 " returned an invalid gradient at index ", i, " - got ", shape_str(g.sizes()),
+                 " but expected shape compatible with ", shape_str(want.sizes));
+        g = sum_to(g, want.sizes);
+      }
+      // a real input of an op with a complex result takes the real part of its gradient (PyTorch's rule)
+      if (is_complex(g.dtype()) && !is_complex(want.dtype)) g = real(g);
+      if (g.dtype() != want.dtype || g.device() != want.device) g = to(g, want.dtype, want.device);
+      return g;
+    };
     for (size_t i = 0; i < n->next_edges.size(); ++i) {
       const Edge& e = n->next_edges[i];
       if (!e.valid()) continue;
       if (any && outs[i].defined()) {
-        Tensor g = outs[i];
         const TensorGeometry& want = e.fn->inputs[e.input_nr];
-        if (!IntArrayRef(g.sizes()).equals(want.sizes)) {
-          MT_CHECK(expandable_to(want.sizes, g.sizes()), "Function ", n->name(),
-                   " returned an invalid gradient at index ", i, " - got ", shape_str(g.sizes()),
-                   " but expected shape compatible with ", shape_str(want.sizes));
-          g = sum_to(g, want.sizes);
-        }
-        // a real input of an op with a complex result takes the real part of its gradient (PyTorch's rule)
-        if (is_complex(g.dtype()) && !is_complex(want.dtype)) g = real(g);
-        if (g.dtype() != want.dtype || g.device() != want.device) g = to(g, want.dtype, want.device);
-        accumulate(e.fn.get(), e.input_nr, std::move(g));
+        accumulate(e.fn.get(), e.input_nr, conform(outs[i], want, i));
+        if (dual && i < touts.size() && touts[i].defined())
+          accumulate_into(tbuffers, e.fn.get(), e.input_nr, conform(touts[i], want, i));
       }
       if (--deps[e.fn.get()] == 0) ready.push_back(e.fn.get());
     }
@@ -559,6 +674,25 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
                " appears to not have been used in the graph. Set allow_unused=True if this is the desired "
                "behavior.");
   return captured;
+}
+}  // namespace
+
+variable_list run_backward(const variable_list& outputs, const variable_list& grad_outputs, bool keep_graph,
+                           bool create_graph, const variable_list& inputs, bool allow_unused) {
+  return run_backward_impl(outputs, grad_outputs, keep_graph, create_graph, inputs, allow_unused, nullptr,
+                           nullptr, nullptr);
+}
+
+DualBackwardResult run_backward_dual(const variable_list& outputs, const variable_list& grad_outputs,
+                                     const variable_list& grad_tangents, bool keep_graph, bool create_graph,
+                                     const variable_list& inputs, bool allow_unused,
+                                     DualCallbacks& callbacks) {
+  MT_CHECK(grad_tangents.size() == outputs.size(), "one grad tangent per output expected");
+  DualBackwardResult res;
+  res.tangents.resize(inputs.size());
+  res.grads = run_backward_impl(outputs, grad_outputs, keep_graph, create_graph, inputs, allow_unused,
+                                &grad_tangents, &callbacks, &res);
+  return res;
 }
 
 }  // namespace mt::autograd

@@ -1,8 +1,11 @@
 // Autograd bindings: grad_fn/Node objects, is_leaf, detach, retain_grad, tensor hooks, grad mode, the engine
 // entry point, and the node behind minitorch.autograd.Function (a Python backward called by the C++ engine).
+#include <mutex>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "autograd/Node.h"
+#include "autograd/engine_dual.h"
 #include "autograd/record.h"
 #include "core/TypeMeta.h"
 #include "ops/ops.h"
@@ -29,6 +32,20 @@ py::tuple hook_tuple(const py::object& r) {
   return r.cast<py::tuple>();
 }
 
+// A tensor a hook handed back, a dual one included: in a dual backward pass hooks receive and return dual
+// gradients, which the engine splits (the Tensor caster's check is for builtins bound before a dual level).
+// A dual pass keeps the duals hooks hand back alive until the engine has split them: the engine holds only
+// the TensorImpl, whose Python object (the dual's parts) would otherwise go with the hook's frame.
+thread_local std::vector<py::object>* t_dual_keep = nullptr;
+
+Tensor hook_result(py::handle r) {
+  py::detail::make_caster<std::shared_ptr<TensorImpl>> inner;
+  if (!inner.load(r, true)) throw py::cast_error("expected a Tensor");
+  if (t_dual_keep && Py_TYPE(r.ptr()) == g_dual_tensor_type)
+    t_dual_keep->push_back(py::reinterpret_borrow<py::object>(r));
+  return Tensor(py::detail::cast_op<std::shared_ptr<TensorImpl>>(inner));
+}
+
 // The engine runs with the GIL released: a hook takes it to call Python, and holds its callable in a
 // PyHandle so that freeing the graph (anywhere, on any thread) drops it under the GIL.
 autograd::Hook wrap_hook(py::function fn) {
@@ -41,7 +58,7 @@ autograd::Hook wrap_hook(py::function fn) {
     if (r.is_none()) return Tensor();
     MT_CHECK_TYPE(py::isinstance<TensorImpl>(r), "expected Variable, but hook returned '",
                   std::string(py::str(py::type::of(r).attr("__name__"))), "'");
-    Tensor t = r.cast<Tensor>();
+    Tensor t = hook_result(r);
     // PyTorch's check_variable_result: a hook may change values, never the type, device or shape, which
     // the rest of the graph was built for
     if (g.defined()) {
@@ -214,6 +231,79 @@ py::list live_views(py::handle base_obj) {
 }
 }  // namespace
 
+namespace {
+// Forward AD's records of the ops it ran on primals that require grad, by the node each made: what the dual
+// backward pass needs for the node's second-order term (see _forward_ad.py's _second_order). The node is held
+// weakly (a record dies with it: expired ones are purged as the table grows, and all when the outermost dual
+// level exits); the mutex lets the engine, which runs without the GIL, look a node up before taking it.
+struct FwadRecord {
+  std::weak_ptr<Node> node;
+  py::object obj;
+};
+std::mutex g_records_mutex;
+auto& records() {
+  static auto* table = new std::unordered_map<const Node*, FwadRecord>();  // never destroyed (exit order)
+  return *table;
+}
+size_t g_records_purge_at = 1024;
+
+// The engine's dual-pass callbacks, forward AD's Python functions (each takes the GIL).
+struct PyDualCallbacks : autograd::DualCallbacks {
+  py::object make_, split_, second_, retain_, store_leaf_;
+  static py::object maybe(const Tensor& t) { return t.defined() ? py::cast(t) : py::object(py::none()); }
+  static Tensor tensor_or_none(py::handle h) { return h.is_none() ? Tensor() : hook_result(h); }
+  Tensor make(const Tensor& g, const Tensor& t) override {
+    py::gil_scoped_acquire gil;
+    return hook_result(make_(py::cast(g), py::cast(t)));
+  }
+  std::pair<Tensor, Tensor> split(const Tensor& r) override {
+    if (!r.defined()) return {};
+    py::gil_scoped_acquire gil;
+    py::tuple p = split_(py::cast(r));
+    return {tensor_or_none(p[0]), tensor_or_none(p[1])};
+  }
+  std::vector<std::pair<autograd::Edge, Tensor>> second_order(Node& n, const variable_list& grads) override {
+    {
+      std::lock_guard<std::mutex> lock(g_records_mutex);
+      if (!records().count(&n)) return {};
+    }
+    py::gil_scoped_acquire gil;
+    py::object rec;
+    {
+      std::lock_guard<std::mutex> lock(g_records_mutex);
+      auto it = records().find(&n);
+      if (it == records().end() || it->second.node.lock().get() != &n) return {};
+      rec = it->second.obj;
+    }
+    py::tuple gs(grads.size());
+    for (size_t i = 0; i < grads.size(); ++i) gs[i] = maybe(grads[i]);
+    // each input as a tensor (its gradient edge) or, for an in-place op's overwritten self, a (node,
+    // input_nr) edge
+    std::vector<std::pair<autograd::Edge, Tensor>> out;
+    for (py::handle pair : second_(rec, gs)) {
+      py::tuple p = py::reinterpret_borrow<py::tuple>(pair);
+      autograd::Edge e;
+      if (py::isinstance<py::tuple>(p[0])) {
+        py::tuple edge = p[0].cast<py::tuple>();
+        e = {edge[0].cast<std::shared_ptr<Node>>(), edge[1].cast<uint32_t>()};
+      } else {
+        e = autograd::gradient_edge(hook_result(p[0]));
+      }
+      out.push_back({std::move(e), tensor_or_none(p[1])});
+    }
+    return out;
+  }
+  Tensor retain(const Tensor& old, const Tensor& g) override {
+    py::gil_scoped_acquire gil;
+    return hook_result(retain_(maybe(old), py::cast(g)));
+  }
+  void store_leaf(const Tensor& leaf, const Tensor& t) override {
+    py::gil_scoped_acquire gil;
+    store_leaf_(py::cast(leaf), py::cast(t));
+  }
+};
+}  // namespace
+
 void init_autograd(py::module_& m, TensorClass& cls) {
   py::class_<Node, std::shared_ptr<Node>>(m, "Node")
       // PyTorch names its two graph-machinery nodes with their C++ namespace (their reprs stay short)
@@ -251,7 +341,7 @@ void init_autograd(py::module_& m, TensorClass& cls) {
                                            MT_CHECK(seq.size() == gouts.size(), "hook returned ", seq.size(),
                                                     " gradients, expected ", gouts.size());
                                            for (size_t i = 0; i < gouts.size(); ++i)
-                                             gouts[i] = seq[i].is_none() ? Tensor() : seq[i].cast<Tensor>();
+                                             gouts[i] = seq[i].is_none() ? Tensor() : hook_result(seq[i]);
                                          }});
              return id;
            })
@@ -270,7 +360,7 @@ void init_autograd(py::module_& m, TensorClass& cls) {
                     MT_CHECK(seq.size() == gins.size(), "hook returned ", seq.size(), " gradients, expected ",
                              gins.size());
                     for (size_t i = 0; i < gins.size(); ++i)
-                      gins[i] = seq[i].is_none() ? Tensor() : seq[i].cast<Tensor>();
+                      gins[i] = seq[i].is_none() ? Tensor() : hook_result(seq[i]);
                   }});
              return id;
            })
@@ -438,6 +528,68 @@ void init_autograd(py::module_& m, TensorClass& cls) {
     Py_INCREF(t.ptr());
   });
   m.def("_live_views", &live_views);
+  m.def("_fwad_set_record", [](const std::shared_ptr<Node>& n, py::object rec) {
+    // the replaced and expired records are freed after the lock: freeing Python objects may run Python code
+    std::vector<FwadRecord> gone;
+    std::lock_guard<std::mutex> lock(g_records_mutex);
+    auto& table = records();
+    if (table.size() >= g_records_purge_at) {
+      for (auto it = table.begin(); it != table.end();) {
+        if (it->second.node.expired()) {
+          gone.push_back(std::move(it->second));
+          it = table.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      g_records_purge_at = std::max<size_t>(1024, 2 * table.size());
+    }
+    auto& slot = table[n.get()];
+    gone.push_back(std::move(slot));
+    slot = {n, std::move(rec)};
+  });
+  m.def("_fwad_clear_records", [] {
+    std::unordered_map<const Node*, FwadRecord> gone;
+    {
+      std::lock_guard<std::mutex> lock(g_records_mutex);
+      gone.swap(records());
+    }  // the records' objects go after the lock (freeing them may free nodes)
+  });
+  // The backward pass of dual tensors (autograd/engine_dual.h): gradients with tangents beside them.
+  // Returns (gradients of inputs, their tangents).
+  m.def(
+      "_run_backward_dual",
+      [](const std::vector<Tensor>& outputs, const std::vector<std::optional<Tensor>>& grads,
+         const std::vector<std::optional<Tensor>>& tangents, bool keep_graph, bool create_graph,
+         const std::vector<Tensor>& inputs, bool allow_unused, py::object make, py::object split,
+         py::object second_order, py::object retain, py::object store_leaf) {
+        variable_list g, t;
+        for (auto& x : grads) g.push_back(x ? *x : Tensor());
+        for (auto& x : tangents) t.push_back(x ? *x : Tensor());
+        std::vector<py::object> keep;
+        struct KeepScope {
+          std::vector<py::object>* prev;
+          explicit KeepScope(std::vector<py::object>* k) : prev(t_dual_keep) { t_dual_keep = k; }
+          ~KeepScope() { t_dual_keep = prev; }
+        } keep_scope(&keep);
+        PyDualCallbacks cb;
+        cb.make_ = std::move(make);
+        cb.split_ = std::move(split);
+        cb.second_ = std::move(second_order);
+        cb.retain_ = std::move(retain);
+        cb.store_leaf_ = std::move(store_leaf);
+        autograd::DualBackwardResult r = nogil([&] {
+          return autograd::run_backward_dual(outputs, g, t, keep_graph, create_graph, inputs, allow_unused,
+                                             cb);
+        });
+        py::tuple gs(r.grads.size()), ts(r.tangents.size());
+        for (size_t i = 0; i < r.grads.size(); ++i) gs[i] = py::cast(r.grads[i]);
+        for (size_t i = 0; i < r.tangents.size(); ++i) ts[i] = py::cast(r.tangents[i]);
+        return py::make_tuple(gs, ts);
+      },
+      py::arg("outputs"), py::arg("grad_outputs"), py::arg("grad_tangents"), py::arg("keep_graph"),
+      py::arg("create_graph"), py::arg("inputs"), py::arg("allow_unused"), py::arg("make"), py::arg("split"),
+      py::arg("second_order"), py::arg("retain"), py::arg("store_leaf"));
   // `view`, a tracked view, remade on t laid out as its root base (forward AD: the view's tangent)
   m.def("_replay_view_on",
         [](const Tensor& view, const Tensor& t) { return autograd::replay_view_on(view, t); });

@@ -291,92 +291,192 @@ def test_grad_tangent_matches_finite_differences_of_the_gradient(name):
     assert_close(t, fd, rtol=1e-5, atol=1e-6)
 
 
-# Hooks inside a dual level: PyTorch's backward runs once and its hooks see dual gradients; ours computes the
-# gradients' tangents by extra passes with the hooks off, so each hook runs once with the primal gradient
-# (docs/architecture.md, forward-mode AD). The primal parts, the counts and every result are PyTorch's.
+# Hooks inside a dual level: PyTorch runs its backward formulas under forward AD, so every hook sees the dual
+# gradient (its value and tangent), retain_grad keeps it, a hook's replacement replaces both parts, and a leaf's
+# .grad is dual with create_graph. Ours carries the tangent through the engine (docs/architecture.md, forward-mode
+# AD); every value below, tangents included, is compared with PyTorch's.
 HOOK_CASES = r"""
 def cases(torch, fwAD, data):
     D = torch.float64
-    primal = lambda g: None if g is None else fwAD.unpack_dual(g).primal.detach().tolist()
 
-    def tangent(g):
-        t = None if g is None else fwAD.unpack_dual(g).tangent
-        return None if t is None else t.detach().tolist()
+    def js(g):
+        if g is None:
+            return None
+        p, t = fwAD.unpack_dual(g)
+        return [p.detach().tolist(), None if t is None else t.detach().tolist()]
 
     out = {}
+    x0 = torch.tensor(data["x"], dtype=D)
+    v = torch.tensor(data["v"], dtype=D)
+
+    # every kind of hook on a graph with intermediates, through autograd.grad and backward
     for create in (False, True):
-        x = torch.tensor(data["x"], dtype=D, requires_grad=True)
-        seen = {"h": [], "x": [], "node_pre": [], "node_post": []}
+        x = x0.clone().requires_grad_()
+        seen = {"h": [], "x": [], "node_pre": [], "node_post_in": [], "node_post_out": [], "post_acc": []}
         with fwAD.dual_level():
-            d = fwAD.make_dual(x, torch.tensor(data["v"], dtype=D))
+            d = fwAD.make_dual(x, v)
             h = d.sin() * d
-            h.register_hook(lambda g: seen["h"].append(primal(g)))
+            h.register_hook(lambda g: seen["h"].append(js(g)))
             h.retain_grad()
-            x.register_hook(lambda g: seen["x"].append(primal(g)))
-            h.grad_fn.register_prehook(lambda go: seen["node_pre"].append(primal(go[0])))
-            h.grad_fn.register_hook(lambda gi, go: seen["node_post"].append([primal(g) for g in gi]))
+            x.register_hook(lambda g: seen["x"].append(js(g)))
+            x.register_post_accumulate_grad_hook(lambda p: seen["post_acc"].append(js(p.grad)))
+            h.grad_fn.register_prehook(lambda go: seen["node_pre"].append(js(go[0])))
+
+            def post(gi, go):
+                seen["node_post_in"].append([js(g) for g in gi])
+                seen["node_post_out"].append([js(g) for g in go])
+
+            h.grad_fn.register_hook(post)
             y = (h ** 3).sum() + (d * h).sum()
             (g,) = torch.autograd.grad(y, x, create_graph=create, retain_graph=True)
             y.backward(create_graph=create)
-            out[f"create_graph={create}"] = {
-                "seen": seen, "grad": [primal(g), tangent(g)], "h.grad": primal(h.grad),
-                "x.grad": [primal(x.grad), tangent(x.grad)],
+            out[f"all_hooks_create_graph={create}"] = {
+                "seen": seen, "grad": js(g), "h.grad": js(h.grad), "x.grad": js(x.grad),
+                "grad_t_requires_grad": None if fwAD.unpack_dual(g).tangent is None
+                else fwAD.unpack_dual(g).tangent.requires_grad,
             }
+
+    # the tangent at an intermediate whose tangent reads its own value (exp's rule): 2 t h, not 4 t h
+    def exp_case(how):
+        x = torch.tensor([1.0, 2.0], dtype=D, requires_grad=True)
+        seen = []
+        with fwAD.dual_level():
+            h = fwAD.make_dual(x, torch.tensor([1.0, 0.0], dtype=D)).exp()
+            h.register_hook(lambda g: seen.append(js(g)))
+            y = (h * h).sum()
+            if how == "grad":
+                r = torch.autograd.grad(y, x)[0]
+            else:
+                y.backward(create_graph=how == "backward_create")
+                r = x.grad
+            return [seen, js(r)]
+
+    for how in ("grad", "backward", "backward_create"):
+        out["exp_" + how] = exp_case(how)
+
+    # hooks that replace a gradient: the replacement's tangent flows on (a plain one drops it there)
+    replacers = {
+        "tensor_hook_double": lambda h, x: h.register_hook(lambda g: g * 2),
+        "tensor_hook_plain": lambda h, x: h.register_hook(lambda g: torch.ones_like(fwAD.unpack_dual(g).primal)),
+        "tensor_hook_square": lambda h, x: h.register_hook(lambda g: g * g),
+        "leaf_hook_double": lambda h, x: x.register_hook(lambda g: g * 2),
+        "node_prehook_double": lambda h, x: h.grad_fn.register_prehook(lambda go: (go[0] * 2,)),
+        "node_posthook_double": lambda h, x: h.grad_fn.register_hook(lambda gi, go: tuple(
+            None if g is None else g * 2 for g in gi)),
+    }
+    for name, register in replacers.items():
+        for create in (False, True):
+            x = x0.clone().requires_grad_()
+            with fwAD.dual_level():
+                d = fwAD.make_dual(x, v)
+                h = d.sin() * d.cos()
+                register(h, x)
+                y = (h * h.exp()).sum()
+                (g,) = torch.autograd.grad(y, x, create_graph=create, retain_graph=True)
+                y.backward(create_graph=create)
+                out[f"{name}_create_graph={create}"] = [js(g), js(x.grad)]
+
+    # a small MLP: weights that require grad, a dual input; the weights' gradients' tangents and hooks on them
+    torch.manual_seed(0)
+    w1 = torch.tensor(data["w1"], dtype=D, requires_grad=True)
+    w2 = torch.tensor(data["w2"], dtype=D, requires_grad=True)
+    seen = []
+    with fwAD.dual_level():
+        xi = fwAD.make_dual(torch.tensor(data["xi"], dtype=D), torch.tensor(data["ti"], dtype=D))
+        a = torch.tanh(xi @ w1)
+        a.register_hook(lambda g: seen.append(js(g)))
+        w1.register_hook(lambda g: seen.append(js(g)))
+        loss = ((a @ w2) ** 2).mean()
+        gw = torch.autograd.grad(loss, (w1, w2), retain_graph=True)
+        loss.backward()
+        out["mlp"] = [seen, [js(g) for g in gw], js(w1.grad), js(w2.grad)]
+
+    # in-place ops between: their nodes' second-order terms too (sin_, a product with a dual, through a view)
+    inplace = {
+        "sin_": lambda h, d: h.sin_(),
+        "mul_dual": lambda h, d: h.mul_(d),
+        "relu_": lambda h, d: h.relu_(),
+        "view_mul_": lambda h, d: h[1:].mul_(d[:2].exp()),
+    }
+    for name, op in inplace.items():
+        x = x0.clone().requires_grad_()
+        seen = []
+        with fwAD.dual_level():
+            d = fwAD.make_dual(x, v)
+            h = d * 1
+            op(h, d)
+            h.register_hook(lambda g: seen.append(js(g)))
+            (g,) = torch.autograd.grad((h * h).sum(), x)
+            out["inplace_" + name] = [seen, js(g)]
+
+    # create_graph: the gradient's tangent differentiates again (third order), through the second-order terms
+    x = x0.clone().requires_grad_()
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, v)
+        h = d.exp() * d.sin()
+        (g,) = torch.autograd.grad((h * h).sum(), x, create_graph=True)
+        p, t = fwAD.unpack_dual(g)
+        (a,) = torch.autograd.grad(t.sum(), x, retain_graph=True)
+        (b,) = torch.autograd.grad((p * t).sum(), x)
+        out["create_graph_third_order"] = [a.tolist(), b.tolist()]
+
+    # a dual cotangent with hooks (the gradient's tangent is J^T u_t plus the second-order term)
+    x = x0.clone().requires_grad_()
+    seen = []
+    with fwAD.dual_level():
+        h = x.sin() * x
+        h.register_hook(lambda g: seen.append(js(g)))
+        u = fwAD.make_dual(torch.ones(3, dtype=D), v)
+        (g,) = torch.autograd.grad(h.exp(), x, u)
+        out["dual_cotangent"] = [seen, js(g)]
     return out
 """
 
 
 def _close(a, b):
-    """Nested lists of floats (None allowed) equal to 1e-12 relative."""
+    """Nested lists of floats (None allowed) equal to 1e-10 relative."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
     if isinstance(a, float) and isinstance(b, float):
-        return abs(a - b) <= 1e-12 * max(1.0, abs(b))
+        return abs(a - b) <= 1e-10 * max(1.0, abs(b))
     return a == b
 
 
-def test_hooks_run_once_per_backward_with_the_primal_gradient():
-    data = {"x": [0.5, -1.25, 2.0], "v": [1.0, 0.5, -2.0]}
+def test_hooks_see_the_dual_gradient_as_pytorchs():
+    data = {
+        "x": [0.5, -1.25, 2.0],
+        "v": [1.0, 0.5, -2.0],
+        "w1": [[0.3, -0.2], [0.1, 0.4], [-0.5, 0.25]],
+        "w2": [[0.7], [-0.3]],
+        "xi": [[1.0, -0.5, 0.25], [0.5, 2.0, -1.0]],
+        "ti": [[0.5, 1.0, 0.0], [-1.0, 0.25, 2.0]],
+    }
     modules = [("torch", torch), ("torch.autograd.forward_ad", fwAD)]
     ours, theirs = cases_here_and_in_pytorch(HOOK_CASES, modules, data)
-    for name, want in theirs.items():
-        got = ours[name]
-        # every hook ran once per backward call (two calls), seeing the primal of PyTorch's dual gradient
-        assert all(len(calls) == 2 for calls in got["seen"].values()), (name, got["seen"])
-        for key in ("seen", "h.grad"):
-            assert _close(got[key], want[key]), (name, key, got[key], want[key])
-        # the results keep PyTorch's tangents (None where its gradient is not dual)
-        for key in ("grad", "x.grad"):
-            assert _close(got[key], want[key]), (name, key, got[key], want[key])
+    bad = {name: (ours[name], want) for name, want in theirs.items() if not _close(ours[name], want)}
+    assert not bad, bad
 
 
-def test_a_hook_that_changes_a_gradient_refuses_where_the_tangent_would_miss_it():
-    x = torch.tensor([0.5, -1.25, 2.0], dtype=D, requires_grad=True)
-    v = torch.tensor([1.0, 0.5, -2.0], dtype=D)
-    for register in (
-        lambda h: h.register_hook(lambda g: g * 2),
-        lambda h: h.grad_fn.register_prehook(lambda go: (go[0] * 2,)),
-        lambda h: h.grad_fn.register_hook(lambda gi, go: tuple(g * 2 for g in gi)),
-    ):
-        with fwAD.dual_level():
-            h = fwAD.make_dual(x, v).sin()
-            register(h)
-            with pytest.raises(
-                NotImplementedError, match="a hook changed a gradient during a backward pass of dual"
-            ):
-                torch.autograd.grad((h**2).sum(), x)
-            with pytest.raises(NotImplementedError, match="a hook changed a gradient"):
-                (h**2).sum().backward(create_graph=True, inputs=[x])
-    # the same hook where no tangent pass follows (a linear graph) changes the gradient as it would anywhere
-    with fwAD.dual_level():
-        h = fwAD.make_dual(x, v) * 3
-        h.register_hook(lambda g: g * 2)
-        (g,) = torch.autograd.grad(h.sum(), x)
-    np.testing.assert_array_equal(g.numpy(), [6.0, 6.0, 6.0])
-    assert fwAD.unpack_dual(g).tangent is None
-    # and outside a level the engine's hooks are on again
+def test_the_tangent_at_an_intermediate_follows_its_own_dependence():
+    # h = exp(x), y = sum(h * h): dy/dh = 2 h, whose tangent is 2 h_t = 2 t h (not 4 t h: h's tangent t h is
+    # held fixed at h, as the backward formulas under forward AD hold it)
+    x = torch.tensor([1.0, 2.0], dtype=D, requires_grad=True)
     seen = []
-    y = x.sin()
-    y.register_hook(lambda g: seen.append(g))
+    with fwAD.dual_level():
+        h = fwAD.make_dual(x, torch.tensor([1.0, 0.0], dtype=D)).exp()
+        h.register_hook(lambda g: seen.append(fwAD.unpack_dual(g)))
+        (g,) = torch.autograd.grad((h * h).sum(), x)
+        gt = fwAD.unpack_dual(g).tangent
+    e = np.exp([1.0, 2.0])
+    np.testing.assert_allclose(seen[0].primal.numpy(), 2 * e)
+    np.testing.assert_allclose(seen[0].tangent.numpy(), [2 * e[0], 0.0])
+    # d/dx (2 exp(2x)) along t = [1, 0]
+    np.testing.assert_allclose(gt.numpy(), [4 * np.exp(2.0), 0.0])
+    # and a plain backward afterwards is untouched
+    seen = []
+    y = x.exp()
+    y.register_hook(lambda g: seen.append(type(g)))
     y.sum().backward()
-    assert len(seen) == 1 and torch._C._engine_user_hooks_enabled()
+    assert seen == [torch.Tensor]

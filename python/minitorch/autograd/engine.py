@@ -23,7 +23,9 @@ def _callback_stack():
     return stack
 
 
-def _run_backward(checkpoint_valid, *args):
+def _run_backward(checkpoint_valid, *args, _engine=None):
+    """A pass of the C++ engine (`_engine`: _C._run_backward, or forward AD's _C._run_backward_dual) with the
+    anomaly hooks, checkpoint flag and queued callbacks around it."""
     prev = _is_checkpoint_valid()
     _state.checkpoint_valid = checkpoint_valid
     hooks = anomaly_mode.nan_hooks(args[0])
@@ -33,7 +35,7 @@ def _run_backward(checkpoint_valid, *args):
     callbacks = []
     stack.append(callbacks)
     try:
-        res = _C._run_backward(*args)
+        res = (_engine or _C._run_backward)(*args)
         # as PyTorch: after the pass, in order; a callback may queue more, which run in the same loop
         i = 0
         while i < len(callbacks):

@@ -59,6 +59,8 @@ class _State(threading.local):
         self.converted = {}
         self.user = set()  # the levels entered by enter_dual_level (not by a transform)
         self.functorch = set()  # the levels of func.jvp and jacfwd (their duals are functorch's wrappers)
+        self.passes = []  # the dual backward passes running (_Pass), innermost last
+        self.rerun = 0  # inside _second_order's re-run of an op: nothing to record
 
 
 STATE = _State()
@@ -102,6 +104,8 @@ def _pop_level():
         if type(x) is DualTensor:
             _become_plain(x)
     STATE.levels.pop()
+    if not STATE.levels:
+        _C._fwad_clear_records()
     extent, mode = STATE.entries.pop()
     if mode is not None:
         stack = _mode_stack()
@@ -504,7 +508,10 @@ def dispatch(key, args, kwargs=None):
             # a path of the composite calling a _C builtin directly (it refused the dual): the generic JVP
             return _generic(key, pargs, pkwargs, tangents, level, warn=rkey)
     if rule is None or rule.generic:
-        return _generic(key, pargs, pkwargs, tangents, level, warn=rkey if rule is None else None)
+        out = _generic(key, pargs, pkwargs, tangents, level, warn=rkey if rule is None else None)
+        if not STATE.rerun and _C.is_grad_enabled():
+            _record(key, pargs, pkwargs, tangents, level, out)
+        return out
     primal = rule.primal_result(pargs, pkwargs) if rule.primal is not None and not swapped else None
     result, aux = primal if primal is not None else (_call(key, pargs, pkwargs), None)
     if rule.none:
@@ -515,8 +522,12 @@ def dispatch(key, args, kwargs=None):
         rtangents = {(1 - k if k in (0, 1) else k): v for k, v in tangents.items()}
     tan = rule.apply(rargs, pkwargs, rtangents, result, key, aux)
     if tan is _jvp_rules.GENERIC:
-        return _generic(key, pargs, pkwargs, tangents, level)
-    return _attach(result, _dealias(result, tan, pargs, pkwargs, tangents), level, (args, kwargs))
+        out = _generic(key, pargs, pkwargs, tangents, level)
+    else:
+        out = _attach(result, _dealias(result, tan, pargs, pkwargs, tangents), level, (args, kwargs))
+    if not STATE.rerun and _C.is_grad_enabled():
+        _record(key, pargs, pkwargs, tangents, level, out)
+    return out
 
 
 def _shares_storage(t, tree):
@@ -623,11 +634,27 @@ def _inplace(key, args, kwargs, pargs, pkwargs, tangents, level):
             val_t = tangents.get(2)
             new_t[pargs[1]] = 0.0 if val_t is None else val_t
     else:
-        res = dispatch(_outplace_key(key), args, kwargs)
+        STATE.rerun += 1  # the out-of-place op's node is not in the graph: its record would go unused
+        try:
+            res = dispatch(_outplace_key(key), args, kwargs)
+        finally:
+            STATE.rerun -= 1
         new_t = _split(res, level)[1] if type(res) is DualTensor else None
         if new_t is not None:
             new_t = _fit(new_t, _split(res, level)[0])
+    record = (
+        not STATE.rerun
+        and type(new_t) is _C.Tensor
+        and new_t.requires_grad
+        and _C.is_grad_enabled()
+        and type(pargs[0]) is _C.Tensor
+        and pargs[0].requires_grad
+    )
+    if record:  # what the re-run needs of self before the write: its value and tangent
+        old_self = (pargs[0].detach().clone(), tangents[0].clone() if tangents.get(0) is not None else None)
     _call(key, pargs, pkwargs)  # the primal, in place
+    if record:
+        _record_inplace(_outplace_key(key), old_self, pargs, pkwargs, tangents, level)
     if new_t is None:
         new_t = _zeros_like(self._primal)
     if views is not None:
@@ -1364,58 +1391,238 @@ def _add(a, b):
     return b if a is None else a if b is None else a + b
 
 
-def _tangent_terms(out_p, out_t, gp, gt):
-    """The reverse passes that make the tangents of the gradients of out_p at cotangents gp (forward mode through
-    the backward pass). With g(p) = J(p)^T u, the tangent of g along the primals' tangents is d/dx <u, J t> plus
-    J^T (u's tangent); <u, J t> is the output tangent the forward pass recorded with its graph (the rules run on
-    primals that require grad), so both terms are ordinary reverse passes: (outputs, cotangents) pairs."""
-    terms = (
-        [(t, u) for t, u in zip(out_t, gp) if t is not None and t.requires_grad],
-        [(o, u) for o, u in zip(out_p, gt) if u is not None and o.requires_grad],
-    )
-    return [pairs for pairs in terms if pairs]
+# ------------------------------------------------------------------------ the backward pass of dual tensors
+#
+# PyTorch runs its backward formulas under forward AD, so a gradient inside a dual level is dual. Ours: the C++
+# engine carries a tangent beside each gradient (csrc/autograd/engine_dual.h): a node's formula (linear in the
+# gradients) maps the tangents, and the term the formula's saved tensors' tangents add comes from here
+# (_second_order), from the record dispatch kept of the op (_record). Hooks get make_dual(g, g_t) through
+# _pass_make and what they return is split back (_pass_split); retain_grad stores the dual (_pass_retain).
 
 
-_HOOK_CHANGED = (
-    "forward AD: a hook changed a gradient during a backward pass of dual tensors; the tangents of the gradients "
-    "come from separate passes that cannot apply the change, so they would be wrong. Register the hook outside "
-    "the dual level, or compute the changed gradient after the backward pass."
-)
+class _Pass(NamedTuple):
+    level: int
+    create_graph: bool
+    keep: list  # the duals handed to hooks, alive for the pass (the engine holds only their impls)
+    old: dict  # backward(create_graph=True): id(leaf) -> the tangent its dual .grad had before the pass
 
 
-def _primal_pass(run, terms):
-    """run() (the backward pass of the primals, which calls the user's hooks once) and the check that no hook
-    changed a gradient where tangent passes follow: those run with the hooks off (each hook sees one gradient,
-    the primal's, where PyTorch's sees the dual one) and would miss the change."""
-    before = _C._engine_hooks_replaced()
-    res = run()
-    if terms and _C._engine_hooks_replaced() != before:
-        raise NotImplementedError(_HOOK_CHANGED)
-    return res
+def _pass():
+    return STATE.passes[-1]
 
 
-def _tangent_of_grads(grad, terms, in_p, create_graph, retain_graph):
-    """The tangents of the gradients with respect to in_p, summed over the terms' passes; None where no term
-    reaches an input (PyTorch's gradient is then not dual either). The last pass frees the graph unless
-    retain_graph, as the one pass of PyTorch's would. The passes run with the user's hooks off: a hook (and
-    retain_grad) ran in the primal pass, and a tangent term alone is not a gradient it should see."""
-    tans = [None] * len(in_p)
-    prev = _C._engine_user_hooks_enabled()
-    _C._set_engine_user_hooks_enabled(False)
+def _pass_make(g, t):
+    d = _make(g, t, _pass().level)
+    _pass().keep.append(d)
+    return d
+
+
+def _pass_split(r):
+    if type(r) is DualTensor:
+        p, t = _split(r, _pass().level)
+        return p, None if t is None else _fit(t, p)
+    return r, None
+
+
+def _pass_retain(old, g):
+    """retain_grad's .grad after the gradient g (dual where it has a tangent, as PyTorch's) reached it."""
+    from minitorch.autograd.grad_mode import no_grad
+
+    level = _pass().level
+    with no_grad():
+        p, t = _pass_split(g)
+        if old is None:
+            p, t = p.clone(), None if t is None else t.clone()
+        else:
+            op_, ot = _split(_strip_dead(old), level) if type(old) is DualTensor else (old, None)
+            p, t = op_ + p, _add(ot, t)
+    if t is None:
+        return p
+    d = _make(p, t, level)
+    STATE.kept.setdefault(level, []).append(d)
+    return d
+
+
+def _pass_store_leaf(leaf, t):
+    """backward(create_graph=True): the leaf's .grad (just accumulated) becomes dual, its tangent t plus the one
+    its dual .grad had (PyTorch's AccumulateGrad sums dual gradients)."""
+    _set_dual_grad(leaf, _add(_pass().old.pop(id(leaf), None), t), _pass().level)
+
+
+def _set_dual_grad(leaf, t, level):
+    g = _strip_dead(leaf.grad)
+    if t is None or g is None:
+        return
+    g = g._primal if type(g) is DualTensor else g
+    dual = _make(g, _fit(t, g), level)
+    STATE.wrapping = True  # the .grad setter is a builtin: it stores the dual (a Python object) as such
     try:
-        for i, pairs in enumerate(terms):
-            r = grad(
-                [o for o, _ in pairs],
-                in_p,
-                [u for _, u in pairs],
-                retain_graph=retain_graph if i == len(terms) - 1 else True,
-                create_graph=create_graph,
-                allow_unused=True,
-            )
-            tans = [_add(a, b) for a, b in zip(tans, r)]
+        leaf.grad = dual
+        STATE.kept.setdefault(level, []).append(dual)
     finally:
-        _C._set_engine_user_hooks_enabled(prev)
-    return tans
+        STATE.wrapping = False
+
+
+# Ops linear in all their tensor arguments together: their tangent is the op on the tangents, so their node has no
+# second-order term and needs no record (the re-run would find none: this only saves it).
+_LINEAR = frozenset((
+    "add", "sub", "neg", "positive", "sum", "mean", "nansum", "cumsum", "trace", "cat", "concat", "concatenate",
+    "stack", "hstack", "vstack", "dstack", "flatten", "reshape", "view", "view_as", "reshape_as", "t", "transpose",
+    "swapaxes", "permute", "movedim", "squeeze", "unsqueeze", "expand", "expand_as", "contiguous", "clone",
+    "narrow", "select", "split", "chunk", "unbind", "flip", "roll", "repeat", "tile", "diagonal", "diag", "tril",
+    "triu", "__getitem__", "real", "imag", "conj",
+))  # fmt: skip
+
+
+def _record(key, pargs, pkwargs, tangents, level, result):
+    """Keeps, by the node the op made, what the dual backward pass needs for that node's second-order term: the
+    op, its primal arguments and their tangents. Only where a result's tangent depends on a primal that requires
+    grad (its tangent requires grad, and the op is not linear): elsewhere the term is zero."""
+    rkey = _rule_key(key)[0]
+    if rkey.rpartition(".")[2] in _LINEAR and not rkey.startswith(("linalg.", "fft.", "special.")):
+        return
+    flat = list(result) if isinstance(result, (tuple, list)) else [result]
+    nodes = []
+    for j, r in enumerate(flat):
+        if type(r) is not DualTensor:
+            continue
+        p, t = r._primal, r._tangent
+        if type(t) is not _C.Tensor or not t.requires_grad or type(p) is not _C.Tensor:
+            continue
+        node = p.grad_fn
+        if node is None:
+            continue
+        for n, outs in nodes:
+            if n is node:
+                outs.append((j, p.output_nr))
+                break
+        else:
+            nodes.append((node, [(j, p.output_nr)]))
+    for node, outs in nodes:
+        _C._fwad_set_record(node, (key, pargs, pkwargs, tangents, level, outs))
+
+
+def _record_inplace(key, old_self, pargs, pkwargs, tangents, level):
+    """The record of an in-place op (see _record): the C++ in-place path ran the out-of-place op on a clone of self
+    (node N, whose input 0 is that clone's edge) and gave self N's history, or through a view gave its base
+    CopySlices(old base, N's result). The re-run uses self's value and tangent from before the write, and the term
+    for self goes to N's input 0."""
+    p = pargs[0]
+    node = p.grad_fn
+    if node is None:
+        return
+    if p._base is not None:  # a view: its history is AsStrided(CopySlices(base, N))
+        cs = node.next_functions[0][0] if node.next_functions else None
+        if cs is None or not cs.name().endswith("CopySlices") or len(cs.next_functions) < 2:
+            return
+        node = cs.next_functions[1][0]
+        if node is None:
+            return
+    if not node.next_functions or node.next_functions[0][0] is None:
+        return
+    value, tangent = old_self
+    tans = dict(tangents)
+    if tangent is not None:
+        tans[0] = tangent
+    _C._fwad_set_record(
+        node, (key, (value, *pargs[1:]), pkwargs, tans, level, [(0, 0)], node.next_functions[0])
+    )
+
+
+def _second_order(rec, grads):
+    """A recorded node's second-order term: for each primal input x_i that requires grad, the gradient of
+    <g, rule(x, t)> with respect to x_i at the tangents t held fixed (the derivative of the node's backward
+    formula along the tangents of what it saved; exact because the rules agree with the formulas). One re-run
+    of the op's rule on fresh stand-ins of its inputs and one local backward. Returns (x_i, term) pairs."""
+    from minitorch.autograd.engine import grad as _grad
+    from minitorch.autograd.grad_mode import enable_grad
+
+    key, pargs, pkwargs, tangents, level, outs, *self_edge = rec
+    if not STATE.passes or _pass().level != level or not _is_active(level):
+        return []
+    create = _pass().create_graph
+    origs, stand = [], []
+    if self_edge:  # an in-place op's self, overwritten since: its old value, the term to N's input 0 (edge)
+        s0 = pargs[0].detach().requires_grad_()
+        origs.append(self_edge[0])
+        stand.append(s0)
+        pargs = (s0, *pargs[1:])
+
+    def fresh(x):
+        if type(x) is _C.Tensor and x.requires_grad:
+            s = x.view_as(x) if create else x.detach().requires_grad_()
+            origs.append(x)
+            stand.append(s)
+            return s
+        if type(x) is list or type(x) is tuple:
+            return type(x)(fresh(y) for y in x)
+        return x
+
+    def dual(x, t):
+        if t is None:
+            return x
+        if type(x) is list or type(x) is tuple:
+            return type(x)(dual(y, u) for y, u in zip(x, t))
+        return _make(x, t if create else t.detach(), level)
+
+    with enable_grad():
+        args = [a if self_edge and i == 0 else fresh(a) for i, a in enumerate(pargs)]
+        kwargs = {k: fresh(v) for k, v in pkwargs.items()}
+        if not stand:
+            return []
+        for where, t in tangents.items():
+            if isinstance(where, int):
+                args[where] = dual(args[where], t)
+            else:
+                kwargs[where] = dual(kwargs[where], t)
+        STATE.rerun += 1
+        try:
+            res = dispatch(key, tuple(args), kwargs)
+        finally:
+            STATE.rerun -= 1
+        flat = list(res) if isinstance(res, (tuple, list)) else [res]
+        zs, us = [], []
+        for j, nr in outs:
+            g = grads[nr] if nr < len(grads) else None
+            r = flat[j] if j < len(flat) else None
+            if g is None or type(r) is not DualTensor:
+                continue
+            z = _split(r, level)[1]
+            if type(z) is not _C.Tensor or not z.requires_grad:
+                continue
+            zs.append(z)
+            us.append(g if g.dtype == z.dtype or g.is_complex() != z.is_complex() else g.to(z.dtype))
+        if not zs:
+            return []
+        terms = _grad(zs, stand, us, create_graph=create, allow_unused=True)
+    return [(x, t) for x, t in zip(origs, terms) if t is not None]
+
+
+def _dual_pass(out_p, gp, gt, retain_graph, create_graph, in_p, allow_unused, level, old=None):
+    """One backward pass of the engine with the tangents gt of the cotangents beside them: (gradients of in_p,
+    their tangents)."""
+    from minitorch.autograd.engine import _run_backward
+
+    STATE.passes.append(_Pass(level, create_graph, [], {} if old is None else old))
+    try:
+        return _run_backward(
+            not in_p,
+            out_p,
+            gp,
+            gt,
+            retain_graph,
+            create_graph,
+            in_p,
+            allow_unused,
+            _pass_make,
+            _pass_split,
+            _second_order,
+            _pass_retain,
+            _pass_store_leaf,
+            _engine=_C._run_backward_dual,
+        )
+    finally:
+        STATE.passes.pop()
 
 
 def autograd_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unused, materialize_grads):
@@ -1426,23 +1633,21 @@ def autograd_grad(outputs, inputs, grads, retain_graph, create_graph, allow_unus
     from minitorch.autograd.engine import grad as _grad
 
     level = _max_level(list(outputs) + list(inputs) + [g for g in grads if g is not None], {})
-    out_p, out_t = _split_all(outputs, level)
+    out_p, _ = _split_all(outputs, level)
     in_p, _ = _split_all(inputs, level)
     gp, gt = _split_all(grads, level)
     out_p, in_p, gp = ([_strip_dead(x) for x in xs] for xs in (out_p, in_p, gp))
-    terms = _tangent_terms(out_p, out_t, gp, gt) if level >= 0 else []
-    res = _primal_pass(
-        lambda: _grad(
+    if level < 0:
+        return _grad(
             out_p,
             in_p,
             gp,
-            retain_graph=True if terms else retain_graph,
+            retain_graph=retain_graph,
             create_graph=create_graph,
             allow_unused=allow_unused,
-        ),
-        terms,
-    )
-    tans = _tangent_of_grads(_grad, terms, in_p, create_graph, retain_graph)
+            materialize_grads=materialize_grads,
+        )
+    res, tans = _dual_pass(out_p, gp, gt, retain_graph, create_graph, in_p, allow_unused, level)
     out = []
     for r, t, p in zip(res, tans, in_p):
         if r is None:
@@ -1483,34 +1688,43 @@ def _leaves(roots):
 def autograd_backward(tensors, grads, retain_graph, create_graph, inputs):
     """torch.autograd.backward where tensors or grad_tensors are dual: the primals' gradients accumulate into
     .grad; with create_graph=True (PyTorch's backward formulas then record under forward AD) an accumulated
-    gradient is dual with the tangent the backward pass gives it, added to the tangent a dual .grad had."""
+    gradient is dual with the tangent the backward pass gives it, added to the tangent a dual .grad had (PyTorch
+    detaches a leaf's .grad, tangent included, otherwise)."""
     from minitorch.autograd.engine import backward as _backward
-    from minitorch.autograd.engine import grad as _grad
+    from minitorch.autograd.grad_mode import set_grad_enabled
 
     level = _max_level(list(tensors) + [g for g in grads if g is not None] + list(inputs or ()), {})
-    out_p, out_t = _split_all(tensors, level)
+    out_p, _ = _split_all(tensors, level)
     gp, gt = _split_all(grads, level)
     out_p, gp = ([_strip_dead(x) for x in xs] for xs in (out_p, gp))
     in_p = None if inputs is None else [_strip_dead(_split(i, level)[0]) for i in inputs]
-    if level < 0 or not create_graph:
-        # without create_graph the accumulated gradient is detached, tangent included (as PyTorch's)
+    if level < 0:
         _backward(out_p, gp, retain_graph, create_graph, inputs=in_p)
         return
-    leaves = in_p if in_p is not None else _leaves(list(out_p) + [t for t in out_t if t is not None])
-    old = [_split(leaf.grad, level)[1] if type(leaf.grad) is DualTensor else None for leaf in leaves]
-    terms = _tangent_terms(out_p, out_t, gp, gt)
-    _primal_pass(lambda: _backward(out_p, gp, True if terms else retain_graph, True, inputs=in_p), terms)
-    tans = _tangent_of_grads(_grad, terms, leaves, True, retain_graph)
-    for leaf, t_old, t_new in zip(leaves, old, tans):
-        t = _add(t_old, t_new)
-        if t is None or leaf.grad is None:
-            continue
-        g = _strip_dead(leaf.grad)
-        g = g._primal if type(g) is DualTensor else g
-        dual = _make(g, _fit(t, g), level)
-        STATE.wrapping = True  # the .grad setter is a builtin: it stores the dual (a Python object) as such
-        try:
-            leaf.grad = dual
-            STATE.kept.setdefault(level, []).append(dual)
-        finally:
-            STATE.wrapping = False
+    if in_p is not None:
+        if len(in_p) == 0:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        leaves = in_p
+    else:
+        leaves = _leaves(out_p) if create_graph else []
+    old = {id(leaf): _split(leaf.grad, level)[1] for leaf in leaves if type(leaf.grad) is DualTensor}
+    if in_p is None:
+        # the engine makes each leaf's .grad dual as it accumulates (_pass_store_leaf); what it did not reach
+        # keeps its old tangent
+        _dual_pass(out_p, gp, gt, retain_graph, create_graph, [], True, level, old)
+        for leaf in leaves:
+            if id(leaf) in old:
+                _set_dual_grad(leaf, old[id(leaf)], level)
+        return
+    # accumulate only into the given leaves, as engine.backward does on the plain path
+    res, tans = _dual_pass(out_p, gp, gt, retain_graph, create_graph, in_p, True, level)
+    with set_grad_enabled(create_graph):
+        for leaf, g in zip(in_p, res):
+            if g is None:
+                continue
+            prev = _strip_dead(leaf.grad)
+            prev = prev._primal if type(prev) is DualTensor else prev
+            leaf.grad = (g if create_graph else g.clone()) if prev is None else prev + g
+    if create_graph:
+        for leaf, t in zip(in_p, tans):
+            _set_dual_grad(leaf, _add(old.get(id(leaf)), t), level)

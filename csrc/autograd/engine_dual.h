@@ -1,0 +1,41 @@
+// The backward pass of dual tensors (forward AD over reverse, PyTorch's backward under forward AD): the
+// engine carries a tangent beside each gradient, hooks see the dual gradient, and forward AD (Python)
+// supplies what the C++ formulas lack. Only the engine and the bindings include this header.
+#pragma once
+#include <utility>
+#include <vector>
+
+#include "autograd/Node.h"
+
+namespace mt::autograd {
+
+// What forward AD (python/minitorch/func/_forward_ad.py, through the bindings) does for the engine in a dual
+// pass. A tangent may be undefined (none reaches that gradient).
+struct DualCallbacks {
+  virtual ~DualCallbacks() = default;
+  // The dual gradient a hook receives: g with tangent t, kept alive by forward AD for the pass.
+  virtual Tensor make(const Tensor& g, const Tensor& t) = 0;
+  // A hook's result split into (value, tangent): a plain tensor has no tangent.
+  virtual std::pair<Tensor, Tensor> split(const Tensor& r) = 0;
+  // The second-order terms of node n at incoming gradients `grads` (the derivative of its formula along the
+  // tangents of the tensors it saved): (the edge of the forward input, term) pairs, for the ops forward AD
+  // recorded.
+  virtual std::vector<std::pair<Edge, Tensor>> second_order(Node& n, const variable_list& grads) = 0;
+  // retain_grad's store: the new .grad from the old one (undefined at first) and the gradient (dual or not).
+  virtual Tensor retain(const Tensor& old, const Tensor& g) = 0;
+  // backward(create_graph=True): a leaf's .grad was just accumulated and tangent t reached it; .grad becomes
+  // dual (before the leaf's post-accumulate hooks run, which see it so).
+  virtual void store_leaf(const Tensor& leaf, const Tensor& t) = 0;
+};
+
+struct DualBackwardResult {
+  variable_list grads, tangents;  // autograd.grad's inputs: gradients and their tangents
+};
+
+// run_backward with `grad_tangents` (one per output, undefined for none) flowing beside the gradients.
+DualBackwardResult run_backward_dual(const variable_list& outputs, const variable_list& grad_outputs,
+                                     const variable_list& grad_tangents, bool keep_graph, bool create_graph,
+                                     const variable_list& inputs, bool allow_unused,
+                                     DualCallbacks& callbacks);
+
+}  // namespace mt::autograd
