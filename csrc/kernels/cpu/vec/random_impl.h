@@ -68,9 +68,9 @@ __attribute__((always_inline)) inline VU hi32(VU p) {
 // Philox4x32-10 (core/Generator.h) for the kGroups ND counters counter .. counter + kGroups ND - 1
 // (random.cpp's next4 carries word 0 into word 1, so the counter is a 64-bit number) of subsequence `sub`,
 // as kGroups groups whose rounds are interleaved: a round is a chain of multiply, shift and xor that one
-// group alone waits on; four groups ran randint 13% (SSE2) and 6% (AVX2, AVX-512) faster than two on the
-// AVX-512 EPYC. Between rounds the words keep garbage in their lanes' high halves: the multiply reads only
-// the low 32 bits and a word's high half reaches no low half, so the masks are taken once after the last
+// group alone waits on; four groups ran randint 13% (SSE2), 6% (AVX2) and 10% (AVX-512) faster than two on
+// the AVX-512 EPYC. Between rounds the words keep garbage in their lanes' high halves: the multiply reads
+// only the low 32 bits and a word's high half reaches no low half, so the masks are taken once after the last
 // round (not twice a round); the key is xored into the previous round's word while the multiply runs.
 constexpr int kGroups = 4;
 __attribute__((always_inline)) inline void philox_groups(const PhiloxKeys& key, uint64_t sub,
