@@ -440,6 +440,36 @@ MT_GS_INLINE void linear_block_framed(const T* __restrict gp, int nb, T Wf, T Hf
   }
 }
 
+// Nearest on the framed copy: the rounded tap, or the frame where it is outside (or NaN), one unmasked load
+// per point in a scalar loop; the values of nearest_block's ONE path
+template <typename T, int PAD, bool ALIGN, int ISA, bool FAST = false>
+MT_GS_INLINE void nearest_block_framed(const T* __restrict gp, int nb, T Wf, T Hf, int32_t Wp,
+                                       FramedBlock<T>* __restrict b, const T* __restrict framed,
+                                       T* __restrict yc) {
+  if constexpr (PAD == 2 && !FAST) {
+    if (fast_reflect(gp, nb, Wf, Hf))
+      return nearest_block_framed<T, PAD, ALIGN, ISA, true>(gp, nb, Wf, Hf, Wp, b, framed, yc);
+  }
+  for (int i = 0; i < nb; ++i) {
+    T unused;
+    const T ix = block_round_even<ISA>(block_coord<T, PAD, ALIGN, ISA, FAST>(gp[2 * i], Wf, &unused));
+    const T iy = block_round_even<ISA>(block_coord<T, PAD, ALIGN, ISA, FAST>(gp[2 * i + 1], Hf, &unused));
+    T xp = ix + 1, yp = iy + 1;  // border and reflection keep the tap inside (linear_block_framed's note)
+    if constexpr (PAD == 0) {
+      const bool xok = (ix >= 0) & (ix <= Wf - 1), yok = (iy >= 0) & (iy <= Hf - 1);
+      xp = xok ? ix + 1 : Wf + 1;
+      yp = yok ? iy + 1 : Hf + 1;
+    }
+    b->base[i] = static_cast<int32_t>(yp) * Wp + static_cast<int32_t>(xp);
+  }
+  // scalar: GCC's vectorized version emulates the gather with lane extracts and inserts, 20% slower; the
+  // empty asm keeps the vectorizer off the loop
+  for (int i = 0; i < nb; ++i) {
+    yc[i] = framed[b->base[i]];
+    __asm__("" : : "r"(i));
+  }
+}
+
 // The image xc (H x W, row-major) inside a frame of zeros, one before and two after on each axis
 template <typename T>
 void framed_image(const T* xc, int64_t H, int64_t W, T* framed) {
@@ -582,7 +612,7 @@ void forward_2d_blocked(const Tensor& out, const Tensor& input, const Tensor& gr
   const bool nearest = a.mode == 1;
   // one channel, bilinear, where the framed copy costs less than the points it serves (and its offsets fit)
   const int64_t framed_size = (geo.size[0] + 3) * (geo.size[1] + 3);
-  const bool framed = C == 1 && !nearest && framed_size <= 2 * P && framed_size < (int64_t(1) << 30);
+  const bool framed = C == 1 && framed_size <= 2 * P && framed_size < (int64_t(1) << 30);
   parallel_rows(geo.N * rows_per_n, row * (C * (nearest ? 1 : 4) + 16), [&](int64_t r0, int64_t r1) {
     std::vector<T> frame(framed ? static_cast<size_t>(framed_size) : 0);
     int64_t framed_n = -1;  // the batch entry whose image the frame holds
@@ -598,8 +628,12 @@ void forward_2d_blocked(const Tensor& out, const Tensor& input, const Tensor& gr
           const int32_t Wp = pl.W + 3;
           for (int64_t b0 = p0; b0 < p1; b0 += kBlock) {
             const int nb = static_cast<int>(p1 - b0 < kBlock ? p1 - b0 : kBlock);
-            linear_block_framed<T, PAD, ALIGN, kIsa>(g + (n * P + b0) * 2, nb, pl.Wf, pl.Hf, Wp, &fb,
-                                                     frame.data(), yn + b0);
+            if (nearest)
+              nearest_block_framed<T, PAD, ALIGN, kIsa>(g + (n * P + b0) * 2, nb, pl.Wf, pl.Hf, Wp, &fb,
+                                                        frame.data(), yn + b0);
+            else
+              linear_block_framed<T, PAD, ALIGN, kIsa>(g + (n * P + b0) * 2, nb, pl.Wf, pl.Hf, Wp, &fb,
+                                                       frame.data(), yn + b0);
           }
           return;
         }
@@ -622,7 +656,7 @@ void forward_2d_blocked(const Tensor& out, const Tensor& input, const Tensor& gr
         }
       });
     };
-    if (C == 1 && !nearest)
+    if (C == 1 && (!nearest || framed))  // no gather instructions: GCC's scalar loads (note above)
       run_on_isa<true>(run);
     else
       run_on_isa(run);
