@@ -88,6 +88,17 @@ def cases_for(a, theta, device, pt_ok, pad):
             fwd["torch"], bwd["torch"] = pt_fwd, pt_bwd
         rows[mode] = fwd
         rows[mode + " fwd+bwd"] = bwd
+        if (
+            mode == "bilinear" and not volume
+        ):  # the sampling alone, the grid made once (the kernel's own cost)
+            g_mt = F.affine_grid(th, x.shape, align_corners=False)
+            alone = {"minitorch": lambda g=g_mt: F.grid_sample(x, g, padding_mode=pad, align_corners=False)}
+            if pt_ok:
+                g_pt = real_F.affine_grid(tt, t.shape, align_corners=False)
+                alone["torch"] = lambda g=g_pt: real_F.grid_sample(
+                    t, g, padding_mode=pad, align_corners=False
+                )
+            rows["bilinear, grid given"] = alone
     return rows
 
 

@@ -346,3 +346,26 @@ def test_kernel_bicubic_floors_far_double_coordinates(pad, align):
     _, theirs = _run(_composite("bicubic", pad, align), x, g, w)
     np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ("bilinear", "nearest"))
+@pytest.mark.parametrize("pad", PADDINGS)
+@pytest.mark.parametrize("align", (False, True))
+@pytest.mark.parametrize("dtype", ("float64", "float32"))
+def test_kernel_one_channel_framed_copy_gives_the_same_bits(mode, pad, align, dtype):
+    """One-channel bilinear and nearest sampling of many points reads a zero-framed copy of the image (no tap
+    masks); of a few points (fewer than the copy's size), the image itself with masks. The same points give the
+    same bits either way: on the borders, just outside, far outside, NaN, and the reflection folds."""
+    rng = np.random.default_rng(60)
+    x = minitorch.tensor(rng.standard_normal((2, 1, 9, 11)).astype(dtype))
+    g = rng.uniform(-1.6, 1.6, (2, 30, 31, 2)).astype(dtype)
+    g.reshape(-1)[:12] = [-1.0, 1.0, 0.0, float("nan"), 1.09, -1.09, 1e9, -3e7, 1.2, -1.11, 7.5, -0.999]
+    kw = {"mode": mode, "padding_mode": pad, "align_corners": align}
+    many = F.grid_sample(x, minitorch.tensor(g), **kw).numpy()
+    few = F.grid_sample(x, minitorch.tensor(g[:, :1, :4].copy()), **kw).numpy()
+    few_end = F.grid_sample(x, minitorch.tensor(g[:, -1:, -4:].copy()), **kw).numpy()
+    np.testing.assert_array_equal(many[:, :, :1, :4], few)
+    np.testing.assert_array_equal(many[:, :, -1:, -4:], few_end)
+    # bilinear: a NaN coordinate meets NaN weights with zeros padding (border and reflection clip it to 0 first);
+    # nearest reads a zero there
+    assert np.isnan(many[0, 0, 0, 1]) == (pad == "zeros" and mode == "bilinear") and not np.isnan(many).all()

@@ -1,6 +1,7 @@
 // CPU GEMM kernel: strided batched C = alpha * A @ B + beta * C through oneDNN's sgemm (float, when built
-// with oneDNN) or OpenBLAS (float/double/complex), float compute for half/bfloat16, and a plain loop for
-// integers (BLAS has none; PyTorch CPU supports them).
+// with oneDNN, once the process has done enough float GEMM work: BlasGemm.h) or OpenBLAS
+// (float/double/complex), float compute for half/bfloat16, and a plain loop for integers (BLAS has none;
+// PyTorch CPU supports them).
 #include <algorithm>
 #include <climits>
 #include <vector>
@@ -32,10 +33,13 @@ void gemm_blas(const Tensor& c, Tensor a, Tensor b, T alpha, T beta) {
   const T* pb = b.data<T>();
   T* pc = c.data<T>();
   int64_t sa = a.strides()[0], sb = b.strides()[0], sc = c.strides()[0];
+  // one answer for the whole op, here in the calling thread: batches on the pool must not race the switch
+  bool onednn = false;
+  if constexpr (std::is_same_v<T, float>) onednn = cpu_blas::sgemm_onednn_ready(batch * m * n * k);
   auto run = [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i)
       cpu_blas::gemm<T>(la.trans, lb.trans, int(m), int(n), int(k), alpha, pa + i * sa, int(la.ld),
-                        pb + i * sb, int(lb.ld), beta, pc + i * sc, int(lc.ld));
+                        pb + i * sb, int(lb.ld), beta, pc + i * sc, int(lc.ld), onednn);
   };
   if (batch > 1 && m * n * k < kSmallGemm && !in_parallel_region())
     parallel_for(0, batch, std::max<int64_t>(1, kSmallGemm / (m * n * k)), run);

@@ -1,8 +1,10 @@
 """Linalg ops (mm, bmm, matmul, mv, dot, outer, addmm, einsum) against float64 NumPy, every dtype and device."""
 
+import itertools
+
 import numpy as np
 import pytest
-from utils import FLOAT_DTYPES, INT_DTYPES, TOL, assert_matches, make_array, make_tensor, to_np
+from utils import FLOAT_DTYPES, INT_DTYPES, TOL, assert_matches, child_json, make_array, make_tensor, to_np
 
 import minitorch as torch
 
@@ -640,3 +642,73 @@ def test_tf32_flag_changes_cuda_float32_matmul():
 def test_to_np_roundtrip_helper_still_works():
     # guard: the helper this file leans on keeps float64 for half types
     assert to_np(torch.ones(2, dtype=torch.float16)).dtype == np.float64
+
+
+# A process's float GEMMs run on OpenBLAS until they add up to MINITORCH_SGEMM_ONEDNN_AFTER multiply-adds, then on
+# oneDNN (kernels/cpu/BlasGemm.h), and a single row or column on OpenBLAS's ?gemv. The child prints its products
+# (as float64 lists) for the parent to check against NumPy and to compare between the libraries.
+_GEMM_CHILD = r"""
+import itertools, json
+import numpy as np
+import minitorch as torch
+# the switch, before any other product: this one's first two calls before it (cold), the third and later after it
+p, q = np.random.default_rng(22).standard_normal((2, 64 * 784)).astype("float32")
+tp, tq = torch.tensor(p.reshape(64, 784)), torch.tensor(q.reshape(784, 64))
+switch = [(tp @ tq).double().tolist() for _ in range(4)]
+rng = np.random.default_rng(21)
+out = []
+def view(arr, layout):  # n: row-major, t: a transposed column-major copy, s: every other column of a wider one
+    if layout == "t":
+        return torch.tensor(np.ascontiguousarray(arr.T)).t()
+    if layout == "s":
+        big = np.zeros((arr.shape[0], 2 * arr.shape[1]), arr.dtype)
+        big[:, ::2] = arr
+        return torch.tensor(big)[:, ::2]
+    return torch.tensor(arr)
+for (m, k, n), la, lb, dt in itertools.product(
+    ((1, 300, 70), (70, 300, 1), (1, 40, 1), (1, 1, 9), (33, 65, 17), (64, 128, 128)), "nts", "nts",
+    ("float32", "float64"),
+):
+    a, b = rng.standard_normal((m, k)).astype(dt), rng.standard_normal((k, n)).astype(dt)
+    c = rng.standard_normal((m, n)).astype(dt)
+    x, y, z = view(a, la), view(b, lb), torch.tensor(c)
+    out.append([(x @ y).double().tolist(), torch.addmm(z, x, y, beta=0.5, alpha=-2.0).double().tolist()])
+out.append(switch)
+print(json.dumps(out))
+"""
+
+
+def _gemm_child(after):
+    return child_json(_GEMM_CHILD, MINITORCH_SGEMM_ONEDNN_AFTER=str(after), OMP_NUM_THREADS="1")
+
+
+def test_cpu_float_gemm_libraries_and_the_switch():
+    """Every layout (row-major, transposed, strided) of matmul and addmm, single rows and columns (?gemv) among
+    them, on OpenBLAS (a budget never spent) and on oneDNN (budget 0) against NumPy; then a budget of three
+    calls of one product: its first two calls give OpenBLAS's bits, the rest oneDNN's."""
+    work = 64 * 784 * 64
+    openblas, onednn, switched = _gemm_child(1 << 62), _gemm_child(0), _gemm_child(3 * work)
+    rng = np.random.default_rng(21)
+    cases = itertools.product(
+        ((1, 300, 70), (70, 300, 1), (1, 40, 1), (1, 1, 9), (33, 65, 17), (64, 128, 128)),
+        "nts",
+        "nts",
+        ("float32", "float64"),
+    )
+    for i, ((m, k, n), la, lb, dt) in enumerate(cases):
+        a, b = rng.standard_normal((m, k)).astype(dt), rng.standard_normal((k, n)).astype(dt)
+        c = rng.standard_normal((m, n)).astype(dt)
+        ref = a.astype(np.float64) @ b.astype(np.float64)
+        tol = 2e-5 * np.sqrt(k) if dt == "float32" else 1e-13 * np.sqrt(k)
+        for res in (openblas, onednn, switched):
+            np.testing.assert_allclose(res[i][0], ref, rtol=tol, atol=tol, err_msg=f"{m, k, n} {la}{lb} {dt}")
+            np.testing.assert_allclose(
+                res[i][1],
+                0.5 * c - 2.0 * ref,
+                rtol=tol,
+                atol=3 * tol,
+                err_msg=f"addmm {m, k, n} {la}{lb} {dt}",
+            )
+    first, after = openblas[-1][0], onednn[-1][0]
+    assert first != after  # the libraries sum in different orders: the bits tell them apart
+    assert switched[-1] == [first, first, after, after]

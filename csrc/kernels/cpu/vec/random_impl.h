@@ -18,13 +18,14 @@ namespace {
 typedef unsigned long long VU __attribute__((vector_size(sizeof(VD))));
 typedef long long VI __attribute__((vector_size(sizeof(VD))));
 
-// 53 random bits as a double in [0, 1): (hi >> 5) 2^26 + (lo >> 6), times 2^-53, each part (27 and 26 bits)
-// made a double by the 2^52 trick (AVX2 has no int64 -> double conversion); all exact, as the scalar u01.
+// 53 random bits as a double in [0, 1): (hi >> 5) 2^-27 + (lo >> 6) 2^-53, the scalar u01's value. Each part
+// goes into the mantissa of a power of two (AVX2 has no int64 -> double conversion): h = 2^25 + (hi >> 5)
+// 2^-27 and l = 0.5 + (lo >> 6) 2^-53; h - (2^25 + 0.5) is exact (a multiple of 2^-27 in (-0.5, 0.5)), and so
+// is its sum with l (a 53-bit multiple of 2^-53). Two operations fewer than scaling two integers.
 inline VD u01_lanes(VU hi, VU lo) {
-  const VD two52 = VD{} + 4503599627370496.0;
-  const VD h = bm::bits_as<VD>((hi >> 5) | 0x4330000000000000ull) - two52;
-  const VD l = bm::bits_as<VD>((lo >> 6) | 0x4330000000000000ull) - two52;
-  return (h * 67108864.0 + l) * (1.0 / 9007199254740992.0);
+  const VD h = bm::bits_as<VD>((hi >> 5) | 0x4180000000000000ull);
+  const VD l = bm::bits_as<VD>((lo >> 6) | 0x3fe0000000000000ull);
+  return (h - 33554432.5) + l;
 }
 
 struct PhiloxLanes {
@@ -47,37 +48,59 @@ struct PhiloxKeys {
   }
 };
 
-// Philox4x32-10 (core/Generator.h) for the 2 ND counters counter .. counter + 2 ND - 1 (random.cpp's next4
-// carries word 0 into word 1, so the counter is a 64-bit number) of subsequence `sub`, as two groups whose
-// rounds are interleaved (one group alone waits on each round's multiply). Between rounds the words keep
-// garbage in their lanes' high halves: the multiply reads only the low 32 bits and a word's high half
-// reaches no low half, so the masks are taken once after the last round (not twice a round); the key is
-// xored into the previous round's word while the multiply runs, leaving multiply, shift, xor on the chain.
-__attribute__((always_inline)) inline void philox_lanes(const PhiloxKeys& key, uint64_t sub, uint64_t counter,
-                                                        PhiloxLanes& a, PhiloxLanes& b) {
+typedef unsigned int VU32 __attribute__((vector_size(sizeof(VD))));
+
+// Each lane's high word in its low half, the high half garbage (which philox_groups allows). At SSE2 one
+// pshufd: a shift there is a register copy and the shift (two-operand instructions); AVX2's shifts take
+// three.
+__attribute__((always_inline)) inline VU hi32(VU p) {
+  if constexpr (ND == 2) {
+    VU32 w;
+    __builtin_memcpy(&w, &p, sizeof(w));
+    w = __builtin_shuffle(w, VU32{1, 1, 3, 3});
+    __builtin_memcpy(&p, &w, sizeof(w));
+    return p;
+  } else {
+    return p >> 32;
+  }
+}
+
+// Philox4x32-10 (core/Generator.h) for the kGroups ND counters counter .. counter + kGroups ND - 1
+// (random.cpp's next4 carries word 0 into word 1, so the counter is a 64-bit number) of subsequence `sub`,
+// as kGroups groups whose rounds are interleaved: a round is a chain of multiply, shift and xor that one
+// group alone waits on; four groups ran randint 13% (SSE2), 6% (AVX2) and 10% (AVX-512) faster than two on
+// the AVX-512 EPYC. Between rounds the words keep garbage in their lanes' high halves: the multiply reads
+// only the low 32 bits and a word's high half reaches no low half, so the masks are taken once after the last
+// round (not twice a round); the key is xored into the previous round's word while the multiply runs.
+constexpr int kGroups = 4;
+__attribute__((always_inline)) inline void philox_groups(const PhiloxKeys& key, uint64_t sub,
+                                                         uint64_t counter, PhiloxLanes* out) {
   const VU lo32 = VU{} + 0xffffffffull;
   const VU m0 = VU{} + 0xD2511F53ull, m1 = VU{} + 0xCD9E8D57ull;
-  const VU ca = key.iota + counter, cb = ca + static_cast<unsigned long long>(ND);
   const VU c2 = VU{} + static_cast<uint32_t>(sub), c3 = VU{} + static_cast<uint32_t>(sub >> 32);
-  VU a0 = ca, a1 = ca >> 32, a2 = c2, a3 = c3;
-  VU b0 = cb, b1 = cb >> 32, b2 = c2, b3 = c3;
+  VU w0[kGroups], w1[kGroups], w2[kGroups], w3[kGroups];
+#pragma GCC unroll 4
+  for (int g = 0; g < kGroups; ++g) {
+    const VU c = key.iota + (counter + static_cast<unsigned long long>(g * ND));
+    w0[g] = c;
+    w1[g] = c >> 32;
+    w2[g] = c2;
+    w3[g] = c3;
+  }
 #pragma GCC unroll 10
   for (int r = 0; r < 10; ++r) {
-    const VU pa0 = MT_MUL_EPU32(m0, a0), pa1 = MT_MUL_EPU32(m1, a2);
-    const VU pb0 = MT_MUL_EPU32(m0, b0), pb1 = MT_MUL_EPU32(m1, b2);
-    const VU ka1 = a1 ^ key.k0[r], ka3 = a3 ^ key.k1[r];
-    const VU kb1 = b1 ^ key.k0[r], kb3 = b3 ^ key.k1[r];
-    a0 = (pa1 >> 32) ^ ka1;
-    a1 = pa1;
-    a2 = (pa0 >> 32) ^ ka3;
-    a3 = pa0;
-    b0 = (pb1 >> 32) ^ kb1;
-    b1 = pb1;
-    b2 = (pb0 >> 32) ^ kb3;
-    b3 = pb0;
+#pragma GCC unroll 4
+    for (int g = 0; g < kGroups; ++g) {
+      const VU p0 = MT_MUL_EPU32(m0, w0[g]), p1 = MT_MUL_EPU32(m1, w2[g]);
+      const VU k1 = w1[g] ^ key.k0[r], k3 = w3[g] ^ key.k1[r];
+      w0[g] = hi32(p1) ^ k1;
+      w1[g] = p1;
+      w2[g] = hi32(p0) ^ k3;
+      w3[g] = p0;
+    }
   }
-  a = {a0 & lo32, a1 & lo32, a2 & lo32, a3 & lo32};
-  b = {b0 & lo32, b1 & lo32, b2 & lo32, b3 & lo32};
+#pragma GCC unroll 4
+  for (int g = 0; g < kGroups; ++g) out[g] = {w0[g] & lo32, w1[g] & lo32, w2[g] & lo32, w3[g] & lo32};
 }
 
 // Stores the ND pairs (a[k], b[k]) to out[2k], out[2k + 1], as many of the 2 ND values as fit in `left`
@@ -104,11 +127,14 @@ inline void store_pairs(double* out, int64_t left, VD a, VD b) {
 // out[0, n): uniforms in [0, 1) from Philox(seed, sub, offset), two per counter, in random.cpp's order.
 void uniform_philox_lanes(double* out, int64_t n, uint64_t seed, uint64_t sub, uint64_t offset) {
   const PhiloxKeys key(seed);
-  for (int64_t p = 0; 2 * p < n; p += 2 * ND) {
-    PhiloxLanes a, b;
-    philox_lanes(key, sub, offset + static_cast<uint64_t>(p), a, b);
-    store_pairs(out + 2 * p, n - 2 * p, u01_lanes(a.w0, a.w1), u01_lanes(a.w2, a.w3));
-    store_pairs(out + 2 * (p + ND), n - 2 * (p + ND), u01_lanes(b.w0, b.w1), u01_lanes(b.w2, b.w3));
+  for (int64_t p = 0; 2 * p < n; p += kGroups * ND) {
+    PhiloxLanes w[kGroups];
+    philox_groups(key, sub, offset + static_cast<uint64_t>(p), w);
+#pragma GCC unroll 4
+    for (int g = 0; g < kGroups; ++g) {
+      const int64_t at = 2 * (p + g * ND);
+      store_pairs(out + at, n - at, u01_lanes(w[g].w0, w[g].w1), u01_lanes(w[g].w2, w[g].w3));
+    }
   }
 }
 
@@ -160,10 +186,7 @@ inline VD floor_small(VD x) {
   return r > x ? r - 1.0 : r;
 }
 
-// An integer-valued double in [0, 2^52] as int64, and an int64 in (-2^51, 2^51) as double, both exact
-inline VI small_to_int(VD r) {
-  return bm::bits_as<VI>(r + 4503599627370496.0) - 0x4330000000000000LL;
-}
+// An int64 in (-2^51, 2^51) as double, exactly
 inline VD small_to_double(VI v) {
   return bm::bits_as<VD>(v + 0x4338000000000000LL) - 6755399441055744.0;
 }
@@ -200,12 +223,22 @@ inline void fill_group(T* out, int64_t left, VD e, VD o, const PhiloxFill& f) {
     }
   }
   if constexpr (K == 2) {  // integers: min(high - 1, low + floor(u (high - low)))
+    // floor_small's steps on t = u (high - low) and the conversion without leaving the 2^52-offset form:
+    // s = 2^52 + round(t), plus -1.0 where that rounded up (the comparison's all-ones lanes masking -1.0's
+    // bits), then the clamp there (low + r > high - 1 exactly where r > range - 1: SSE2 has no 64-bit
+    // integer comparison, which GCC did lane by lane in general registers), then the bits less 2^52's, plus
+    // low
     const double range = static_cast<double>(f.high - f.low);
-    const long long last = f.high - 1;
-    VI ie = f.low + small_to_int(floor_small(e * range));
-    VI io = f.low + small_to_int(floor_small(o * range));
-    ie = ie > last ? VI{} + last : ie;
-    io = io > last ? VI{} + last : io;
+    const VD two52 = VD{} + 4503599627370496.0, cap = two52 + (range - 1.0);
+    const VI minus1 = VI{} + static_cast<long long>(0xbff0000000000000ull);
+    const VI bias = VI{} + (0x4330000000000000LL - f.low);
+    const VD te = e * range, to = o * range, se = te + two52, so = to + two52;
+    VD fe = se + bm::bits_as<VD>(((se - two52) > te) & minus1);
+    VD fo = so + bm::bits_as<VD>(((so - two52) > to) & minus1);
+    fe = fe < cap ? fe : cap;
+    fo = fo < cap ? fo : cap;
+    VI ie = bm::bits_as<VI>(fe) - bias;
+    VI io = bm::bits_as<VI>(fo) - bias;
     if constexpr (std::is_same<T, int64_t>::value) {
       VI lo, hi;
       interleave<VI>(ie, io, lo, hi);
@@ -232,19 +265,20 @@ inline void fill_group(T* out, int64_t left, VD e, VD o, const PhiloxFill& f) {
 // short loops of independent iterations. The same operations on the same values: the same bits.
 template <typename T, bool Affine>
 void normal_lanes(T* out, int64_t n, uint64_t seed, uint64_t sub, uint64_t offset, double a, double b) {
-  constexpr int64_t kVecs = 32;  // even
+  constexpr int64_t kVecs = 32;  // a multiple of kGroups
   const PhiloxKeys key(seed);
   alignas(64) VD u1[kVecs], u2[kVecs], ex[kVecs], tq[kVecs];
   for (int64_t p0 = 0; 2 * p0 < n; p0 += kVecs * ND) {
     const int64_t pairs = (n - 2 * p0 + 1) / 2;
     const int64_t vecs = pairs < kVecs * ND ? (pairs + ND - 1) / ND : kVecs;
-    for (int64_t v = 0; v < vecs; v += 2) {
-      PhiloxLanes wa, wb;
-      philox_lanes(key, sub, offset + static_cast<uint64_t>(p0 + v * ND), wa, wb);
-      u1[v] = 1.0 - u01_lanes(wa.w0, wa.w1);
-      u2[v] = u01_lanes(wa.w2, wa.w3);
-      u1[v + 1] = 1.0 - u01_lanes(wb.w0, wb.w1);
-      u2[v + 1] = u01_lanes(wb.w2, wb.w3);
+    for (int64_t v = 0; v < vecs; v += kGroups) {
+      PhiloxLanes w[kGroups];
+      philox_groups(key, sub, offset + static_cast<uint64_t>(p0 + v * ND), w);
+#pragma GCC unroll 4
+      for (int g = 0; g < kGroups; ++g) {
+        u1[v + g] = 1.0 - u01_lanes(w[g].w0, w[g].w1);
+        u2[v + g] = u01_lanes(w[g].w2, w[g].w3);
+      }
     }
     for (int64_t v = 0; v < vecs; ++v) {
       bm::log_unit_split<VD, VI>(u1[v], ex[v], u1[v]);
@@ -274,7 +308,7 @@ void normal_philox_lanes(double* out, int64_t n, uint64_t seed, uint64_t sub, ui
 // As normal_lanes, in blocks: a loop of Philox and the uniforms into L1 buffers, then the mapping.
 template <typename T, int K>
 void philox_fill_kind(T* out, int64_t n, uint64_t seed, uint64_t sub, uint64_t offset, const PhiloxFill& f) {
-  constexpr int64_t kVecs = 32;  // even
+  constexpr int64_t kVecs = 32;  // a multiple of kGroups
   const PhiloxKeys key(seed);
   // a local copy: the stores (memcpy) could alias the caller's f, which kept every group reloading its fields
   // and dividing 1 / scale again
@@ -293,19 +327,18 @@ void philox_fill_kind(T* out, int64_t n, uint64_t seed, uint64_t sub, uint64_t o
   for (int64_t p0 = 0; 2 * p0 < n; p0 += kVecs * ND) {
     const int64_t pairs = (n - 2 * p0 + 1) / 2;
     const int64_t vecs = pairs < kVecs * ND ? (pairs + ND - 1) / ND : kVecs;
-    for (int64_t v = 0; v < vecs; v += 2) {
-      PhiloxLanes wa, wb;
-      philox_lanes(key, sub, offset + static_cast<uint64_t>(p0 + v * ND), wa, wb);
-      if constexpr (K == 4) {
-        ev[v] = kept_lanes(wa.w0, shift, inv);
-        od[v] = kept_lanes(wa.w2, shift, inv);
-        ev[v + 1] = kept_lanes(wb.w0, shift, inv);
-        od[v + 1] = kept_lanes(wb.w2, shift, inv);
-      } else {
-        ev[v] = u01_lanes(wa.w0, wa.w1);
-        od[v] = u01_lanes(wa.w2, wa.w3);
-        ev[v + 1] = u01_lanes(wb.w0, wb.w1);
-        od[v + 1] = u01_lanes(wb.w2, wb.w3);
+    for (int64_t v = 0; v < vecs; v += kGroups) {
+      PhiloxLanes w[kGroups];
+      philox_groups(key, sub, offset + static_cast<uint64_t>(p0 + v * ND), w);
+#pragma GCC unroll 4
+      for (int g = 0; g < kGroups; ++g) {
+        if constexpr (K == 4) {
+          ev[v + g] = kept_lanes(w[g].w0, shift, inv);
+          od[v + g] = kept_lanes(w[g].w2, shift, inv);
+        } else {
+          ev[v + g] = u01_lanes(w[g].w0, w[g].w1);
+          od[v + g] = u01_lanes(w[g].w2, w[g].w3);
+        }
       }
     }
     for (int64_t v = 0; v < vecs; ++v) {
