@@ -9,12 +9,15 @@
 
 namespace {
 
+// keyed by the number of double lanes (a template argument of __m256d's type would drop its attributes)
+template <int N>
+struct LaneOpsN;
 template <typename V>
-struct LaneOps;
+using LaneOps = LaneOpsN<static_cast<int>(sizeof(V) / sizeof(double))>;
 
 #ifdef __AVX__
 template <>
-struct LaneOps<__m256d> {
+struct LaneOpsN<4> {
   static __m256d ceil(__m256d x) { return _mm256_ceil_pd(x); }
   static __m256d nearest(__m256d x) {
     return _mm256_round_pd(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -29,9 +32,8 @@ struct LaneOps<__m256d> {
 // Two doubles (SSE2, every x86-64; elsewhere GCC lowers them). Rounding by adding and subtracting 2^52 with
 // the sign of x is exact below 2^52 in magnitude, and from 2^52 up every double is an integer already.
 typedef double V2d __attribute__((vector_size(16)));
-typedef long long V2l __attribute__((vector_size(16)));
 template <>
-struct LaneOps<V2d> {
+struct LaneOpsN<2> {
   static V2d nearest(V2d x) {
     const V2d ax = x < 0.0 ? -x : x;
     const V2d r = (ax + 4503599627370496.0) - 4503599627370496.0;
@@ -233,7 +235,7 @@ static inline void polygamma_lanes_row(T* out, const T* in, int64_t len, int ord
                                        double (*scalar)(int, double), Lanes lanes) {
   constexpr int kL = sizeof(V) / sizeof(double);
   auto block = [&](T* o, const T* p) {
-    V x;
+    V x = {};
     for (int j = 0; j < kL; ++j) x[j] = static_cast<double>(p[j]);
     const V ax = x < 0.0 ? -x : x;
     auto ok = ax < __builtin_inf();
