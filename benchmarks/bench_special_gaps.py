@@ -24,10 +24,13 @@ CASES = [
     ("polygamma(3, x)", "torch.polygamma(3, x)", "float32", (0.1, 10.1)),
     ("special.polygamma(2, x)", "torch.special.polygamma(2, x)", "float32", (0.1, 0.9)),
     ("polygamma(1, x)", "torch.polygamma(1, x)", "float64", (0.1, 10.1)),
+    ("polygamma(1, x)", "torch.polygamma(1, x)", "float64", (-20.0, 20.0)),
     ("erfinv", "torch.erfinv(x)", "float32", (0.1, 0.9)),
+    ("erfinv", "torch.erfinv(x)", "float32", (-1.0, 1.0)),
     ("erfinv", "torch.erfinv(x)", "float64", (0.1, 0.9)),
     ("special.ndtri", "torch.special.ndtri(x)", "float64", (0.1, 0.9)),
     ("igamma", "torch.igamma(x, y)", "float32", (0.1, 0.9)),
+    ("igammac", "torch.igammac(x, y)", "float32", (0.1, 0.9)),
 ]
 
 

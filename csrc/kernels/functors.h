@@ -373,10 +373,10 @@ MT_HD_INLINE double bessel_i(double x, int n, bool scaled) {
   return (n == 1 && x < 0.0) ? -r : r;
 }
 
-// float32 erfinv on the CPU: the vector kernels' polynomial in double (kernels/cpu/vec/f32_via_f64.h, within
-// 0.5 + 0.004 ulp after the one rounding to float) element by element, without erfinv_double's Newton step
-// (the old refinement loop cost 50x PyTorch's float loop at MINITORCH_CPU_CAPABILITY=default). CUDA rounds
-// its double erfinv.
+// float32 erfinv on the CPU: the vector kernels' rational (|y| <= 0.95) or polynomial in double
+// (kernels/cpu/vec/f32_via_f64.h, within 0.5 + 0.004 ulp after the one rounding to float) element by element,
+// without erfinv_double's Newton step (the old refinement loop cost 50x PyTorch's float loop at
+// MINITORCH_CPU_CAPABILITY=default). CUDA rounds its double erfinv.
 template <typename T>
 MT_HD_INLINE T erfinv_of(T x) {
   return static_cast<T>(erfinv_double(static_cast<double>(x)));
@@ -386,9 +386,10 @@ template <>
 inline float erfinv_of<float>(float y) {
   const double a = std::fabs(static_cast<double>(y));
   if (!(a < 1.0)) return a == 1.0 ? std::copysign(HUGE_VALF, y) : std::numeric_limits<float>::quiet_NaN();
+  if (a <= 0.95) return std::copysign(static_cast<float>(a * erfinv_rational_d(a * a)), y);  // keeps -0
   const double w = -std::log((1.0 - a) * (1.0 + a));
   const double r = a * (w < 5.0 ? erfinv_central_d(w - 2.5) : erfinv_tail_d(std::sqrt(w) - 3.0));
-  return std::copysign(static_cast<float>(r), y);  // keeps -0
+  return std::copysign(static_cast<float>(r), y);
 }
 #endif
 MT_UNARY_FUNCTOR(Erfinv, erfinv_of(x))

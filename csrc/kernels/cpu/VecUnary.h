@@ -78,6 +78,9 @@ using SoftplusD = void (*)(double* out, const double* in, int64_t n, double beta
 // (non-finite x, and x <= 0 for order >= 2) take scalar(order, x), the caller's baseline-compiled functor.
 constexpr int kPolygammaMaxOrder = 6;
 using PolygammaF = void (*)(float* out, const float* in, int64_t n, int order, double (*scalar)(int, double));
+// the same over float64, order 1 (trigamma) only; non-finite x through scalar
+using PolygammaD = void (*)(double* out, const double* in, int64_t n, int order,
+                            double (*scalar)(int, double));
 // pow over a row: out[i] = a[i * sa] ** b[i * sb], each of sa, sb 1 (dense) or 0 (one value).
 using PowF = void (*)(float* out, const float* a, int64_t sa, const float* b, int64_t sb, int64_t n);
 using PowD = void (*)(double* out, const double* a, int64_t sa, const double* b, int64_t sb, int64_t n);
@@ -115,6 +118,7 @@ struct Table {
   LoopF log_sigmoid_f32;  // F.logsigmoid: min(x, 0) - log1p(exp(-|x|)), softplus_f32's log1p and exp
   LoopD log_sigmoid_f64;
   PolygammaF polygamma_f32;
+  PolygammaD polygamma_f64;
   PowF pow_f32;
   PowD pow_f64;
   PowF atan2_f32;  // atan2(a, b), the same row signature as pow

@@ -13,6 +13,7 @@
 #include "kernels/cpu/Loops.h"
 #include "kernels/cpu/VecExp.h"
 #include "kernels/cpu/VecUnary.h"
+#include "kernels/cpu/vec/polygamma_lanes.h"  // polygamma's rows in SSE2 lanes, for the baseline
 #include "kernels/functors.h"
 #include "ops/Dispatch.h"
 #include "ops/kernels.h"
@@ -278,9 +279,30 @@ bool unary_vectorized(const TensorIter& it, UnaryOp op) {
   return true;
 }
 
+// float32 erfinv without a table (MINITORCH_CPU_CAPABILITY=default, a CPU without AVX2): the functor's
+// rational for |x| <= 0.95 (f64_series.h's erfinv_rational_d) in two SSE2 lanes, its bits (the same double
+// operations, no FMA at the baseline), the rest through the functor element by element (0.13 of PyTorch's
+// speed with a log per element before the rational)
+void erfinv_row_f32_sse2(float* out, const float* in, int64_t n) {
+  int64_t i = 0;
+  for (; i + 2 <= n; i += 2) {
+    const V2d x = {static_cast<double>(in[i]), static_cast<double>(in[i + 1])};
+    const V2d a = x < 0.0 ? -x : x;
+    const V2d r = a * erfinv_rational_d(a * a);
+    for (int j = 0; j < 2; ++j)
+      out[i + j] =
+          a[j] <= 0.95 ? std::copysign(static_cast<float>(r[j]), in[i + j]) : fn::erfinv_of(in[i + j]);
+  }
+  for (; i < n; ++i) out[i] = fn::erfinv_of(in[i]);
+}
+
 void unary_cpu(const TensorIter& it, UnaryOp op) {
   if (is_complex(it.dtypes[1])) return complex_unary_cpu(it, op);
   if (unary_vectorized(it, op)) return;
+  if (op == UnaryOp::erfinv && it.dtypes[0] == ScalarType::Float && it.dtypes[1] == ScalarType::Float) {
+    run_vec<float>(it, &erfinv_row_f32_sse2, 2048);
+    return;
+  }
   if (op == UnaryOp::exp && it.dtypes[0] == ScalarType::Float) {
     if (it.is_contiguous()) {
       it.for_each([](char** d, const int64_t*, int64_t n) {
@@ -425,27 +447,48 @@ bool log_sigmoid_vectorized(const TensorIter& it) {
   return true;
 }
 
-// float32 polygamma through the table: order 0 is digamma's row (PyTorch's polygamma(0) is its digamma
-// kernel), orders 1 to kPolygammaMaxOrder the polygamma row, whose lanes outside its domain take
-// polygamma_scalar: the functor's double result, so both paths round the same double once. Half and bfloat16
-// keep the functor (a float row would round twice).
+// polygamma through the table: float32 order 0 is digamma's row (PyTorch's polygamma(0) is its digamma
+// kernel), float32 orders 1 to kPolygammaMaxOrder the polygamma row and float64 order 1 the trigamma row,
+// whose lanes outside their domain take polygamma_scalar: the functor's double result, so both paths round
+// the same double once. Without a table (MINITORCH_CPU_CAPABILITY=default, a CPU without AVX2) the same rows
+// run in two SSE2 lanes (vec/polygamma_lanes.h, compiled here at the baseline): the scalar functor's loop of
+// a division per step ran at 0.46 of PyTorch's float32 speed there. Half and bfloat16 keep the functor (a
+// float row would round twice).
 double polygamma_scalar(int n, double x) {
   return fn::polygamma_double(n, x);
 }
+void polygamma_row_f32_sse2(float* out, const float* in, int64_t len, int order,
+                            double (*scalar)(int, double)) {
+  const PolygammaCoefs pc = polygamma_coefs(order);
+  polygamma_lanes_row<V2d>(out, in, len, order, order > 1, scalar,
+                           [&](V2d v) { return polygamma_lanes_f32_any(v, pc); });
+}
+void trigamma_row_f64_sse2(double* out, const double* in, int64_t len, int order,
+                           double (*scalar)(int, double)) {
+  polygamma_lanes_row<V2d>(out, in, len, order, false, scalar, [](V2d v) { return trigamma_lanes_f64(v); });
+}
 bool polygamma_vectorized(const TensorIter& it, int64_t n) {
   const vec::Table* t = vec::unary_table();
-  if (!t || it.dtypes[0] != ScalarType::Float || it.dtypes[1] != ScalarType::Float) return false;
+  const ScalarType dt = it.dtypes[0];
+  if ((dt != ScalarType::Float && dt != ScalarType::Double) || it.dtypes[1] != dt) return false;
+  if (dt == ScalarType::Double) {
+    if (n != 1) return false;
+    const vec::PolygammaD row = t && t->polygamma_f64 ? t->polygamma_f64 : &trigamma_row_f64_sse2;
+    run_vec<double>(
+        it, [&](double* o, const double* x, int64_t m) { row(o, x, m, 1, &polygamma_scalar); }, 2048);
+    return true;
+  }
   if (n == 0) {
-    const vec::LoopF digamma = t->f32[static_cast<int>(vec::Fn::digamma)];
+    const vec::LoopF digamma = t ? t->f32[static_cast<int>(vec::Fn::digamma)] : nullptr;
     if (!digamma) return false;
     run_vec<float>(it, digamma, vec_grain(vec::Fn::digamma, false));
     return true;
   }
-  if (n > vec::kPolygammaMaxOrder || !t->polygamma_f32) return false;
+  if (n < 1 || n > vec::kPolygammaMaxOrder) return false;
+  const vec::PolygammaF row = t && t->polygamma_f32 ? t->polygamma_f32 : &polygamma_row_f32_sse2;
   const int order = static_cast<int>(n);
   run_vec<float>(
-      it, [&](float* o, const float* x, int64_t m) { t->polygamma_f32(o, x, m, order, &polygamma_scalar); },
-      2048);
+      it, [&](float* o, const float* x, int64_t m) { row(o, x, m, order, &polygamma_scalar); }, 2048);
   return true;
 }
 
@@ -512,6 +555,7 @@ Table make_table(const char* isa) {
     take(t.log_sigmoid_f32, a.log_sigmoid_f32);
     take(t.log_sigmoid_f64, a.log_sigmoid_f64);
     take(t.polygamma_f32, a.polygamma_f32);
+    take(t.polygamma_f64, a.polygamma_f64);
     take(t.pow_f32, a.pow_f32);
     take(t.pow_f64, a.pow_f64);
     take(t.atan2_f32, a.atan2_f32);
@@ -531,7 +575,7 @@ Table make_table(const char* isa) {
     take(t.philox_fill_f32, a.philox_fill_f32);
     take(t.philox_fill_f64, a.philox_fill_f64);
     take(t.philox_fill_i64, a.philox_fill_i64);
-    static_assert(sizeof(Table) == sizeof(void*) * (2 * static_cast<int>(Fn::kCount) + 30),
+    static_assert(sizeof(Table) == sizeof(void*) * (2 * static_cast<int>(Fn::kCount) + 31),
                   "a Table member was added: take AVX2's where AVX-512 has none, above");
   } else if (std::strcmp(isa, "avx2") == 0) {
     fill_table_avx2(t);
@@ -602,7 +646,7 @@ bool has_vec_loop(const char* name, bool f64) {
       {"softplus", {t->softplus_f32 != nullptr, t->softplus_f64 != nullptr}},
       {"log_sigmoid", {t->log_sigmoid_f32 != nullptr, t->log_sigmoid_f64 != nullptr}},
       {"softmax", {t->softmax_f32 != nullptr, t->softmax_f64 != nullptr}},
-      {"polygamma", {t->polygamma_f32 != nullptr, false}},
+      {"polygamma", {t->polygamma_f32 != nullptr, t->polygamma_f64 != nullptr}},
   };
   for (const auto& [row, has] : rows)
     if (std::strcmp(name, row) == 0) return f64 ? has.second : has.first;

@@ -577,19 +577,25 @@ static inline __m512 atanh_avx512(__m512 x) {
                                              _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
 }
 
-// float32 erfinv through double: f32_via_f64.h's erfinv_d_for_f32 (AVX2's row, over its log_d_for_f32) with
-// the same expressions over eight lanes, so AVX2's bits at twice its width
+// float32 erfinv through double: f32_via_f64.h's erfinv_d_for_f32 (AVX2's row: the rational to |a| = 0.95,
+// the log path above) with the same expressions over eight lanes, so AVX2's bits at twice its width
 static inline __m512d log_f32_half(__m512d x) {
   __m512d e;
   const __m512d m = log_split_d(x, e);
   return e * 0.6931471805599453 + log_m_series_d<6>(m);
 }
-static inline __m512d erfinv_f32_half(__m512d a) {
+static inline __m512d erfinv_log_f32_half(__m512d a) {
   const __m512d w = -log_f32_half((1.0 - a) * (1.0 + a));
   const __m512d p1 = erfinv_central_d(w - 2.5);
   const auto tail = !(w < 5.0);  // |a| > 0.9966: 1 lane in 300 of uniform data, so mostly skipped
-  if (_mm512_cmp_pd_mask(w, _mm512_set1_pd(5.0), _CMP_NLT_UQ) == 0) return a * p1;
-  return a * (tail ? erfinv_tail_d(_mm512_sqrt_pd(w) - 3.0) : p1);
+  if (_mm512_cmp_pd_mask(w, _mm512_set1_pd(5.0), _CMP_NLT_UQ) == 0) return p1;
+  return tail ? erfinv_tail_d(_mm512_sqrt_pd(w) - 3.0) : p1;
+}
+static inline __m512d erfinv_f32_half(__m512d a) {
+  const __m512d p = erfinv_rational_d(a * a);
+  const auto outer = a > 0.95;
+  if (_mm512_cmp_pd_mask(a, _mm512_set1_pd(0.95), _CMP_GT_OQ) == 0) return a * p;
+  return a * (outer ? erfinv_log_f32_half(a) : p);
 }
 // |x| < 1 through the kernel, the sign ORed back (keeps -0); +-1 gives +-inf, |x| > 1 and NaN give NaN
 static inline __m512 erfinv_avx512(__m512 x) {

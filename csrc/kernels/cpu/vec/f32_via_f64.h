@@ -95,18 +95,25 @@ static inline VF sincos_f32_own(VF x, F wide) {
   return ok ? r : wide(x);
 }
 
-// float32 erfinv through double: erfinv(a) = a P(w), w = -log((1 - a)(1 + a)) (the product of two floats is
-// exact in double), P a degree-12 polynomial in w - 2.5 below w = 5 and in sqrt(w) - 3 above (Giles'
-// variables; float a < 1 keeps w below 16), fitted by least squares against mpmath's erfinv (relative error
-// 4e-11 and 2e-10, log_d_for_f32's 5e-11 on top): one rounding to float, within 0.5 + 0.004 ulp, so about 1
-// float in 500 rounds the other way than the double kernel's result. The scalar functor's Halley/Newton
-// refinement in double, the alternative, costs tens of times PyTorch's float loop.
-static inline VD erfinv_d_for_f32(VD a) {
+// float32 erfinv through double: for |a| <= 0.95 erfinv(a) = a P(t) / Q(t), t = a^2 (f64_series.h's
+// erfinv_rational_d, relative error 3.3e-11); above, a P(w), w = -log((1 - a)(1 + a)) (the product of two
+// floats is exact in double), P a degree-12 polynomial in w - 2.5 below w = 5 and in sqrt(w) - 3 above
+// (Giles' variables; float a < 1 keeps w below 16), fitted by least squares against mpmath's erfinv (relative
+// error 4e-11 and 2e-10, log_d_for_f32's 5e-11 on top): one rounding to float, within 0.5 + 0.004 ulp, so
+// about 1 float in 500 rounds the other way than the double kernel's result. The scalar functor's
+// Halley/Newton refinement in double, the alternative, costs tens of times PyTorch's float loop.
+static inline VD erfinv_log_d_for_f32(VD a) {
   const VD w = -log_d_for_f32((1.0 - a) * (1.0 + a));
   const VD p1 = erfinv_central_d(w - 2.5);
   const auto tail = !(w < 5.0);  // |a| > 0.9966: 1 lane in 300 of uniform data, so mostly skipped
-  if (_mm256_movemask_pd(reinterpret_cast<__m256d>(tail)) == 0) return a * p1;
-  return a * (tail ? erfinv_tail_d(VD(_mm256_sqrt_pd(w)) - 3.0) : p1);
+  if (_mm256_movemask_pd(reinterpret_cast<__m256d>(tail)) == 0) return p1;
+  return tail ? erfinv_tail_d(VD(_mm256_sqrt_pd(w)) - 3.0) : p1;
+}
+static inline VD erfinv_d_for_f32(VD a) {
+  const VD p = erfinv_rational_d(a * a);
+  const auto outer = a > 0.95;
+  if (_mm256_movemask_pd(reinterpret_cast<__m256d>(outer)) == 0) return a * p;
+  return a * (outer ? erfinv_log_d_for_f32(a) : p);
 }
 // An odd function on (-1, 1) with poles at +-1 (erfinv, atanh): |x| < 1 through its double kernel f of |x|,
 // the sign ORed back (keeps -0); +-1 gives +-inf, |x| > 1 and NaN give NaN
@@ -124,15 +131,14 @@ static inline VF odd_on_unit_interval_f32(VF x, F f) {
 static inline VF erfinv_f32_own(VF x) {
   return odd_on_unit_interval_f32(x, erfinv_d_for_f32);
 }
-// float32 erfinv's row: sixteen floats a step as four double vectors, stage by stage (log, then the
-// polynomial), erfinv_row_f64's method: one vector's chain of a division, the log's series and the degree-12
-// polynomial is latency-bound (256x256 at one thread: 181 us a step of eight floats, 165 sixteen; 152 with
-// log_split_d's integer split; PyTorch 127). Each lane's arithmetic is erfinv_d_for_f32's and
-// odd_on_unit_interval_f32's, so the bits are erfinv_f32_own's (and AVX-512's) at any position; the tail
-// through a zero-padded block.
+// float32 erfinv's row: sixteen floats a step as four double vectors, stage by stage (the rational, then the
+// log path for a vector with a lane above 0.95), erfinv_row_f64's method: one vector's chain is
+// latency-bound. Each lane's arithmetic is erfinv_d_for_f32's and odd_on_unit_interval_f32's, so the bits are
+// erfinv_f32_own's (and AVX-512's) at any position; the tail through a zero-padded block. 256x256 at one
+// thread: 152 us with the log path for every lane, PyTorch 127.
 static inline void erfinv_f32_x16(float* out, const float* in) {
   VF x[2], a[2];
-  VD d[4], w[4];
+  VD d[4];
 #pragma GCC unroll 2
   for (int k = 0; k < 2; ++k) {
     __builtin_memcpy(&x[k], in + 8 * k, sizeof(VF));
@@ -141,21 +147,13 @@ static inline void erfinv_f32_x16(float* out, const float* in) {
     d[2 * k] = _mm256_cvtps_pd(_mm256_castps256_ps128(a[k]));
     d[2 * k + 1] = _mm256_cvtps_pd(_mm256_extractf128_ps(a[k], 1));
   }
-#pragma GCC unroll 4
-  for (int k = 0; k < 4; ++k) w[k] = -log_d_for_f32((1.0 - d[k]) * (1.0 + d[k]));
   VD p[4];
-  int any_tail = 0;
 #pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) p[k] = erfinv_rational_d(d[k] * d[k]);
   for (int k = 0; k < 4; ++k) {
-    p[k] = erfinv_central_d(w[k] - 2.5);
-    any_tail |= _mm256_movemask_pd(reinterpret_cast<__m256d>(!(w[k] < 5.0)));
-  }
-  if (any_tail) {  // |a| > 0.9966: 1 lane in 300 of uniform data
-    for (int k = 0; k < 4; ++k) {
-      const auto tail = !(w[k] < 5.0);
-      if (_mm256_movemask_pd(reinterpret_cast<__m256d>(tail)))
-        p[k] = tail ? erfinv_tail_d(VD(_mm256_sqrt_pd(w[k])) - 3.0) : p[k];
-    }
+    const auto outer = d[k] > 0.95;  // 1 vector in 5 of uniform (-1, 1) data
+    if (_mm256_movemask_pd(reinterpret_cast<__m256d>(outer)))
+      p[k] = outer ? erfinv_log_d_for_f32(d[k]) : p[k];
   }
   const float inf = __builtin_inff();
 #pragma GCC unroll 2

@@ -10,25 +10,14 @@
 // a Taylor series of its own (see each function).
 #pragma once
 
+#include "kernels/cpu/vec/polygamma_lanes.h"  // polygamma_lanes_f32, trigamma_lanes_f64, sinpi_v
+
 namespace {
 
-// sin(pi r) and cos(pi r) for |r| <= 1/2 (r exact: x minus its nearest integer): their Taylor series to
-// r^23 and r^22, so sin(pi x) never takes a rounded pi x
+// sin(pi r) (polygamma_lanes.h's sinpi_v) and cos(pi r) for |r| <= 1/2 (r exact: x minus its nearest
+// integer): their Taylor series to r^23 and r^22, so sin(pi x) never takes a rounded pi x
 static inline __m256d sinpi_d(__m256d r) {
-  const __m256d z = r * r;
-  __m256d p = __m256d{} - 1.0518471716932065e-11;
-  p = p * z + 5.392664662608129e-10;
-  p = p * z - 2.2948428997269873e-08;
-  p = p * z + 7.952054001475513e-07;
-  p = p * z - 2.1915353447830217e-05;
-  p = p * z + 0.00046630280576761255;
-  p = p * z - 0.0073704309457143504;
-  p = p * z + 0.08214588661112823;
-  p = p * z - 0.5992645293207921;
-  p = p * z + 2.5501640398773455;
-  p = p * z - 5.16771278004997;
-  p = p * z + 3.141592653589793;
-  return r * p;
+  return sinpi_v(r);
 }
 static inline __m256d cospi_d(__m256d r) {
   const __m256d z = r * r;
@@ -177,78 +166,12 @@ static inline __m256 digamma_f32_own(__m256 x) {
   return gamma_f32_via_f64<digamma_d_for_f32>(x);
 }
 
-// polygamma(n, x), 1 <= n <= kPolygammaMaxOrder, for float x in double (the polygamma row's lanes, which the
-// caller has limited to finite x, and for n >= 2 to x > 0): n! times the Hurwitz zeta(n + 1, x) as the sum of
-// 1 / (x + k)^(n+1) over the steps up to z = x + c >= 8 (gamma_shift's fraction tree over eight factors,
-// one division) plus the asymptotic series of zeta(n + 1, z) n! = (n-1)! / z^n + n! / (2 z^(n+1)) + sum_j
-// n! B_2j / (2j)! (n+1)...(n+2j-1) / z^(n+2j) to j = 9 (what it leaves at z = 8: 4e-16 relative for n = 1,
-// 5e-13 for n = 4, 1.3e-11 for n = 6, all far below a float's 6e-8), sign (-1)^(n+1). Every term has the
-// result's sign: no cancellation, so the double result is within ~1e-15 of itself and rounds to float once.
-// n = 1 and x < 0 by trigamma's reflection psi1(x) = pi^2 / sin^2(pi r) - psi1(1 - x), r = x minus its
-// nearest integer (exact), as functors.h's trigamma_double; the poles x <= 0 integer give +inf there.
-struct PolygammaCoefs {
-  int n;
-  double fact, lead, half;  // n!, (n-1)!, n! / 2
-  double a[9];              // the series' coefficients, j = 9 first (Horner's order)
-};
-static inline PolygammaCoefs polygamma_coefs(int n) {
-  static const double b2j[9] = {1.0 / 6,       -1.0 / 30, 1.0 / 42,      -1.0 / 30,    5.0 / 66,
-                                -691.0 / 2730, 7.0 / 6,   -3617.0 / 510, 43867.0 / 798};
-  PolygammaCoefs c;
-  c.n = n;
-  c.lead = 1.0;
-  for (int k = 2; k < n; ++k) c.lead *= k;
-  c.fact = c.lead * n;
-  c.half = 0.5 * c.fact;
-  // n! B_2j / (2j)! prod_{i=1}^{2j-1} (n + i), the ratio of rising factorial to (2j)! built up term by term
-  double ratio = 1.0;  // (n+1)...(n+2j-1) / (2j)!
-  for (int j = 1; j <= 9; ++j) {
-    ratio *= (j == 1 ? 1.0 : (n + 2 * j - 2.0) * (n + 2 * j - 1.0)) / ((2.0 * j - 1.0) * (2.0 * j));
-    if (j == 1) ratio *= n + 1.0;
-    c.a[9 - j] = c.fact * b2j[j - 1] * ratio;
-  }
-  return c;
-}
-static inline __m256d polygamma_d_for_f32(__m256d x, const PolygammaCoefs& pc) {
-  const auto neg = x < 0.0;  // only n = 1 lanes come here negative
-  const __m256d z0 = neg ? 1.0 - x : x;
-  const __m256d c = _mm256_max_pd(_mm256_ceil_pd(8.0 - z0), _mm256_setzero_pd());
-  __m256d g[8], nm[8];
-  for (int k = 0; k < 8; ++k) {
-    const auto step = double(k) < c;
-    const __m256d f = step ? z0 + double(k) : 1.0;
-    __m256d p = f * f;
-    for (int i = 1; i < pc.n; ++i) p = p * f;
-    g[k] = p;
-    nm[k] = step ? 1.0 : 0.0;
-  }
-  for (int w = 1; w < 8; w *= 2) {
-    for (int k = 0; k < 8; k += 2 * w) {
-      nm[k] = nm[k] * g[k + w] + nm[k + w] * g[k];
-      g[k] = g[k] * g[k + w];
-    }
-  }
-  const __m256d q = 1.0 / (z0 + c), q2 = q * q;
-  __m256d ser = __m256d{} + pc.a[0];
-  for (int j = 1; j < 9; ++j) ser = ser * q2 + pc.a[j];
-  __m256d qn = q;
-  for (int i = 1; i < pc.n; ++i) qn = qn * q;
-  __m256d r = pc.fact * (nm[0] / g[0]) + qn * (pc.lead + q * (pc.half + q * ser));
-  if (_mm256_movemask_pd(reinterpret_cast<__m256d>(neg)) != 0) {
-    const __m256d sp = sinpi_d(x - nearest_int(x));
-    r = neg ? 3.141592653589793 * 3.141592653589793 / (sp * sp) - r : r;
-    r = (x <= 0.0) & (x == nearest_int(x)) ? __builtin_inf() : r;
-  }
-  r = x == 0.0 ? __builtin_inf() : r;
-  return (pc.n & 1) ? r : -r;
-}
-
 // The polygamma row (VecUnary.h's PolygammaF): eight floats a step, the lanes it does not serve (non-finite,
 // and x <= 0 for n >= 2, where the Hurwitz zeta is a direct sum) through `scalar` (the baseline-compiled
 // functor: nothing compiled for AVX serves baseline code) lane by lane; the tail through a padded vector.
 static inline __m256 polygamma_f32_8(__m256 x, const PolygammaCoefs& pc) {
-  const __m256d lo = polygamma_d_for_f32(_mm256_cvtps_pd(_mm256_castps256_ps128(x)), pc);
-  const __m256d hi = polygamma_d_for_f32(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)), pc);
+  const __m256d lo = polygamma_lanes_f32_any(_mm256_cvtps_pd(_mm256_castps256_ps128(x)), pc);
+  const __m256d hi = polygamma_lanes_f32_any(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)), pc);
   return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)), _mm256_cvtpd_ps(hi), 1);
 }
 static void polygamma_row_f32(float* out, const float* in, int64_t len, int n,
@@ -277,6 +200,14 @@ static void polygamma_row_f32(float* out, const float* in, int64_t len, int n,
     step(buf, buf);
     for (int64_t j = 0; j < len - i; ++j) out[i + j] = buf[j];
   }
+}
+
+// float64 polygamma(1, x), VecUnary.h's PolygammaD (order 1 only): polygamma_lanes.h's trigamma, four
+// lanes a step, non-finite lanes through `scalar`
+static void trigamma_row_f64(double* out, const double* in, int64_t len, int order,
+                             double (*scalar)(int, double)) {
+  polygamma_lanes_row<__m256d>(out, in, len, order, false, scalar,
+                               [](__m256d v) { return trigamma_lanes_f64(v); });
 }
 
 }  // namespace

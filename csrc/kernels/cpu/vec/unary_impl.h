@@ -1158,6 +1158,7 @@ void MT_VEC_FILL(Table& t) {
   t.log_sigmoid_f32 = &log_sigmoid_row<VF, float, NF>;
   t.log_sigmoid_f64 = &log_sigmoid_row<VD, double, ND>;
   t.polygamma_f32 = &polygamma_row_f32;
+  t.polygamma_f64 = &trigamma_row_f64;
   t.pow_f32 = &pow_row<VF, float, NF>;
   t.pow_f64 = &pow_row<VD, double, ND>;
   t.logaddexp_f32 = &logaddexp_row<VF, float, NF, false>;
