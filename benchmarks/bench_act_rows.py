@@ -1,5 +1,5 @@
 """Issue 32's last rows below 1 at one thread beside PyTorch (logsigmoid forward and backward, nan_to_num, pdist with
-a general p, unique_consecutive of a small 2-D tensor), one process per CPU capability, each timed in the calling
+a general p, unique_consecutive of a small 2-D tensor, silu, gelu, elu/celu/selu forward and backward), one process per CPU capability, each timed in the calling
 thread's CPU time (min of repeats), so a loaded machine's waits enter neither column.
 
   PYTHONPATH=python /tmp/tv/bin/python benchmarks/bench_act_rows.py [--caps avx2,avx512] [--number 100]
@@ -28,6 +28,28 @@ CASES = [
     ("pdist [64, 64] f64 p=2.5", "p64", False, "torch.pdist(x, 2.5)"),
     ("unique_consecutive [8, 8] f32", "q32", False, "torch.unique_consecutive(x)"),
     ("Tensor.unique_consecutive [8, 8] f64", "q64", False, "x.unique_consecutive()"),
+    ("F.silu [256, 256] f64", "a64", False, "F.silu(x)"),
+    ("F.silu [256, 256] f32", "a32", False, "F.silu(x)"),
+    ("F.silu fwd+bwd [256, 256] f64", "a64", True, "torch.autograd.grad(F.silu(x).sum(), x)"),
+    ("F.gelu [256, 256] f32", "a32", False, "F.gelu(x)"),
+    ("F.gelu [256, 256] f32 in (0.1, 0.9)", "u32", False, "F.gelu(x)"),
+    ("F.gelu [256, 256] f64", "a64", False, "F.gelu(x)"),
+    ("F.gelu fwd+bwd [256, 256] f32", "a32", True, "torch.autograd.grad(F.gelu(x).sum(), x)"),
+    ("F.elu [256, 256] f64", "a64", False, "F.elu(x)"),
+    ("F.celu [256, 256] f64", "a64", False, "F.celu(x)"),
+    ("F.selu [256, 256] f64", "a64", False, "F.selu(x)"),
+    ("F.elu [256, 256] f32", "a32", False, "F.elu(x)"),
+    ("F.elu fwd+bwd [256, 256] f64", "a64", True, "torch.autograd.grad(F.elu(x).sum(), x)"),
+    ("F.selu fwd+bwd [256, 256] f64", "a64", True, "torch.autograd.grad(F.selu(x).sum(), x)"),
+    ("pdist [64, 64] f32 p=2.5", "p32", False, "torch.pdist(x, 2.5)"),
+    ("F.silu [1024, 1024] f64", "b64", False, "F.silu(x)"),
+    ("F.gelu [1024, 1024] f32", "b32", False, "F.gelu(x)"),
+    ("F.elu [1024, 1024] f64", "b64", False, "F.elu(x)"),
+    ("F.celu [1024, 1024] f64", "b64", False, "F.celu(x)"),
+    ("F.selu [1024, 1024] f64", "b64", False, "F.selu(x)"),
+    ("F.gelu fwd+bwd [1024, 1024] f32", "b32", True, "torch.autograd.grad(F.gelu(x).sum(), x)"),
+    ("F.silu fwd+bwd [1024, 1024] f64", "b64", True, "torch.autograd.grad(F.silu(x).sum(), x)"),
+    ("F.elu fwd+bwd [1024, 1024] f64", "b64", True, "torch.autograd.grad(F.elu(x).sum(), x)"),
 ]
 
 
@@ -41,6 +63,7 @@ def child(number, repeat, only):
     minitorch.set_num_threads(1)
     rng = np.random.default_rng(0)
     a64 = rng.uniform(-8, 8, (256, 256))
+    b64 = rng.uniform(-8, 8, (1024, 1024))
     u64 = rng.uniform(0.1, 0.9, (256, 256))
     w64 = u64.copy()
     flat = w64.reshape(-1)
@@ -50,7 +73,7 @@ def child(number, repeat, only):
     q64 = np.floor(rng.uniform(0, 3, (8, 8)))
     arrays = {}
     s64 = u64[:8, :8].copy()
-    for name, v in (("a", a64), ("u", u64), ("w", w64), ("p", p64), ("q", q64), ("s", s64)):
+    for name, v in (("a", a64), ("u", u64), ("w", w64), ("p", p64), ("q", q64), ("s", s64), ("b", b64)):
         arrays[name + "64"], arrays[name + "32"] = v, v.astype(np.float32)
     libs = {"minitorch": (minitorch, minitorch.nn.functional), "torch": (real, real.nn.functional)}
     out = {

@@ -168,9 +168,16 @@ const char* binary_name(BinaryOp op) {
 }
 
 // The unary formulas too long for one schema line (csrc/ops/ops.schema names them in `grad:`).
+// gelu, silu and elu: one pass (mt::activation_backward, these formulas' operations in their order) when
+// the gradient is not differentiated again, as PyTorch's gelu_backward / silu_backward / elu_backward
+// kernels; recorded ops otherwise (and where that kernel is missing)
 Tensor gelu_grad(const Tensor& g, const Tensor& x) {
   using mt::add;
   using mt::mul;
+  if (!GradMode::is_enabled()) {
+    Tensor r = mt::activation_backward(ParamUnaryOp::gelu_backward, g, x);
+    if (r.defined()) return r;
+  }
   Tensor cdf = mul(add(mt::erf(mul(x, S(M_SQRT1_2))), S(1)), S(0.5));
   Tensor pdf = mul(mt::exp(mul(mul(x, x), S(-0.5))), S(1.0 / std::sqrt(2 * kPi)));
   return mul(g, add(cdf, mul(x, pdf)));
@@ -189,8 +196,23 @@ Tensor gelu_tanh_grad(const Tensor& g, const Tensor& x) {
 Tensor silu_grad(const Tensor& g, const Tensor& x) {
   using mt::add;
   using mt::mul;
+  if (!GradMode::is_enabled()) {
+    Tensor r = mt::activation_backward(ParamUnaryOp::silu_backward, g, x);
+    if (r.defined()) return r;
+  }
   Tensor s = mt::sigmoid(x);
   return mul(g, mul(s, add(mul(x, mt::sub(S(1), s)), S(1))));
+}
+// PyTorch's elu_backward from the input: x > 0 takes grad * scale, else (NaN too) grad * input_scale * alpha
+// * scale * exp(x * input_scale); the branch not taken never reaches the gradient (alpha = inf gives no NaN)
+Tensor elu_grad(const Tensor& g, const Tensor& x, double alpha, double scale, double grad_input_scale) {
+  const double neg = grad_input_scale * alpha * scale;
+  if (!GradMode::is_enabled()) {
+    Tensor r = mt::activation_backward(ParamUnaryOp::elu_backward, g, x, neg, scale, grad_input_scale);
+    if (r.defined()) return r;
+  }
+  return mt::where(mt::gt(x, S(0)), mt::mul(g, S(scale)),
+                   mt::mul(mt::mul(g, S(neg)), mt::exp(mt::mul(x, S(grad_input_scale)))));
 }
 Tensor mish_grad(const Tensor& g, const Tensor& x) {
   using mt::mul;

@@ -858,6 +858,22 @@ Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
   return out;
 }
 
+Tensor activation_backward(ParamUnaryOp op, const Tensor& grad, const Tensor& self, double p0, double p1,
+                           double p2) {
+  const ScalarType dt = self.dtype();
+  // CUDA's param_unary kernel has no backward ops (the caller's composite runs there); half and bfloat16
+  // would round once here where the composite rounds every step
+  if (!self.device().is_cpu() || !grad.device().is_cpu() || grad.dtype() != dt ||
+      (dt != ScalarType::Float && dt != ScalarType::Double) ||
+      !IntArrayRef(grad.sizes()).equals(self.sizes()))
+    return Tensor();
+  Tensor out = empty_for_iter(self.sizes(), dt, self.device(), {&grad, &self});
+  if (out.numel() == 0) return out;
+  TensorIter it = TensorIter::make({out, grad, self});
+  param_unary_stub.get(out.device())(it, op, p0, p1, p2);
+  return out;
+}
+
 // PyTorch's addcmul/addcdiv kernels in one pass over out, self, t1, t2, broadcast together (the composite's
 // multiply and add with alpha ran at 0.6 of its speed)
 Tensor addc_fused(const Tensor& self, const Tensor& t1, const Tensor& t2, double value, bool div) {

@@ -102,7 +102,9 @@ using WhereKernelFn = void (*)(const TensorIter& iter);
 using ClampKernelFn = void (*)(const TensorIter& iter, bool has_min, bool has_max);
 // out, x with up to three double parameters (softplus: beta, threshold; leaky_relu: slope; polygamma: n;
 // hardshrink, softshrink: lambd; clamp: min, max; threshold: threshold, value; elu: alpha * scale, scale,
-// input_scale; nan_to_num: nan, posinf, neginf; log_sigmoid: none); unused ones are 0
+// input_scale; nan_to_num: nan, posinf, neginf; log_sigmoid: none); unused ones are 0. The *_backward ops
+// take out, grad, x (activation_backward below; elu_backward: grad_input_scale * alpha * scale, scale,
+// grad_input_scale).
 enum class ParamUnaryOp : int {
   softplus,
   leaky_relu,
@@ -113,9 +115,18 @@ enum class ParamUnaryOp : int {
   nan_to_num,
   softshrink,
   clamp,
-  log_sigmoid
+  log_sigmoid,
+  gelu_backward,
+  silu_backward,
+  elu_backward
 };
 using ParamUnaryKernelFn = void (*)(const TensorIter& iter, ParamUnaryOp op, double p0, double p1, double p2);
+// The gradient of gelu (op gelu_backward), silu or elu (p0-p2 as the enum's comment says) in one pass over
+// grad and x, for autograd's formulas when they are not differentiated again (no recording here): the
+// composite's operations in its order, so its values. An undefined tensor where there is no such kernel
+// (not a CPU float32/float64 pair of one shape; CUDA composes the formula): the caller composes.
+Tensor activation_backward(ParamUnaryOp op, const Tensor& grad, const Tensor& self, double p0 = 0.0,
+                           double p1 = 0.0, double p2 = 0.0);
 // out, self, end, weight (one dtype); or, with `weight` given (a Python number, kept in opmath precision as
 // PyTorch's lerp_kernel_scalar keeps it), out, self, end
 using LerpKernelFn = void (*)(const TensorIter& iter, const Scalar* weight);

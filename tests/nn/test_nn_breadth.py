@@ -1785,3 +1785,57 @@ def test_adaptive_log_softmax_gradients_and_errors():
         mod(x, minitorch.tensor(1))
     with pytest.raises(RuntimeError, match="multi-target not supported"):
         mod(x, minitorch.zeros(5, 1, dtype=minitorch.int64))
+
+
+_ACT_BACKWARD_CHILD = """
+import json, numpy as np, minitorch as m
+F = m.nn.functional
+rng = np.random.default_rng(4)
+a = np.concatenate([np.linspace(-30, 30, 2001), rng.uniform(-8, 8, 1500),
+                    [0.0, -0.0, 1e-30, -1e-30, 88.5, -88.5, 745.0, -745.0, np.inf, -np.inf, np.nan]])
+fns = {"gelu": F.gelu, "silu": F.silu, "elu": F.elu, "celu": lambda v: F.celu(v, 1.5), "selu": F.selu,
+       "elu_all_positive": F.elu}
+out = {"cap": m.backends.cpu.get_cpu_capability()}
+for dt in ("float32", "float64"):
+    for name, f in fns.items():
+        v = np.abs(a) + 1 if name == "elu_all_positive" else a
+        x = m.from_numpy(v.astype(dt)).requires_grad_()
+        gout = m.from_numpy(rng.uniform(-2, 2, v.size).astype(dt))
+        # not differentiated again: the one-pass kernel; create_graph: the recorded formula it replaced
+        fused = [m.autograd.grad(f(x).sum(), x)[0], m.autograd.grad(f(x), x, gout)[0]]
+        composite = [m.autograd.grad(f(x).sum(), x, create_graph=True)[0],
+                     m.autograd.grad(f(x), x, gout, create_graph=True)[0]]
+        xt = m.from_numpy(np.stack([v, -v]).astype(dt)).t().requires_grad_()
+        gt = m.from_numpy(np.stack([gout.numpy(), gout.numpy()]).astype(dt)).t()
+        strided = m.autograd.grad(f(xt), xt, gt)[0]
+        out[dt + " " + name] = {
+            "same": all(np.array_equal(p.detach().numpy(), q.detach().numpy(), equal_nan=True)
+                        for p, q in zip(fused, composite)),
+            "strided": bool(np.array_equal(strided[:, 0].numpy(), fused[1].numpy(), equal_nan=True)),
+            "sum": fused[0].double().tolist(),
+        }
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("cap", ["avx512", "avx2", "default"])
+def test_activation_backward_kernels_on_every_path(cap):
+    # gelu, silu and elu/celu/selu's gradients in one pass when not differentiated again (csrc/kernels/cpu/
+    # elementwise.cpp activation_backward_rows): the bits of the recorded formula they replace at every CPU
+    # capability, with a broadcast gradient (a sum's), a full one, transposed inputs and NaN/inf among the values
+    out = child_json(_ACT_BACKWARD_CHILD, MINITORCH_CPU_CAPABILITY=cap)
+    for key, row in out.items():
+        if key != "cap":
+            assert row["same"] and row["strided"], (out["cap"], key)
+    a = np.linspace(-30, 30, 2001)
+    phi = 0.5 * (1 + np.vectorize(math.erf)(a / math.sqrt(2)))
+    want = phi + a * np.exp(-a * a / 2) / math.sqrt(2 * math.pi)
+    # (both derivatives cross 0 for a negative x: an absolute bound there)
+    np.testing.assert_allclose(out["float64 gelu"]["sum"][:2001], want, rtol=1e-13, atol=1e-15)
+    s = 1 / (1 + np.exp(-a))
+    np.testing.assert_allclose(
+        out["float64 silu"]["sum"][:2001], s * (1 + a * (1 - s)), rtol=1e-13, atol=1e-15
+    )
+    np.testing.assert_allclose(out["float64 elu"]["sum"][:2001], np.where(a > 0, 1.0, np.exp(a)), rtol=1e-15)
+    # NaN in, NaN out; elu's gradient at +-inf: 1 and 0 (exp(-inf)), as PyTorch's elu_backward
+    assert math.isnan(out["float32 gelu"]["sum"][-1]) and out["float64 elu"]["sum"][-3:-1] == [1.0, 0.0]

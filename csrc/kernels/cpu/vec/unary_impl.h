@@ -124,9 +124,12 @@ static VF expm1_fast(VF x) {
   return SLF(expm1, x);
 #endif
 }
-// double expm1 and exp2: AVX2 without SLEEF has ours (avx2_math.h, on exp's reduction and table)
+// double expm1 and exp2: AVX2 without SLEEF has ours (avx2_math.h, on exp's reduction and table), AVX-512
+// without SLEEF the same in eight lanes (avx512_math.h, AVX2's bits)
 static VD expm1_fast(VD x) {
-#ifdef MT_VEC_F32_VIA_F64
+#if defined(MT_VEC_AVX512) && !defined(MT_SLEEF)
+  return expm1_avx512_f64(x);
+#elif defined(MT_VEC_F32_VIA_F64)
   return expm1_avx2_f64(x);
 #else
   return SLD(expm1, x);
@@ -1192,7 +1195,7 @@ void MT_VEC_FILL(Table& t) {
   scalar(t.f64, {Fn::tan, Fn::asin, Fn::acos});
 #endif
 #ifdef MT_VEC_AVX512
-  scalar(t.f64, {Fn::exp2, Fn::expm1, Fn::log2, Fn::log10, Fn::sinh, Fn::cosh});
+  scalar(t.f64, {Fn::exp2, Fn::log2, Fn::log10, Fn::sinh, Fn::cosh});
 #else  // AVX2: every float32 function and the float64 ones not named above are ours
   t.pow_f64 = nullptr;
 #endif
