@@ -472,8 +472,8 @@ def take_along_dim(input, indices, dim=None):
         raise RuntimeError(
             f"torch.take_along_dim(): dtype of indices should be Long but got {_scalar_name(indices.dtype)}"
         )
-    if dim is None:
-        return input.reshape(-1).gather(0, indices.reshape(-1))
+    if dim is None:  # PyTorch views both flat: a non-contiguous input is refused, not copied
+        return input.view(-1).gather(0, indices.view(-1))
     if input.dim() != indices.dim():
         raise RuntimeError(
             "torch.take_along_dim(): input and indices should have the same number of dimensions, but got "

@@ -3721,6 +3721,8 @@ def test_fuzz_4414_values_pytorch_computes():
     assert got.tolist() == np.take(x5.numpy(), np.array([-3, 0, -4, 3, -6, 9]) % 5).tolist()
     with pytest.raises(RuntimeError, match="index -3 is out of bounds for dimension 0 with size 5"):
         T.take_along_dim(x5, T.tensor([-3]))  # flattened: no wrap
+    with pytest.raises(RuntimeError, match="view size is not compatible with input tensor's size and stride"):
+        T.take_along_dim(T.ones(3, 4).t(), T.tensor([1]))  # flattened by view, as PyTorch (fuzz seed 4415)
     with pytest.raises(
         RuntimeError,
         match=re.escape(
