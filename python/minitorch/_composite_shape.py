@@ -207,6 +207,7 @@ def _meshgrid(tensors, indexing):
 def cartesian_prod(*tensors):
     """Cartesian product of 1-d tensors, one row per combination (the lone tensor itself when given one)."""
     tensors = _as_list(tensors)
+    _argcheck.check_tensor_list(tensors, 0)
     for t in tensors:
         if t.dim() != 1:
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
@@ -380,6 +381,8 @@ def trace(input):
     """Sum of the main diagonal of a matrix."""
     # the check inline, not the translating wrapper's (which passed on _trace's own name in the TypeError)
     if isinstance(input, _C.Tensor):
+        if input.dtype == _C.bool:  # PyTorch's kernel refuses it before it reads the rank
+            raise NotImplementedError("\"trace\" not implemented for 'Bool'")
         return _C._trace(input)
     _argcheck.check_tensor("trace", "input", 1, input)
 
@@ -693,6 +696,8 @@ def vdot(input, other):
 
 def cross(input, other, dim=None):
     """Cross product of 3-vectors along `dim` (when None, the first dim of size 3), inputs broadcast."""
+    if dim is not None and (isinstance(dim, bool) or not isinstance(dim, (numbers.Integral, _C.Tensor))):
+        raise TypeError(f"cross(): argument 'dim' (position 3) must be int, not {type(dim).__name__}")
     if input.dim() != other.dim():
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     if dim is None:

@@ -3848,3 +3848,34 @@ def test_fuzz_4414_check_order_and_ranges():
         F.binary_cross_entropy(T.tensor([[-4, 0]]), T.tensor([[-5, -2]]))
     with pytest.raises(NotImplementedError, match="\"log_sigmoid_cpu\" not implemented for 'Long'"):
         F.multilabel_soft_margin_loss(T.tensor([[-4, 0]]), f, reduction="fro")
+
+
+def test_fuzz_4415_refusals():
+    """Calls fuzz seed 4415 found answered with another error than PyTorch's: the adaptive pool's parser before
+    its size-count check, trace of bools, cross's float dim, cartesian_prod's elements, matrix_rank's deprecated
+    positional tol on integers (svd's refusal)"""
+    T = minitorch
+    F = T.nn.functional
+    m = T.ones(2, 3, 4, 4)
+    with pytest.raises(
+        TypeError, match=re.escape("must be tuple of ints, but found element of type float at pos 0")
+    ):
+        F.adaptive_avg_pool2d(m, [1.0])
+    for x in (T.tensor(False), T.ones(2, 2, dtype=T.bool)):
+        with pytest.raises(NotImplementedError, match="\"trace\" not implemented for 'Bool'"):
+            T.trace(x)
+    assert T.trace(T.arange(4.0).reshape(2, 2)).item() == 3.0
+    with pytest.raises(
+        TypeError, match=re.escape("cross(): argument 'dim' (position 3) must be int, not float")
+    ):
+        T.cross(T.ones(3), T.ones(3), 1.0)
+    assert T.cross(T.tensor([1.0, 0, 0]), T.tensor([0.0, 1, 0]), T.tensor(0)).tolist() == [0.0, 0.0, 1.0]
+    with pytest.raises(TypeError, match="^expected Tensor as element 1 in argument 0, but got int"):
+        T.cartesian_prod(T.tensor(1.0), 3, 1)
+    a = T.ones(3, 3, dtype=T.int32)
+    with pytest.raises(
+        NotImplementedError, match="linalg.svd: Expected a floating point or complex tensor as input. Got Int"
+    ):
+        T.linalg.matrix_rank(a, -1)
+    with pytest.raises(RuntimeError, match="This function doesn't handle types other than float and double"):
+        T.linalg.matrix_rank(a)

@@ -1173,6 +1173,10 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
             "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions."
         )
     if A.dtype not in _INEXACT:
+        if tol is not None:  # the deprecated positional tol goes straight to svd, which refuses first
+            raise NotImplementedError(
+                f"linalg.svd: Expected a floating point or complex tensor as input. Got {scalar_name(A.dtype)}"
+            )
         raise RuntimeError("This function doesn't handle types other than float and double")
     if tol is not None:
         atol, rtol = tol, 0.0

@@ -187,8 +187,9 @@ _adaptive_max_pool2d = _argcheck.parsing(
 
 
 def _two_sizes(size, message):
-    # a bare int stands for both sizes; a sequence must name both (the C++ entry also takes a one-element one)
-    if not isinstance(size, int) and len(size) != 2:
+    # a bare int stands for both sizes; a sequence must name both (the C++ entry also takes a one-element one),
+    # checked after PyTorch's parser has taken its elements as ints (its TypeError comes first)
+    if not isinstance(size, int) and len(size) != 2 and all(type(v) is int for v in size):
         raise RuntimeError(message)
     return size
 
