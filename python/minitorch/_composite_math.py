@@ -1769,13 +1769,24 @@ def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
     return _store(self, _C.addmm(self, mat1, mat2, beta=beta, alpha=alpha))
 
 
+def _one_bound(name, arg, bound):
+    # PyTorch's (Tensor) and (Number) overloads both refuse None, where clamp_ would take it as "no bound"
+    if bound is None:
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got (Tensor, NoneType), but expected one of:\n"
+            f" * (Tensor input, Tensor {arg})\n * (Tensor input, Number {arg})\n"
+        )
+
+
 def clamp_min_(self, min):
     """In-place clamp_min."""
+    _one_bound("clamp_min_", "min", min)
     return self.clamp_(min=min)
 
 
 def clamp_max_(self, max):
     """In-place clamp_max."""
+    _one_bound("clamp_max_", "max", max)
     return self.clamp_(max=max)
 
 

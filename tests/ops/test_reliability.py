@@ -3872,6 +3872,12 @@ def test_fuzz_4415_refusals():
     assert T.cross(T.tensor([1.0, 0, 0]), T.tensor([0.0, 1, 0]), T.tensor(0)).tolist() == [0.0, 0.0, 1.0]
     with pytest.raises(TypeError, match="^expected Tensor as element 1 in argument 0, but got int"):
         T.cartesian_prod(T.tensor(1.0), 3, 1)
+    for call in (lambda: T.clamp_max_(T.tensor([3, -5]), None), lambda: T.tensor([3, -5]).clamp_min_(None)):
+        with pytest.raises(
+            TypeError, match=r"clamp_m(ax|in)_\(\) received an invalid combination of arguments"
+        ):
+            call()
+    assert T.tensor([3, -5]).clamp_max_(0).tolist() == [0, -5]
     a = T.ones(3, 3, dtype=T.int32)
     with pytest.raises(
         NotImplementedError, match="linalg.svd: Expected a floating point or complex tensor as input. Got Int"
