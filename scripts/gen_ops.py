@@ -63,7 +63,9 @@ ARG_TYPES = {
     "int": ("py::handle", "int64_t {n} = int_arg({n}_obj, {where});"),
     "SymInt": ("py::handle", "int64_t {n} = symint_arg({n}_obj, {where});"),
     "int?": ("py::handle", "std::optional<int64_t> {n} = opt_arg({n}_obj, int_arg, {where});"),
-    "float": ("double", None),
+    # PyTorch's double: a number (bool and NumPy scalars too) or a 0-dim tensor without grad, never a tensor with
+    # dims (pybind11's double took anything with __float__, a one-element tensor included)
+    "float": ("py::handle", "double {n} = float_arg({n}_obj, {where});"),
     "bool": ("py::handle", "bool {n} = bool_arg({n}_obj, {where});"),
     "bool?": ("py::handle", "std::optional<bool> {n} = opt_arg({n}_obj, bool_arg, {where});"),
     "str": ("std::string", None),
@@ -1274,6 +1276,8 @@ def _lambda(op, inplace, method=False, overloaded=False, many=False):
         where = f'{{"{shown}", "{p.name}", {pos}, {i + 1}}}'
         if overloaded and p.type in STRICT_TYPES:
             params.append(f"{STRICT_TYPES[p.type]} {p.name}")
+        elif overloaded and p.type == "float":  # a refusal tries the next row (bernoulli_'s float p)
+            params.append(f"double {p.name}")
         elif many and p.type == "Tensor" and not (skip and p.name == "self"):
             # a row of several: bind_factory.h's TensorArg refuses a non-tensor cheaply for the next row
             params.append(f"TensorArg {p.name}_obj")
@@ -1355,6 +1359,26 @@ int64_t int_arg(py::handle h, const ArgWhere& w) {
   int64_t v = 0;
   if (!load_strict_int(h.ptr(), &v)) wrong_arg(w, "int", h);
   return v;
+}
+
+// PyTorch's double (normal_'s mean, softplus's beta): a Python or NumPy number (a bool too), or a 0-dim real
+// tensor that does not require grad
+double float_arg(py::handle h, const ArgWhere& w) {
+  PyObject* o = h.ptr();
+  if (PyFloat_Check(o) || PyLong_Check(o)) return PyFloat_AsDouble(o);
+  if (g_tensor_type && PyObject_TypeCheck(o, g_tensor_type)) {
+    const Tensor t = h.cast<Tensor>();
+    if (t.dim() != 0 || t.requires_grad() || is_complex(t.dtype())) wrong_arg(w, "float", h);
+    return item(t).to_double();
+  }
+  const char* tp = Py_TYPE(o)->tp_name;  // numpy.float32, numpy.int64, numpy.bool: scalars, not arrays
+  if (std::strncmp(tp, "numpy.", 6) == 0 && std::strcmp(tp, "numpy.ndarray") != 0 && !PyComplex_Check(o) &&
+      std::strstr(tp, "complex") == nullptr) {
+    const double v = PyFloat_AsDouble(o);
+    if (!(v == -1.0 && PyErr_Occurred())) return v;
+    PyErr_Clear();
+  }
+  wrong_arg(w, "float", h);
 }
 
 // PyTorch's SymInt (topk's k, tril's diagonal): also a one-element integer tensor of any rank

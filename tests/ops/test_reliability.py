@@ -3878,6 +3878,24 @@ def test_fuzz_4415_refusals():
         ):
             call()
     assert T.tensor([3, -5]).clamp_max_(0).tolist() == [0, -5]
+    # a generated `float` argument is PyTorch's double: a number or a 0-dim tensor without grad
+    x = T.zeros(3)
+    for v in (True, 2, 0.5, np.float32(0.5), np.int64(2), T.tensor(0.5), T.tensor(1)):
+        assert x.normal_(v) is x
+    for v, kind in (
+        (T.tensor([0.5]), "Tensor"),
+        (T.tensor(0.5, requires_grad=True), "Tensor"),
+        (np.array(0.5), "numpy.ndarray"),
+        (1 + 2j, "complex"),
+    ):
+        with pytest.raises(
+            TypeError, match=re.escape(f"normal_(): argument 'mean' (position 1) must be float, not {kind}")
+        ):
+            x.normal_(v)
+    with pytest.raises(
+        TypeError, match=re.escape("bernoulli_() received an invalid combination of arguments")
+    ):
+        x.bernoulli_("a")
     a = T.ones(3, 3, dtype=T.int32)
     with pytest.raises(
         NotImplementedError, match="linalg.svd: Expected a floating point or complex tensor as input. Got Int"
