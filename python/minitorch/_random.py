@@ -139,8 +139,11 @@ def _continuous(self, dist):
         )
 
 
+# the fills' numbers are PyTorch's double (a 0-dim tensor is a number; a tensor with dims is refused upfront)
+@_argcheck.parses("float lambd=1, *, Generator? generator=None", method=True)
 def exponential_(self, lambd=1.0, *, generator=None):
     """Fills self with Exponential(lambd) samples, -log(1 - U) / lambd for U ~ Uniform[0, 1)."""
+    lambd = float(lambd)
     if not lambd > 0.0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_std_fmt(lambd)}")
     if self.numel() == 0:  # PyTorch's kernel (and its dtype check) is not dispatched for no elements
@@ -174,8 +177,10 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     return self
 
 
+@_argcheck.parses("float median=0, float sigma=1, *, Generator? generator=None", method=True)
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """Fills self with Cauchy(median, sigma) samples, median + sigma * tan(pi * (U - 1/2))."""
+    median, sigma = float(median), float(sigma)
     if not sigma > 0.0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_std_fmt(sigma)}")
     if not self.dtype.is_floating_point:
@@ -190,9 +195,11 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     return self
 
 
+@_argcheck.parses("float p, *, Generator? generator=None", method=True)
 def geometric_(self, p, *, generator=None):
     """Fills self with Geometric(p) samples: the number of Bernoulli(p) trials up to the first success
     (1, 2, ...), as ceil(log(1 - U) / log(1 - p)); integer tensors are allowed."""
+    p = float(p)
     if not 0.0 < p < 1.0:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_std_fmt(p)}")
     with grad_mode.no_grad():

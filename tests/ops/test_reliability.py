@@ -3896,6 +3896,10 @@ def test_fuzz_4415_refusals():
         TypeError, match=re.escape("bernoulli_() received an invalid combination of arguments")
     ):
         x.bernoulli_("a")
+    for fill, args in (("cauchy_", (0.0, 1.0)), ("exponential_", (1.0,)), ("geometric_", (0.5,))):
+        with pytest.raises(TypeError, match=re.escape(f"{fill}(): argument")):
+            getattr(x, fill)(T.tensor([args[0]]), *args[1:])
+        assert getattr(x, fill)(T.tensor(args[0]), *args[1:]) is x  # a 0-dim tensor is a number
     a = T.ones(3, 3, dtype=T.int32)
     with pytest.raises(
         NotImplementedError, match="linalg.svd: Expected a floating point or complex tensor as input. Got Int"
