@@ -614,7 +614,7 @@ def _check_dim_list(what, pos, ds):
                     f"type {type(d).__name__} at pos 0"
                 )
             raise TypeError(
-                f"tensordot(): argument '{what}' failed to unpack the object at pos {pos - 1} with error \"type must "
+                f"tensordot(): argument '{what}' failed to unpack the object at pos {k + 1} with error \"type must "
                 f'be tuple of ints,but got {type(d).__name__}"'
             )
 

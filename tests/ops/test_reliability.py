@@ -3900,6 +3900,20 @@ def test_fuzz_4415_refusals():
         with pytest.raises(TypeError, match=re.escape(f"{fill}(): argument")):
             getattr(x, fill)(T.tensor([args[0]]), *args[1:])
         assert getattr(x, fill)(T.tensor(args[0]), *args[1:]) is x  # a 0-dim tensor is a number
+    # int-list parsing: the failed element's index + 1 (tensordot), the size-only sparse_coo_tensor's size
+    cube = T.ones(2, 2, 2)
+    with pytest.raises(
+        TypeError, match=re.escape("argument 'dims_self' failed to unpack the object at pos 3 with error")
+    ):
+        T.tensordot(cube, cube, ([0, 1, 2.0], [0, 1, 2]))
+    assert T.sparse_coo_tensor(3).shape == (3,) and T.sparse_coo_tensor(T.tensor([2])).shape == (2,)
+    for size, msg in (
+        (T.tensor([1.5]), "must be tuple of ints, not Tensor"),
+        ([2.5], "must be tuple of ints, but found element of type float at pos 0"),
+        ((2, 3.0), "failed to unpack the object at pos 2"),
+    ):
+        with pytest.raises(TypeError, match=re.escape(msg)):
+            T.sparse_coo_tensor(size)
     a = T.ones(3, 3, dtype=T.int32)
     with pytest.raises(
         NotImplementedError, match="linalg.svd: Expected a floating point or complex tensor as input. Got Int"

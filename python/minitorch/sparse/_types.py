@@ -12,6 +12,7 @@ them (registered with `_creation`), ``isinstance(s, Tensor)`` does not.
 
 import builtins
 import math
+import numbers
 
 from minitorch import _C, _composite_math, _creation, _tensor_str
 from minitorch._dtype_names import scalar_name
@@ -759,6 +760,29 @@ def _checks_on(check_invariants):
 _NO_VALUES = object()
 
 
+def _size_only(size):
+    """sparse_coo_tensor(size)'s size as PyTorch's int-list parser reads it: an int, a one-element integer tensor,
+    or a sequence of ints"""
+    what = "sparse_coo_tensor(): argument 'size' (position 1) must be tuple of ints"
+    if isinstance(size, _C.Tensor):
+        if size.is_floating_point() or size.is_complex() or size.dtype == _C.bool or size.numel() != 1:
+            raise TypeError(f"{what}, not Tensor")
+        return (int(size.item()),)
+    if isinstance(size, numbers.Integral) and not isinstance(size, bool):
+        return (int(size),)
+    if not isinstance(size, (list, tuple)):
+        raise TypeError(f"{what}, not {type(size).__name__}")
+    for k, d in enumerate(size):
+        if isinstance(d, bool) or not isinstance(d, numbers.Integral):
+            if k == 0:
+                raise TypeError(f"{what}, but found element of type {type(d).__name__} at pos 0")
+            raise TypeError(
+                f"sparse_coo_tensor(): argument 'size' failed to unpack the object at pos {k + 1} with error "
+                f'"type must be tuple of ints,but got {type(d).__name__}"'
+            )
+    return tuple(int(d) for d in size)
+
+
 def sparse_coo_tensor(
     indices,
     values=_NO_VALUES,
@@ -780,7 +804,7 @@ def sparse_coo_tensor(
 
     sparse_coo_tensor(size, dtype=...) (PyTorch's size-only overload) is an empty one of that size."""
     if values is _NO_VALUES:
-        shape = tuple(int(d) for d in indices)
+        shape = _size_only(indices)
         return sparse_coo_tensor(
             _C.empty((len(shape), 0), dtype=_C.int64),
             _C.empty((0,), dtype=dtype if dtype is not None else _C.get_default_dtype()),
