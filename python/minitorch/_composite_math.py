@@ -393,23 +393,8 @@ for _f in (baddbmm, addbmm, addmv, addr):
 
 
 def _bcast(a, b):
-    shape = _broadcast_shape(a.shape, b.shape)
+    shape = _composite_shape._broadcast_sizes(a.shape, b.shape)
     return a.expand(shape), b.expand(shape)
-
-
-def _broadcast_shape(s1, s2):
-    n = builtins.max(len(s1), len(s2))
-    s1 = (1,) * (n - len(s1)) + tuple(s1)
-    s2 = (1,) * (n - len(s2)) + tuple(s2)
-    out = []
-    for x, y in zip(s1, s2):
-        if x != y and x != 1 and y != 1:
-            raise RuntimeError(
-                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension "
-                f"{len(out)}"
-            )
-        out.append(y if x == 1 else x)
-    return tuple(out)
 
 
 # xlogy is a schema op (csrc/ops/ops.schema); the distributions and special reach it here

@@ -454,7 +454,8 @@ def argwhere(input):
 
 
 def _broadcast_sizes(a, b):
-    """The broadcast of shapes a and b (right-aligned), refused in ATen's infer_size wording."""
+    """The broadcast of shapes a and b (right-aligned), refused in ATen's infer_size wording (one helper for
+    _composite_math's composites, take_along_dim and the torch-level BCE-with-logits)."""
     n = max(len(a), len(b))
     a, b = [1] * (n - len(a)) + list(a), [1] * (n - len(b)) + list(b)
     shape = []
