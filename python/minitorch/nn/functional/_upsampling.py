@@ -44,8 +44,8 @@ def _refuse_size(nd, mode, sizes, align_corners):
     name = name.format(k)
     linear = "nearest" not in mode
     ac = "bool align_corners, " if linear else ""
-    scales = ", ".join(f"float scales_{c} = None" for c in ("dhw"[3 - k :] if k > 1 else [""]))
-    scales = scales.replace("scales_ ", "scales ")
+    names = ["scales"] if k == 1 else [f"scales_{c}" for c in "dhw"[3 - k :]]
+    scales = ", ".join(f"float {n} = None" for n in names)
     kinds = ", ".join(type(v).__name__ for v in sizes)
     got = "(Tensor, list, bool, NoneType)" if linear else "(Tensor, list, NoneType)"
     marks = f"(Tensor, !list of [{kinds}]!, {'bool, ' if linear else ''}!NoneType!)"
