@@ -184,21 +184,24 @@ namespace {
 // The dtypes PyTorch's kernels refuse for the unary table (the schema's `refuse:`); everything else computes.
 #include "generated/unary_checks.inc"
 
+// PyTorch's sub_check: bool operands are refused, before alpha scales anything (`1 - mask` is a mask's
+// negation)
+static void check_sub_operands(const Tensor& a, const Tensor& b) {
+  const bool a_bool = a.dtype() == ScalarType::Bool, b_bool = b.dtype() == ScalarType::Bool;
+  MT_CHECK_NOT_IMPLEMENTED(
+      !(a_bool && b_bool),
+      "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
+      "or `logical_xor()` operator instead.");
+  MT_CHECK_NOT_IMPLEMENTED(!(a_bool || b_bool),
+                           "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                           "trying to invert a mask, "
+                           "use the `~` or `logical_not()` operator instead.");
+}
+
 // Checks that depend on values or dtypes, in PyTorch's words.
 void check_binary(BinaryOp op, ScalarType common, const Tensor& a, const Tensor& b, Device dev) {
   OpRule r = rule_of(op);
-  if (op == BinaryOp::sub && common == ScalarType::Bool)
-    MT_CHECK_NOT_IMPLEMENTED(
-        false,
-        "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
-        "or `logical_xor()` operator instead.");
-  // one bool operand is refused too, whatever the other (PyTorch's sub_check): `1 - mask` is a mask's
-  // negation
-  if (op == BinaryOp::sub && (a.dtype() == ScalarType::Bool || b.dtype() == ScalarType::Bool))
-    MT_CHECK_NOT_IMPLEMENTED(false,
-                             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
-                             "trying to invert a mask, "
-                             "use the `~` or `logical_not()` operator instead.");
+  if (op == BinaryOp::sub) check_sub_operands(a, b);
   if (r == OpRule::Bitwise && is_floating(common))
     dtype_not_implemented(kernel_name(name_of(op), dev), common);
   // PyTorch's logaddexp has a complex kernel, logaddexp2 has none
@@ -234,7 +237,8 @@ void check_binary(BinaryOp op, ScalarType common, const Tensor& a, const Tensor&
   }
   bool int_div = op == BinaryOp::floor_divide || op == BinaryOp::remainder || op == BinaryOp::fmod ||
                  op == BinaryOp::trunc_divide;
-  if (int_div && is_integral(common, true)) {
+  if (int_div && is_integral(common, true) && a.numel() != 0 &&
+      b.numel() != 0) {  // nothing to divide: no check
     // the divisor as the kernel sees it: a number that wraps to 0 in the dtype (int16 // 65536) divides by 0
     Tensor bc = b.dtype() == common ? b : to(b, common, b.device());
     Tensor zero = eq(bc, wrapped_scalar(Scalar(int64_t(0))));
@@ -570,6 +574,7 @@ Tensor scale_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {
 // two passes over memory and an allocation. Same float dtype, shape and device, dense, no overlap and no
 // autograd: the multi-tensor kernel does self += alpha * other in one pass (rounded once, in opmath).
 const Tensor& add_scaled_(const Tensor& self, const Tensor& other, const Scalar& alpha, bool subtract) {
+  if (subtract) check_sub_operands(self, other);
   if (!unit_alpha(alpha) && !alpha.is_bool() && is_floating(self.dtype()) && other.dtype() == self.dtype() &&
       other.device() == self.device() && other.sizes() == self.sizes() && self.numel() >= 4096 &&
       self.is_contiguous() && other.is_contiguous() && !needs_grad(self, other) && !autocast::active() &&
@@ -586,6 +591,7 @@ Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  check_sub_operands(a, b);
   return binary(BinaryOp::sub, a, scale_by_alpha(a, b, alpha));
 }
 
@@ -689,9 +695,19 @@ const Tensor& native::clamp_(const Tensor& self, const std::optional<Tensor>& mi
 }
 
 Tensor native::where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  MT_CHECK(cond.dtype() == ScalarType::Bool,
+  MT_CHECK(cond.dtype() == ScalarType::Bool || cond.dtype() == ScalarType::Byte,
            "where expected condition to be a boolean tensor, but got a tensor with dtype ",
            dtype_short_name(cond.dtype()));
+  if (cond.dtype() == ScalarType::Byte) {  // still taken (nonzero is true), with PyTorch's one-time warning
+    static bool warned = false;
+    if (!warned) {
+      warned = true;
+      warn(
+          "where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
+          "future "
+          "version of PyTorch. Use a boolean condition instead.");
+    }
+  }
   Device dev = common_device({&cond, &a, &b});
   ScalarType dt = result_type(a, b);
   DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes()), b.sizes());
@@ -726,6 +742,9 @@ const Tensor& native::masked_fill_(const Tensor& self, const Tensor& mask, const
   MT_CHECK(IntArrayRef(shape).equals(self.sizes()), "output with shape ", shape_str(self.sizes()),
            " doesn't match the broadcast shape ", shape_str(shape));
   Device dev = common_device({&self, &mask, &value}, &self);
+  // PyTorch's CPU kernel reads the value as a number of self's dtype, checked (an int tensor filled with inf
+  // is its overflow error); its CUDA kernel reads the tensor as it is
+  if (!value.device().is_cuda()) check_scalar_fits(item(value), self.dtype());
   Tensor v = prepare(unaliased_input(self, value), self.dtype(), dev);
   Tensor m = prepare(unaliased_input(self, mask), ScalarType::Bool, dev);
   broadcast_strides(m, self.sizes());  // the mask must broadcast to self, not the other way round

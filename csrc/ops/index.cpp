@@ -336,8 +336,16 @@ Tensor native::index_select(const Tensor& self, int64_t dim, const Tensor& index
   {
     Tensor h = host_indices(index, index.sizes());
     const int64_t* v = h.data<int64_t>();
-    for (int64_t k = 0, n = h.numel(); k < n; ++k)
-      MT_CHECK_INDEX(v[k] >= 0 && v[k] < size, "index out of range in self");
+    const int64_t n = h.numel();
+    // PyTorch's CPU words: an empty axis of a matrix or more, then its dim-1 kernel's own message
+    MT_CHECK(n == 0 || size > 0 || self.dim() < 2,
+             "index_select(): self indexing axis dim should be positive");
+    const bool dim1 = self.device().is_cpu() && self.dim() > 1 && d == 1;
+    for (int64_t k = 0; k < n; ++k) {
+      if (v[k] >= 0 && v[k] < size) continue;
+      MT_CHECK(!dim1, "INDICES element is out of DATA bounds, id=", v[k], " axis_dim=", size);
+      MT_CHECK_INDEX(false, "index out of range in self");
+    }
   }
   if (self.dim() == 0) return mt::reshape(mt::index_select(mt::unsqueeze(self, 0), 0, index), {});
   if (self.device().is_cpu() && d == self.dim() - 1) {

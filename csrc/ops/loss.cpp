@@ -67,8 +67,9 @@ struct ClassLossPlan {
   DimVector out_shape;
 };
 
-ClassLossPlan plan_class_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
+ClassLossPlan plan_class_loss(const Tensor& input, const Tensor& target_in, const Tensor& weight,
                               const ClassLossOptions& opt) {
+  Tensor target = target_in;
   const bool prob = opt.kind == ClassLossKind::ce_prob;
   const bool ce = opt.kind != ClassLossKind::nll;
   check_same_device(input, target);
@@ -96,6 +97,12 @@ ClassLossPlan plan_class_loss(const Tensor& input, const Tensor& target, const T
     for (int64_t d = 0; d < nd; ++d)
       if (d != (nd == 1 ? 0 : 1)) p.out_shape.push_back(input.sizes()[d]);
   } else {
+    // one sample without a batch dim may come with its class index as a one-element vector (PyTorch 2.15)
+    if (nd == 1 && target.dim() == 1) {
+      MT_CHECK_VALUE(target.sizes()[0] == 1,
+                     "For 1D input, 1D target must have size 1, but got target size: ", target.sizes()[0]);
+      target = reshape(target, {});
+    }
     MT_CHECK_VALUE(nd == 1 || target.dim() == 0 || input.sizes()[0] == target.sizes()[0],
                    "Expected input batch_size (", input.sizes()[0], ") to match target batch_size (",
                    target.sizes()[0], ").");

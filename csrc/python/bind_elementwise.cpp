@@ -100,14 +100,29 @@ std::string inplace_name(const char* name) {
   return std::string(name) + "_";
 }
 
+// PyTorch's parser's Number: a Python or NumPy number, or a 0-dim tensor that does not require grad
+bool is_number_arg(py::handle h) {
+  if (py::isinstance<TensorImpl>(h)) {
+    const Tensor t = h.cast<Tensor>();
+    return t.dim() == 0 && !t.requires_grad();
+  }
+  return is_python_scalar(h) || (!py::isinstance<py::array>(h) && py::hasattr(h, "__float__"));
+}
+
+// a Number argument as the parser passes it on: a 0-dim tensor becomes its Python number (a wrapped number in
+// type promotion, not a tensor operand)
+py::object as_number(py::handle h) {
+  if (py::isinstance<TensorImpl>(h)) return h.attr("item")();
+  return py::reinterpret_borrow<py::object>(h);
+}
+
 // The old add/sub(alpha, other) overload: alpha a Number (a 0-dim tensor passes as one), other a Tensor or
 // number, no keyword but out= (left to the out= overload, which calls this one again without it). Anything
 // else is PyTorch's refusal of a third positional argument.
 void deprecated_alpha_first(const std::string& name, bool method, py::handle alpha, py::handle other,
                             const py::kwargs& kw) {
   if (kw.size() == 1 && kw.contains("out")) throw py::reference_cast_error();
-  const bool alpha_ok =
-      py::isinstance<TensorImpl>(alpha) ? alpha.cast<Tensor>().dim() == 0 : is_python_scalar(alpha);
+  const bool alpha_ok = is_number_arg(alpha);
   const bool other_ok = py::isinstance<TensorImpl>(other) || is_python_scalar(other);
   if (!kw.empty() || !alpha_ok || !other_ok)
     throw py::type_error(name + (method ? "() takes 1 positional argument but 2 were given"
@@ -198,23 +213,48 @@ void bind_alpha(py::module_& m, TensorClass& cls, const Spelling& s) {
   if (s.method) cls.def(s.name, fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
   if (s.inplace)
     cls.def(inplace_name(s.name).c_str(), fn_, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-  if (!s.alpha_first) return;
+  // a third positional argument: PyTorch's (Tensor input, Number other, Number alpha=1) under every spelling,
+  // where the op's own name has the deprecated (Tensor input, Number alpha, Tensor other), that form, which
+  // PyTorch's parser tries first (sub(x, 3, 2) warns; int.sub(float 0-d, 3) is its alpha error)
   const std::string name = s.name;
-  m.def(name.c_str(), [fn, name](py::handle a, py::handle alpha, py::handle b, py::kwargs kw) {
-    deprecated_alpha_first(name, false, alpha, b, kw);
-    return fn(a, b, alpha);
-  });
+  const bool old_form = s.alpha_first;
+  auto refuse = [](const std::string& n, bool method) {
+    return py::type_error(n + (method ? "() takes 1 positional argument but 2 were given"
+                                      : "() takes 2 positional arguments but 3 were given"));
+  };
+  m.def(name.c_str(),
+        [fn, name, old_form, refuse](py::handle a, py::handle second, py::handle third, py::kwargs kw) {
+          if (old_form) {
+            deprecated_alpha_first(name, false, second, third, kw);
+            return fn(a, third, second);
+          }
+          if (kw.empty() && is_number_arg(second) && is_number_arg(third))
+            return fn(a, as_number(second), third);
+          throw refuse(name, false);
+        });
   if (s.method)
-    cls.def(name.c_str(), [fn, name](py::handle a, py::handle alpha, py::handle b, py::kwargs kw) {
-      deprecated_alpha_first(name, true, alpha, b, kw);
-      return fn(a, b, alpha);
-    });
-  if (s.inplace)
-    cls.def(inplace_name(name.c_str()).c_str(),
-            [fn_, name](py::object self, py::handle alpha, py::handle b, py::kwargs kw) {
-              deprecated_alpha_first(name + "_", true, alpha, b, kw);
-              return fn_(self, b, alpha);
+    cls.def(name.c_str(),
+            [fn, name, old_form, refuse](py::handle a, py::handle second, py::handle third, py::kwargs kw) {
+              if (old_form) {
+                deprecated_alpha_first(name, true, second, third, kw);
+                return fn(a, third, second);
+              }
+              if (kw.empty() && is_number_arg(second) && is_number_arg(third))
+                return fn(a, as_number(second), third);
+              throw refuse(name, true);
             });
+  if (s.inplace)
+    cls.def(
+        inplace_name(name.c_str()).c_str(),
+        [fn_, name, old_form, refuse](py::object self, py::handle second, py::handle third, py::kwargs kw) {
+          if (old_form) {
+            deprecated_alpha_first(name + "_", true, second, third, kw);
+            return fn_(self, third, second);
+          }
+          if (kw.empty() && is_number_arg(second) && is_number_arg(third))
+            return fn_(self, as_number(second), third);
+          throw refuse(name + "_", true);
+        });
 }
 
 // div's `keyword: rounding_mode` (None, "trunc" or "floor") under one spelling
@@ -344,6 +384,12 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
         return sub(to_operand(b), to_operand(a, "input"), parse_scalar(alpha, "alpha"));
       },
       py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  // PyTorch's (Tensor input, Number other, Number alpha=1): other - alpha * input
+  m.def("rsub", [](py::handle a, py::handle b, py::handle alpha) {
+    if (!is_number_arg(b) || !is_number_arg(alpha))
+      throw py::type_error("rsub() takes 2 positional arguments but 3 were given");
+    return sub(to_operand(as_number(b)), to_operand(a, "input"), parse_scalar(alpha, "alpha"));
+  });
 
   // the operators the schema declares (`operators:`), each its form's instance for its op
 #define MT_BIND_OPERATOR_UNARY(name, op, form) cls.def(name, &form<UnaryOp::op>);

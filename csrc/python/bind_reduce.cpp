@@ -123,18 +123,44 @@ double parse_p(py::handle p) {
     MT_CHECK_NOT_IMPLEMENTED(s != "nuc", "norm(p='nuc') is not implemented");
     MT_ERROR("norm(): p must be a number, inf, 'fro' or 'nuc', got '", s, "'");
   }
+  // a tensor p reaches linalg.vector_norm's parser in PyTorch: a Number there, so 0-dim without grad only
+  if (py::isinstance<TensorImpl>(p)) {
+    const Tensor t = p.cast<Tensor>();
+    if (t.dim() != 0 || t.requires_grad())
+      throw py::type_error("linalg_vector_norm(): argument 'ord' (position 2) must be Number, not Tensor");
+  }
   return p.cast<double>();
 }
 
 }  // namespace
 
 void init_reduce(py::module_& m, TensorClass& cls) {
-  // sum/mean/prod: (dim=None, keepdim=False, *, dtype=None)
+  // sum/mean: (dim=None, keepdim=False, *, dtype=None); prod: PyTorch's two signatures, (*, dtype=None) over
+  // every element and (dim, bool keepdim=False, *, dtype=None) with a dim never None (a list of dims is ours)
   using DTypeReduce = Tensor (*)(const Tensor&, IntArrayRef, bool, ScalarType);
   const std::pair<const char*, DTypeReduce> dtype_reductions[] = {
       {"sum", &sum}, {"mean", &mean}, {"prod", &prod}};
   for (auto [name, fn] : dtype_reductions) {
     DTypeReduce f = fn;
+    if (f == &prod) {
+      auto all = [f](const Tensor& x, py::handle dtype) {
+        ScalarType dt = parse_dtype(dtype);
+        return nogil([&] { return f(x, {}, false, dt); }, x);
+      };
+      auto one = [f](const Tensor& x, py::handle dim, StrictBool keepdim, py::handle dtype) {
+        if (dim.is_none()) throw py::reference_cast_error();  // no overload takes it: PyTorch's TypeError
+        DimVector dims = parse_dims(dim);
+        ScalarType dt = parse_dtype(dtype);
+        return nogil([&] { return f(x, dims, keepdim, dt); }, x);
+      };
+      m.def(name, all, py::arg("input"), py::kw_only(), py::arg("dtype") = py::none());
+      m.def(name, one, py::arg("input"), py::arg("dim"), py::arg("keepdim") = false, py::kw_only(),
+            py::arg("dtype") = py::none());
+      cls.def(name, all, py::kw_only(), py::arg("dtype") = py::none());
+      cls.def(name, one, py::arg("dim"), py::arg("keepdim") = false, py::kw_only(),
+              py::arg("dtype") = py::none());
+      continue;
+    }
     auto call = [f](const Tensor& x, py::handle dim, StrictBool keepdim, py::handle dtype) {
       DimVector dims = parse_dims(dim);
       ScalarType dt = parse_dtype(dtype);

@@ -518,7 +518,11 @@ void init_tensor(py::module_& m, TensorClass& cls) {
           py::arg("memory_format") = memory_format_object(MemoryFormat::Contiguous))
       .def("storage_offset", [](const Tensor& t) { return t.storage_offset(); })
       // 0 for a meta tensor, as PyTorch's
-      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.unchecked_data_ptr()); })
+      // a tensor of no elements points nowhere (0), as PyTorch's
+      .def("data_ptr",
+           [](const Tensor& t) {
+             return t.numel() == 0 ? 0 : reinterpret_cast<uintptr_t>(t.unchecked_data_ptr());
+           })
       // Tensor._base: the root base of a view that autograd tracks (made in grad mode from a floating or
       // complex tensor); other views are not tracked (that would cost every view an allocation), so None
       .def_property_readonly("_base",

@@ -6,6 +6,7 @@ import builtins
 import inspect
 import math
 import numbers
+import warnings
 
 from minitorch import _C, _argcheck, _compare, _composite_shape, _creation
 from minitorch import return_types as _rt
@@ -249,8 +250,49 @@ def _fused_addc(input, tensor1, tensor2, value):
     )
 
 
-def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+_VALUE_FIRST_WARNED = set()
+_NO_VALUE = object()  # value= not given (None is a value PyTorch's parser refuses)
+
+
+def _value_first(name, method, value, tensor1, rest, kw_value):
+    """PyTorch's deprecated addcmul/addcdiv(input, value, tensor1, tensor2) and its method/in-place forms
+    (`value` a Number, no value= keyword): (tensor1, tensor2, value), with the overload's one-time warning.
+    Anything else is the refusal of the extra positional argument."""
+    plain = isinstance(value, (builtins.int, builtins.float, builtins.complex)) or (
+        isinstance(value, _C.Tensor) and value.dim() == 0 and not value.requires_grad
+    )
+    if len(rest) != 1 or kw_value is not _NO_VALUE or not plain:
+        given = 3 + len(rest) - method
+        raise TypeError(f"{name}() takes {given - 1} positional arguments but {given} were given")
+    key = (name, method)
+    if key not in _VALUE_FIRST_WARNED:
+        _VALUE_FIRST_WARNED.add(key)
+        if method:
+            old, new = (
+                f"{name}(Number value, Tensor tensor1, Tensor tensor2)",
+                (f"{name}(Tensor tensor1, Tensor tensor2, *, Number value = 1)"),
+            )
+        else:
+            out = ", *, Tensor out = None" if not name.endswith("_") else ""
+            old = f"{name}(Tensor input, Number value, Tensor tensor1, Tensor tensor2{out})"
+            new = f"{name}(Tensor input, Tensor tensor1, Tensor tensor2, *, Number value = 1{out[3:]})"
+        warnings.warn(
+            f"This overload of {name} is deprecated:\n\t{old}\nConsider using one of the following signatures "
+            f"instead:\n\t{new}",
+            UserWarning,
+            stacklevel=3,
+        )
+    if isinstance(value, _C.Tensor):
+        value = value.item()
+    return tensor1, rest[0], value
+
+
+def addcmul(input, tensor1, tensor2, *deprecated, value=_NO_VALUE, out=None):
     """input + value * tensor1 * tensor2."""
+    if deprecated:
+        tensor1, tensor2, value = _value_first("addcmul", False, tensor1, tensor2, deprecated, value)
+    elif value is _NO_VALUE:
+        value = 1
     if isinstance(value, builtins.float) and not builtins.any(
         _is_float(t) or t.is_complex() for t in (input, tensor1, tensor2)
     ):
@@ -281,8 +323,12 @@ def _foreach_fusable(self, tensor1, tensor2):
     )
 
 
-def addcmul_(self, tensor1, tensor2, *, value=1):
+def addcmul_(self, tensor1, tensor2, *deprecated, value=_NO_VALUE):
     """In-place addcmul: self += value * tensor1 * tensor2 (one fused kernel when no autograd is involved)."""
+    if deprecated:
+        tensor1, tensor2, value = _value_first("addcmul_", True, tensor1, tensor2, deprecated, value)
+    elif value is _NO_VALUE:
+        value = 1
     if _foreach_fusable(self, tensor1, tensor2):
         _C._foreach_addcmul_([self], [tensor1], [tensor2], value)
         return self
@@ -300,8 +346,12 @@ _ADDCDIV_INT = (
 )
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+def addcdiv(input, tensor1, tensor2, *deprecated, value=_NO_VALUE, out=None):
     """input + value * tensor1 / tensor2 (true division; integral tensor1 and tensor2 are refused)."""
+    if deprecated:
+        tensor1, tensor2, value = _value_first("addcdiv", False, tensor1, tensor2, deprecated, value)
+    elif value is _NO_VALUE:
+        value = 1
     if not _is_float(tensor1) and not _is_float(tensor2):
         raise RuntimeError(_ADDCDIV_INT)
     input, tensor1, tensor2 = _common(input, tensor1, tensor2)
@@ -315,8 +365,12 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     return write_out(r, out, "addcdiv", "castable")
 
 
-def addcdiv_(self, tensor1, tensor2, *, value=1):
+def addcdiv_(self, tensor1, tensor2, *deprecated, value=_NO_VALUE):
     """In-place addcdiv: self += value * tensor1 / tensor2 (fused when no autograd is involved)."""
+    if deprecated:
+        tensor1, tensor2, value = _value_first("addcdiv_", True, tensor1, tensor2, deprecated, value)
+    elif value is _NO_VALUE:
+        value = 1
     if not _is_float(tensor1) and not _is_float(tensor2):
         raise RuntimeError(_ADDCDIV_INT)
     if _foreach_fusable(self, tensor1, tensor2):
@@ -1087,6 +1141,8 @@ def _nanmedian_dim(input, dim, keepdim):
     if input.dtype == _C.bool:  # PyTorch's median kernels have no bool case
         _not_implemented("median_cuda" if input.is_cuda else "median_cpu", input)
     d = _composite_shape._wrap(dim, input.dim())
+    if input.dim() and input.shape[d] == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
     x = input.movedim(d, -1) if input.dim() else input.reshape(1)
     s, idx = _C.sort(x, -1)
     valid = _C.logical_not(_C.isnan(x)) if _is_float(x) else _C.ones_like(x, dtype=_C.bool)
@@ -1167,6 +1223,8 @@ def _histogramdd_impl(input, bins, range, weight, density):
     """hist over input's last dim as coordinates, and the list of edge tensors. Each coordinate's bin is the
     last edge <= it (the last bin closed on the right), as PyTorch's search; values outside the edges (and
     NaN) are left out."""
+    if input.dim() == 0:  # PyTorch reads the last dim's size first
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
     _hist_check_dtype(input)
     if input.dim() < 2:
         raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
@@ -1688,19 +1746,22 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         )
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
-    if x1.dtype != x2.dtype:
-        # PyTorch's kernel reads both in x1's dtype: refused once there is something to compute, x1's dtype
-        # for an empty one
-        if x1.numel() and x2.numel():
-            raise RuntimeError(
-                f"expected scalar type {scalar_name(x1.dtype)} but found {scalar_name(x2.dtype)}"
-            )
-        x2 = x2.to(x1.dtype)
     P, R = x1.shape[-2], x2.shape[-2]
     use_mm = p == 2 and (
         compute_mode == "use_mm_for_euclid_dist"
         or (compute_mode == "use_mm_for_euclid_dist_if_necessary" and (P > 25 or R > 25))
     )
+    half = x1.dtype in (_C.float16, _C.bfloat16) and P and R and x1.shape[-1] and x1.numel() and x2.numel()
+    if x1.dtype != x2.dtype:
+        # PyTorch's kernel reads both in x1's dtype: refused once there is something to compute, x1's dtype
+        # for an empty one (the direct kernel's dtype dispatch comes first)
+        if half and not use_mm:
+            raise NotImplementedError(f"\"cdist\" not implemented for '{scalar_name(x1.dtype)}'")
+        if x1.numel() and x2.numel():
+            raise RuntimeError(
+                f"expected scalar type {scalar_name(x1.dtype)} but found {scalar_name(x2.dtype)}"
+            )
+        x2 = x2.to(x1.dtype)
     if use_mm:
         # ||a||^2 - 2 a.b + ||b||^2 as one matmul of [-2a, ||a||^2, 1] by [b, 1, ||b||^2]
         n1 = _C.sum(_C.mul(x1, x1), -1, True)
@@ -1708,7 +1769,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         a = _C.cat([_C.mul(x1, -2.0), n1, _C.ones_like(n1)], -1)
         b = _C.cat([x2, _C.ones_like(n2), n2], -1)
         return _C.sqrt(_C.clamp_min(_C.matmul(a, b.transpose(-1, -2)), 1e-30))
-    if x1.dtype in (_C.float16, _C.bfloat16) and P and R and x1.shape[-1] and x1.numel() and x2.numel():
+    if half:
         # PyTorch's direct kernel is float/double only (its matmul path above takes the half types)
         raise NotImplementedError(f"\"cdist\" not implemented for '{scalar_name(x1.dtype)}'")
     d = _C.sub(x1.unsqueeze(-2), x2.unsqueeze(-3))
@@ -1899,8 +1960,6 @@ def _cov_of(x, w, aweights, correction):
         norm = norm.clamp_min(0).unsqueeze(-1).unsqueeze(-1)
     else:
         if norm <= 0:
-            import warnings
-
             warnings.warn(
                 "cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
                 "observations.",

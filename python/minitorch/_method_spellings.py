@@ -68,15 +68,15 @@ _VIEW_COPIES = {  # the view -> how many positional arguments it takes after the
 
 
 def _copied(result):
-    if isinstance(result, (tuple, list)):
-        return [r.clone(memory_format=_C.contiguous_format) for r in result]
+    if isinstance(result, (tuple, list)):  # PyTorch's copies of multi-output views are tuples
+        return tuple(r.clone(memory_format=_C.contiguous_format) for r in result)
     return result.clone(memory_format=_C.contiguous_format)
 
 
 def _write(result, out):
-    """out= of the copies: a list of outs (unbind_copy, split_copy) is written element by element and, as
+    """out= of the copies: the outs of a tuple (unbind_copy, split_copy) are written element by element and, as
     PyTorch's, the call returns None."""
-    if out is None or not isinstance(result, list):
+    if out is None or not isinstance(result, tuple):
         return write_out(result, out)
     write_out(result, out)
     return None
@@ -92,6 +92,13 @@ def _make_view_copy(view, arity):
             plural = "s" if arity else ""
             raise TypeError(
                 f"{name}() takes {arity + 1} positional argument{plural} but {len(args) + 1} were given"
+            )
+        size = args[0] if args else kwargs.get("split_size")
+        if view == "split" and isinstance(
+            size, (list, tuple)
+        ):  # split_copy's size is one int (PyTorch's schema)
+            raise TypeError(
+                f"split_copy(): argument 'split_size' (position 2) must be int, not {type(size).__name__}"
             )
         if view.startswith("view_as_"):  # functions, not Tensor methods
             return _write(_copied(getattr(_C, view)(input, *args, **kwargs)), out)

@@ -62,18 +62,23 @@ _REPEAT_INTERLEAVE_SIGS = [
 ]
 
 
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+_NO_REPEATS = object()  # repeats not given: the one-argument overload (None itself is no overload's)
+
+
+def repeat_interleave(input, repeats=_NO_REPEATS, dim=None, *, output_size=None):
     """Repeats each element (each slice along ``dim``) ``repeats`` times; ``repeat_interleave(counts)`` alone
     gives each index ``counts[i]`` times."""
     if not isinstance(input, _C.Tensor):
-        arg = "'input'" if repeats is not None else "'repeats'"
+        arg = "'input'" if repeats is not _NO_REPEATS else "'repeats'"
         raise TypeError(
             f"repeat_interleave(): argument {arg} (position 1) must be Tensor, not {type(input).__name__}"
         )
-    if isinstance(repeats, (bool, float)):  # PyTorch's parser refuses them, in its words
+    if repeats is None or isinstance(repeats, (bool, float)):  # PyTorch's parser refuses them, in its words
         args = (input, repeats) if dim is None else (input, repeats, dim)
         kwargs = {} if output_size is None else {"output_size": output_size}
         _argcheck.check_call("repeat_interleave", _REPEAT_INTERLEAVE_SIGS, args, kwargs)
+    if repeats is _NO_REPEATS:
+        repeats = None
     counts = input if repeats is None else repeats
     if isinstance(counts, _C.Tensor) and (
         counts.is_floating_point() or counts.is_complex() or counts.dtype == _C.bool

@@ -122,8 +122,10 @@ def _other_classes(text):
 
 
 def _old_form(op, name):
-    """1 where the spelling also has the deprecated add(input, alpha, other) overload (`deprecated:`)."""
-    return int(op.deprecated is not None and name == op.name)
+    """1 where the spelling also has a three-positional overload: every `keyword: alpha` spelling has PyTorch's
+    (Tensor input, Number other, Number alpha=1), which on the op's own name also reads the deprecated
+    add(input, alpha, other) (`deprecated:`)."""
+    return int(op.keyword == "alpha" or (op.deprecated is not None and name == op.name))
 
 
 def _hand_bound(text):

@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import warnings
 import zipfile
 
 import numpy as np
@@ -3921,3 +3922,249 @@ def test_fuzz_4415_refusals():
         T.linalg.matrix_rank(a, -1)
     with pytest.raises(RuntimeError, match="This function doesn't handle types other than float and double"):
         T.linalg.matrix_rank(a)
+
+
+def test_fuzz_4417_number_forms_and_deprecated_overloads():
+    """Fuzz seed 4417: PyTorch's (Tensor input, Number other, Number alpha) under every add/sub spelling,
+    rsub's, the deprecated addcmul/addcdiv(input, value, tensor1, tensor2), and sub's bool check before alpha"""
+    T = minitorch
+    x = T.ones(2)
+    assert T.subtract(x, 3, 2).tolist() == [-5.0, -5.0]
+    assert x.clone().subtract_(3, 2).tolist() == [-5.0, -5.0]
+    assert x.subtract(T.tensor(2.0), 3).tolist() == [-5.0, -5.0]  # a 0-d tensor is a Number
+    assert T.rsub(x, 3, 2).tolist() == [1.0, 1.0]
+    for call in (
+        lambda: T.subtract(x, T.ones(2), 2),
+        lambda: x.clone().subtract_(T.ones(2), 2),
+        lambda: T.rsub(x, T.ones(2), 2),
+        lambda: x.subtract(3, T.tensor(2.0, requires_grad=True)),
+    ):
+        with pytest.raises(TypeError):
+            call()
+    # sub's own name keeps the deprecated (input, alpha, other) form, tried first (PyTorch's parser)
+    with pytest.raises(
+        RuntimeError, match="For integral input tensors, argument alpha must not be a floating"
+    ):
+        T.ones(2, dtype=T.int32).sub(T.tensor(2.0, dtype=T.float64), 3)
+    with pytest.raises(TypeError):
+        x.sub(T.tensor(2.0, requires_grad=True), 3)
+    bool_msg = "Subtraction, the `-` operator, with a bool tensor is not supported"
+    for call in (
+        lambda: T.tensor(False).sub_(T.tensor(False), -2),
+        lambda: T.sub(T.tensor(2.5, dtype=T.bfloat16), 0.5, False),
+        lambda: T.sub(x, T.tensor([True, False]), alpha=2),
+        lambda: x.clone().sub_(T.tensor([True, False]), alpha=2),
+    ):
+        with pytest.raises(NotImplementedError, match=re.escape(bool_msg) + "|two bool tensors"):
+            call()
+    a, t1, t2 = T.ones(2), T.tensor([2.0, 3.0]), T.tensor([4.0, 6.0])
+    with pytest.warns(UserWarning, match="This overload of addcmul is deprecated"):
+        assert T.addcmul(a, 2, t1, t2).tolist() == [17.0, 37.0]
+    with warnings.catch_warnings():  # each form warns once per process
+        warnings.simplefilter("ignore")
+        assert T.addcdiv(a, T.tensor(2.0), t1, t2).tolist() == [2.0, 2.0]
+        y = a.clone()
+        assert y.addcmul_(0.5, t1, t2) is y and y.tolist() == [5.0, 10.0]
+        assert a.addcdiv(2, t1, t2).tolist() == [2.0, 2.0]
+    for call in (
+        lambda: T.addcmul(a, 2, t1, t2, value=3),
+        lambda: T.addcmul(a, t1, t2, t2),
+        lambda: T.addcmul(a, T.ones(2), t1, t2),
+        lambda: T.addcmul(a, t1, t2, value=None),
+    ):
+        with pytest.raises(TypeError):
+            call()
+    assert T.addcmul(a, t1, t2, value=2).tolist() == [17.0, 37.0]
+
+
+def test_fuzz_4417_non_tensor_inputs_of_functional():
+    """Fuzz seed 4417: nn.functional given a non-tensor raises PyTorch's error (its parser's TypeError, or an
+    AttributeError where PyTorch's F calls a method), not an AttributeError from inside our code"""
+    T = minitorch
+    F = T.nn.functional
+    for call, name in (
+        (lambda: F.elu(1.0), "elu"),
+        (lambda: F.elu(1.0, inplace=True), "elu_"),
+        (lambda: F.celu(1.0), "celu"),
+        (lambda: F.selu(1.0, True), "selu_"),
+        (lambda: F.relu6(1.0), "relu6"),
+        (lambda: F.hardtanh(1, inplace=True), "hardtanh_"),
+        (lambda: F.logsigmoid(1.0), "log_sigmoid"),
+        (lambda: F.hardshrink(2), "hardshrink"),
+        (lambda: F.softshrink(2), "softshrink"),
+        (lambda: F.alpha_dropout([1.0], 0.5, True), "alpha_dropout"),
+        (lambda: F.feature_alpha_dropout([1.0], 0.5, True), "feature_alpha_dropout"),
+        (lambda: F.hinge_embedding_loss(True, T.ones(2)), "hinge_embedding_loss"),
+    ):
+        with pytest.raises(
+            TypeError, match=re.escape(f"{name}(): argument 'input' (position 1) must be Tensor")
+        ):
+            call()
+    with pytest.raises(TypeError, match=re.escape("argument 'target' (position 2) must be Tensor, not int")):
+        F.hinge_embedding_loss(T.ones(2), 3)
+    with pytest.raises(
+        TypeError, match=re.escape("grid_sampler(): argument 'grid' (position 2) must be Tensor")
+    ):
+        F.grid_sample(T.ones(1, 1, 2, 2), [0, 1], align_corners=False)
+    for call in (
+        lambda: F.sigmoid(1.0),
+        lambda: F.tanh(1.0),
+        lambda: F.softmax(1.0, 0),
+        lambda: F.softmin(1.0, 0),
+    ):
+        with pytest.raises(AttributeError):
+            call()
+    with pytest.raises(
+        TypeError, match=re.escape("elu(): argument 'alpha' (position 2) must be Number, not list")
+    ):
+        F.elu(T.tensor([1, 2], dtype=T.int32), [-2, 1])
+    assert F.elu(T.tensor([-1.0]), np.float32(2.0)).item() == pytest.approx(2 * (math.exp(-1) - 1))
+    # a 0-d bool tensor is a Number (True): |x| > 1 keeps x
+    assert F.hardshrink(T.tensor([-1.75, 0.5]), T.tensor(True)).tolist() == [-1.75, 0.0]
+    r = F.softmax(T.tensor([[0.0, math.log(3.0)]]), 1, dtype=T.float64)
+    assert r.dtype == T.float64 and r.tolist()[0] == pytest.approx([0.25, 0.75])
+    assert F.log_softmax(T.tensor([0.0, 0.0]), 0).tolist() == pytest.approx([-math.log(2)] * 2)
+    # linear_cross_entropy's own checks, in PyTorch's order, before the target is read
+    with pytest.raises(RuntimeError, match="expected input with dimensionality 1 or 2, got 0"):
+        F.linear_cross_entropy(T.tensor(1.0), -1, -0.5)
+    with pytest.raises(RuntimeError, match="expected linear_weight with dimensionality at least 2, got 1"):
+        F.linear_cross_entropy(T.ones(2), T.ones(2), 0)
+    with pytest.raises(RuntimeError, match="expected equal input and linear_weight last dimensions"):
+        F.linear_cross_entropy(T.ones(2, 3), T.ones(4, 2), T.zeros(2, dtype=T.long))
+    with pytest.raises(RuntimeError, match=re.escape("expected linear_bias shape (4,), got (3,)")):
+        F.linear_cross_entropy(T.ones(2, 3), T.ones(4, 3), T.zeros(2, dtype=T.long), linear_bias=T.ones(3))
+
+
+def test_fuzz_4417_values_and_refusals():
+    """Fuzz seed 4417: calls PyTorch computes that we refused, and calls PyTorch refuses that we computed or
+    refused otherwise"""
+    T = minitorch
+    F = T.nn.functional
+    assert T.empty(0).data_ptr() == 0 and T.zeros(3)[3:].data_ptr() == 0 and T.zeros(3).data_ptr() != 0
+    # norm_except_dim: PyTorch's view(size(dim), -1) of no elements, and an int dim
+    with pytest.raises(
+        RuntimeError, match=re.escape("cannot reshape tensor of 0 elements into shape [0, -1]")
+    ):
+        T.norm_except_dim(T.ones(0, 3), 2, 0)
+    with pytest.raises(RuntimeError, match=re.escape("into shape [-1, 0]")):
+        T.norm_except_dim(T.ones(2, 0), 2, 1)
+    assert T.norm_except_dim(T.ones(0, 3), 2, 1).tolist() == [[0.0, 0.0, 0.0]]
+    with pytest.raises(
+        TypeError, match=re.escape("norm_except_dim(): argument 'dim' (position 3) must be int")
+    ):
+        T.norm_except_dim(T.ones(2, 3), 2, T.tensor([1]))
+    # a uint8 condition still selects (with PyTorch's deprecation warning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = T.where(T.tensor([1, 0, 2], dtype=T.uint8), 5, True)
+    assert r.tolist() == [5, 1, 5] and r.dtype == T.int64
+    with pytest.raises(RuntimeError, match="where expected condition to be a boolean tensor"):
+        T.where(T.tensor([1, 0], dtype=T.int8), 5, 1)
+    rc, out = run_isolated(
+        """
+        import warnings
+        warnings.simplefilter("always")
+        c = torch.tensor([1, 0], dtype=torch.uint8)
+        torch.where(c, 1, 0), torch.where(c, 1, 0)
+        """
+    )
+    assert rc == 0 and out.count("where received a uint8 condition tensor. This behavior is deprecated") == 1
+    # an empty integer tensor divided by 0: nothing to divide
+    e = T.empty((5, 0), dtype=T.int64)
+    assert e.remainder_(0) is e and T.fmod(e, 0).shape == (5, 0) and (e // 0).shape == (5, 0)
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        T.ones(2, dtype=T.int64) % 0
+    # masked_fill reads its value as a number of self's dtype, checked
+    m = T.tensor([True, False, True])
+    for dt, v, cname in (
+        (T.int64, float("inf"), "int64_t"),
+        (T.int8, 300, "int8_t"),
+        (T.int64, float("nan"), "int64_t"),
+    ):
+        with pytest.raises(RuntimeError, match=f"value cannot be converted to type {cname} without overflow"):
+            T.ones(3, dtype=dt).masked_fill(m, v)
+    assert T.ones(3, dtype=T.int8).masked_fill(m, 3.7).tolist() == [3, 1, 3]
+    assert T.ones(3).masked_fill(m, float("inf")).tolist() == [math.inf, 1.0, math.inf]
+    # nll_loss: one unbatched sample may give its class as a one-element vector
+    x = T.tensor([-1.0, -2.0, -3.0])
+    for loss in (F.nll_loss, F.cross_entropy):
+        assert loss(x, T.tensor([2])).item() == pytest.approx(loss(x, T.tensor(2)).item())
+    assert F.nll_loss(x, T.tensor([2]), reduction="none").shape == ()
+    with pytest.raises(ValueError, match="For 1D input, 1D target must have size 1, but got target size: 3"):
+        T.nn.NLLLoss()(x, T.tensor([2, 1, 2]))
+    # cross_entropy of a 0-d input reads its class dim 1
+    with pytest.raises(IndexError, match=re.escape("expected to be in range of [-1, 0], but got 1")):
+        F.cross_entropy(T.tensor(1.0), T.tensor([1, 2]))
+    with pytest.raises(
+        RuntimeError, match="Expected floating point type for target with class probabilities"
+    ):
+        F.cross_entropy(T.tensor(1.0), T.tensor(1))
+    with pytest.raises(NotImplementedError, match="multilabel_margin_loss_forward_out_frame"):
+        T.nn.MultiLabelMarginLoss()(T.tensor([[3, 3]]), T.tensor([[0, -1]]))
+    with pytest.raises(RuntimeError, match="Expected 2 to 3 dimensions, but got 0-dimensional tensor"):
+        T.max_pool1d_with_indices(T.tensor(0.5), 2)
+    for f in (T.nanmedian, T.median):
+        with pytest.raises(
+            IndexError, match=re.escape("median(): Expected reduction dim 0 to have non-zero size.")
+        ):
+            f(T.empty((0,), dtype=T.int64), -1, True)
+    assert T.nanmedian(T.empty((0, 3)), 1).values.shape == (0,)
+    with pytest.raises(
+        RuntimeError, match=re.escape("Expected tensor with 2 or more dimensions. Got size: [3]")
+    ):
+        T.lu_unpack(T.ones(3, dtype=T.float64), T.tensor([2, 2]))
+    with pytest.raises(IndexError, match="Dimension specified as -1 but tensor has no dimensions"):
+        T.histogramdd(T.tensor(np.False_), 2)
+    with pytest.raises(NotImplementedError, match="\"cdist\" not implemented for 'BFloat16'"):
+        T.cdist(T.ones(2, 1, 2, dtype=T.bfloat16), T.ones(2, 1, 2, dtype=T.float64))
+    with pytest.raises(
+        RuntimeError, match=re.escape("expected tensor [3] and src [1] to have the same number")
+    ):
+        T.linalg.vecdot(T.ones(3), T.ones(1))
+    assert T.linalg.vecdot(T.ones(2, 3), T.ones(1)).tolist() == [3.0, 3.0]  # broadcasting, beyond two vectors
+    with pytest.raises(
+        TypeError, match=re.escape("split_copy(): argument 'split_size' (position 2) must be int")
+    ):
+        T.split_copy(T.ones(3), [2, 1])
+    for r in (
+        T.split_copy(T.ones(3), 2),
+        T.unbind_copy(T.ones(2, 2)),
+        T.split_with_sizes_copy(T.ones(3), [2, 1]),
+    ):
+        assert isinstance(r, tuple) and all(p.is_contiguous() for p in r)
+    outs = [T.empty(2), T.empty(1)]
+    assert T.split_copy(T.arange(3.0), 2, out=outs) is None and outs[1].tolist() == [2.0]
+    for call in (
+        lambda: T.prod(T.ones(3), None),
+        lambda: T.ones(3).prod(keepdim=True),
+    ):
+        with pytest.raises(TypeError, match=re.escape("prod() received an invalid combination of arguments")):
+            call()
+    p = T.arange(1.0, 7.0).reshape(2, 3)
+    assert p.prod().item() == 720.0 and p.prod(1).tolist() == [6.0, 120.0]
+    assert T.prod(p, T.tensor(0), keepdim=True, dtype=T.float64).tolist() == [[4.0, 10.0, 18.0]]
+    out = T.empty(3)
+    assert T.prod(p, 0, out=out) is out and out.tolist() == [4.0, 10.0, 18.0]
+    for call in (lambda: T.ones(2, 2).symeig(1), lambda: T.ones(2, 2).eig([1])):
+        with pytest.raises(
+            RuntimeError, match="This function was deprecated since version 1.9 and is now removed"
+        ):
+            call()
+    for call in (
+        lambda: T.repeat_interleave(T.ones(3), None, None),
+        lambda: T.repeat_interleave(T.tensor([1, 2]), None),
+    ):
+        with pytest.raises(TypeError, match=re.escape("repeat_interleave() received an invalid combination")):
+            call()
+    assert T.repeat_interleave(T.tensor([1, 2])).tolist() == [0, 1, 1]
+    with pytest.raises(TypeError, match=re.escape("argument 'ord' (position 2) must be Number, not Tensor")):
+        T.tensor([2.5], dtype=T.float16).norm(T.tensor([1.0]), -1, False)
+    assert T.tensor([3.0, 4.0]).norm(T.tensor(2.0)).item() == 5.0
+    # index_select out of range: the CPU's dim-1 kernel words it otherwise, as PyTorch's
+    x = T.zeros(4, 2)
+    with pytest.raises(RuntimeError, match="INDICES element is out of DATA bounds, id=-1 axis_dim=2"):
+        T.index_select(x, 1, T.tensor([-1, 0]))
+    with pytest.raises(IndexError, match="index out of range in self"):
+        T.index_select(x, 0, T.tensor([4]))
+    with pytest.raises(RuntimeError, match="self indexing axis dim should be positive"):
+        T.index_select(T.zeros(3, 0), 1, T.tensor([0]))

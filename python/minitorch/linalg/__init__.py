@@ -229,6 +229,11 @@ def vecdot(x, y, *, dim=-1, out=None):
             "linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
             f"{_name(x.dtype)} and y of type {_name(y.dtype)} instead"
         )
+    if x.dim() == 1 and y.dim() == 1 and x.shape[0] != y.shape[0]:  # two vectors: PyTorch's dot, unbroadcast
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{x.shape[0]}] and src [{y.shape[0]}] to have the same "
+            f"number of elements, but got {x.shape[0]} and {y.shape[0]} elements respectively"
+        )
     result = ((_C.conj(x) if x.is_complex() else x) * y).sum(dim)
     return write_out(
         result, out, "sum", dtype_error="linalg.vecdot: Expected out of dtype{expected} but found {got}"

@@ -394,6 +394,10 @@ def _perm_of_pivots(pivots, batch, m, k, device):
 )
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     """(P, L, U) from lu_factor's result: A = P @ L @ U."""
+    if LU_data.dim() < 2:
+        raise RuntimeError(
+            f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: {list(LU_data.shape)} instead"
+        )
     m, n = LU_data.shape[-2], LU_data.shape[-1]
     k = builtins.min(m, n)
     batch = tuple(LU_data.shape[:-2])
@@ -1752,8 +1756,9 @@ TENSOR_METHODS = {
     "matrix_power": _matrix_power_spelling(1),
     "solve": torch_solve,
     "lstsq": torch_lstsq,
-    "symeig": torch_symeig,
-    "eig": torch_eig,
+    # removed: PyTorch's methods raise whatever the arguments (no parser to refuse their kinds first)
+    "symeig": lambda self, *args, **kwargs: torch_symeig(self),
+    "eig": lambda self, *args, **kwargs: torch_eig(self),
     "qr": lambda self, *args, **kwargs: torch_qr(self, *args, _name="Tensor.qr", **kwargs),
     "cholesky": lambda self, *args, **kwargs: torch_cholesky(self, *args, _name="Tensor.cholesky", **kwargs),
 }

@@ -1,8 +1,11 @@
 """nn.functional's activations: the ReLU and ELU families, sigmoids, shrinks, PReLU/RReLU, GLU, softmax and
 its variants."""
 
+import numbers as _numbers
 import struct as _struct
 import warnings
+
+from numpy import bool_ as _np_bool
 
 from minitorch import _C, _argcheck
 from minitorch._dtype_names import scalar_name
@@ -11,10 +14,22 @@ from minitorch.nn.functional._utils import _floating
 
 
 def _number(fname, argname, pos, x):
-    """PyTorch's TypeError for a tensor where its op takes a Number: its parser takes a 0-d tensor that does
-    not require grad as the number, nothing else."""
-    if isinstance(x, _C.Tensor) and (x.dim() != 0 or x.requires_grad):
-        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Number, not Tensor")
+    """PyTorch's TypeError where its op takes a Number: its parser takes a Python or NumPy number, or a 0-d
+    tensor that does not require grad, nothing else."""
+    if isinstance(x, _C.Tensor):
+        if x.dim() == 0 and not x.requires_grad:
+            return
+    elif isinstance(x, (_numbers.Number, _np_bool)):
+        return
+    raise TypeError(
+        f"{fname}(): argument '{argname}' (position {pos}) must be Number, not {_argcheck._kind_name(x)}"
+    )
+
+
+def _input(fname, x):
+    """PyTorch's parser's TypeError for an input that is not a tensor (checked first, as its parser does)."""
+    if not isinstance(x, _C.Tensor):
+        _argcheck.check_tensor(fname, "input", 1, x)
 
 
 def _fits_kernel(input, *values):
@@ -53,6 +68,7 @@ def relu_(input):
 
 
 def relu6(input, inplace=False):
+    _input("relu6_" if inplace else "relu6", input)
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
@@ -168,6 +184,7 @@ def _bound_number(v):
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    _input("hardtanh_" if inplace else "hardtanh", input)
     if min_val > max_val:  # F.hardtanh's own check; the C++ op (hardtanh_) has none
         raise ValueError("min_val cannot be greater than max_val")
     return _hardtanh(input, min_val, max_val, inplace)
@@ -241,11 +258,11 @@ def mish(input, inplace=False):
 
 
 def sigmoid(input):
-    return _C.sigmoid(input)
+    return input.sigmoid()  # PyTorch's F calls the method (AttributeError for a non-tensor)
 
 
 def tanh(input):
-    return _C.tanh(input)
+    return input.tanh()
 
 
 def hardsigmoid(input, inplace=False):
@@ -318,6 +335,7 @@ def _elu(input, alpha, scale, input_scale, inplace, grad_input_scale=None):
 
 
 def elu(input, alpha=1.0, inplace=False):
+    _input("elu_" if inplace else "elu", input)
     _number("elu_" if inplace else "elu", "alpha", 2, alpha)
     _floating(input, "elu")
     return _elu(input, alpha, 1.0, 1.0, inplace)
@@ -332,6 +350,7 @@ def elu_(input, alpha=1.0, scale=1.0, input_scale=1.0):
 
 
 def celu(input, alpha=1.0, inplace=False):
+    _input("celu_" if inplace else "celu", input)
     _number("celu_" if inplace else "celu", "alpha", 2, alpha)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
@@ -351,6 +370,7 @@ _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804
 
 
 def selu(input, inplace=False):
+    _input("selu_" if inplace else "selu", input)
     _floating(input, "elu")
     return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace)
 
@@ -365,6 +385,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def logsigmoid(input):
+    _input("log_sigmoid", input)
     _floating(input, "log_sigmoid")
     # PyTorch's kernel in one pass: min(x, 0) - log1p(exp(-|x|)) (exp never exceeds 1, so float32 keeps the
     # bits that -softplus(-x) loses for negative x); float16/bfloat16 computed in float32 and rounded once
@@ -389,6 +410,7 @@ _SHRINK_RANGE = {
 
 def softshrink(input, lambd=0.5):
     """x - lambd where x > lambd, x + lambd where x < -lambd, x * 0 otherwise (the sign of zero kept)."""
+    _input("softshrink", input)
     _number("softshrink", "lambd", 2, lambd)
     lambd = _bound_number(lambd)  # a 0-d tensor is its number: a float32 lambd keeps a float16 input float16
     _floating(input, "softshrink_check", suffix=False)
@@ -403,7 +425,9 @@ def softshrink(input, lambd=0.5):
 
 def hardshrink(input, lambd=0.5):
     """x where |x| > lambd, 0 otherwise (NaN stays NaN, as PyTorch's -lambd <= x <= lambd test)."""
+    _input("hardshrink", input)
     _number("hardshrink", "lambd", 2, lambd)
+    lambd = _bound_number(lambd)
     _floating(input, "hardshrink")
     # the gradient passes where x < -lambd or x > lambd, PyTorch's vectorized backward: with a NaN lambd the
     # value is x (no element is inside the band) but no gradient passes (its scalar tail would pass it)
@@ -442,19 +466,19 @@ def _softmax_dim(ndim):
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim(input.dim())
-    return _C.softmax(input, dim, dtype=dtype)
+    return input.softmax(dim, dtype=dtype)  # the method, as PyTorch's F (AttributeError for a non-tensor)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim(input.dim())
-    return _C.softmax(-input, dim, dtype=dtype)
+    return (-input).softmax(dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim(input.dim())
-    return _C.log_softmax(input, dim, dtype=dtype)
+    return input.log_softmax(dim, dtype=dtype)
 
 
 def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):

@@ -115,6 +115,30 @@ def linear_cross_entropy(
     none, other calls fall back to the composition with a warning."""
     if options is not None and not isinstance(options, LinearCrossEntropyOptions):
         raise TypeError(f"options must be a LinearCrossEntropyOptions or None, got {type(options).__name__}")
+    # PyTorch's checks, in its order, before the target is read
+    if not 1 <= input.dim() <= 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(
+            f"expected linear_weight with dimensionality at least 2, got {linear_weight.dim()}"
+        )
+    if input.shape[-1] != linear_weight.shape[-1]:
+        raise RuntimeError(
+            "expected equal input and linear_weight last dimensions (in_features), "
+            f"got {input.shape[-1]} and {linear_weight.shape[-1]}, respectively"
+        )
+    classes, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (classes, *out_features):
+        raise RuntimeError(
+            f"expected linear_bias shape {(classes, *out_features)}, got {tuple(linear_bias.shape)}"
+        )
+    if out_features and input.dim() == 1:
+        raise RuntimeError(
+            f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} requires batched "
+            f"input, (N, {input.shape[-1]}), got unbatched input with shape {tuple(input.shape)}"
+        )
+    if tuple(target.shape) == (*input.shape[:-1], classes, *out_features) and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
     index_target = not target.is_floating_point()
     ignore = -100 if ignore_index is None else ignore_index
     if options is not None:

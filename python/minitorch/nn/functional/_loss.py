@@ -40,6 +40,14 @@ def cross_entropy(
 ):
     if size_average is not None or reduce is not None:
         reduction = _reduction(size_average, reduce, reduction)
+    if isinstance(input, _C.Tensor) and input.dim() == 0 and isinstance(target, _C.Tensor):
+        # a 0-d input: a 0-d target of the same kind is probabilities, else ATen reads the class dim 1
+        if target.dim() == 0 and not target.is_floating_point():
+            raise RuntimeError(
+                f"Expected floating point type for target with class probabilities, got {scalar_name(target.dtype)}"
+            )
+        if target.dim() != 0:
+            raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if isinstance(target, _C.Tensor) and target.dim() == 0 and isinstance(input, _C.Tensor):
         # ATen's paths for a 0-d target: probabilities of a 0-d input read its class dim 1 (an IndexError);
         # class indices of a batched input compare batch sizes, a 0-d target's counting as 0
@@ -345,6 +353,8 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """input where target == 1, max(0, margin - input) where target == -1 (a value other than +-1 takes both)."""
+    _argcheck.check_tensor("hinge_embedding_loss", "input", 1, input)
+    _argcheck.check_tensor("hinge_embedding_loss", "target", 2, target)
     reduction = _loss_reduction(size_average, reduce, reduction)
     # PyTorch subtracts in input's dtype: an integer input truncates the margin and keeps its dtype
     margin_t = _C.full_like(input, margin) if isinstance(input, _C.Tensor) else margin
@@ -474,6 +484,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         raise RuntimeError(
             f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}"
         )
+    _floating(input, "multilabel_margin_loss_forward_out_frame", suffix=False)
     _check_long_target(target)
     t = target.reshape(nframe, dim)
     if t.numel() and (int(t.min()) < -1 or int(t.max()) >= dim):

@@ -68,6 +68,11 @@ def max_pool1d_with_indices(
     _argcheck.check_call("max_pool1d_with_indices", [
         "Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False"
     ], (input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode), {}, True)  # fmt: skip
+    if input.dim() == 0:
+        raise RuntimeError(
+            "Expected 2 to 3 dimensions, but got 0-dimensional tensor for argument #1 'self' (while checking "
+            "arguments for max_pool1d)"
+        )
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
 
 

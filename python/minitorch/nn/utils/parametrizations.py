@@ -37,9 +37,22 @@ def norm_except_dim(v, pow=2, dim=0):
         raise TypeError(
             f"norm_except_dim(): argument 'pow' (position 2) must be int, not {type(pow).__name__}"
         )
+    if type(dim) is not int and not (
+        isinstance(dim, _C.Tensor) and dim.dim() == 0 and not dim.is_floating_point()
+    ):
+        raise TypeError(
+            f"norm_except_dim(): argument 'dim' (position 3) must be int, not {type(dim).__name__}"
+        )
+    dim = int(dim)
     if dim == -1:
         return v.norm(pow)
     dim = _wrap_dim(dim, v.dim())
+    if v.shape[dim] == 0:  # PyTorch's view(size(dim), -1) (view(-1, size(dim)) for the last dim) of nothing
+        shape = "[-1, 0]" if dim == v.dim() - 1 and dim != 0 else "[0, -1]"
+        raise RuntimeError(
+            f"cannot reshape tensor of 0 elements into shape {shape} because the unspecified dimension size -1 "
+            "can be any value and is ambiguous"
+        )
     others = [d for d in range(v.dim()) if d != dim]
     if (
         not others
