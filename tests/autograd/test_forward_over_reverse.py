@@ -508,6 +508,12 @@ CXX_TERM_CASES = {
     ),
     "gelu_silu": (lambda a, b: F.gelu(a * b) * F.silu(a) + F.silu(b) * a, ((4, 5), (4, 5))),
     "gelu": (lambda a, b: F.gelu(a * b) * F.gelu(a), ((4, 5), (4, 5))),
+    "masks": (
+        lambda a, b: F.relu6(a.sin() * 8) * F.leaky_relu(a * b, 0.1)
+        + torch.clamp(a.exp(), max=1.5) * torch.where(a > 0, a * b, b.sin())
+        + F.max_pool1d((a * b).unsqueeze(0), 2).sum() * F.hardtanh(a.cos() * 2).sum(),
+        ((4, 5), (4, 5)),
+    ),
 }  # fmt: skip
 
 
@@ -616,6 +622,9 @@ def cases(torch, fwAD, F, data):
         + F.mse_loss(a, b.sin(), reduction="sum"),
         "gelu_silu": lambda a, b: F.gelu(a * b) * F.silu(a) + F.silu(b) * a,
         "gelu": lambda a, b: F.gelu(a * b) * F.gelu(a),
+        "masks": lambda a, b: F.relu6(a.sin() * 8) * F.leaky_relu(a * b, 0.1)
+        + torch.clamp(a.exp(), max=1.5) * torch.where(a > 0, a * b, b.sin())
+        + F.max_pool1d((a * b).unsqueeze(0), 2).sum() * F.hardtanh(a.cos() * 2).sum(),
     }
     out = {}
     for name, f in fs.items():

@@ -1481,11 +1481,16 @@ _CXX_UNARY = frozenset(("exp", "log", "tanh", "sigmoid", "sin", "cos", "silu", "
 _CXX_UNARY_KWARGS = ({}, {"inplace": False}, {"approximate": "none"})
 _NUMBER = (int, float)
 _MSE_REDUCTIONS = ("mean", "sum", "none")
+# Ops whose rule selects or masks the tangent by the primal's value (t (x > 0), where(c, t_a, t_b), the max's
+# position): flat in x wherever it is differentiable, so their term is zero and the re-run found none
+_ZERO_TERM = frozenset((
+    "relu", "relu6", "leaky_relu", "hardtanh", "clamp", "clip", "where", "max_pool1d", "max_pool2d", "max_pool3d",
+))  # fmt: skip
 
 
 def _cxx_term(rkey, swapped, pargs, pkwargs, tangents):
     """What the C++ second-order term of a recorded op takes (csrc/autograd/dual_terms.cpp): (op, its tensor
-    arguments in the term's layout, their tangents, number parameters); () where the term is zero (relu, a
+    arguments in the term's layout, their tangents, number parameters); () where the term is zero (_ZERO_TERM, a
     product or quotient by a number: nothing to record); None for the Python re-run (other ops and calls,
     arguments that are not plain tensors; the C++ side also declines mixed or complex dtypes)."""
     ns, _, name = rkey.rpartition(".")
@@ -1498,8 +1503,8 @@ def _cxx_term(rkey, swapped, pargs, pkwargs, tangents):
         if n == 1 and type(pargs[0]) is T and pkwargs in _CXX_UNARY_KWARGS:
             return name, (pargs[0],), (tan(0),), ()
         return None
-    if name == "relu":  # its rule t (x > 0) is flat in x
-        return () if n == 1 and pkwargs in _CXX_UNARY_KWARGS else None
+    if name in _ZERO_TERM:
+        return ()
     if name in ("mul", "div"):
         if n != 2 or pkwargs and (name == "mul" or pkwargs.get("rounding_mode") is not None):
             return None
