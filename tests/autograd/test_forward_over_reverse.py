@@ -640,3 +640,35 @@ def cases(torch, fwAD, F, data):
             out[name] = [[fwAD.unpack_dual(g).primal.tolist(), fwAD.unpack_dual(g).tangent.tolist()] for g in gs]
     return out
 """
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_cxx_second_order_terms_of_an_mlp_in_each_dtype(dtype, monkeypatch):
+    # an MLP loss in float32 and float64: the C++ terms give the re-run's HVP (float32 to its rounding) and the
+    # float64 HVP
+    from minitorch.func import _forward_ad
+
+    torch.manual_seed(3)
+    x, y = torch.randn(8, 6, dtype=D), torch.randn(8, 2, dtype=D)
+    ps = [torch.randn(5, 6, dtype=D) * 0.5, torch.randn(5, dtype=D), torch.randn(2, 5, dtype=D) * 0.5]
+    vs = [torch.randn_like(p) for p in ps]
+
+    def f(w1, b1, w2):
+        h = torch.sigmoid(F.linear(x.to(w1.dtype), w1, b1)) * F.silu(F.linear(x.to(w1.dtype), w1))
+        return F.mse_loss(torch.log_softmax(h @ w2.t(), 1).exp(), y.to(w1.dtype))
+
+    cast = lambda ts: [t.to(dtype) for t in ts]
+    reruns = []
+    second_order = _forward_ad._second_order
+    monkeypatch.setattr(_forward_ad, "_second_order", lambda rec, g: reruns.append(rec[0]) or second_order(rec, g))
+    got = _dual_hvp(f, cast(ps), cast(vs))
+    assert not reruns, reruns
+    monkeypatch.setattr(_forward_ad, "CXX_TERMS", False)
+    want = _dual_hvp(f, cast(ps), cast(vs))
+    ref = _dual_hvp(f, ps, vs)
+    tol = 1e-12 if dtype == D else 1e-5
+    for (gp, gt), (wp, wt), (_, rt) in zip(got, want, ref):
+        assert gt.dtype == dtype
+        assert_close(gp, wp, rtol=0, atol=0)
+        assert_close(gt, wt, rtol=tol, atol=tol)
+        assert_close(gt.double(), rt, rtol=1e-4 if dtype != D else 1e-12, atol=1e-5 if dtype != D else 1e-12)
