@@ -660,7 +660,9 @@ def test_cxx_second_order_terms_of_an_mlp_in_each_dtype(dtype, monkeypatch):
     cast = lambda ts: [t.to(dtype) for t in ts]
     reruns = []
     second_order = _forward_ad._second_order
-    monkeypatch.setattr(_forward_ad, "_second_order", lambda rec, g: reruns.append(rec[0]) or second_order(rec, g))
+    monkeypatch.setattr(
+        _forward_ad, "_second_order", lambda rec, g: reruns.append(rec[0]) or second_order(rec, g)
+    )
     got = _dual_hvp(f, cast(ps), cast(vs))
     assert not reruns, reruns
     monkeypatch.setattr(_forward_ad, "CXX_TERMS", False)
@@ -672,3 +674,24 @@ def test_cxx_second_order_terms_of_an_mlp_in_each_dtype(dtype, monkeypatch):
         assert_close(gp, wp, rtol=0, atol=0)
         assert_close(gt, wt, rtol=tol, atol=tol)
         assert_close(gt.double(), rt, rtol=1e-4 if dtype != D else 1e-12, atol=1e-5 if dtype != D else 1e-12)
+
+
+@pytest.mark.parametrize("cxx", [False, True])
+def test_a_broadcast_operands_tangent_counts_its_term_once(cxx, monkeypatch):
+    # (a * b).sin() with b of shape (3,) broadcast over 2 rows: the mul node's term for b and its formula's part
+    # are summed to b's shape before they are added (the re-run's term, already of b's shape, was counted once
+    # per row when added to the broadcast part)
+    from minitorch.func import _forward_ad
+
+    monkeypatch.setattr(_forward_ad, "CXX_TERMS", cxx)
+    a = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]], dtype=D)
+    b = torch.tensor([0.3, -0.7, 1.1], dtype=D)
+    va = torch.tensor([[1.0, 0.5, -1.0], [0.0, 2.0, 1.0]], dtype=D)
+    vb = torch.tensor([-0.5, 1.0, 0.25], dtype=D)
+    f = lambda a, b: (a * b).sin()
+    (_, ta), (_, tb) = _dual_hvp(f, [a, b], [va, vb])
+    loss = lambda a, b: f(a, b).sum()
+    grads = lambda s: torch.func.grad(loss, argnums=(0, 1))(a + s * va, b + s * vb)
+    (ua, ub), (da, db) = grads(1e-6), grads(-1e-6)
+    assert_close(ta, (ua - da) / 2e-6, rtol=1e-6, atol=1e-7)
+    assert_close(tb, (ub - db) / 2e-6, rtol=1e-6, atol=1e-7)
