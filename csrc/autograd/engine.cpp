@@ -22,6 +22,8 @@ std::string size_str(IntArrayRef s) {
   return "torch.Size(" + shape_str(s) + ")";
 }
 
+}  // namespace
+
 // Reduces a broadcast gradient back to `shape` (sum over the leading and the expanded dims).
 Tensor sum_to(const Tensor& g, IntArrayRef shape) {
   if (IntArrayRef(g.sizes()).equals(shape)) return g;
@@ -37,6 +39,8 @@ Tensor sum_to(const Tensor& g, IntArrayRef shape) {
   Tensor r = dims.empty() ? g : sum(g, dims, true);
   return reshape(r, shape);
 }
+
+namespace {
 
 bool expandable_to(IntArrayRef shape, IntArrayRef desired) {
   if (shape.size() > desired.size()) return false;
@@ -617,7 +621,14 @@ variable_list run_backward_impl(const variable_list& outputs, const variable_lis
                  (n->next_edges[j].fn != e.fn || n->next_edges[j].input_nr != e.input_nr))
             ++j;
           if (j < n->next_edges.size()) {
-            touts[j] = touts[j].defined() ? add(touts[j], term) : term;
+            // both as the input's shape before the sum: the formula's part may still have the broadcast
+            // shape (the output loop sums it down) while a term may not (the re-run's is its input's)
+            auto fit = [&](const Tensor& x) {
+              IntArrayRef want = e.fn->inputs[e.input_nr].sizes;
+              return IntArrayRef(x.sizes()).equals(want) || !expandable_to(want, x.sizes()) ? x
+                                                                                            : sum_to(x, want);
+            };
+            touts[j] = touts[j].defined() ? add(fit(touts[j]), fit(term)) : term;
           } else {
             // An op forward AD saw whole but that recorded several nodes (a Python composite with one rule,
             // sdpa): the record sits on its last node, its inner nodes have none, and the term (the whole

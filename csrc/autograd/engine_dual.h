@@ -2,6 +2,8 @@
 // engine carries a tangent beside each gradient, hooks see the dual gradient, and forward AD (Python)
 // supplies what the C++ formulas lack. Only the engine and the bindings include this header.
 #pragma once
+#include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -37,5 +39,34 @@ DualBackwardResult run_backward_dual(const variable_list& outputs, const variabl
                                      const variable_list& grad_tangents, bool keep_graph, bool create_graph,
                                      const variable_list& inputs, bool allow_unused,
                                      DualCallbacks& callbacks);
+
+// The second-order term of a node computed in C++ (autograd/dual_terms.cpp) instead of forward AD's re-run of
+// the op's rule: what the op read, without history (x[i]: the op's i-th tensor input in the term's layout,
+// undefined where the op took a number; t[i]: its tangent; r, tr: the result and its tangent), the inputs'
+// gradient edges (invalid: no gradient wanted), number parameters, the result's output_nr, and the forward
+// AD level that recorded it (a pass of another level takes no term).
+// The engine's reduction of a broadcast gradient back to `shape` (engine.cpp).
+Tensor sum_to(const Tensor& g, IntArrayRef shape);
+
+struct DualTerm;
+using DualTermFn = variable_list (*)(const DualTerm& d, const Tensor& g);
+struct DualTerm {
+  DualTermFn fn = nullptr;
+  variable_list x, t;
+  Tensor r, tr;
+  std::vector<Edge> edges;
+  std::vector<double> params;
+  int64_t level = 0;
+  uint32_t output_nr = 0;
+};
+// The term of op `op` (dual_terms.cpp's table: exp, log, tanh, sigmoid, sin, cos, silu, gelu, pow, mul, div,
+// mm, linear, softmax, log_softmax, mse_loss), or null where the op has none in C++ or the dtypes are not one
+// real floating dtype (then the re-run gives it).
+std::shared_ptr<DualTerm> make_dual_term(const std::string& op, const variable_list& x,
+                                         const variable_list& t, const Tensor& r, const Tensor& tr,
+                                         std::vector<double> params, int64_t level, uint32_t output_nr);
+// Its (edge, term) pairs at the node's incoming gradients, as DualCallbacks::second_order returns them; each
+// term has its input's shape.
+std::vector<std::pair<Edge, Tensor>> dual_terms(const DualTerm& d, const variable_list& grads);
 
 }  // namespace mt::autograd

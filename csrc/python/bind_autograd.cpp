@@ -239,6 +239,7 @@ namespace {
 struct FwadRecord {
   std::weak_ptr<Node> node;
   py::object obj;
+  std::shared_ptr<autograd::DualTerm> term;  // the term in C++ (engine_dual.h), where the op has one
 };
 std::mutex g_records_mutex;
 auto& records() {
@@ -247,9 +248,25 @@ auto& records() {
 }
 size_t g_records_purge_at = 1024;
 
+// The term in C++ (autograd/engine_dual.h) of forward AD's spec (_forward_ad._cxx_term, None for none): (op,
+// its tensors, their tangents, result, its tangent, params, level, output_nr); null where the op has none in
+// C++.
+std::shared_ptr<autograd::DualTerm> dual_term_of(const py::object& spec) {
+  if (spec.is_none()) return nullptr;
+  py::tuple s = spec.cast<py::tuple>();
+  variable_list x, t;
+  for (py::handle h : s[1]) x.push_back(h.is_none() ? Tensor() : h.cast<Tensor>());
+  for (py::handle h : s[2]) t.push_back(h.is_none() ? Tensor() : h.cast<Tensor>());
+  Tensor r = s[3].cast<Tensor>(), tr = s[4].is_none() ? Tensor() : s[4].cast<Tensor>();
+  return autograd::make_dual_term(s[0].cast<std::string>(), x, t, r, tr, s[5].cast<std::vector<double>>(),
+                                  s[6].cast<int64_t>(), s[7].cast<uint32_t>());
+}
+
 // The engine's dual-pass callbacks, forward AD's Python functions (each takes the GIL).
 struct PyDualCallbacks : autograd::DualCallbacks {
   py::object make_, split_, second_, retain_, store_leaf_;
+  int64_t level_ = -1;  // the pass's forward AD level
+  bool create_graph_ = false;
   static py::object maybe(const Tensor& t) { return t.defined() ? py::cast(t) : py::object(py::none()); }
   static Tensor tensor_or_none(py::handle h) { return h.is_none() ? Tensor() : hook_result(h); }
   Tensor make(const Tensor& g, const Tensor& t) override {
@@ -263,10 +280,19 @@ struct PyDualCallbacks : autograd::DualCallbacks {
     return {tensor_or_none(p[0]), tensor_or_none(p[1])};
   }
   std::vector<std::pair<autograd::Edge, Tensor>> second_order(Node& n, const variable_list& grads) override {
+    std::shared_ptr<autograd::DualTerm> term;
     {
       std::lock_guard<std::mutex> lock(g_records_mutex);
-      if (!records().count(&n)) return {};
+      auto it = records().find(&n);
+      if (it == records().end()) return {};
+      // a term in C++ needs neither the GIL nor Python; create_graph takes the re-run, whose terms record
+      // (the C++ one reads tensors without history)
+      if (it->second.term && !create_graph_ && it->second.node.lock().get() == &n) {
+        if (it->second.term->level != level_) return {};  // _second_order's level test
+        term = it->second.term;
+      }
     }
+    if (term) return autograd::dual_terms(*term, grads);
     py::gil_scoped_acquire gil;
     py::object rec;
     {
@@ -528,7 +554,10 @@ void init_autograd(py::module_& m, TensorClass& cls) {
     Py_INCREF(t.ptr());
   });
   m.def("_live_views", &live_views);
-  m.def("_fwad_set_record", [](const std::shared_ptr<Node>& n, py::object rec) {
+  // rec: forward AD's record for the re-run (_forward_ad._record); term: None or what the term in C++ reads
+  // (see dual_term_of)
+  m.def("_fwad_set_record", [](const std::shared_ptr<Node>& n, py::object rec, py::object term) {
+    std::shared_ptr<autograd::DualTerm> dt = dual_term_of(term);
     // the replaced and expired records are freed after the lock: freeing Python objects may run Python code
     std::vector<FwadRecord> gone;
     std::lock_guard<std::mutex> lock(g_records_mutex);
@@ -546,7 +575,7 @@ void init_autograd(py::module_& m, TensorClass& cls) {
     }
     auto& slot = table[n.get()];
     gone.push_back(std::move(slot));
-    slot = {n, std::move(rec)};
+    slot = {n, std::move(rec), std::move(dt)};
   });
   m.def("_fwad_clear_records", [] {
     std::unordered_map<const Node*, FwadRecord> gone;
@@ -562,7 +591,7 @@ void init_autograd(py::module_& m, TensorClass& cls) {
       [](const std::vector<Tensor>& outputs, const std::vector<std::optional<Tensor>>& grads,
          const std::vector<std::optional<Tensor>>& tangents, bool keep_graph, bool create_graph,
          const std::vector<Tensor>& inputs, bool allow_unused, py::object make, py::object split,
-         py::object second_order, py::object retain, py::object store_leaf) {
+         py::object second_order, py::object retain, py::object store_leaf, int64_t level) {
         variable_list g, t;
         for (auto& x : grads) g.push_back(x ? *x : Tensor());
         for (auto& x : tangents) t.push_back(x ? *x : Tensor());
@@ -578,6 +607,8 @@ void init_autograd(py::module_& m, TensorClass& cls) {
         cb.second_ = std::move(second_order);
         cb.retain_ = std::move(retain);
         cb.store_leaf_ = std::move(store_leaf);
+        cb.level_ = level;
+        cb.create_graph_ = create_graph;
         autograd::DualBackwardResult r = nogil([&] {
           return autograd::run_backward_dual(outputs, g, t, keep_graph, create_graph, inputs, allow_unused,
                                              cb);
@@ -589,7 +620,7 @@ void init_autograd(py::module_& m, TensorClass& cls) {
       },
       py::arg("outputs"), py::arg("grad_outputs"), py::arg("grad_tangents"), py::arg("keep_graph"),
       py::arg("create_graph"), py::arg("inputs"), py::arg("allow_unused"), py::arg("make"), py::arg("split"),
-      py::arg("second_order"), py::arg("retain"), py::arg("store_leaf"));
+      py::arg("second_order"), py::arg("retain"), py::arg("store_leaf"), py::arg("level") = -1);
   // `view`, a tracked view, remade on t laid out as its root base (forward AD: the view's tangent)
   m.def("_replay_view_on",
         [](const Tensor& view, const Tensor& t) { return autograd::replay_view_on(view, t); });

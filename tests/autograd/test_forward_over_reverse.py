@@ -480,3 +480,218 @@ def test_the_tangent_at_an_intermediate_follows_its_own_dependence():
     y.register_hook(lambda g: seen.append(type(g)))
     y.sum().backward()
     assert seen == [torch.Tensor]
+
+
+# The common nonlinear ops take their second-order term in C++ (csrc/autograd/dual_terms.cpp) instead of the
+# re-run of their rule (_forward_ad._second_order, which stays for the rest and for create_graph): each case's
+# HVP by both paths (1e-12 apart), against finite differences of the gradient, and against PyTorch below.
+_M = torch.linspace(-0.8, 0.9, 20, dtype=D).reshape(4, 5)
+_T5 = torch.linspace(-0.5, 0.7, 5, dtype=D)
+CXX_TERM_CASES = {
+    "mul_div": (lambda a, b: a * b / (b * b + 1.5) + 2.0 / (a * a + 1.0) + a * 3.0 / 2.0, ((4, 5), (4, 5))),
+    "div_broadcast": (lambda a, b: (a / (b.exp() + 1.0)) * a, ((4, 5), (5,))),
+    "exp_log": (lambda a, b: (a * b).exp() * (a * a + 1.0).log(), ((4, 5), (4, 5))),
+    "tanh_sigmoid_relu": (lambda a, b: a.tanh() * torch.sigmoid(a * b) + F.relu(a) * b, ((4, 5), (4, 5))),
+    "pow": (lambda a, b: (a * a + 0.5) ** 1.5 + a**3 * b + a**2 + torch.pow(b, 1) * a, ((4, 5), (4, 5))),
+    "sin_cos": (lambda a, b: a.sin() * torch.cos(a * b), ((4, 5), (4, 5))),
+    "mm_matmul": (lambda a, b: torch.mm(a, b).tanh() @ b.t() + (a @ b).sin().sum(), ((4, 5), (5, 3))),
+    "rmatmul_addmm": (
+        lambda a, b: (_M @ a).tanh().sum() * 2 + torch.addmm(_T5, a, b, beta=0.5, alpha=-1.5).exp(),
+        ((5, 5), (5, 5)),
+    ),
+    "linear": (lambda a, b: F.linear(F.linear(a, b, _T5).tanh(), b) ** 2, ((3, 4, 5), (5, 5))),
+    "softmax": (lambda a, b: torch.softmax(a * b, 1) * F.log_softmax(a, dim=0) + a.softmax(-1) ** 2, ((4, 5),) * 2),
+    "mse_loss": (
+        lambda a, b: F.mse_loss(a.tanh(), b) * 3 + F.mse_loss(a * b, b, reduction="none") ** 2
+        + F.mse_loss(a, b.sin(), reduction="sum"),
+        ((4, 5), (4, 5)),
+    ),
+    "gelu_silu": (lambda a, b: F.gelu(a * b) * F.silu(a) + F.silu(b) * a, ((4, 5), (4, 5))),
+    "gelu": (lambda a, b: F.gelu(a * b) * F.gelu(a), ((4, 5), (4, 5))),
+    "masks": (
+        lambda a, b: F.relu6(a.sin() * 8) * F.leaky_relu(a * b, 0.1)
+        + torch.clamp(a.exp(), max=1.5) * torch.where(a > 0, a * b, b.sin())
+        + F.max_pool1d((a * b).unsqueeze(0), 2).sum() * F.hardtanh(a.cos() * 2).sum(),
+        ((4, 5), (4, 5)),
+    ),
+}  # fmt: skip
+
+
+def _dual_hvp(f, xs, vs, create_graph=False):
+    xr = [x.clone().requires_grad_() for x in xs]
+    with fwAD.dual_level():
+        gs = torch.autograd.grad(
+            f(*[fwAD.make_dual(x, v) for x, v in zip(xr, vs)]).sum(), xr, create_graph=create_graph
+        )
+        return [fwAD.unpack_dual(g) for g in gs]
+
+
+@pytest.mark.parametrize("name", list(CXX_TERM_CASES))
+def test_cxx_second_order_terms_match_the_rerun_and_finite_differences(name, monkeypatch):
+    from minitorch.func import _forward_ad
+
+    f, shapes = CXX_TERM_CASES[name]
+    torch.manual_seed(7)
+    xs = [torch.randn(*s, dtype=D) * 0.7 for s in shapes]
+    vs = [torch.randn(*s, dtype=D) for s in shapes]
+    reruns = []
+    second_order = _forward_ad._second_order
+    monkeypatch.setattr(
+        _forward_ad, "_second_order", lambda rec, g: reruns.append(rec[0]) or second_order(rec, g)
+    )
+    monkeypatch.setattr(_forward_ad, "CXX_TERMS", False)
+    want = _dual_hvp(f, xs, vs)
+    assert reruns  # the re-run path ran (without C++ terms)
+    reruns.clear()
+    monkeypatch.setattr(_forward_ad, "CXX_TERMS", True)
+    got = _dual_hvp(f, xs, vs)
+    assert not reruns, reruns  # every node of these cases has its term in C++
+    for (gp, gt), (wp, wt) in zip(got, want):
+        assert_close(gp, wp, rtol=0, atol=0)
+        assert_close(gt, wt, rtol=1e-12, atol=1e-12)
+    # the tangent is the gradient's derivative along v
+    eps = 1e-6
+    loss = lambda *a: f(*a).sum()
+    grads = lambda s: torch.func.grad(loss, argnums=tuple(range(len(xs))))(
+        *[x + s * v for x, v in zip(xs, vs)]
+    )
+    for (_, gt), up, down in zip(got, grads(eps), grads(-eps)):
+        assert_close(gt, (up - down) / (2 * eps), rtol=1e-5, atol=1e-6)
+    # create_graph keeps the re-run (its terms record), with the same values
+    reruns.clear()
+    again = _dual_hvp(f, xs, vs, create_graph=True)
+    assert reruns
+    for (gp, gt), (_, wt) in zip(again, want):
+        assert gt.requires_grad
+        assert_close(gt, wt, rtol=1e-12, atol=1e-12)
+
+
+def test_cxx_second_order_terms_decline_what_they_do_not_cover(monkeypatch):
+    # a tensor exponent, a 1-D matmul, float32 beside float64 and softmax's dtype= keep the re-run (and the first
+    # two agree with finite differences through it)
+    from minitorch.func import _forward_ad
+
+    reruns = []
+    second_order = _forward_ad._second_order
+    monkeypatch.setattr(
+        _forward_ad, "_second_order", lambda rec, g: reruns.append(rec[0]) or second_order(rec, g)
+    )
+    x, v = torch.tensor([0.5, 1.5, 2.0], dtype=D), torch.tensor([1.0, -0.5, 0.25], dtype=D)
+    f = lambda a: a**a + (a @ a) * a.exp()
+    ((_, t),) = _dual_hvp(f, [x], [v])
+    assert {"Tensor.__pow__", "Tensor.__matmul__"} <= set(reruns), reruns
+    loss = lambda a: f(a).sum()
+    fd = (torch.func.grad(loss)(x + 1e-6 * v) - torch.func.grad(loss)(x - 1e-6 * v)) / 2e-6
+    assert_close(t, fd, rtol=1e-5, atol=1e-6)
+    reruns.clear()
+    _dual_hvp(lambda a: a * a.float() + torch.softmax(a, 0, dtype=torch.float32), [x], [v])
+    assert {"Tensor.__mul__", "softmax"} <= set(reruns), reruns
+
+
+def test_cxx_second_order_terms_match_pytorch():
+    data = {"cases": {k: [s for s in shapes] for k, (_, shapes) in CXX_TERM_CASES.items()}}
+    rng = np.random.default_rng(3)
+    for k, shapes in data["cases"].items():
+        data[k] = [(rng.standard_normal(s) * 0.7).tolist() for s in shapes] + [
+            rng.standard_normal(s).tolist() for s in shapes
+        ]
+    modules = [("torch", torch), ("torch.autograd.forward_ad", fwAD), ("torch.nn.functional", F)]
+    ours, theirs = cases_here_and_in_pytorch(CXX_TERM_ORACLE, modules, data)
+    assert [k for k, v in theirs.items() if v is None] == ["gelu_silu"]
+    bad = {k: (ours[k], want) for k, want in theirs.items() if want is not None and not _close(ours[k], want)}
+    assert not bad, bad
+
+
+CXX_TERM_ORACLE = r"""
+def cases(torch, fwAD, F, data):
+    D = torch.float64
+    _M = torch.linspace(-0.8, 0.9, 20, dtype=D).reshape(4, 5)
+    _T5 = torch.linspace(-0.5, 0.7, 5, dtype=D)
+    fs = {
+        "mul_div": lambda a, b: a * b / (b * b + 1.5) + 2.0 / (a * a + 1.0) + a * 3.0 / 2.0,
+        "div_broadcast": lambda a, b: (a / (b.exp() + 1.0)) * a,
+        "exp_log": lambda a, b: (a * b).exp() * (a * a + 1.0).log(),
+        "tanh_sigmoid_relu": lambda a, b: a.tanh() * torch.sigmoid(a * b) + F.relu(a) * b,
+        "pow": lambda a, b: (a * a + 0.5) ** 1.5 + a**3 * b + a**2 + torch.pow(b, 1) * a,
+        "sin_cos": lambda a, b: a.sin() * torch.cos(a * b),
+        "mm_matmul": lambda a, b: torch.mm(a, b).tanh() @ b.t() + (a @ b).sin().sum(),
+        "rmatmul_addmm": lambda a, b: (_M @ a).tanh().sum() * 2 + torch.addmm(_T5, a, b, beta=0.5, alpha=-1.5).exp(),
+        "linear": lambda a, b: F.linear(F.linear(a, b, _T5).tanh(), b) ** 2,
+        "softmax": lambda a, b: torch.softmax(a * b, 1) * F.log_softmax(a, dim=0) + a.softmax(-1) ** 2,
+        "mse_loss": lambda a, b: F.mse_loss(a.tanh(), b) * 3 + F.mse_loss(a * b, b, reduction="none") ** 2
+        + F.mse_loss(a, b.sin(), reduction="sum"),
+        "gelu_silu": lambda a, b: F.gelu(a * b) * F.silu(a) + F.silu(b) * a,
+        "gelu": lambda a, b: F.gelu(a * b) * F.gelu(a),
+        "masks": lambda a, b: F.relu6(a.sin() * 8) * F.leaky_relu(a * b, 0.1)
+        + torch.clamp(a.exp(), max=1.5) * torch.where(a > 0, a * b, b.sin())
+        + F.max_pool1d((a * b).unsqueeze(0), 2).sum() * F.hardtanh(a.cos() * 2).sum(),
+    }
+    out = {}
+    for name, f in fs.items():
+        n = len(data["cases"][name])
+        xs = [torch.tensor(v, dtype=D, requires_grad=True) for v in data[name][:n]]
+        vs = [torch.tensor(v, dtype=D) for v in data[name][n:]]
+        with fwAD.dual_level():
+            try:
+                gs = torch.autograd.grad(f(*[fwAD.make_dual(x, v) for x, v in zip(xs, vs)]).sum(), xs)
+            except NotImplementedError:  # PyTorch 2.15 has no forward AD of silu_backward
+                out[name] = None
+                continue
+            out[name] = [[fwAD.unpack_dual(g).primal.tolist(), fwAD.unpack_dual(g).tangent.tolist()] for g in gs]
+    return out
+"""
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_cxx_second_order_terms_of_an_mlp_in_each_dtype(dtype, monkeypatch):
+    # an MLP loss in float32 and float64: the C++ terms give the re-run's HVP (float32 to its rounding) and the
+    # float64 HVP
+    from minitorch.func import _forward_ad
+
+    torch.manual_seed(3)
+    x, y = torch.randn(8, 6, dtype=D), torch.randn(8, 2, dtype=D)
+    ps = [torch.randn(5, 6, dtype=D) * 0.5, torch.randn(5, dtype=D), torch.randn(2, 5, dtype=D) * 0.5]
+    vs = [torch.randn_like(p) for p in ps]
+
+    def f(w1, b1, w2):
+        h = torch.sigmoid(F.linear(x.to(w1.dtype), w1, b1)) * F.silu(F.linear(x.to(w1.dtype), w1))
+        return F.mse_loss(torch.log_softmax(h @ w2.t(), 1).exp(), y.to(w1.dtype))
+
+    cast = lambda ts: [t.to(dtype) for t in ts]
+    reruns = []
+    second_order = _forward_ad._second_order
+    monkeypatch.setattr(
+        _forward_ad, "_second_order", lambda rec, g: reruns.append(rec[0]) or second_order(rec, g)
+    )
+    got = _dual_hvp(f, cast(ps), cast(vs))
+    assert not reruns, reruns
+    monkeypatch.setattr(_forward_ad, "CXX_TERMS", False)
+    want = _dual_hvp(f, cast(ps), cast(vs))
+    ref = _dual_hvp(f, ps, vs)
+    tol = 1e-12 if dtype == D else 1e-5
+    for (gp, gt), (wp, wt), (_, rt) in zip(got, want, ref):
+        assert gt.dtype == dtype
+        assert_close(gp, wp, rtol=0, atol=0)
+        assert_close(gt, wt, rtol=tol, atol=tol)
+        assert_close(gt.double(), rt, rtol=1e-4 if dtype != D else 1e-12, atol=1e-5 if dtype != D else 1e-12)
+
+
+@pytest.mark.parametrize("cxx", [False, True])
+def test_a_broadcast_operands_tangent_counts_its_term_once(cxx, monkeypatch):
+    # (a * b).sin() with b of shape (3,) broadcast over 2 rows: the mul node's term for b and its formula's part
+    # are summed to b's shape before they are added (the re-run's term, already of b's shape, was counted once
+    # per row when added to the broadcast part)
+    from minitorch.func import _forward_ad
+
+    monkeypatch.setattr(_forward_ad, "CXX_TERMS", cxx)
+    a = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]], dtype=D)
+    b = torch.tensor([0.3, -0.7, 1.1], dtype=D)
+    va = torch.tensor([[1.0, 0.5, -1.0], [0.0, 2.0, 1.0]], dtype=D)
+    vb = torch.tensor([-0.5, 1.0, 0.25], dtype=D)
+    f = lambda a, b: (a * b).sin()
+    (_, ta), (_, tb) = _dual_hvp(f, [a, b], [va, vb])
+    loss = lambda a, b: f(a, b).sum()
+    grads = lambda s: torch.func.grad(loss, argnums=(0, 1))(a + s * va, b + s * vb)
+    (ua, ub), (da, db) = grads(1e-6), grads(-1e-6)
+    assert_close(ta, (ua - da) / 2e-6, rtol=1e-6, atol=1e-7)
+    assert_close(tb, (ub - db) / 2e-6, rtol=1e-6, atol=1e-7)

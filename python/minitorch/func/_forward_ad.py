@@ -1474,12 +1474,114 @@ _LINEAR = frozenset((
 ))  # fmt: skip
 
 
+# Whether the common nonlinear ops take their second-order term in C++ (_cxx_term) instead of the re-run
+# (benchmarks/bench_hvp.py and the tests compare the two).
+CXX_TERMS = True
+_CXX_UNARY = frozenset(("exp", "log", "tanh", "sigmoid", "sin", "cos", "silu", "gelu"))
+_CXX_UNARY_KWARGS = ({}, {"inplace": False}, {"approximate": "none"})
+_NUMBER = (int, float)
+_MSE_REDUCTIONS = ("mean", "sum", "none")
+# Ops whose rule selects or masks the tangent by the primal's value (t (x > 0), where(c, t_a, t_b), the max's
+# position): flat in x wherever it is differentiable, so their term is zero and the re-run found none
+_ZERO_TERM = frozenset((
+    "relu", "relu6", "leaky_relu", "hardtanh", "clamp", "clip", "where", "max_pool1d", "max_pool2d", "max_pool3d",
+))  # fmt: skip
+
+
+def _cxx_term(rkey, swapped, pargs, pkwargs, tangents):
+    """What the C++ second-order term of a recorded op takes (csrc/autograd/dual_terms.cpp): (op, its tensor
+    arguments in the term's layout, their tangents, number parameters); () where the term is zero (_ZERO_TERM, a
+    product or quotient by a number: nothing to record); None for the Python re-run (other ops and calls,
+    arguments that are not plain tensors; the C++ side also declines mixed or complex dtypes)."""
+    ns, _, name = rkey.rpartition(".")
+    if ns not in ("", "Tensor", "F"):
+        return None
+    T = _C.Tensor
+    n = len(pargs)
+    tan = tangents.get
+    if name in _CXX_UNARY:
+        if n == 1 and type(pargs[0]) is T and pkwargs in _CXX_UNARY_KWARGS:
+            return name, (pargs[0],), (tan(0),), ()
+        return None
+    if name in _ZERO_TERM:
+        return ()
+    if name in ("mul", "div"):
+        if n != 2 or pkwargs and (name == "mul" or pkwargs.get("rounding_mode") is not None):
+            return None
+        i, j = (1, 0) if swapped else (0, 1)  # a / b of pargs[i], pargs[j]
+        a, b = pargs[i], pargs[j]
+        if type(a) is not T and type(a) is not bool and isinstance(a, _NUMBER):
+            if type(b) is not T:
+                return None
+            if name == "mul":
+                return ()  # by a number: linear
+            return "div", (None, b), (None, tan(j)), (float(a),)
+        if type(a) is not T:
+            return None
+        if type(b) is not T:
+            return () if isinstance(b, (*_NUMBER, bool)) else None
+        return name, (a, b), (tan(i), tan(j)), ()
+    if name == "pow":
+        e = pargs[1] if n == 2 else None
+        if swapped or pkwargs or type(pargs[0]) is not T or type(e) is bool or not isinstance(e, _NUMBER):
+            return None
+        return "pow", (pargs[0],), (tan(0),), (float(e),)
+    if name in ("matmul", "mm", "addmm"):
+        k = 1 if name == "addmm" else 0
+        if n != k + 2 or (pkwargs.keys() - {"beta", "alpha"} if k else pkwargs):
+            return None
+        alpha = pkwargs.get("alpha", 1)
+        i, j = (k + 1, k) if swapped else (k, k + 1)
+        a, b = pargs[i], pargs[j]
+        if (
+            type(a) is not T
+            or type(b) is not T
+            or a.dim() != 2
+            or b.dim() != 2
+            or not isinstance(alpha, _NUMBER)
+        ):
+            return None
+        return "mm", (a, b), (tan(i), tan(j)), (float(alpha),)
+    if name == "linear":
+        if n not in (2, 3) or pkwargs.keys() - {"bias"}:
+            return None
+        x, w = pargs[0], pargs[1]
+        if type(x) is not T or type(w) is not T or x.dim() < 2 or w.dim() != 2:
+            return None
+        return "linear", (x, w), (tan(0), tan(1)), ()
+    if name in ("softmax", "log_softmax"):
+        dim = (
+            pargs[1]
+            if n == 2 and not pkwargs
+            else pkwargs.get("dim")
+            if n == 1 and len(pkwargs) == 1
+            else None
+        )
+        x = pargs[0]
+        if type(dim) is not int or type(x) is not T or x.dim() == 0:
+            return None
+        return name, (x,), (tan(0),), (float(dim),)
+    if name == "mse_loss":
+        red = pkwargs.get("reduction", "mean")
+        if n != 2 or pkwargs.keys() - {"reduction"} or red not in _MSE_REDUCTIONS:
+            return None
+        x, y = pargs
+        if type(x) is not T or type(y) is not T or x.shape != y.shape or not x.numel():
+            return None
+        return "mse_loss", (x, y), (tan(0), tan(1)), (2.0 / x.numel() if red == "mean" else 2.0,)
+    return None
+
+
 def _record(key, pargs, pkwargs, tangents, level, result):
     """Keeps, by the node the op made, what the dual backward pass needs for that node's second-order term: the
-    op, its primal arguments and their tangents. Only where a result's tangent depends on a primal that requires
-    grad (its tangent requires grad, and the op is not linear): elsewhere the term is zero."""
-    rkey = _rule_key(key)[0]
+    op, its primal arguments and their tangents, and for the common ops what their term in C++ reads. Only where a
+    result's tangent depends on a primal that requires grad (its tangent requires grad, and the op is not
+    linear): elsewhere the term is zero."""
+    rkey, swapped, _ = _rule_key(key)
     if rkey.rpartition(".")[2] in _LINEAR and not rkey.startswith(("linalg.", "fft.", "special.")):
+        return
+    spec = _cxx_term(rkey, swapped, pargs, pkwargs, tangents) if CXX_TERMS else None
+    if spec == ():
         return
     flat = list(result) if isinstance(result, (tuple, list)) else [result]
     nodes = []
@@ -1499,7 +1601,17 @@ def _record(key, pargs, pkwargs, tangents, level, result):
         else:
             nodes.append((node, [(j, p.output_nr)]))
     for node, outs in nodes:
-        _C._fwad_set_record(node, (key, pargs, pkwargs, tangents, level, outs))
+        term = None
+        if (
+            spec is not None
+            and len(nodes) == 1
+            and len(outs) == 1
+            and outs[0][0] == 0
+            and all(u is None or type(u) is _C.Tensor for u in spec[2])
+        ):
+            r = flat[0]
+            term = (*spec[:3], r._primal, r._tangent, spec[3], level, outs[0][1])
+        _C._fwad_set_record(node, (key, pargs, pkwargs, tangents, level, outs), term)
 
 
 def _record_inplace(key, old_self, pargs, pkwargs, tangents, level):
@@ -1525,7 +1637,7 @@ def _record_inplace(key, old_self, pargs, pkwargs, tangents, level):
     if tangent is not None:
         tans[0] = tangent
     _C._fwad_set_record(
-        node, (key, (value, *pargs[1:]), pkwargs, tans, level, [(0, 0)], node.next_functions[0])
+        node, (key, (value, *pargs[1:]), pkwargs, tans, level, [(0, 0)], node.next_functions[0]), None
     )
 
 
@@ -1619,6 +1731,7 @@ def _dual_pass(out_p, gp, gt, retain_graph, create_graph, in_p, allow_unused, le
             _second_order,
             _pass_retain,
             _pass_store_leaf,
+            level,
             _engine=_C._run_backward_dual,
         )
     finally:
