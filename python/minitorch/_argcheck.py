@@ -18,7 +18,10 @@ and are left unwrapped, so the frame costs nothing there."""
 
 import functools
 import inspect
+import numbers
 import types
+
+import numpy as np
 
 from minitorch import _C
 from minitorch._size import Size
@@ -99,6 +102,17 @@ def check_tensor(fname, argname, pos, x):
         raise TypeError(
             f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, not {_kind_name(x)}"
         )
+
+
+def check_number(fname, argname, pos, x):
+    """PyTorch's parser's TypeError where a Number belongs: a Python or NumPy number (bools included) or a 0-d
+    tensor that does not require grad passes, nothing else."""
+    if isinstance(x, _C.Tensor):
+        if x.dim() == 0 and not x.requires_grad:
+            return
+    elif isinstance(x, (numbers.Number, np.bool_)):
+        return
+    raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Number, not {_kind_name(x)}")
 
 
 def check_bool(fname, argname, pos, x):

@@ -1668,6 +1668,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         return_counts=return_counts,
     )
     if dim is not None:
+        if input.dim() == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         return _unique_dim(input, dim, True, return_inverse, return_counts)
     with _NoGrad():
         flat = input.reshape(-1)

@@ -1015,9 +1015,14 @@ def _fill_value(self, value):
                 f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} dimension(s)."
             )
         return value.to(self.dtype)
-    return _creation.tensor(value, dtype=self.dtype, device=self.device)
+    # fill_ checks the number against the dtype (NaN or inf into an integer tensor: its overflow error)
+    return _C.empty((), dtype=self.dtype, device=self.device).fill_(value)
 
 
+_INDEX_FILL_SIGS = ("int dim, Tensor index, Tensor value", "int dim, Tensor index, Scalar value")
+
+
+@_argcheck.parses(*(f"Tensor input, {s}" for s in _INDEX_FILL_SIGS), upfront=False)
 def index_fill(input, dim, index, value):
     """`input` with the slices at `index` along `dim` set to the scalar `value`."""
     value = _fill_value(input, value)  # PyTorch checks the value before the index
@@ -1042,6 +1047,7 @@ def index_copy_(self, dim, index, source):
     return _inplace(self, index_copy(self, dim, index, source))
 
 
+@_argcheck.parses(*_INDEX_FILL_SIGS, method=True, upfront=False)
 def index_fill_(self, dim, index, value):
     """In-place index_fill."""
     return _inplace(self, index_fill(self, dim, index, value))
@@ -1475,6 +1481,7 @@ def put_(self, index, source, accumulate=False):
 
 def fill_diagonal_(self, fill_value, wrap=False):
     """Fill the main diagonal (all dims equal beyond 2-D; wrap: tall matrices restart it every cols+1 rows)."""
+    _argcheck.check_number("fill_diagonal_", "fill_value", 1, fill_value)
     nd = self.dim()
     if nd < 2:
         raise RuntimeError("dimensions must larger than 1")

@@ -3,7 +3,7 @@ torch level, torch.fill(t, v) (fill_'s out-of-place form) and torch.detach(t).""
 
 import re as _re
 
-from minitorch import _C
+from minitorch import _C, _argcheck
 from minitorch._out import write_out
 
 # the in-place names PyTorch spells at torch level too (the elementwise table's come from csrc/ops/ops.schema,
@@ -67,6 +67,14 @@ _VIEW_COPIES = {  # the view -> how many positional arguments it takes after the
 }  # fmt: skip
 
 
+# the parameters each copy must be given (PyTorch's schemas; the methods take some of them as varargs)
+_REQUIRED = {
+    "as_strided": ("size", "stride"), "expand": ("size",), "permute": ("dims",), "select": ("dim", "index"),
+    "split": ("split_size",), "split_with_sizes": ("split_sizes",), "transpose": ("dim0", "dim1"),
+    "unfold": ("dimension", "size", "step"), "unsqueeze": ("dim",), "view": ("size",),
+}  # fmt: skip
+
+
 def _copied(result):
     if isinstance(result, (tuple, list)):  # PyTorch's copies of multi-output views are tuples
         return tuple(r.clone(memory_format=_C.contiguous_format) for r in result)
@@ -92,6 +100,13 @@ def _make_view_copy(view, arity):
             plural = "s" if arity else ""
             raise TypeError(
                 f"{name}() takes {arity + 1} positional argument{plural} but {len(args) + 1} were given"
+            )
+        missing = [p for p in _REQUIRED.get(view, ())[len(args) :] if p not in kwargs]
+        if missing:  # PyTorch's parser's words (its plural is as written)
+            n = len(missing)
+            raise TypeError(
+                f"{name}() missing {n} required positional argument{'s' if n == 1 else ''}: "
+                + ", ".join(f'"{p}"' for p in missing)
             )
         size = args[0] if args else kwargs.get("split_size")
         if view == "split" and isinstance(
@@ -130,8 +145,13 @@ def alias_copy(input, *, out=None):
     return _write(_copied(input), out)
 
 
+@_argcheck.parses("Tensor input, int dim=0, int? start=None, int? end=None, int step=1", upfront=False)
 def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
     """input[..., start:end:step, ...] along dim, copied."""
+    if input.dim() == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
     index = [slice(None)] * input.dim()
     index[dim] = slice(start, end, step)
     return _write(_copied(input[tuple(index)]), out)

@@ -367,6 +367,8 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
 def native_dropout(input, p, train):
     """(output, mask): in training each element kept with probability 1 - p and scaled by 1 / (1 - p), the
     boolean mask of the kept ones; otherwise the input and an all-True mask."""
+    if input.numel() == 0:  # PyTorch's early return: the mask in the input's dtype
+        return input.clone(), _C.empty_like(input)
     if train is None or train:
         _check_p(p)
         if not input.is_floating_point():  # the kept values are scaled in float, then written back

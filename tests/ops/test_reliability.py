@@ -4168,3 +4168,72 @@ def test_fuzz_4417_values_and_refusals():
         T.index_select(x, 0, T.tensor([4]))
     with pytest.raises(RuntimeError, match="self indexing axis dim should be positive"):
         T.index_select(T.zeros(3, 0), 1, T.tensor([0]))
+
+
+def test_fuzz_4418_argument_kinds_and_orders():
+    """Fuzz seed 4418 (after the 4417 fixes): the removed Tensor.eig/symeig keep PyTorch's Python signature, F's
+    in-place activations and special's tails refuse a non-tensor in the parser's words, F.hardtanh checks its
+    bounds first, the adaptive pools read input.size() first, index_fill/slice_copy/the view copies parse as
+    PyTorch's, and a few values"""
+    T = minitorch
+    F = T.nn.functional
+    for call in (lambda: T.ones(2, 2).symeig(1, 2, 3), lambda: T.ones(2, 2).eig(dim=1)):
+        with pytest.raises(TypeError):
+            call()
+    for call, name in (
+        (lambda: F.relu([1.0], inplace=True), "relu_"),
+        (lambda: F.silu(1.0, True), "silu_"),
+        (lambda: F.mish(1.0, True), "mish_"),
+        (lambda: F.leaky_relu(1.0, 0.1, True), "leaky_relu_"),
+        (lambda: T.norm_except_dim([1.0]), "norm_except_dim"),
+    ):
+        with pytest.raises(TypeError, match=re.escape(f"{name}(): argument '")):
+            call()
+    with pytest.raises(
+        TypeError, match=re.escape("special_scaled_modified_bessel_k1(): argument 'x' (position 1)")
+    ):
+        T.special.scaled_modified_bessel_k1([1.0])
+    with pytest.raises(ValueError, match="min_val cannot be greater than max_val"):
+        F.hardtanh(1, 2, 1)
+    for call in (lambda: F.adaptive_avg_pool3d(-1.5, 2), lambda: F.adaptive_avg_pool2d([1.0], 3)):
+        with pytest.raises(AttributeError, match="has no attribute 'size'"):
+            call()
+    with pytest.raises(ValueError, match="is not a valid value for reduction"):
+        F.huber_loss(T.ones(2), T.ones(2), T.ones(2))
+    with pytest.raises(IndexError, match="Dimension specified as -1 but tensor has no dimensions"):
+        T.unique(T.tensor(-0.07), dim=-1)
+    with pytest.raises(
+        TypeError, match=re.escape("fill_diagonal_(): argument 'fill_value' (position 1) must be Number")
+    ):
+        T.ones(3, 1).fill_diagonal_([1.0])
+    assert T.zeros(2, 2).fill_diagonal_(T.tensor(2.0)).tolist() == [[2.0, 0.0], [0.0, 2.0]]
+    # native_dropout of nothing: PyTorch's early return, the mask in the input's dtype
+    for train in (False, True):
+        out, mask = T.native_dropout(T.empty((0,), dtype=T.float16), 0.5, train)
+        assert out.shape == (0,) and mask.dtype == T.float16
+    assert T.native_dropout(T.ones(2), 0.5, False)[1].dtype == T.bool
+    # index_fill: an int dim (the parser's invalid combination otherwise), the number checked against the dtype
+    for call in (
+        lambda: T.tensor(1e-40).index_fill(T.tensor(-2.55), T.tensor(False), T.tensor(0.5)),
+        lambda: T.tensor(-1.0).index_fill_(T.tensor(-2.6), T.tensor([[1.0]]), T.tensor([1.87, -1.9])),
+    ):
+        with pytest.raises(TypeError, match=r"index_fill_?\(\) received an invalid combination of arguments"):
+            call()
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int64_t without overflow"):
+        T.index_fill(T.tensor([[-1, 4]]), -2, T.tensor([0]), float("nan"))
+    assert T.ones(2, 3).index_fill(1, T.tensor([0]), T.tensor(5.0)).tolist() == [[5.0, 1, 1], [5.0, 1, 1]]
+    # the view copies: required arguments in PyTorch's words; slice_copy's parser and checks
+    with pytest.raises(
+        TypeError, match=re.escape('expand_copy() missing 1 required positional arguments: "size"')
+    ):
+        T.expand_copy(T.ones(3, 2))
+    with pytest.raises(TypeError, match=re.escape('missing 2 required positional argument: "dim0", "dim1"')):
+        T.transpose_copy(T.ones(2, 2))
+    assert T.select_copy(T.arange(4.0).reshape(2, 2), 0, index=1).tolist() == [2.0, 3.0]
+    with pytest.raises(TypeError, match=re.escape("slice_copy(): argument 'start' (position 3) must be int")):
+        T.slice_copy(T.ones(3), 0, T.tensor([0, 0]))
+    with pytest.raises(IndexError, match=re.escape("slice() cannot be applied to a 0-dim tensor.")):
+        T.slice_copy(T.tensor(1.0), -1)
+    with pytest.raises(RuntimeError, match="slice step must be positive"):
+        T.slice_copy(T.ones(3), 0, 0, 2, 0)
+    assert T.slice_copy(T.arange(5.0), 0, 1, None, 2).tolist() == [1.0, 3.0]

@@ -1752,13 +1752,27 @@ TORCH = {
     "solve": torch_solve,
     "lstsq": torch_lstsq,
 }
+
+
+def _removed_method(name, fn):
+    """Tensor.<name>(eigenvectors=False) of a removed function: PyTorch's Python method, which takes any value
+    there (no parser) and raises fn's error; more arguments are Python's own TypeError."""
+
+    @_argcheck.checks_own_arguments
+    def method(self, eigenvectors=False):
+        return fn(self)
+
+    method.__name__, method.__qualname__ = name, f"Tensor.{name}"
+    return method
+
+
 TENSOR_METHODS = {
     "matrix_power": _matrix_power_spelling(1),
     "solve": torch_solve,
     "lstsq": torch_lstsq,
-    # removed: PyTorch's methods raise whatever the arguments (no parser to refuse their kinds first)
-    "symeig": lambda self, *args, **kwargs: torch_symeig(self),
-    "eig": lambda self, *args, **kwargs: torch_eig(self),
+    # removed: PyTorch's methods (self, eigenvectors=False) raise whatever eigenvectors is
+    "symeig": _removed_method("symeig", torch_symeig),
+    "eig": _removed_method("eig", torch_eig),
     "qr": lambda self, *args, **kwargs: torch_qr(self, *args, _name="Tensor.qr", **kwargs),
     "cholesky": lambda self, *args, **kwargs: torch_cholesky(self, *args, _name="Tensor.cholesky", **kwargs),
 }

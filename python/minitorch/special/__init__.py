@@ -341,6 +341,10 @@ def _tail(name):
     kernel = getattr(_C, "_special_" + name)
 
     def fn(input, *, out=None):
+        if not isinstance(input, _C.Tensor):
+            raise TypeError(
+                f"special_{name}(): argument 'x' (position 1) must be Tensor, not {type(input).__name__}"
+            )
         _tail_dtype(name, input)
         input = input.detach()
         return kernel(input) if out is None else kernel(input, out=out)

@@ -1,29 +1,15 @@
 """nn.functional's activations: the ReLU and ELU families, sigmoids, shrinks, PReLU/RReLU, GLU, softmax and
 its variants."""
 
-import numbers as _numbers
 import struct as _struct
 import warnings
-
-from numpy import bool_ as _np_bool
 
 from minitorch import _C, _argcheck
 from minitorch._dtype_names import scalar_name
 from minitorch.autograd.function import Function as _Function
 from minitorch.nn.functional._utils import _floating
 
-
-def _number(fname, argname, pos, x):
-    """PyTorch's TypeError where its op takes a Number: its parser takes a Python or NumPy number, or a 0-d
-    tensor that does not require grad, nothing else."""
-    if isinstance(x, _C.Tensor):
-        if x.dim() == 0 and not x.requires_grad:
-            return
-    elif isinstance(x, (_numbers.Number, _np_bool)):
-        return
-    raise TypeError(
-        f"{fname}(): argument '{argname}' (position {pos}) must be Number, not {_argcheck._kind_name(x)}"
-    )
+_number = _argcheck.check_number
 
 
 def _input(fname, x):
@@ -60,7 +46,10 @@ def _write_back(input, fn):
 
 
 def relu(input, inplace=False):
-    return input.relu_() if inplace else _C.relu(input)
+    if inplace:
+        _input("relu_", input)
+        return input.relu_()
+    return _C.relu(input)
 
 
 def relu_(input):
@@ -74,6 +63,7 @@ def relu6(input, inplace=False):
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     if inplace:
+        _input("leaky_relu_", input)
         return _write_back(input, lambda x: _C.leaky_relu(x, negative_slope))
     return _C.leaky_relu(input, negative_slope)
 
@@ -184,9 +174,9 @@ def _bound_number(v):
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    _input("hardtanh_" if inplace else "hardtanh", input)
-    if min_val > max_val:  # F.hardtanh's own check; the C++ op (hardtanh_) has none
+    if min_val > max_val:  # F.hardtanh's own check, before its parser's; the C++ op (hardtanh_) has none
         raise ValueError("min_val cannot be greater than max_val")
+    _input("hardtanh_" if inplace else "hardtanh", input)
     return _hardtanh(input, min_val, max_val, inplace)
 
 
@@ -247,12 +237,14 @@ def gelu(input, approximate="none"):
 
 def silu(input, inplace=False):
     if inplace:
+        _input("silu_", input)
         return _write_back(input, lambda x: _C.silu(x))
     return _C.silu(input)
 
 
 def mish(input, inplace=False):
     if inplace:
+        _input("mish_", input)
         return _write_back(input, lambda x: _C.mish(x))
     return _C.mish(input)
 

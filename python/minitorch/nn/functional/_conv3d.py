@@ -809,6 +809,7 @@ def avg_pool3d(
 def _adaptive_size(output_size, input, fn):
     """PyTorch's _list_with_default (None entries take the input's trailing sizes; an int, a bool too, stays as
     given), then its C++ op's parser (which refuses a bool), as three sizes."""
+    input.size()  # PyTorch reads input.size() first: its AttributeError for a non-tensor input
     if not isinstance(output_size, int):
         out = list(output_size)
         if input.dim() <= len(out):

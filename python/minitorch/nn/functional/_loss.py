@@ -121,6 +121,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _floating_pair(input, target, "huber")
     _warn_size(input, target)
     x, y = _broadcast_pair(input, target)
+    if not isinstance(reduction, str) or reduction not in _REDUCTIONS:  # PyTorch's get_enum
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     if weight is not None:
         return _weighted(_nn.huber_loss(x, y, "none", delta), weight, input, reduction, False)
     return _nn.huber_loss(x, y, reduction, delta)

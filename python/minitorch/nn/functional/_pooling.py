@@ -167,9 +167,9 @@ def adaptive_avg_pool1d(input, output_size):
 def _list_with_default(out_size, input):
     """PyTorch's F-level output size of the adaptive pools: an int as given; a list needs more input dims than
     its length, and its None entries take the input's trailing sizes"""
+    defaults = input.size()  # read first, as PyTorch's argument: its AttributeError for a non-tensor input
     if isinstance(out_size, int):
         return out_size
-    defaults = input.size()
     if len(defaults) <= len(out_size):
         raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
     return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size) :])]

@@ -33,6 +33,10 @@ def _wrap_dim(dim, ndim):
 def norm_except_dim(v, pow=2, dim=0):
     """The p-norm of v over every dim except ``dim``, keeping the reduced dims (size 1); over all of v (a
     0-dim result) when dim is -1. torch.norm_except_dim."""
+    if not isinstance(v, _C.Tensor):
+        raise TypeError(
+            f"norm_except_dim(): argument 'v' (position 1) must be Tensor, not {type(v).__name__}"
+        )
     if type(pow) is not int and not (isinstance(pow, _C.Tensor) and pow.dim() == 0):  # ATen's int64 pow
         raise TypeError(
             f"norm_except_dim(): argument 'pow' (position 2) must be int, not {type(pow).__name__}"
