@@ -232,6 +232,10 @@ void init_shape(py::module_& m, TensorClass& cls) {
   m.def(
       "reshape",
       [](const Tensor& t, py::handle shape) {
+        // the function's shape is a sequence (the method's may be separate ints)
+        if (!py::isinstance<py::tuple>(shape) && !py::isinstance<py::list>(shape))
+          throw py::type_error("reshape(): argument 'shape' (position 2) must be tuple of ints, not " +
+                               arg_type_name(shape));
         DimVector s = parse_size(shape);
         return nogil([&] { return reshape(t, s); }, t);
       },

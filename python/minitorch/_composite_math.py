@@ -432,6 +432,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat @ vec)."""
+    if not (mat.dim() == 2 and vec.dim() == 1 and input.dim() <= 1):
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, {vec.dim()}")
     r = _beta_alpha(input, _C.mv(mat, vec), beta, alpha)
     return write_out(r, out, "addmv")
 
@@ -988,7 +990,7 @@ for _f in (trapezoid, trapz, cumulative_trapezoid):
 # ---------------------------------------------------------------------------------------------- statistics
 
 
-def _check_q(input, q):
+def _check_q(input, q, dim=None):
     if input.dtype not in (_C.float32, _C.float64):  # half and bfloat16 too, as PyTorch's
         raise RuntimeError("quantile() input tensor must be either float or double dtype")
     if isinstance(q, _C.Tensor):
@@ -996,10 +998,12 @@ def _check_q(input, q):
             raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
         if q.dim() > 1:
             raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+        if dim is not None:  # PyTorch wraps the dim before it reads q's values
+            _composite_shape._wrap(dim, input.dim())
         if q.numel() and not _C.all(_C.logical_and(_C.ge(q, 0), _C.le(q, 1))).item():
             raise RuntimeError("quantile() q values must be in the range [0, 1]")
     elif not 0 <= q <= 1:
-        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
 
 
 def _quantile_ranks(qt, k, n, interpolation):
@@ -1039,7 +1043,7 @@ def _quantile_by_selection(x, qt, n, interpolation):
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     if keepdim is not True and keepdim is not False:
         raise TypeError("keepdim")  # the callers' parser check words it as PyTorch's
-    _check_q(input, q)
+    _check_q(input, q, dim)
     modes = ("linear", "lower", "higher", "midpoint", "nearest")
     if interpolation not in modes:
         raise RuntimeError(

@@ -4237,3 +4237,53 @@ def test_fuzz_4418_argument_kinds_and_orders():
     with pytest.raises(RuntimeError, match="slice step must be positive"):
         T.slice_copy(T.ones(3), 0, 0, 2, 0)
     assert T.slice_copy(T.arange(5.0), 0, 1, None, 2).tolist() == [1.0, 3.0]
+
+
+def test_fuzz_4418_accepted_and_orders():
+    """Fuzz seed 4418: calls PyTorch refuses that we computed (torch.reshape of an int, addmv of a matrix input,
+    matrix_rank's None tol, weights that would grow the BCE losses), quantile's dim before q's values,
+    linalg.cond's p kinds, and torch.to_dlpack of a tensor requiring grad (PyTorch exports it)"""
+    T = minitorch
+    F = T.nn.functional
+    for shape in (-1, T.tensor(6)):
+        with pytest.raises(
+            TypeError, match=re.escape("reshape(): argument 'shape' (position 2) must be tuple of ints")
+        ):
+            T.reshape(T.ones(6), shape)
+    assert T.reshape(T.ones(6), [2, 3]).shape == (2, 3) and T.ones(6).reshape(2, 3).shape == (2, 3)
+    for inp in (T.ones(2, 2),):
+        with pytest.raises(RuntimeError, match="vector \\+ matrix @ vector expected, got 2, 2, 1"):
+            T.addmv(inp, T.ones(2, 2), T.ones(2))
+        with pytest.raises(RuntimeError, match="vector \\+ matrix @ vector expected, got 2, 2, 1"):
+            inp.addmv_(T.ones(2, 2), T.ones(2))
+    assert T.addmv(T.tensor(1.0), T.ones(2, 2), T.ones(2)).tolist() == [3.0, 3.0]
+    with pytest.raises(TypeError, match=re.escape("linalg_matrix_rank() received an invalid combination")):
+        T.linalg.matrix_rank(T.ones(2, 2), None)
+    assert T.linalg.matrix_rank(T.ones(2, 2), 0.5).item() == 1
+    with pytest.raises(IndexError, match=re.escape("expected to be in range of [-1, 0], but got 5")):
+        T.ones(4).quantile(T.tensor([-1.0, 0.5]), 5)
+    with pytest.raises(
+        RuntimeError, match=re.escape("quantile() q must be in the range [0, 1] but got 2") + "$"
+    ):
+        T.ones(4).quantile(2.0, 5)
+    with pytest.raises(RuntimeError, match="q values must be in the range"):
+        T.ones(4).nanquantile(T.tensor([-1.0, 0.5]), 0)
+    for call in (
+        lambda: F.binary_cross_entropy_with_logits(T.tensor(0.0), T.tensor(0.5), T.ones(3)),
+        lambda: F.binary_cross_entropy_with_logits(T.zeros(3), T.ones(3) * 0.5, pos_weight=T.ones(2, 3)),
+        lambda: F.binary_cross_entropy(T.tensor(0.5), T.tensor(0.5), T.ones(3)),
+    ):
+        with pytest.raises(
+            RuntimeError, match="output with shape \\[3?\\] doesn't match the broadcast shape"
+        ):
+            call()
+    r = F.binary_cross_entropy_with_logits(
+        T.zeros(2, 3), T.ones(2, 3), T.tensor([1.0, 2.0, 3.0]), reduction="sum"
+    )
+    assert r.item() == pytest.approx(12 * math.log(2))
+    with pytest.raises(TypeError, match=re.escape("linalg_cond() received an invalid combination")):
+        T.linalg.cond(T.ones(2, 2), [1, 2])
+    x = T.ones(3, requires_grad=True)
+    assert T.utils.dlpack.to_dlpack(x) is not None
+    with pytest.raises(RuntimeError, match="Can't export tensors that require gradient"):
+        x.__dlpack__()

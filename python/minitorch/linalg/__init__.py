@@ -3,6 +3,7 @@
 (Bunch-Kaufman, LAPACK sytrf's algorithm over tensor ops) in _ldl.py."""
 
 import math as _math
+import numbers as _numbers
 import warnings
 
 from minitorch import _C, _argcheck
@@ -405,6 +406,14 @@ def cond(A, p=None, *, out=None):
     """The condition number of A in the norm p (2 by default: the ratio of extreme singular values)."""
     if _C._is_tensor(A) and A.dim() < 2:
         raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if p is not None and not isinstance(
+        p, (str, _numbers.Number)
+    ):  # the parser's (Number or str p) overloads
+        raise TypeError(
+            f"linalg_cond() received an invalid combination of arguments - got (Tensor, {type(p).__name__}), but "
+            "expected one of:\n * (Tensor input, Number p = None, *, Tensor out = None)\n"
+            " * (Tensor input, str p, *, Tensor out = None)\n"
+        )
     if p not in (None, 1, -1, 2, -2, _math.inf, -_math.inf, "fro", "nuc"):
         raise ValueError(f"linalg.cond got an invalid norm type: {p}")
     if A.numel() == 0 and (A.is_floating_point() or A.is_complex()):

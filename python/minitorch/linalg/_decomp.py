@@ -1165,13 +1165,26 @@ def _tolerance(S, m, n, atol, rtol, dtype):
     return _C.maximum(smax * rt, _C.zeros_like(smax) + at)
 
 
-def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
+_NO_TOL = object()  # the deprecated positional tol not given
+
+
+def matrix_rank(A, tol=_NO_TOL, hermitian=False, *, atol=None, rtol=None, out=None):
     """The number of singular values above max(atol, rtol * largest) (rtol defaults to eps * max(m, n));
     the older positional tol is an absolute tolerance."""
     if not _C._is_tensor(A):
         raise TypeError(
             f"linalg_matrix_rank(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}"
         )
+    if tol is None:  # given as None: no overload takes it
+        raise TypeError(
+            "linalg_matrix_rank() received an invalid combination of arguments - got (Tensor, NoneType), but "
+            "expected one of:\n * (Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, "
+            "Tensor out = None)\n * (Tensor input, Tensor tol, bool hermitian = False, *, Tensor out = None)\n"
+            " * (Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)\n"
+            " * (Tensor input, float tol, bool hermitian = False, *, Tensor out = None)\n"
+        )
+    if tol is _NO_TOL:
+        tol = None
     if A.dim() < 2:
         raise RuntimeError(
             "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions."

@@ -34,9 +34,9 @@ def dlpack_device(tensor):
     return (_CUDA, tensor.get_device()) if tensor.is_cuda else (_CPU, 0)
 
 
-def dlpack(tensor, *, stream=None, max_version=None, dl_device=None, copy=None):
+def dlpack(tensor, *, stream=None, max_version=None, dl_device=None, copy=None, _grad_check=True):
     """Tensor.__dlpack__: a capsule viewing the tensor's memory (no copy unless asked or required)."""
-    if tensor.requires_grad:
+    if _grad_check and tensor.requires_grad:
         raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
     t, copied = tensor, False
     if dl_device is not None and tuple(dl_device) != dlpack_device(tensor):
@@ -82,8 +82,9 @@ def from_dlpack(ext_tensor):
 
 
 def to_dlpack(tensor):
-    """The legacy capsule API (torch.utils.dlpack.to_dlpack)."""
-    return dlpack(tensor)
+    """The legacy capsule API (torch.utils.dlpack.to_dlpack): PyTorch's exports a tensor requiring grad too (only
+    __dlpack__ refuses it)."""
+    return dlpack(tensor, _grad_check=False)
 
 
 def cuda_array_interface(tensor):

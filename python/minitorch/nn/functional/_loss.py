@@ -139,6 +139,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if weight is not None:  # PyTorch's Python reads weight.size() and expands it to the target's shape
         new_size = _broadcast_shapes(tuple(target.size()), tuple(weight.size()))
         weight = weight.expand(new_size)
+        _fits_output(input, new_size)
     if input.dtype == target.dtype and not (input.is_floating_point() or input.is_complex()):
         raise NotImplementedError(
             f"\"binary_cross_entropy\" not implemented for '{scalar_name(input.dtype)}'"
@@ -167,7 +168,18 @@ def binary_cross_entropy_with_logits(
                     f"The function 'binary_cross_entropy_with_logits' is not differentiable with respect to "
                     f"argument '{name}'. This input cannot have requires_grad True."
                 )
+    for w in (pos_weight, weight):  # PyTorch's kernel multiplies them into the loss in place
+        if isinstance(w, _C.Tensor):
+            _fits_output(input, _broadcast_shapes(tuple(input.shape), tuple(w.shape)))
     return _nn.binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight)
+
+
+def _fits_output(input, shape):
+    """PyTorch's in-place product's error when a weight would grow the loss beyond the input's shape."""
+    if tuple(shape) != tuple(input.shape):
+        raise RuntimeError(
+            f"output with shape {list(input.shape)} doesn't match the broadcast shape {list(shape)}"
+        )
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
