@@ -43,13 +43,16 @@ KEYS = {
     "operators",
     "keyword",
     "deprecated",
+    "module",
+    "before",
 }
 # forward-mode rules: `jvp`, or one `jvp_<input>` term per differentiable tensor input
 JVP_TERM = re.compile(r"^jvp_[a-z_][a-z0-9_]*$")
 # the keys that hold Python for the transforms (forward AD, vmap), handed to Python through _op_schema_rules()
 TRANSFORM_KEYS = ("jvp", "jvp_args", "vmap", "rules")
-# a func's binding beyond its signature: how the call releases the GIL, a __torch_function__ last overload
-FUNC_BINDING_KEYS = ("nogil", "torch_function")
+# a func's binding beyond its signature: how the call releases the GIL, a __torch_function__ last overload, the
+# submodule of _C it binds into, a statement run under the GIL before the call
+FUNC_BINDING_KEYS = ("nogil", "torch_function", "module", "before")
 # func argument types: (C++ parameter type, how the binding turns it into the value the call reads). A type
 # with a conversion arrives as a py::handle named <name>_obj.
 ARG_TYPES = {
@@ -63,6 +66,7 @@ ARG_TYPES = {
     "int": ("py::handle", "int64_t {n} = int_arg({n}_obj, {where});"),
     "SymInt": ("py::handle", "int64_t {n} = symint_arg({n}_obj, {where});"),
     "int?": ("py::handle", "std::optional<int64_t> {n} = opt_arg({n}_obj, int_arg, {where});"),
+    "float?": ("py::handle", "std::optional<double> {n} = opt_arg({n}_obj, float_arg, {where});"),
     # PyTorch's double: a number (bool and NumPy scalars too) or a 0-dim tensor without grad, never a tensor with
     # dims (pybind11's double took anything with __float__, a one-element tensor included)
     "float": ("py::handle", "double {n} = float_arg({n}_obj, {where});"),
@@ -70,7 +74,14 @@ ARG_TYPES = {
     "bool?": ("py::handle", "std::optional<bool> {n} = opt_arg({n}_obj, bool_arg, {where});"),
     "str": ("std::string", None),
     "str?": ("std::optional<std::string>", None),
+    # a list of numbers or None (F.interpolate's scale factors, which its Python normalizes first)
+    "float[]?": ("std::optional<std::vector<double>>", None),
     "int[]": ("py::handle", "DimVector {n} = ints_arg({n}_obj, {where});"),
+    # PyTorch's sized int list (conv2d's int[2] stride): one int (or one-element integer tensor) stands for the
+    # whole list, also where the row has overloads; the op reads the one-element list as every entry's value
+    **{f"int[{k}]": ("py::handle", "DimVector {n} = ints_arg({n}_obj, {where});") for k in (1, 2, 3)},
+    # an int list whose entries may be None (the adaptive pools' output_size: None keeps that input size)
+    "int?[]": ("py::handle", "std::vector<std::optional<int64_t>> {n} = opt_ints_arg({n}_obj, {where});"),
     # a factory's shape given as one argument (full's size): a sequence of ints, or one int
     "SymInt[]": ("py::handle", "DimVector {n} = parse_size({n}_obj);"),
     "ScalarType?": ("py::handle", "ScalarType {n} = parse_dtype({n}_obj);"),
@@ -169,7 +180,11 @@ class Op:
     overload = None  # the row's overload tag (arange.start_step: "start_step")
     overloads = ()  # the rows of an overloaded func, in the order the binding tries them (the first is the op)
     function = True  # False: `variants: method_only`, the method alone
-    nogil = None  # (a, b): released by the work of the product a @ b (`nogil: product a b`)
+    # how the call releases the GIL beyond the default (one of its tensors is big): ("product", a, b), by the
+    # work of a @ b; ("always",); ("when", <C++ condition>)
+    nogil = None
+    module = None  # the submodule of _C the function binds into (`module: nn`: minitorch._C._nn), else None
+    before = None  # a C++ statement run holding the GIL before the call (a warning from Python's warnings)
     torch_function_fallback = False  # `torch_function: fallback`: bind_linalg.cpp's last overload
     keep_gil = False  # `gil: keep`: the call runs holding the GIL (views)
 
@@ -282,6 +297,7 @@ def _merge_overloads(ops, fail):
         op.variants, op.out_rule, op.transforms = prev.variants, prev.out_rule, prev.transforms
         op.function = prev.function
         op.keep_gil = prev.keep_gil
+        op.nogil, op.module, op.before = prev.nogil, prev.module, prev.before
         if any(p.type == "Tensor(a!)" for p in op.params) != any(p.type == "Tensor(a!)" for p in prev.params):
             fail(
                 op.line,
@@ -330,9 +346,11 @@ def _params(text, lineno, fail):
 def _default_cpp(type_, default, lineno, fail):
     """A Python default as the C++ value of py::arg(...) = <value>."""
     if default == "None":
-        if not (type_.endswith("?") or type_ == "int[]"):
+        if not (type_.endswith("?") or type_.startswith("int[")):
             fail(lineno, f"default None needs an optional type ('{type_}?'), not {type_!r}")
         return "py::none()"
+    if type_.startswith("int[") and re.match(r"^-?[0-9]+$", default):
+        return f"int64_t({default})"  # one int standing for the list (conv2d's stride=1)
     if type_ in ("bool", "bool?"):
         if default not in ("True", "False"):
             fail(lineno, f"a bool default is True or False, got {default!r}")
@@ -382,7 +400,9 @@ def _finish(op, fail):
                 fail(lineno, f"func {op.name!r}: '{METHOD_ONLY}' stands alone (the method, no other form)")
             op.variants, op.function = ("method",), False
         else:
-            op.variants = _variants(variants, lineno, fail) if variants is not None else ("method",)
+            # a `module:` row is its submodule's function alone
+            default = () if "module" in op.fields else ("method",)
+            op.variants = _variants(variants, lineno, fail) if variants is not None else default
         if op.follows:
             op.variants = ()
         # the method's tensor is `self` wherever it stands (polygamma(int n, Tensor self): Tensor.polygamma(n))
@@ -581,19 +601,44 @@ def operators_macros(ops):
 
 
 def _finish_func_binding_keys(op, get, fail):
-    """A func's `nogil:` (how its call decides to release the GIL) and `torch_function:` (a last overload that
-    hands a call with a foreign tensor-like argument to its __torch_function__)."""
+    """A func's `nogil:` (how its call decides to release the GIL), `torch_function:` (a last overload that
+    hands a call with a foreign tensor-like argument to its __torch_function__), `module:` (the submodule of _C
+    it binds into) and `before:` (a statement run under the GIL before the call)."""
     nogil, lineno = get("nogil")
     if nogil is not None:
         words = nogil.split()
         tensors = [p.name for p in op.params if p.type == "Tensor"]
-        if len(words) != 3 or words[0] != "product" or any(w not in tensors for w in words[1:]):
+        if words == ["always"]:
+            op.nogil = ("always",)
+        elif words[:1] == ["when"] and len(words) > 1:
+            op.nogil = ("when", nogil.split(None, 1)[1])
+        elif len(words) != 3 or words[0] != "product" or any(w not in tensors for w in words[1:]):
             fail(
                 lineno,
                 f"func {op.name!r}: write 'nogil: product <a> <b>' over two of its Tensor arguments "
-                f"({', '.join(tensors)}), released by bind_products.h's big_product(a, b)",
+                f"({', '.join(tensors)}), released by bind_products.h's big_product(a, b); 'nogil: always'; "
+                "or 'nogil: when <C++ condition over the arguments>'",
             )
-        op.nogil = tuple(words[1:])
+        else:
+            op.nogil = ("product", words[1], words[2])
+    module, lineno = get("module")
+    if module is not None:
+        if not NAME.match(module) or module.startswith("_"):
+            fail(
+                lineno, f"func {op.name!r}: 'module: <name>' binds into minitorch._C._<name>, got {module!r}"
+            )
+        if "variants" in op.fields:
+            fail(
+                lineno,
+                f"func {op.name!r}: a 'module:' row is the submodule's function alone (its Python wrapper is the "
+                "public one): no 'variants:'",
+            )
+        op.module = module
+    before, lineno = get("before")
+    if before is not None:
+        if before.count("(") != before.count(")"):
+            fail(lineno, f"{op.name!r}: unbalanced parentheses in 'before:'")
+        op.before = before
     fallback, lineno = get("torch_function")
     if fallback not in (None, "fallback"):
         fail(lineno, f"func {op.name!r}: 'torch_function:' takes only 'fallback', got {fallback!r}")
@@ -1186,6 +1231,7 @@ def bindings_header(ops):
                 _c(aliases),
                 _c(" ".join(o.autocast or ())),
                 _c(o.grad or ""),
+                _c(o.module or ""),
             )
         )
     out.append(
@@ -1201,7 +1247,7 @@ def bindings_header(ops):
             "MT_SCHEMA_ROWS",
             rows,
             "every op as declared, for minitorch._C._op_schema(): (kind, name, functor or call, "
-            "rule or signature, variants, aliases, autocast, grad)",
+            "rule or signature, variants, aliases, autocast, grad, the submodule a `module:` row binds into)",
         )
     )
     return "".join(out)
@@ -1252,6 +1298,8 @@ STRICT_HANDLES = {
     "Scalar": "ScalarArg",
     "Scalar?": "OptScalarArg",
     "int[]": "IntListArg",
+    # a sized list (conv2d's int[2] stride) also takes one int standing for it (bind_shape.h)
+    **{f"int[{k}]": "SizedIntListArg" for k in (1, 2, 3)},
 }
 
 
@@ -1273,7 +1321,7 @@ def _lambda(op, inplace, method=False, overloaded=False, many=False):
         ctype, conversion = ARG_TYPES[p.type]
         before_self = skip and i < [q.name for q in op.params].index("self")
         pos = 0 if p.kw_only else (i + 1 if before_self else i if skip else i + 1)
-        where = f'{{"{shown}", "{p.name}", {pos}, {i + 1}}}'
+        where = f'{{"{shown}", "{p.name}", {pos}}}'
         if overloaded and p.type in STRICT_TYPES:
             params.append(f"{STRICT_TYPES[p.type]} {p.name}")
         elif overloaded and p.type == "float":  # a refusal tries the next row (bernoulli_'s float p)
@@ -1310,6 +1358,8 @@ def _lambda(op, inplace, method=False, overloaded=False, many=False):
                 convert.append(unread + conversion.format(n=p.name, where=where))
         else:
             params.append(f"{ctype} {p.name}")
+    if op.before:
+        convert.append(op.before + ";")  # under the GIL, after the arguments converted
     tensors = ", ".join(p.name for p in op.params if p.type in TENSOR_ARGS)
     if in_place:
         # Tensor.<name>_ calls the in-place twin of the function its call opens with (clip_: clamp_)
@@ -1331,9 +1381,14 @@ def _lambda(op, inplace, method=False, overloaded=False, many=False):
 
 def _released(op, body, tensors):
     """The call run without the GIL: when one of its tensors is big (bind.h's nogil), or for `nogil: product a
-    b` when the product's work is (big_product: a GEMM's m*n*k, long before its operands pass the size)."""
+    b` when the product's work is (big_product: a GEMM's m*n*k, long before its operands pass the size), always
+    (`nogil: always`), or when the row's condition holds (`nogil: when <condition>`)."""
+    if op.nogil and op.nogil[0] == "product":
+        return f"nogil_if(big_product({op.nogil[1]}, {op.nogil[2]}), [&] {{ {body} }})"
+    if op.nogil and op.nogil[0] == "always":
+        return f"nogil([&] {{ {body} }})"
     if op.nogil:
-        return f"nogil_if(big_product({op.nogil[0]}, {op.nogil[1]}), [&] {{ {body} }})"
+        return f"nogil_if({op.nogil[1]}, [&] {{ {body} }})"
     return f"nogil([&] {{ {body} }}, {tensors})"
 
 
@@ -1344,8 +1399,7 @@ ARG_CHECKS = """namespace {
 struct ArgWhere {
   const char* fn;
   const char* name;
-  int pos;    // in the call's words: a method's skip self, a keyword-only argument has none (0)
-  int index;  // in the signature, self first (1-based): what "failed to unpack ... at pos" reports
+  int pos;  // in the call's words: a method's skip self, a keyword-only argument has none (0)
 };
 
 [[noreturn]] void wrong_arg(const ArgWhere& w, const char* want, py::handle h) {
@@ -1390,7 +1444,26 @@ int64_t symint_arg(py::handle h, const ArgWhere& w) {
 
 // PyTorch's int list (roll's shifts, logsumexp's dim): python/bind_common.cpp's, shared with the hand bindings
 DimVector ints_arg(py::handle h, const ArgWhere& w) {
-  return int_list_arg(h, w.fn, w.name, w.pos, w.index);
+  return int_list_arg(h, w.fn, w.name, w.pos);
+}
+
+// an int list whose entries may be None (the adaptive pools' output_size); a bad entry is int_list_arg's
+std::vector<std::optional<int64_t>> opt_ints_arg(py::handle h, const ArgWhere& w) {
+  std::vector<std::optional<int64_t>> out;
+  PyObject* o = h.ptr();
+  if (!PyList_Check(o) && !PyTuple_Check(o)) {
+    for (int64_t v : ints_arg(h, w)) out.emplace_back(v);
+    return out;
+  }
+  py::list ints;  // the entries with None as 0, for int_list_arg's words on a bad one
+  for (py::handle e : h) {
+    out.emplace_back(e.is_none() ? std::nullopt : std::optional<int64_t>(0));
+    ints.append(e.is_none() ? py::int_(0) : py::reinterpret_borrow<py::object>(e));
+  }
+  DimVector v = ints_arg(ints, w);
+  for (size_t i = 0; i < out.size(); ++i)
+    if (out[i]) out[i] = v[i];
+  return out;
 }
 
 // PyTorch's Number (arange's end, full's fill_value): a bool, int, float or complex, a one-element tensor
@@ -1449,6 +1522,9 @@ def bind_funcs_cpp(ops):
         ARG_CHECKS,
         "void init_schema_funcs(py::module_& m, TensorClass& cls) {\n",
     ]
+    # the submodules `module:` rows bind into (minitorch._C._nn), each found or made once
+    modules = sorted({o.module for o in ops if o.kind == "func" and o.module and not o.own_binding})
+    out += [f'  py::module_ m_{mod} = m.def_submodule("_{mod}");\n' for mod in modules]
     for first in (o for o in ops if o.kind == "func" and not o.own_binding):
         # an overloaded func: one pybind11 overload per row, tried in the schema's order
         many = len(first.overloads) > 1
@@ -1468,7 +1544,10 @@ def bind_funcs_cpp(ops):
             out.append(f"  {{  // {op.signature}\n")
             if op.function:
                 out.append(f"    auto fn = {_lambda(op, False, overloaded=strict, many=many)};\n")
-                out.append(f"    m.def({', '.join([_c(op.name), 'fn', *_py_args(op.params, False)])});\n")
+                target = f"m_{op.module}" if op.module else "m"
+                out.append(
+                    f"    {target}.def({', '.join([_c(op.name), 'fn', *_py_args(op.params, False)])});\n"
+                )
             if "method" in op.variants:
                 fn = _lambda(op, False, method=True, overloaded=strict, many=many)
                 out.append(f"    cls.def({', '.join([_c(op.name), fn, *_py_args(op.params, True)])});\n")
@@ -1880,6 +1959,8 @@ def add_missing_stubs(text, ops, methods=None):
         if m:
             have_method.add(m.group(1))
     for op in ops:
+        if op.module:
+            continue  # a submodule's functions: its class in _C.pyi (_NnModule) is written by hand
         pairs = [_func_stub_defs(op)] if op.kind == "func" else []
         pairs += [_stub_defs(op, spelling, forms) for spelling, forms in op.spellings() if op.kind != "func"]
         for module, method in pairs:

@@ -111,6 +111,10 @@ Sig parse_signature(const char* text) {
     if (eq != std::string::npos) {
       p.has_default = true;
       p.dflt = part.substr(eq + 3);
+      // a string default in PyTorch's quotes (`str padding = "valid"`), not Python's repr ('valid')
+      if (p.dflt.size() >= 2 && p.dflt.front() == '\'' && p.dflt.back() == '\'' &&
+          p.dflt.find_first_of("'\"\\", 1) == p.dflt.size() - 1)
+        p.dflt = '"' + p.dflt.substr(1, p.dflt.size() - 2) + '"';
     }
     p.kw_only = kw_only;
     sig.params.push_back(p);

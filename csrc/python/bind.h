@@ -94,9 +94,9 @@ DimVector parse_dims(py::handle h);
 // PyTorch's int list argument (roll's shifts, logsumexp's dim, tensor_split's indices), checked as its parser
 // does: a list or tuple of ints, or one int (or one-element integer tensor) standing for the list, None for
 // an empty one. Its TypeErrors name fn and the argument: a bad first element is "found" at `pos` (the
-// position in the call's words, 0: keyword-only), a later one "failed to unpack" at `index` (the signature's,
-// self first).
-DimVector int_list_arg(py::handle h, const char* fn, const char* name, int pos, int index);
+// position in the call's words, 0: keyword-only), a later one "failed to unpack" at its own place in the list
+// (1-based, as PyTorch's: `sum(x, (0, 1, 'a'))` "at pos 3"), with no position of the argument.
+DimVector int_list_arg(py::handle h, const char* fn, const char* name, int pos);
 // Python object for a Scalar (bool/int/float).
 py::object scalar_to_py(const Scalar& s);
 // minitorch.Size(tuple)
@@ -274,9 +274,7 @@ void init_cuda(py::module_& m);
 void init_dlpack(py::module_& m);
 void init_amp(py::module_& m);
 void init_foreach(py::module_& m);
-void init_conv(py::module_& m);
-void init_nn(py::module_& m);  // nn ops into _C._nn (helper normops)
-void init_loss(py::module_& m);
+void init_conv(py::module_& m);         // the conv flags (cuDNN, oneDNN), grid sampling's Python hook
 void init_distributed(py::module_& m);  // _C._distributed (helper dist)
 
 }  // namespace mt

@@ -144,7 +144,7 @@ DimVector parse_dims(py::handle h) {
   return parse_ints(h, true);
 }
 
-DimVector int_list_arg(py::handle h, const char* fn, const char* name, int pos, int index) {
+DimVector int_list_arg(py::handle h, const char* fn, const char* name, int pos) {
   DimVector out;
   int64_t v = 0;
   if (h.is_none()) return out;
@@ -162,7 +162,7 @@ DimVector int_list_arg(py::handle h, const char* fn, const char* name, int pos, 
       if (i == 0)
         throw py::type_error(arg() + at() + " must be tuple of ints, but found element of type " +
                              arg_type_name(e) + " at pos 0");
-      throw py::type_error(arg() + " failed to unpack the object at pos " + std::to_string(index) +
+      throw py::type_error(arg() + " failed to unpack the object at pos " + std::to_string(i + 1) +
                            " with error \"type must be tuple of ints,but got " + arg_type_name(e) + "\"");
     }
     return out;

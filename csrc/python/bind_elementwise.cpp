@@ -287,8 +287,8 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
   // the schema as compiled in, for tests/ops/test_op_schema.py to hold against csrc/ops/ops.schema
   m.def("_op_schema", [] {
     py::list rows;
-#define MT_SCHEMA_ROW(kind, name, functor, rule, variants, aliases, autocast, grad) \
-  rows.append(py::make_tuple(kind, name, functor, rule, variants, aliases, autocast, grad));
+#define MT_SCHEMA_ROW(kind, name, functor, rule, variants, aliases, autocast, grad, module) \
+  rows.append(py::make_tuple(kind, name, functor, rule, variants, aliases, autocast, grad, module));
     MT_SCHEMA_ROWS(MT_SCHEMA_ROW)
 #undef MT_SCHEMA_ROW
     return rows;

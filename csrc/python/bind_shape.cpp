@@ -11,12 +11,12 @@ namespace mt {
 
 namespace {
 // as_strided's size and stride (PyTorch's `SymInt[]`, no length given): a list or tuple of ints, not an int.
-// pos as the call words it, index as int_list_arg's "failed to unpack" message counts (size 2, stride 3).
-DimVector int_tuple_arg(py::handle h, const char* fn, const char* name, int pos, int index) {
+// pos as the call words it.
+DimVector int_tuple_arg(py::handle h, const char* fn, const char* name, int pos) {
   if (!PyList_Check(h.ptr()) && !PyTuple_Check(h.ptr()))
     throw py::type_error(std::string(fn) + "(): argument '" + name + "' (position " + std::to_string(pos) +
                          ") must be tuple of ints, not " + arg_type_name(h));
-  return int_list_arg(h, fn, name, pos, index);
+  return int_list_arg(h, fn, name, pos);
 }
 std::vector<Tensor> tensor_seq(py::handle seq, const char* fn) {
   MT_CHECK_TYPE(!py::isinstance<TensorImpl>(seq), fn,
@@ -66,7 +66,7 @@ std::vector<Tensor> tensor_split_by_tensor(const Tensor& self, const Tensor& t, 
 // tensor_split's indices as a tuple or list of ints (PyTorch's "tuple of ints indices"); the caster took the
 // first element (a bad one there matches no signature, as in PyTorch), the shared int-list check the rest
 std::vector<Tensor> tensor_split_by_list(const Tensor& self, const IntListArg& list, int64_t dim) {
-  return tensor_split(self, int_list_arg(list.h, "tensor_split", "indices", 2, 2), dim);
+  return tensor_split(self, int_list_arg(list.h, "tensor_split", "indices", 2), dim);
 }
 py::tuple to_tuple(const std::vector<Tensor>& ts) {
   py::tuple t(ts.size());
@@ -212,16 +212,16 @@ void init_shape(py::module_& m, TensorClass& cls) {
       .def(
           "as_strided",
           [](const Tensor& t, py::handle size, py::handle stride, OptInt off) {
-            DimVector sz = int_tuple_arg(size, "as_strided", "size", 1, 2);  // size's error before stride's
-            DimVector st = int_tuple_arg(stride, "as_strided", "stride", 2, 3);
+            DimVector sz = int_tuple_arg(size, "as_strided", "size", 1);  // size's error before stride's
+            DimVector st = int_tuple_arg(stride, "as_strided", "stride", 2);
             return as_strided(t, sz, st, off.v.value_or(t.storage_offset()));
           },
           py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none())
       .def(
           "as_strided_",
           [](const Tensor& self, py::handle size, py::handle stride, OptInt off) {
-            DimVector sz = int_tuple_arg(size, "as_strided_", "size", 1, 2);
-            DimVector st = int_tuple_arg(stride, "as_strided_", "stride", 2, 3);
+            DimVector sz = int_tuple_arg(size, "as_strided_", "size", 1);
+            DimVector st = int_tuple_arg(stride, "as_strided_", "stride", 2);
             int64_t o = off.v.value_or(self.storage_offset());
             return autograd::inplace_view(
                 self, [sz, st, o](const Tensor& x) { return as_strided(x, sz, st, o); },
@@ -300,8 +300,8 @@ void init_shape(py::module_& m, TensorClass& cls) {
   m.def(
       "as_strided",
       [](const Tensor& t, py::handle size, py::handle stride, OptInt off) {
-        DimVector sz = int_tuple_arg(size, "as_strided", "size", 2, 2);  // size's error before stride's
-        DimVector st = int_tuple_arg(stride, "as_strided", "stride", 3, 3);
+        DimVector sz = int_tuple_arg(size, "as_strided", "size", 2);  // size's error before stride's
+        DimVector st = int_tuple_arg(stride, "as_strided", "stride", 3);
         return as_strided(t, sz, st, off.v.value_or(t.storage_offset()));
       },
       py::arg("input"), py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none());

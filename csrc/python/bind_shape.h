@@ -14,6 +14,14 @@ struct IntListArg {
   operator py::handle() const { return h; }  // NOLINT: the row's conversion reads it as the object
 };
 
+// PyTorch's sized `int[N]` where a row has overloads (conv2d's stride, whose other row takes a string
+// padding): as IntListArg, or one int (a one-element integer tensor too) standing for the whole list, as
+// PyTorch's parser takes a sized list.
+struct SizedIntListArg {
+  py::handle h;
+  operator py::handle() const { return h; }  // NOLINT: the row's conversion reads it as the object
+};
+
 // The in-place views (Tensor.t_, transpose_, squeeze_, unsqueeze_): self takes the view's sizes, strides and
 // history (autograd::inplace_view), a bad argument leaving it as it was.
 void t_(const Tensor& self);
@@ -44,5 +52,22 @@ struct type_caster<mt::IntListArg> {
     return mt::refuse(o, "tuple of ints");
   }
   static handle cast(const mt::IntListArg& l, return_value_policy, handle) { return l.h.inc_ref(); }
+};
+template <>
+struct type_caster<mt::SizedIntListArg> {
+  PYBIND11_TYPE_CASTER(mt::SizedIntListArg, const_name("tuple of ints"));
+  bool load(handle src, bool) {
+    PyObject* o = src.ptr();
+    int64_t v = 0;
+    if (((PyList_Check(o) || PyTuple_Check(o)) &&
+         (PySequence_Fast_GET_SIZE(o) == 0 ||
+          mt::load_strict_int(PySequence_Fast_GET_ITEM(o, 0), &v, true))) ||
+        mt::load_strict_int(o, &v, true)) {
+      value.h = src;
+      return true;
+    }
+    return mt::refuse(o, "tuple of ints");
+  }
+  static handle cast(const mt::SizedIntListArg& l, return_value_policy, handle) { return l.h.inc_ref(); }
 };
 }  // namespace pybind11::detail

@@ -96,7 +96,7 @@ PYBIND11_MODULE(_C, m) {
     if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) throw py::error_already_set();
   };
 
-  // torch._C._nn's counterpart: the kernels behind nn.functional (bind_conv, bind_nn, bind_loss fill it)
+  // torch._C._nn's counterpart: the kernels behind nn.functional (ops.schema's `module: nn` rows, generated)
   m.def_submodule("_nn", "native ops behind minitorch.nn.functional");
   init_dtype_device(m);
   TensorClass cls(m, "Tensor", py::dynamic_attr());
@@ -111,11 +111,9 @@ PYBIND11_MODULE(_C, m) {
   init_cuda(m);
   init_dlpack(m);
   init_foreach(m);
-  init_loss(m);
   init_autograd(m, cls);
   init_amp(m);
   init_conv(m);
-  init_nn(m);
   init_rnn(m);
   init_distributed(m);
   init_multiprocessing(m);

@@ -310,6 +310,18 @@ def _int_like(v, strict):
     return _is_tensor(v) and v.dim() == 0 and not v.is_floating_point() and v.dtype != _C.bool
 
 
+def _list_int(v, first):
+    """an element of an int list for PyTorch's parser: an int or NumPy int, or an integer (or bool) tensor of one
+    element, whatever its rank (`sum(x, (torch.tensor([1]), 2))`); a bool only after the first element"""
+    if type(v) is bool:
+        return not first
+    if _is_tensor(v):
+        return v.numel() == 1 and not (v.is_floating_point() or v.is_complex())
+    return isinstance(v, int) or (
+        type(v).__module__ == "numpy" and hasattr(v, "__index__") and not _np_bool(v)
+    )
+
+
 def _np_bool(v):
     return type(v).__module__ == "numpy" and type(v).__name__.startswith("bool")
 
@@ -330,7 +342,9 @@ def _accepts(p, v):
     k = p.kind
     if k == "Tensor":
         return _tensor_like(v)
-    if k in ("int", "SymInt"):
+    if k == "SymInt":  # also a one-element integer tensor of any rank (topk's k), as an int list's element
+        return _int_like(v, True) or (_is_tensor(v) and v.dtype != _C.bool and _list_int(v, True))
+    if k == "int":
         return _int_like(v, True)
     if k == "float":
         return (isinstance(v, (int, float)) and not _np_bool(v)) or _plain_0d(v)
@@ -344,7 +358,7 @@ def _accepts(p, v):
         return isinstance(v, _C.dtype)
     if k == "int[]":
         if isinstance(v, (list, tuple)):
-            return not v or _int_like(v[0], True)
+            return not v or _list_int(v[0], True)
         if p.size is None:  # a list without a size (normalized_shape) takes no bare int nor tensor
             return False
         if _is_tensor(v):  # one integral (or bool) element stands for the list, whatever its rank
@@ -375,14 +389,15 @@ def _bind(params, args, kwargs):
     return bound
 
 
-def _element_error(fname, p, v, pos):
-    """the TypeError PyTorch raises while unpacking an int list whose first element passed, else None"""
+def _element_error(fname, p, v):
+    """the TypeError PyTorch raises while unpacking an int list whose first element passed, else None (its
+    message names the element's position in the list, never the argument's)"""
     if p.kind != "int[]" or not isinstance(v, (list, tuple)):
         return None
     for i, e in enumerate(v[1:], 1):
-        if not _int_like(e, False):
+        if not _list_int(e, False):
             return TypeError(
-                f"{fname}(): argument '{p.name}'{pos} failed to unpack the object at pos {i + 1} with error "
+                f"{fname}(): argument '{p.name}' failed to unpack the object at pos {i + 1} with error "
                 f'"type must be tuple of ints,but got {_type_name(e)}"'
             )
     return None
@@ -401,7 +416,8 @@ def _format_sig(params):
 def _varargs(params, args, kwargs):
     """PyTorch's parser takes an int list given as separate ints (one or more) when it is the only positional
     parameter (a method's t.flip(0, 1), t.flip(0), t.view(2, 3); not t.roll(4, 3), shifts then dims): those args
-    as one tuple, else None"""
+    as one tuple, else None. Only the first is checked, as the parser does: a later bad one is the list's
+    "failed to unpack" (t.permute(0, 'a'))"""
     if (
         args
         and params
@@ -409,7 +425,7 @@ def _varargs(params, args, kwargs):
         and params[0].kind == "int[]"
         and not params[0].kw_only
         and params[0].name not in kwargs
-        and all(_int_like(a, True) for a in args)
+        and _list_int(args[0], True)
     ):
         return (tuple(args),)
     return None
@@ -425,10 +441,9 @@ def check_call(fname, signatures, args, kwargs, positional=False):
         args = _varargs(params, given, kwargs) or given
         bound = _bind(params, args, kwargs)
         if bound is not None and all(_accepts(p, bound[p.name]) for p in params if p.name in bound):
-            for i, p in enumerate(params):
+            for p in params:
                 if p.name in bound:
-                    where = f" (position {i + 1})" if positional or p.name not in kwargs else ""
-                    err = _element_error(fname, p, bound[p.name], where)
+                    err = _element_error(fname, p, bound[p.name])
                     if err is not None:
                         raise err
             return args

@@ -601,23 +601,8 @@ def kron(input, other):
 _TENSORDOT_OUT = "tensordot: Expected the output tensor to have dtype {expected}, but got an output tensor with dtype {got}"
 
 
-def _check_dim_list(what, pos, ds):
-    """_VF.tensordot's int[] parser: a sequence of ints (its first element's kind checked, the rest unpacked)"""
-    if not isinstance(ds, (list, tuple)):
-        raise TypeError(
-            f"tensordot(): argument '{what}' (position {pos}) must be tuple of ints, not {type(ds).__name__}"
-        )
-    for k, d in enumerate(ds):
-        if not isinstance(d, numbers.Integral) or isinstance(d, bool):
-            if k == 0:
-                raise TypeError(
-                    f"tensordot(): argument '{what}' (position {pos}) must be tuple of ints, but found element of "
-                    f"type {type(d).__name__} at pos 0"
-                )
-            raise TypeError(
-                f"tensordot(): argument '{what}' failed to unpack the object at pos {k + 1} with error \"type must "
-                f'be tuple of ints,but got {type(d).__name__}"'
-            )
+# _VF.tensordot, which PyTorch's Python tensordot hands its dim lists to by position
+_TENSORDOT_DIMS = ["Tensor input, Tensor other, int[] dims_self, int[] dims_other"]
 
 
 @_argcheck.python_in_pytorch
@@ -649,8 +634,7 @@ def tensordot(a, b, dims=2, out=None):
         da, db = list(range(a.dim() - dims, a.dim())), list(range(dims))
     else:
         da, db = dims
-        for pos, (what, ds) in enumerate((("dims_self", da), ("dims_other", db))):
-            _check_dim_list(what, pos + 3, ds)
+        _argcheck.check_call("tensordot", _TENSORDOT_DIMS, (a, b, da, db), {}, positional=True)
         da, db = _as_dims(da), _as_dims(db)
     if len(da) != len(db):
         raise RuntimeError("both dimension lists should have same length")

@@ -211,11 +211,14 @@ def test_every_differentiable_schema_op_has_a_rule():
             # a private primitive (`vmap: private`, _where with its out=) is differentiated at its public
             # wrapper; a `rules: python` func's rule is still _jvp_rules.py's, under its public name
             differentiable = differentiable and k.get("vmap") != "private" and k.get("rules") != "python"
+            # a `module: nn` row is a _C._nn kernel, differentiated (and given its JVP) at its nn.functional wrapper
+            differentiable = differentiable and "module" not in k
         if differentiable and not any(key == "jvp" or key.startswith("jvp_") for key in k):
             missing.append(r["name"])
     assert not missing, f"differentiable ops of csrc/ops/ops.schema without a 'jvp:' rule: {missing}"
     # a schema op's rule is declared there only, and the build compiled what the schema says now
-    names = {r["name"] for r in rows if r["keys"].get("rules") != "python"}
+    # (a `module: nn` row's name is its _C._nn kernel's; torch.<name>, its torch-level spelling, keeps its rule)
+    names = {r["name"] for r in rows if r["keys"].get("rules") != "python" and "module" not in r["keys"]}
     assert not names & set(_jvp_rules._COMPOSITE_RULES), "rules of schema ops belong in csrc/ops/ops.schema"
     declared = {(r["name"], key, v) for r in rows for key, v in r["keys"].items() if key.startswith("jvp")}
     built = {r for r in torch._C._op_schema_rules() if r[1].startswith("jvp")}

@@ -907,7 +907,9 @@ def _schema_spellings():
     import re
 
     out = {}
-    for kind, name, _f, _r, _variants, aliases, *_ in torch._C._op_schema():
+    for kind, name, _f, _r, _variants, aliases, _a, _g, module in torch._C._op_schema():
+        if module:  # a _C._nn kernel: batched at its nn.functional wrapper (F.<name>), which holds the rule
+            continue
         out[name] = kind
         for a in re.findall(r"([a-z_0-9]+)(?:\[[^\]]*\])?", aliases):
             out[a] = kind

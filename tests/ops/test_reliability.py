@@ -1117,7 +1117,7 @@ def test_signature_parser_decides_like_pytorchs():
         ("conv_transpose3d", ct, (t, t, None, (1.0,)), {},
          "argument 'stride' (position 4) must be tuple of ints, but found element of type float at pos 0"),
         ("conv_transpose3d", ct, (t, t, None, [1, "a"]), {},
-         "argument 'stride' (position 4) failed to unpack the object at pos 2 with error \"type must be tuple of ints,but got str\""),
+         "conv_transpose3d(): argument 'stride' failed to unpack the object at pos 2 with error \"type must be tuple of ints,but got str\""),
         ("conv_transpose3d", ct, (t,) * 10, {}, "conv_transpose3d() takes from 2 to 8 positional arguments but 10 were given"),
         ("conv_transpose3d", ct, (t, t), {"foo": 1}, "conv_transpose3d() got an unexpected keyword argument 'foo'"),
         ("conv_transpose3d", ct, (t,), {}, 'conv_transpose3d() missing 1 required positional arguments: "weight"'),

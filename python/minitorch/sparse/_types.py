@@ -12,9 +12,8 @@ them (registered with `_creation`), ``isinstance(s, Tensor)`` does not.
 
 import builtins
 import math
-import numbers
 
-from minitorch import _C, _composite_math, _creation, _tensor_str
+from minitorch import _C, _argcheck, _composite_math, _creation, _tensor_str
 from minitorch._dtype_names import scalar_name
 from minitorch._size import Size
 from minitorch.sparse import _layout
@@ -761,25 +760,9 @@ _NO_VALUES = object()
 
 
 def _size_only(size):
-    """sparse_coo_tensor(size)'s size as PyTorch's int-list parser reads it: an int, a one-element integer tensor,
-    or a sequence of ints"""
-    what = "sparse_coo_tensor(): argument 'size' (position 1) must be tuple of ints"
-    if isinstance(size, _C.Tensor):
-        if size.is_floating_point() or size.is_complex() or size.dtype == _C.bool or size.numel() != 1:
-            raise TypeError(f"{what}, not Tensor")
-        return (int(size.item()),)
-    if isinstance(size, numbers.Integral) and not isinstance(size, bool):
-        return (int(size),)
-    if not isinstance(size, (list, tuple)):
-        raise TypeError(f"{what}, not {type(size).__name__}")
-    for k, d in enumerate(size):
-        if isinstance(d, bool) or not isinstance(d, numbers.Integral):
-            if k == 0:
-                raise TypeError(f"{what}, but found element of type {type(d).__name__} at pos 0")
-            raise TypeError(
-                f"sparse_coo_tensor(): argument 'size' failed to unpack the object at pos {k + 1} with error "
-                f'"type must be tuple of ints,but got {type(d).__name__}"'
-            )
+    """sparse_coo_tensor(size)'s size as PyTorch's int-list parser reads it (its overload `SymInt[] size`): an
+    int, a one-element integer tensor, or a sequence of them"""
+    (size,) = _argcheck.check_call("sparse_coo_tensor", ["SymInt[] size"], (size,), {})
     return tuple(int(d) for d in size)
 
 

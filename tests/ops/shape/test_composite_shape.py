@@ -111,7 +111,13 @@ def test_flip_and_rot90_dims_are_ints():
             match=rf"flip\(\): argument 'dims' .* must be tuple of ints, but found element of type {kind}",
         ):
             minitorch.flip(x, bad)
-    with pytest.raises(TypeError, match=r"rot90\(\): argument 'dims' .*failed to unpack the object at pos 2"):
+    with pytest.raises(
+        TypeError,
+        match=re.escape(
+            "rot90(): argument 'dims' failed to unpack the object at pos 2 with error "
+            '"type must be tuple of ints,but got float"'
+        ),
+    ):
         minitorch.rot90(x, 1, [0, 1.0])
     with pytest.raises(TypeError, match=r"rot90\(\): argument 'k' .* must be int, not bool"):
         minitorch.rot90(x, True)
@@ -975,7 +981,7 @@ def test_tensor_split_signatures_as_pytorchs():
 
 def test_int_list_arguments_word_pytorchs_errors():
     """roll is bound from the op schema: its int lists (and every schema func's) refuse in PyTorch's words, the
-    first bad element "found", a later one "failed to unpack" at the argument's index in the signature"""
+    first bad element "found", a later one "failed to unpack" at its own place in the list (1-based)"""
     t = minitorch.ones(3, 3, 3)
     cases = [
         (lambda: minitorch.roll(t, [1.5]), "roll(): argument 'shifts' (position 2) must be tuple of ints, but found element of type float at pos 0"),
@@ -985,6 +991,9 @@ def test_int_list_arguments_word_pytorchs_errors():
         (lambda: minitorch.roll(t, minitorch.tensor([1, 2]), (0, 0)), "roll(): argument 'shifts' (position 2) must be tuple of ints, not Tensor"),
         (lambda: minitorch.logsumexp(t, 1.5), "logsumexp(): argument 'dim' (position 2) must be tuple of ints, not float"),
         (lambda: minitorch.logsumexp(t, [0, 1.5]), "logsumexp(): argument 'dim' failed to unpack the object at pos 2"),
+        (lambda: minitorch.logsumexp(t, [0, 1, 1.5]), "logsumexp(): argument 'dim' failed to unpack the object at pos 3 with error \"type must be tuple of ints,but got float\""),
+        (lambda: minitorch.roll(t, 1, [0, 1, 2, 1.5]), "roll(): argument 'dims' failed to unpack the object at pos 4"),
+        (lambda: minitorch.roll(t, [1, 1, "a"], [0, 1, 2]), "roll(): argument 'shifts' failed to unpack the object at pos 3"),
     ]  # fmt: skip
     for call, msg in cases:
         with pytest.raises(TypeError, match=re.escape(msg)):

@@ -187,7 +187,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         raise RuntimeError("kl_div: Integral inputs not supported.")
     if size_average is not None or reduce is not None:
         reduction = _reduction(size_average, reduce, reduction)
-    return _nn.kl_div(input, target, reduction, log_target)
+    return _nn.kl_div(input, target, reduction, log_target=log_target)  # a keyword, as PyTorch passes it
 
 
 def _warn_size(input, target):
