@@ -948,6 +948,46 @@ def test_pdist_general_p_on_every_path(cap):
             assert got[(i == 3) & (j == 8)] == 0.0
 
 
+_PDIST_WIDE_CHILD = """
+import json, numpy as np, minitorch as m
+rng = np.random.default_rng(11)
+# rows of one magnitude each, from subnormal differences to ones whose powers overflow float32
+x = rng.standard_normal((40, 19)) * np.logspace(-44, 30, 40)[:, None]
+x[5] = x[6]
+out = {"cap": m.backends.cpu.get_cpu_capability(), "x": x.astype(np.float32).astype(float).tolist()}
+for p in (0.3, 0.7, 1.5, 2.5, 7.5, 16.0):
+    out[str(p)] = m.pdist(m.from_numpy(x.astype(np.float32)), p).double().tolist()
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("cap", ["avx2", "default"])
+def test_pdist_float32_general_p_wide_magnitudes(cap):
+    # float32 |d|^p through AVX2's pdist pow (in double, 0 < p <= 16) or libm's powf: each distance within
+    # 2e-6 of the long-double one of the exact terms rounded to float32 and summed in float32, where that is
+    # a float, inf where a |d|^p or the sum overflows a float (as powf), and a zero distance exactly 0
+    out = child_json(_PDIST_WIDE_CHILD, MINITORCH_CPU_CAPABILITY=cap)
+    x = np.array(out["x"], dtype=np.longdouble)
+    i, j = np.triu_indices(40, 1)
+    for p in (0.3, 0.7, 1.5, 2.5, 7.5, 16.0):
+        got = np.array(out[str(p)])
+        # the kernel's p and 1 / p are float32 values (0.3 is 0.30000001: ln(1e-40) times that shift is 1e-6)
+        p32 = np.float32(p)
+        terms = np.abs(x[i] - x[j]) ** np.longdouble(p32)
+        # each term rounded to float32 (an overflow is inf, an underflow 0) and summed in float32 in column
+        # order, as the kernel sums them: only the powers' own errors are left to the tolerance
+        rounded = terms.astype(np.float32)
+        s = np.zeros(len(i), np.float32)
+        for c in range(rounded.shape[1]):
+            s = s + rounded[:, c]
+        want = s.astype(np.longdouble) ** np.longdouble(np.float32(1) / p32)
+        fin = np.isfinite(want) & (want.astype(np.float32) >= np.finfo(np.float32).tiny)  # normal floats
+        assert fin.sum() > 50, (p, fin.sum())
+        np.testing.assert_allclose(got[fin], want[fin].astype(np.float64), rtol=2e-6, err_msg=f"{cap} {p}")
+        assert np.all(np.isinf(got[np.isinf(want)])), (cap, p)
+        assert got[(i == 5) & (j == 6)] == 0.0
+
+
 @pytest.mark.parametrize("p", [0.5, 1.0, 2.0, 3.0, math.inf])
 def test_pdist_kernel_gradcheck_and_create_graph(p):
     """gradcheck through the kernel; under create_graph the gradient is built from ops, so it has its own

@@ -348,11 +348,60 @@ __attribute__((target("avx2,fma"))) void pow_nonneg_row_avx2(double* out, const 
     for (int64_t l = 0; l < n - c; ++l) out[c + l] = buf[l];
   }
 }
+// float32 x^y for x >= 0 (0, subnormal, inf and NaN included) and 0 < y <= 16, eight lanes as two halves in
+// double, which a float result needs to ~1e-9 only: log x = e ln2 + log m by f64_series.h's split and atanh
+// series (5e-11 relative of log m, |log m| <= 0.35), y log x rounded once (clamped to [-200, 200]: beyond,
+// the float result is 0 or inf whatever the double's), exp of it as 2^k e^r, k = rint(t / ln2), |r| <= ln2/2,
+// by its Taylor series to r^10 (1.1e-13), 2^k put into the exponent field (|k| <= 289: a normal double); one
+// rounding to float. Within 0.5 + 0.003 ulp of the exact power for y <= 16 (y 1.7e-11 of the result at
+// worst); libm's powf per value was the whole cost (0.97-0.99 of PyTorch's SLEEF powf), and AVX2's float32
+// pow row (through double with a full-precision log) measured slower than it.
+__attribute__((target("avx2,fma"))) inline __m256d powf_nonneg_half_avx2(__m256d x, __m256d y) {
+  __m256d e;
+  const __m256d m = log_split_d(_mm256_max_pd(x, _mm256_set1_pd(0x1p-1000)), e);
+  const __m256d lx = _mm256_fmadd_pd(e, _mm256_set1_pd(0.6931471805599453), log_m_series_d<6>(m));
+  const __m256d t = _mm256_min_pd(_mm256_max_pd(y * lx, _mm256_set1_pd(-200.0)), _mm256_set1_pd(200.0));
+  const __m256d shift = _mm256_set1_pd(6755399441055744.0);  // 1.5 * 2^52: rint, k in the low bits
+  const __m256d kt = _mm256_fmadd_pd(t, _mm256_set1_pd(1.4426950408889634), shift);
+  const __m256d k = kt - shift;
+  __m256d r = _mm256_fnmadd_pd(k, _mm256_set1_pd(0.6931471805599453), t);
+  r = _mm256_fnmadd_pd(k, _mm256_set1_pd(2.3190468138462996e-17), r);
+  __m256d q = _mm256_set1_pd(1.0 / 3628800);
+  const double cs[] = {1.0 / 362880, 1.0 / 40320, 1.0 / 5040, 1.0 / 720, 1.0 / 120,
+                       1.0 / 24,     1.0 / 6,     0.5,        1.0,       1.0};
+  for (double c : cs) q = _mm256_fmadd_pd(q, r, _mm256_set1_pd(c));
+  const __m256i kb =
+      _mm256_slli_epi64(_mm256_sub_epi64(_mm256_castpd_si256(kt), _mm256_castpd_si256(shift)), 52);
+  __m256d res = _mm256_castsi256_pd(_mm256_add_epi64(_mm256_castpd_si256(q), kb));
+  const __m256d inf = _mm256_set1_pd(__builtin_inf());
+  res = _mm256_blendv_pd(res, _mm256_setzero_pd(), _mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_EQ_OQ));
+  res = _mm256_blendv_pd(res, inf, _mm256_cmp_pd(x, inf, _CMP_EQ_OQ));
+  return _mm256_blendv_pd(res, x, _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
+}
+__attribute__((target("avx2,fma"))) inline void powf_nonneg_x8_avx2(float* out, const float* a, __m256d y) {
+  const __m256 x = _mm256_loadu_ps(a);
+  const __m128 lo = _mm256_cvtpd_ps(powf_nonneg_half_avx2(_mm256_cvtps_pd(_mm256_castps256_ps128(x)), y));
+  const __m128 hi = _mm256_cvtpd_ps(powf_nonneg_half_avx2(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)), y));
+  _mm256_storeu_ps(out, _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1));
+}
+// pow_row's signature over powf_nonneg_x8_avx2; the tail through a padded vector
+__attribute__((target("avx2,fma"))) void powf_nonneg_row_avx2(float* out, const float* a, int64_t,
+                                                              const float* b, int64_t, int64_t n) {
+  const __m256d y = _mm256_set1_pd(static_cast<double>(*b));
+  int64_t c = 0;
+  for (; c + 8 <= n; c += 8) powf_nonneg_x8_avx2(out + c, a + c, y);
+  if (c < n) {
+    float buf[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    for (int64_t l = 0; l < n - c; ++l) buf[l] = a[c + l];
+    powf_nonneg_x8_avx2(buf, buf, y);
+    for (int64_t l = 0; l < n - c; ++l) out[c + l] = buf[l];
+  }
+}
 #endif
 
 // A vector pow row for pdist's |d|^p, or nullptr (libm's pow one value at a time, which ran float64 at 0.86
 // of PyTorch's time, whose pow is SLEEF's vector one): the CPU table's (vec/unary_impl.h: ours on AVX-512;
-// float64 on AVX2 only with SLEEF), else on AVX2 pow_nonneg_row_avx2 above.
+// float64 on AVX2 only with SLEEF), else on AVX2 pow_nonneg_row_avx2 and powf_nonneg_row_avx2 above.
 template <typename T>
 using PowRow = void (*)(T*, const T*, int64_t, const T*, int64_t, int64_t);
 template <typename T>
@@ -366,8 +415,13 @@ PowRow<T> table_pow(T p) {
 #endif
     return t->pow_f64;
   } else {
-    // AVX2's float32 row (through double, f32_via_f64.h) measured 0.9x libm's powf here: AVX-512's only
-    return std::strcmp(vec::cpu_capability(), "AVX512") == 0 ? t->pow_f32 : nullptr;
+    // AVX2's float32 row (through double, f32_via_f64.h) measured 0.9x libm's powf here: AVX-512's only; on
+    // AVX2 pdist's own (d >= 0, p > 0)
+    if (std::strcmp(vec::cpu_capability(), "AVX512") == 0) return t->pow_f32;
+#ifdef MT_LOOPS_AVX2
+    if (p <= 16 && loops_use_avx2()) return &powf_nonneg_row_avx2;
+#endif
+    return nullptr;
   }
 }
 

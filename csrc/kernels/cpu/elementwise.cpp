@@ -14,7 +14,9 @@
 #include "kernels/cpu/Loops.h"
 #include "kernels/cpu/VecExp.h"
 #include "kernels/cpu/VecUnary.h"
+#include "kernels/cpu/vec/erfinv_lanes.h"     // float32 erfinv in SSE2 lanes, for the baseline
 #include "kernels/cpu/vec/polygamma_lanes.h"  // polygamma's rows in SSE2 lanes, for the baseline
+#include "kernels/cpu/vec/trigamma_lanes.h"   // float32 trigamma in SSE2 lanes, for the baseline
 #include "kernels/functors.h"
 #include "ops/Dispatch.h"
 #include "ops/kernels.h"
@@ -280,21 +282,16 @@ bool unary_vectorized(const TensorIter& it, UnaryOp op) {
   return true;
 }
 
-// float32 erfinv without a table (MINITORCH_CPU_CAPABILITY=default, a CPU without AVX2): the functor's
-// rational for |x| <= 0.95 (f64_series.h's erfinv_rational_d) in two SSE2 lanes, its bits (the same double
-// operations, no FMA at the baseline), the rest through the functor element by element (0.13 of PyTorch's
-// speed with a log per element before the rational)
+// float32 erfinv without a table (MINITORCH_CPU_CAPABILITY=default, a CPU without AVX2): the vector rows'
+// method in two SSE2 lanes (vec/erfinv_lanes.h, compiled here at the baseline), eight floats a step. Was the
+// rational in two lanes with the sign, the select and every |x| > 0.95 (the functor's log path) element by
+// element: 0.41-0.52 of PyTorch's float loop. Elsewhere (no SSE2) the functor.
 void erfinv_row_f32_sse2(float* out, const float* in, int64_t n) {
-  int64_t i = 0;
-  for (; i + 2 <= n; i += 2) {
-    const V2d x = {static_cast<double>(in[i]), static_cast<double>(in[i + 1])};
-    const V2d a = x < 0.0 ? -x : x;
-    const V2d r = a * erfinv_rational_d(a * a);
-    for (int j = 0; j < 2; ++j)
-      out[i + j] =
-          a[j] <= 0.95 ? std::copysign(static_cast<float>(r[j]), in[i + j]) : fn::erfinv_of(in[i + j]);
-  }
-  for (; i < n; ++i) out[i] = fn::erfinv_of(in[i]);
+#ifdef __SSE2__
+  erfinv_sse2_row_f32(out, in, n);
+#else
+  for (int64_t i = 0; i < n; ++i) out[i] = fn::erfinv_of(in[i]);
+#endif
 }
 
 void unary_cpu(const TensorIter& it, UnaryOp op) {
@@ -452,7 +449,8 @@ bool log_sigmoid_vectorized(const TensorIter& it) {
 // kernel), float32 orders 1 to kPolygammaMaxOrder the polygamma row and float64 order 1 the trigamma row,
 // whose lanes outside their domain take polygamma_scalar: the functor's double result, so both paths round
 // the same double once. Without a table (MINITORCH_CPU_CAPABILITY=default, a CPU without AVX2) the same rows
-// run in two SSE2 lanes (vec/polygamma_lanes.h, compiled here at the baseline): the scalar functor's loop of
+// run in two SSE2 lanes (vec/polygamma_lanes.h, compiled here at the baseline; float32 order 1 by
+// vec/trigamma_lanes.h's one-division form): the scalar functor's loop of
 // a division per step ran at 0.46 of PyTorch's float32 speed there. Half and bfloat16 keep the functor (a
 // float row would round twice).
 double polygamma_scalar(int n, double x) {
@@ -461,8 +459,12 @@ double polygamma_scalar(int n, double x) {
 void polygamma_row_f32_sse2(float* out, const float* in, int64_t len, int order,
                             double (*scalar)(int, double)) {
   const PolygammaCoefs pc = polygamma_coefs(order);
-  polygamma_lanes_row<V2d>(out, in, len, order, order > 1, scalar,
-                           [&](V2d v) { return polygamma_lanes_f32_any(v, pc); });
+  if (order == 1)
+    polygamma_lanes_row<V2d>(out, in, len, order, false, scalar,
+                             [](V2d v) { return trigamma_onediv_lanes_f32(v); });
+  else
+    polygamma_lanes_row<V2d>(out, in, len, order, true, scalar,
+                             [&](V2d v) { return polygamma_lanes_f32(v, pc); });
 }
 void trigamma_row_f64_sse2(double* out, const double* in, int64_t len, int order,
                            double (*scalar)(int, double)) {

@@ -234,6 +234,35 @@ def test_erfinv_float32_over_every_path():
         assert tail[6:] == [float(v) for v in r[~fin][6:].astype(np.float32)]  # x = 1e-45 / -1e-40
 
 
+@pytest.mark.parametrize("cap", ["default", "avx2"])
+def test_erfinv_float32_same_bits_at_every_position(cap):
+    """The float32 rows take eight or sixteen values a step, the tail through a padded block: a value gets the
+    same bits whatever its position, in a short row, a strided view or a long one, |x| > 0.95 included."""
+    script = (
+        "import sys, numpy as np, minitorch as m\n"
+        "x = np.random.default_rng(5).uniform(-1, 1, 203).astype(np.float32)\n"
+        "x[::7] = np.float32(0.97) + np.float32(0.03) * x[::7] ** 2\n"
+        "x[[3, 50, 51]] = [np.float32(1), -np.float32(0.0), np.nan]\n"
+        "full = m.erfinv(m.from_numpy(x)).numpy()\n"
+        "ok = all(np.array_equal(m.erfinv(m.from_numpy(x[:n].copy())).numpy(), full[:n], equal_nan=True)"
+        " for n in range(1, 20))\n"
+        "ok &= np.array_equal(m.erfinv(m.from_numpy(x)[1::3]).numpy(), full[1::3], equal_nan=True)\n"
+        "ok &= np.array_equal(np.signbit(full), np.signbit(x)) and full[3] == np.inf\n"
+        "print(m.backends.cpu.get_cpu_capability(), ok)\n"
+    )
+    if cap == "avx2" and minitorch.backends.cpu.get_cpu_capability() == "DEFAULT":
+        pytest.skip("this CPU has no AVX2")
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
+    res = subprocess.run(
+        [sys.executable, "-c", script], check=False, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert res.stdout.split() == [cap.upper(), "True"], res.stdout + res.stderr
+
+
 def bessel_i_ref(x, n):
     """(exp(-|x|) I_n(x), |x|) for n = 0, 1: the power series in 40-digit decimal arithmetic (its terms share one
     sign), independent of the kernel's split into a double series and an asymptotic expansion."""
