@@ -21,16 +21,27 @@ namespace mt::autograd {
 using ::mt::needs_grad;  // core/GradMode.h: grad mode on and some input requires grad
 bool needs_grad_list(const std::vector<Tensor>& ts);
 // View ops run their recording twin for every floating or complex input in grad mode, not only when it
-// requires grad: the view must know its base in case values that require grad are later written through it
-// (out[i] = x).
+// requires grad: the view must know how to remake itself from its base in case values that require grad are
+// later written through it (out[i] = x).
 inline bool track_view(const Tensor& self) {
   return GradMode::is_enabled() && is_inexact(self.dtype());
 }
+// The other views (under no_grad or inference mode, of integer and bool tensors) still know their root base,
+// as PyTorch's (Tensor._base, _is_view()), and how they were made (CreationMeta), without a node or a replay
+// function: the generated entry of each view op passes the plain op's result through. A list is the outputs
+// of one multi-output view op (split_with_sizes, unbind).
+Tensor mark_plain_view(const Tensor& self, Tensor out);
+std::vector<Tensor> mark_plain_view(const Tensor& self, std::vector<Tensor> outs);
 bool needs_grad_indices(const std::vector<std::optional<Tensor>>& ts);
 
-// In-place ops under grad mode: raises for a leaf that requires grad (PyTorch's message) and for a view
-// that requires grad (not supported yet). Called by in-place front ends that have no recording twin.
-void check_inplace(const Tensor& self);
+// In-place ops under grad mode when an input requires grad (`requires_grad`; the single-argument form asks
+// self): PyTorch's refusals, in its order and words: a view made under no_grad or inference mode or by a
+// multi-output op, a view of a leaf that requires grad, a leaf that requires grad. Called by the generic
+// in-place path and by in-place front ends that have no recording twin.
+void check_inplace(const Tensor& self, bool requires_grad);
+inline void check_inplace(const Tensor& self) {
+  check_inplace(self, self.requires_grad());
+}
 // After self was overwritten in place with r's values: self takes r's history (a view gives its base the
 // history instead, through CopySlices).
 void take_history(const Tensor& self, const Tensor& r);
