@@ -1066,7 +1066,10 @@ def entries_cpp(twins):
             out += [f"{t.cpp_ret()} {t.name}{t.cpp_params()} {{"] + body + ["}", ""]
             continue
         if t.composite_if:
-            body.append(f"  if ({t.composite_if}) return native::{t.name}({t.args()});")
+            composite = f"native::{t.name}({t.args()})"
+            if t.when != "view" and "&" not in t.cpp_ret():
+                composite = f"autograd::fresh_result({composite})"
+            body.append(f"  if ({t.composite_if}) return {composite};")
         if t.autocast:
             op, inputs = t.autocast
             tensors = [n for ty, n in t.params if ty == "const Tensor&"]
@@ -1096,11 +1099,13 @@ def entries_cpp(twins):
             cond = "autograd::track_view(self)"
         else:
             cond = " || ".join(TENSOR_PARAMS[ty].format(n=n) for ty, n in t.params if ty in TENSOR_PARAMS)
-        plain = f"native::{t.name}({t.args()})"
+        plain, recorded = f"native::{t.name}({t.args()})", f"autograd::{t.name}({t.args()})"
         if t.when == "view":  # a view not recorded still knows its base (Tensor._base), as PyTorch's
             plain = f"autograd::mark_plain_view(self, {plain})"
+        elif "&" not in t.cpp_ret():  # no view op: a view of the op's own temporary is none (fresh_result)
+            plain, recorded = f"autograd::fresh_result({plain})", f"autograd::fresh_result({recorded})"
         body += [
-            f"  if ({cond}) return autograd::{t.name}({t.args()});",
+            f"  if ({cond}) return {recorded};",
             f"  return {plain};",
         ]
         out += [f"{t.cpp_ret()} {t.name}{t.cpp_params()} {{"] + body + ["}", ""]

@@ -7,8 +7,10 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
+#include "autograd/AutogradMeta.h"
 #include "core/GradMode.h"
 #include "core/Scalar.h"
 #include "core/Tensor.h"
@@ -33,6 +35,28 @@ inline bool track_view(const Tensor& self) {
 Tensor mark_plain_view(const Tensor& self, Tensor out);
 std::vector<Tensor> mark_plain_view(const Tensor& self, std::vector<Tensor> outs);
 bool needs_grad_indices(const std::vector<std::optional<Tensor>>& ts);
+// The result of an op that is no view op (index, whose plain op reshapes its gather) may come out of the
+// plain op as a view of a temporary the op made: it is no view, as PyTorch's (its base is reachable from
+// nowhere else; left a view, it would report that base as _base and, made inside a twin's no_grad, refuse
+// in-place writes). The generated entries pass such results through fresh_result.
+void unview_temporary(const Tensor& out);
+inline const Tensor& fresh_result(const Tensor& out) {
+  if (auto* m = out.impl()->autograd_meta(); m && m->is_view()) unview_temporary(out);
+  return out;
+}
+inline Tensor fresh_result(Tensor&& out) {
+  fresh_result(static_cast<const Tensor&>(out));
+  return std::move(out);
+}
+inline std::vector<Tensor> fresh_result(std::vector<Tensor>&& outs) {
+  for (const Tensor& o : outs) fresh_result(o);
+  return std::move(outs);
+}
+template <typename... T>
+std::tuple<T...> fresh_result(std::tuple<T...>&& outs) {
+  std::apply([](const auto&... o) { (fresh_result(o), ...); }, outs);
+  return std::move(outs);
+}
 
 // In-place ops under grad mode when an input requires grad (`requires_grad`; the single-argument form asks
 // self): PyTorch's refusals, in its order and words: a view made under no_grad or inference mode or by a

@@ -278,6 +278,15 @@ Tensor mark_view(const Tensor& self, const Tensor& out, ViewFn fn, bool multi = 
 
 }  // namespace
 
+void unview_temporary(const Tensor& out) {
+  auto* m = out.impl()->autograd_meta();
+  // only this handle holds the result, and only the result holds its base: a temporary of the op
+  if (out.ptr().use_count() != 1 || m->view_base.ptr().use_count() != 1) return;
+  m->view_base = Tensor();
+  m->view_fn = nullptr;
+  m->creation = CreationMeta::Default;
+}
+
 Tensor mark_plain_view(const Tensor& self, Tensor out) {
   mark_base(self, out, /*multi=*/false);
   return out;

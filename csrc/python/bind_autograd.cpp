@@ -524,6 +524,15 @@ void init_autograd(py::module_& m, TensorClass& cls) {
     Py_INCREF(t.ptr());
   });
   m.def("_live_views", &live_views);
+  // unsafe_split / unsafe_chunk: their parts share the input's memory but are no views of it (PyTorch's: no
+  // _base, and in-place writes into them are not refused as a multi-output view op's are)
+  m.def("_forget_view_base", [](const Tensor& t) {
+    if (auto* am = t.impl()->autograd_meta()) {
+      am->view_base = Tensor();
+      am->view_fn = nullptr;
+      am->creation = CreationMeta::Default;
+    }
+  });
   m.def("_fwad_set_record", [](const std::shared_ptr<Node>& n, py::object rec) {
     // the replaced and expired records are freed after the lock: freeing Python objects may run Python code
     std::vector<FwadRecord> gone;

@@ -110,6 +110,44 @@ def test_complex_part_views_know_their_base():
     assert ours == theirs
 
 
+NOT_VIEWS = """
+def cases(torch):
+    out = {}
+    for kind in ("requires_grad", "float", "no_grad"):
+        a = torch.randn(4, 3, requires_grad=kind == "requires_grad").clone()
+        for name, op in (
+            ("a[[0, 1]]", lambda: a[[0, 1]]),
+            ("a[a > 0]", lambda: a[a > 0]),
+            ("index_select", lambda: a.index_select(0, torch.tensor([2, 0]))),
+            ("sum keepdim", lambda: a.sum(1, keepdim=True)),
+            ("max keepdim", lambda: a.max(1, keepdim=True)[0]),
+            ("unsafe_split", lambda: a.unsafe_split(2)[1]),
+            ("unsafe_chunk", lambda: torch.unsafe_chunk(a, 2)[0]),
+            ("unsafe_split_with_sizes", lambda: torch.unsafe_split_with_sizes(a, [1, 3])[1]),
+        ):
+            if kind == "no_grad":
+                with torch.no_grad():
+                    v = op()
+            else:
+                v = op()
+            r = [v._is_view(), v._base is a]
+            try:
+                v.add_(torch.ones(v.shape[-1], requires_grad=True))
+                r.append("ok")
+            except RuntimeError as e:
+                r.append(str(e))
+            out[f"{kind} {name}"] = r
+    return out
+"""
+
+
+def test_results_of_other_ops_are_no_views():
+    """Ops that are no view ops (index's plain op reshapes a temporary; the unsafe splits' parts share memory but
+    are no views) hand back no view, in every mode, and their results take in-place writes."""
+    ours, theirs = cases_here_and_in_pytorch(NOT_VIEWS, [("torch", torch)])
+    assert ours == theirs
+
+
 def test_view_of_an_inference_tensor_is_no_view():
     with torch.inference_mode():
         t = torch.randn(3)
