@@ -41,6 +41,7 @@ bool needs_grad_indices(const std::vector<std::optional<Tensor>>& ts);
 // in-place writes). The generated entries pass such results through fresh_result.
 void unview_temporary(const Tensor& out);
 inline const Tensor& fresh_result(const Tensor& out) {
+  if (!out.defined()) return out;  // an output the op did not make (cudnn_rnn's cell state of a GRU)
   if (auto* m = out.impl()->autograd_meta(); m && m->is_view()) unview_temporary(out);
   return out;
 }
