@@ -795,7 +795,8 @@ EDGE_PARAMS = ("const Tensor&", "const std::optional<Tensor>&")
 # an `entry` row: an op autograd does not record whose entry point still asks autograd something first
 ENTRY_CHECKS = {"inplace": "autograd::check_inplace({self})"}
 # how the generated entry asks whether autograd records: `grad` (any tensor input requires grad), `view`
-# (autograd.track_view(self): a view records for every inexact input in grad mode)
+# (autograd.track_view(self): a view records for every inexact input in grad mode; the others are marked views of
+# their base by autograd.mark_plain_view, without a node or a replay)
 TWIN_WHEN = ("grad", "view")
 # C++ parameter types that carry tensors, and the test of each in the entry's `grad` condition
 TENSOR_PARAMS = {
@@ -1110,7 +1111,10 @@ def entries_cpp(twins):
             out += [f"{t.cpp_ret()} {t.name}{t.cpp_params()} {{"] + body + ["}", ""]
             continue
         if t.composite_if:
-            body.append(f"  if ({t.composite_if}) return native::{t.name}({t.args()});")
+            composite = f"native::{t.name}({t.args()})"
+            if t.when != "view" and "&" not in t.cpp_ret():
+                composite = f"autograd::fresh_result({composite})"
+            body.append(f"  if ({t.composite_if}) return {composite};")
         if t.autocast:
             op, inputs = t.autocast
             tensors = [n for ty, n in t.params if ty == "const Tensor&"]
@@ -1140,9 +1144,14 @@ def entries_cpp(twins):
             cond = "autograd::track_view(self)"
         else:
             cond = " || ".join(TENSOR_PARAMS[ty].format(n=n) for ty, n in t.params if ty in TENSOR_PARAMS)
+        plain, recorded = f"native::{t.name}({t.args()})", f"autograd::{t.name}({t.args()})"
+        if t.when == "view":  # a view not recorded still knows its base (Tensor._base), as PyTorch's
+            plain = f"autograd::mark_plain_view(self, {plain})"
+        elif "&" not in t.cpp_ret():  # no view op: a view of the op's own temporary is none (fresh_result)
+            plain, recorded = f"autograd::fresh_result({plain})", f"autograd::fresh_result({recorded})"
         body += [
-            f"  if ({cond}) return autograd::{t.name}({t.args()});",
-            f"  return native::{t.name}({t.args()});",
+            f"  if ({cond}) return {recorded};",
+            f"  return {plain};",
         ]
         out += [f"{t.cpp_ret()} {t.name}{t.cpp_params()} {{"] + body + ["}", ""]
     out += ["}  // namespace mt", ""]

@@ -192,13 +192,5 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
 // autograd.grad(inputs=...), on a path to an input).
 int64_t current_graph_task_id();
 bool will_engine_execute_node(const Node* n);
-// Forward AD over the backward pass (python/minitorch/func/_forward_ad.py) computes the gradients' tangents
-// by extra passes over the same graph; those passes run with the user's hooks off (tensor, leaf and node
-// hooks, retain_grad), so that each hook runs once, in the primal pass. hooks_replaced() counts the hooks on
-// this thread that handed back a different gradient: the extra passes cannot apply such a change to the
-// tangent.
-void set_user_hooks_enabled(bool enabled);
-bool user_hooks_enabled();
-int64_t hooks_replaced();
 
 }  // namespace mt::autograd

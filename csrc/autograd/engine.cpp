@@ -325,7 +325,7 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     binary_(BinaryOp::add, m.grad, g);
   }
   lock.unlock();
-  if (!m.post_accumulate_hooks.empty() && user_hooks_enabled()) {
+  if (!m.post_accumulate_hooks.empty()) {
     auto hooks = m.post_accumulate_hooks;  // a hook may remove itself
     for (auto& h : hooks) h.second(variable);
   }
@@ -340,21 +340,7 @@ struct GraphTask {
   const std::unordered_map<Node*, bool>* needed;  // null outside capture mode
 };
 thread_local GraphTask* t_graph_task = nullptr;
-thread_local bool t_user_hooks_off = false;
-thread_local int64_t t_hooks_replaced = 0;
 }  // namespace
-
-void set_user_hooks_enabled(bool enabled) {
-  t_user_hooks_off = !enabled;
-}
-
-bool user_hooks_enabled() {
-  return !t_user_hooks_off;
-}
-
-int64_t hooks_replaced() {
-  return t_hooks_replaced;
-}
 
 int64_t current_graph_task_id() {
   return t_graph_task ? t_graph_task->id : -1;
@@ -518,11 +504,8 @@ variable_list run_backward_impl(const variable_list& outputs, const variable_lis
     if (capture_mode && !needed[n]) continue;
     // Hooks run from copies of their lists: a Python hook may remove itself or add hooks while it runs
     // (copies only share ownership of the Python callables, see csrc/python/bind.h's PyHandle).
-    const bool hooks = !t_user_hooks_off;
     auto replace = [](Tensor& g, Tensor r) {
-      if (!r.defined()) return;
-      if (r.impl() != g.impl()) ++t_hooks_replaced;
-      g = std::move(r);
+      if (r.defined()) g = std::move(r);
     };
     // a tensor hook: in a dual pass it sees the dual gradient, and its result replaces both parts
     auto run_hook = [&](const Hook& h, Tensor& g, Tensor* t) {
@@ -530,16 +513,15 @@ variable_list run_backward_impl(const variable_list& outputs, const variable_lis
       Tensor d = as_dual(g, *t);
       Tensor r = h(d);
       if (!r.defined() || r.impl() == d.impl()) return;
-      ++t_hooks_replaced;
       std::tie(g, *t) = dual->split(r);
     };
-    auto pre_hooks = hooks ? n->pre_hooks : decltype(n->pre_hooks)();
+    auto pre_hooks = n->pre_hooks;
     for (auto& h : pre_hooks) {
       uint32_t nr = h.second.first;
       if (!grads[nr].defined()) continue;
       run_hook(h.second.second, grads[nr], dual ? &tgrads[nr] : nullptr);
     }
-    if (hooks && n->is_accumulate_grad() && grads[0].defined()) {
+    if (n->is_accumulate_grad() && grads[0].defined()) {
       // the leaf's tensor hooks, before accumulation or capture (autograd.grad sees hooked gradients too)
       auto* lm = static_cast<AccumulateGrad*>(n)->variable.impl()->autograd_meta();
       auto leaf_hooks = lm ? lm->leaf_hooks : decltype(lm->leaf_hooks)();
@@ -561,11 +543,6 @@ variable_list run_backward_impl(const variable_list& outputs, const variable_lis
         if (!grads[i].defined())
           grads[i] = zeros(n->inputs[i].sizes, n->inputs[i].dtype, n->inputs[i].device);
       auto keep = n->shared_from_this();  // the node may drop its last owner while running (release)
-      // a node hook replaces gradients in place: a changed TensorImpl counts as a replacement
-      auto count_changed = [](const variable_list& before, const variable_list& after) {
-        for (size_t i = 0; i < before.size() && i < after.size(); ++i)
-          if (before[i].impl() != after[i].impl()) ++t_hooks_replaced;
-      };
       // a dual pass hands node hooks dual gradients and splits what they leave
       auto to_dual = [&](variable_list& gs, const variable_list& ts) {
         for (size_t i = 0; i < gs.size(); ++i)
@@ -575,15 +552,13 @@ variable_list run_backward_impl(const variable_list& outputs, const variable_lis
         ts.resize(gs.size());
         for (size_t i = 0; i < gs.size(); ++i) std::tie(gs[i], ts[i]) = dual->split(gs[i]);
       };
-      auto node_pre_hooks = hooks ? n->node_pre_hooks : decltype(n->node_pre_hooks)();
+      auto node_pre_hooks = n->node_pre_hooks;
       if (!node_pre_hooks.empty()) {
         if (dual) to_dual(grads, tgrads);
-        variable_list before = grads;
         for (auto& h : node_pre_hooks) h.second(grads);
-        count_changed(before, grads);
         if (dual) from_dual(grads, tgrads);
       }
-      auto node_post_hooks = hooks ? n->node_post_hooks : decltype(n->node_post_hooks)();
+      auto node_post_hooks = n->node_post_hooks;
       variable_list received = node_post_hooks.empty() && !dual ? variable_list() : grads;
       variable_list treceived = node_post_hooks.empty() ? variable_list() : tgrads;
       // backward(create_graph=True) of duals: the leaf's .grad becomes dual before its post-accumulate hooks
@@ -599,7 +574,7 @@ variable_list run_backward_impl(const variable_list& outputs, const variable_lis
         leaf_meta->post_accumulate_hooks.swap(post_acc);
         const Tensor& leaf = static_cast<AccumulateGrad*>(n)->variable;
         dual->store_leaf(leaf, tgrads[0]);
-        auto acc_hooks = hooks ? leaf_meta->post_accumulate_hooks : decltype(post_acc)();
+        auto acc_hooks = leaf_meta->post_accumulate_hooks;
         for (auto& h : acc_hooks) h.second(leaf);
       }
       if (dual && !n->is_accumulate_grad()) {
@@ -642,9 +617,7 @@ variable_list run_backward_impl(const variable_list& outputs, const variable_lis
           to_dual(outs, touts);
           to_dual(received, treceived);
         }
-        variable_list before = outs;
         for (auto& h : node_post_hooks) h.second(outs, received);
-        count_changed(before, outs);
         if (dual) from_dual(outs, touts);
       }
       if (!keep_graph) n->release_variables();

@@ -7,8 +7,10 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
+#include "autograd/AutogradMeta.h"
 #include "core/GradMode.h"
 #include "core/Scalar.h"
 #include "core/Tensor.h"
@@ -21,16 +23,50 @@ namespace mt::autograd {
 using ::mt::needs_grad;  // core/GradMode.h: grad mode on and some input requires grad
 bool needs_grad_list(const std::vector<Tensor>& ts);
 // View ops run their recording twin for every floating or complex input in grad mode, not only when it
-// requires grad: the view must know its base in case values that require grad are later written through it
-// (out[i] = x).
+// requires grad: the view must know how to remake itself from its base in case values that require grad are
+// later written through it (out[i] = x).
 inline bool track_view(const Tensor& self) {
   return GradMode::is_enabled() && is_inexact(self.dtype());
 }
+// The other views (under no_grad or inference mode, of integer and bool tensors) still know their root base,
+// as PyTorch's (Tensor._base, _is_view()), and how they were made (CreationMeta), without a node or a replay
+// function: the generated entry of each view op passes the plain op's result through. A list is the outputs
+// of one multi-output view op (split_with_sizes, unbind).
+Tensor mark_plain_view(const Tensor& self, Tensor out);
+std::vector<Tensor> mark_plain_view(const Tensor& self, std::vector<Tensor> outs);
 bool needs_grad_indices(const std::vector<std::optional<Tensor>>& ts);
+// The result of an op that is no view op (index, whose plain op reshapes its gather) may come out of the
+// plain op as a view of a temporary the op made: it is no view, as PyTorch's (its base is reachable from
+// nowhere else; left a view, it would report that base as _base and, made inside a twin's no_grad, refuse
+// in-place writes). The generated entries pass such results through fresh_result.
+void unview_temporary(const Tensor& out);
+inline const Tensor& fresh_result(const Tensor& out) {
+  if (!out.defined()) return out;  // an output the op did not make (cudnn_rnn's cell state of a GRU)
+  if (auto* m = out.impl()->autograd_meta(); m && m->is_view()) unview_temporary(out);
+  return out;
+}
+inline Tensor fresh_result(Tensor&& out) {
+  fresh_result(static_cast<const Tensor&>(out));
+  return std::move(out);
+}
+inline std::vector<Tensor> fresh_result(std::vector<Tensor>&& outs) {
+  for (const Tensor& o : outs) fresh_result(o);
+  return std::move(outs);
+}
+template <typename... T>
+std::tuple<T...> fresh_result(std::tuple<T...>&& outs) {
+  std::apply([](const auto&... o) { (fresh_result(o), ...); }, outs);
+  return std::move(outs);
+}
 
-// In-place ops under grad mode: raises for a leaf that requires grad (PyTorch's message) and for a view
-// that requires grad (not supported yet). Called by in-place front ends that have no recording twin.
-void check_inplace(const Tensor& self);
+// In-place ops under grad mode when an input requires grad (`requires_grad`; the single-argument form asks
+// self): PyTorch's refusals, in its order and words: a view made under no_grad or inference mode or by a
+// multi-output op, a view of a leaf that requires grad, a leaf that requires grad. Called by the generic
+// in-place path and by in-place front ends that have no recording twin.
+void check_inplace(const Tensor& self, bool requires_grad);
+inline void check_inplace(const Tensor& self) {
+  check_inplace(self, self.requires_grad());
+}
 // After self was overwritten in place with r's values: self takes r's history (a view gives its base the
 // history instead, through CopySlices).
 void take_history(const Tensor& self, const Tensor& r);

@@ -2,10 +2,12 @@
 // write takes over the result's history (through CopySlices when it goes through a view), and the recording
 // twins of the view ops.
 #include <mutex>
+#include <string>
 
 #include "autograd/Node.h"
 #include "autograd/derivatives.h"
 #include "autograd/record.h"
+#include "generated/native.h"
 #include "ops/ops.h"
 
 namespace mt::autograd {
@@ -86,6 +88,46 @@ void rebase_view(const Tensor& self, const Tensor& r) {
   set_view_history(self, vf);
 }
 
+// PyTorch's refusal (handle_view_on_rebase) of an in-place write through a view made under no_grad or
+// inference mode or by a multi-output op (`indirect`: its base or another view of it was written, found when
+// its history is read), in PyTorch's words, naming the node by its op (SplitWithSizesBackward0:
+// SplitWithSizes).
+[[noreturn]] void refuse_inplace_view(const AutogradMeta& m, bool indirect) {
+  const std::string modified = indirect ? "its base or another view of its base has been" : "is being";
+  std::string node;
+  if (m.grad_fn) {
+    node = m.grad_fn->name();
+    size_t k = node.rfind("Backward");
+    if (k != std::string::npos && node.find_first_not_of("0123456789", k + 8) == std::string::npos)
+      node.resize(k);
+  }
+  std::string msg;
+  if (m.creation == CreationMeta::InferenceMode || m.creation == CreationMeta::NoGradMode || !m.grad_fn) {
+    std::string prefix =
+        m.grad_fn ? str("Output ", m.output_nr, " of ", node, " is a view of a view which was created in")
+                  : std::string("A view was created in");
+    msg = m.creation == CreationMeta::InferenceMode
+              ? str(prefix, " inference mode and ", modified, " modified inplace in normal mode.")
+              : str(prefix, " no_grad mode and ", modified, " modified inplace with grad mode enabled.");
+  } else {
+    msg = str("Output ", m.output_nr, " of ", node, " is a view and ", modified, " modified inplace.");
+  }
+  const char* mode = m.creation == CreationMeta::InferenceMode ? "inference_mode" : "no_grad";
+  if (m.creation == CreationMeta::MultiOutputNode)
+    msg +=
+        " This view is the output of a function that returns multiple views. Such functions do not allow "
+        "the output views to be modified inplace. You should replace the inplace operation by an "
+        "out-of-place one.";
+  else
+    msg +=
+        str(" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+            "code by moving both the view and the inplace either both inside the ",
+            mode,
+            " block (if you don't want the inplace to be tracked) or both outside (if you want the inplace "
+            "to be tracked).");
+  MT_ERROR(msg);
+}
+
 }  // namespace
 
 Tensor replay_view_on(const Tensor& view, const Tensor& t) {
@@ -116,6 +158,12 @@ void take_history(const Tensor& self, const Tensor& r) {
 // as PyTorch regenerates a view's grad_fn when it is read.
 void refresh_view_history(const Tensor& view) {
   auto* m = view.impl()->autograd_meta();
+  if (m->creation != CreationMeta::Default) {
+    // PyTorch never remakes these (the history would be ambiguous): once their storage was written in place
+    // while the base requires grad, reading their history is refused
+    if ((!m->grad_fn && !m->view_base.requires_grad()) || view.version() == m->attr_version) return;
+    refuse_inplace_view(*m, /*indirect=*/true);
+  }
   if ((m->grad_fn && view.version() == m->attr_version) || !m->view_base.requires_grad()) return;
   // Big ops run without the GIL, so two threads may find one stale view at once: it is remade once.
   static std::mutex remake;
@@ -124,32 +172,27 @@ void refresh_view_history(const Tensor& view) {
   set_view_history(view, view_replay(view));
 }
 
-void check_inplace(const Tensor& self) {
-  if (!GradMode::is_enabled() || !self.requires_grad()) return;
+void check_inplace(const Tensor& self, bool requires_grad) {
+  if (!requires_grad || !GradMode::is_enabled()) return;
   auto* m = self.impl()->autograd_meta();
+  if (!m) return;
   if (m->is_view()) {
+    if (m->creation != CreationMeta::Default) refuse_inplace_view(*m, /*indirect=*/false);
+    if (!self.requires_grad()) return;
     auto* bm = m->view_base.impl()->autograd_meta();
     MT_CHECK(bm && bm->grad_fn,
              "a view of a leaf Variable that requires grad is being used in an in-place operation.");
     return;
   }
-  MT_CHECK(m->grad_fn, "a leaf Variable that requires grad is being used in an in-place operation.");
+  MT_CHECK(!m->requires_grad || m->grad_fn,
+           "a leaf Variable that requires grad is being used in an in-place operation.");
 }
 
-// The generic in-place path under grad: the result is computed out of place (recorded, from a clone so the
-// saved input keeps its version), written into self, and self takes over the result's history.
+// The generic in-place path under grad (an input requires grad: the entry points call it only then): the
+// result is computed out of place (recorded, from a clone so the saved input keeps its version), written into
+// self, and self takes over the result's history.
 const Tensor& inplace(const Tensor& self, const std::function<Tensor(const Tensor&)>& fn) {
-  check_inplace(self);
-  // A part of a bigger tensor that was not recorded as a view (made under no_grad): its base cannot be given
-  // the new history, so refuse rather than lose gradients, as PyTorch does.
-  auto* sm = self.impl()->autograd_meta();
-  MT_CHECK((sm && sm->is_view()) || self.requires_grad() ||
-               (self.storage_offset() == 0 &&
-                static_cast<size_t>(self.numel()) * self.itemsize() >= self.storage()->nbytes),
-           "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
-           "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
-           "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
-           "inplace to be tracked) or both outside (if you want the inplace to be tracked).");
+  check_inplace(self, /*requires_grad=*/true);
   Tensor r = fn(mt::clone(self));
   {
     NoGradGuard g;
@@ -161,18 +204,20 @@ const Tensor& inplace(const Tensor& self, const std::function<Tensor(const Tenso
 
 const Tensor& inplace_view(const Tensor& self, const ViewFn& view, bool replayable) {
   check_inplace(self);
-  Tensor r = view(self);  // the entry point: in grad mode r is recorded as a view of self's root base
+  const bool tracked = track_view(self);  // the entry point below records r with a replay of its own
+  Tensor r = view(self);                  // a view of self's root base
   self.impl()->set_sizes_strides(r.sizes(), r.strides(), r.storage_offset());
   self.bump_version();
   auto* sm = self.impl()->autograd_meta();
   auto* rm = r.impl()->autograd_meta();
   if (sm && sm->is_view()) {
-    if (rm && rm->is_view()) {
+    if (tracked && rm && rm->is_view()) {
       sm->view_fn = rm->view_fn;
       sm->grad_fn = rm->grad_fn;
       sm->output_nr = rm->output_nr;
     } else {
-      // not recorded (no_grad): the replay still has to remake the new geometry from the base
+      // not recorded (no_grad, an integer tensor): the replay still has to remake the new geometry from the
+      // base
       sm->view_fn = sm->view_fn && replayable
                         ? ViewFn([prev = sm->view_fn, view](const Tensor& b) { return view(prev(b)); })
                         : nullptr;
@@ -188,25 +233,71 @@ const Tensor& inplace_view(const Tensor& self, const ViewFn& view, bool replayab
 }
 
 // ---- view ops ----
+// Their twins run the plain ops (mt::native, below the entry points, which would mark the result a view once
+// more) and mark the result themselves.
 
 namespace {
-// Every view made in grad mode of a floating tensor knows its root base and how to remake it from a tensor
-// shaped like the base, whether or not anything requires grad yet: an in-place write through the view then
-// gives the base its history (CopySlices), and the view's own history can be remade when the base changes.
-Tensor mark_view(const Tensor& self, const Tensor& out, ViewFn fn) {
+// Marks `out` a view of self's root base, made now (`multi`: one of the outputs of a multi-output view op),
+// and returns its metadata; null when it is no view in PyTorch's sense: a view of an inference tensor, or an
+// op that handed back self itself or a copy (reshape).
+AutogradMeta* mark_base(const Tensor& self, const Tensor& out, bool multi) {
+  if (out.impl() == self.impl() || out.storage() != self.storage() || self.is_inference()) return nullptr;
   auto* m = &out.impl()->ensure_autograd_meta();
   m->attr_version = out.version();
+  CreationMeta c = tls_inference_mode        ? CreationMeta::InferenceMode
+                   : !GradMode::is_enabled() ? CreationMeta::NoGradMode
+                   : multi                   ? CreationMeta::MultiOutputNode
+                                             : CreationMeta::Default;
   auto* sm = self.impl()->autograd_meta();
   if (sm && sm->is_view()) {
     m->view_base = sm->view_base;
-    if (sm->view_fn && fn) m->view_fn = [prev = sm->view_fn, fn](const Tensor& b) { return fn(prev(b)); };
+    // PyTorch's propagate_creation_meta: a view of a view made under no_grad (or of a split's output) is
+    // refused in place as its parent is; inference mode wins over the rest
+    if (c == CreationMeta::Default || sm->creation == CreationMeta::InferenceMode) c = sm->creation;
   } else {
     m->view_base = self;
-    m->view_fn = std::move(fn);
   }
+  m->creation = c;
+  return m;
+}
+
+// Every view made in grad mode of a floating tensor knows its root base and how to remake it from a tensor
+// shaped like the base, whether or not anything requires grad yet: an in-place write through the view then
+// gives the base its history (CopySlices), and the view's own history can be remade when the base changes.
+Tensor mark_view(const Tensor& self, const Tensor& out, ViewFn fn, bool multi = false) {
+  AutogradMeta* m = mark_base(self, out, multi);
+  if (!m) return out;
+  auto* sm = self.impl()->autograd_meta();
+  if (sm && sm->is_view())
+    m->view_fn = sm->view_fn && fn ? ViewFn([prev = sm->view_fn, fn](const Tensor& b) { return fn(prev(b)); })
+                                   : nullptr;
+  else
+    m->view_fn = std::move(fn);
   return out;
 }
 
+}  // namespace
+
+void unview_temporary(const Tensor& out) {
+  auto* m = out.impl()->autograd_meta();
+  // only this handle holds the result, and only the result holds its base: a temporary of the op
+  if (out.ptr().use_count() != 1 || m->view_base.ptr().use_count() != 1) return;
+  m->view_base = Tensor();
+  m->view_fn = nullptr;
+  m->creation = CreationMeta::Default;
+}
+
+Tensor mark_plain_view(const Tensor& self, Tensor out) {
+  mark_base(self, out, /*multi=*/false);
+  return out;
+}
+
+std::vector<Tensor> mark_plain_view(const Tensor& self, std::vector<Tensor> outs) {
+  for (const Tensor& o : outs) mark_base(self, o, /*multi=*/true);
+  return outs;
+}
+
+namespace {
 // The node of a view op, only when its input requires grad (views are tracked without one, see mark_view).
 std::shared_ptr<FnNode> attach_view(const char* name, FnNode::Fn fn, const Tensor& self, const Tensor& out) {
   if (!self.requires_grad()) return nullptr;
@@ -215,7 +306,7 @@ std::shared_ptr<FnNode> attach_view(const char* name, FnNode::Fn fn, const Tenso
 }  // namespace
 
 Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  Tensor out = no_grad([&] { return mt::as_strided(self, sizes, strides, offset); });
+  Tensor out = no_grad([&] { return mt::native::as_strided(self, sizes, strides, offset); });
   // The offset counts from the storage's start; relative to a contiguous input it is a view of its elements.
   bool replayable = self.is_contiguous();
   TensorGeometry in = geometry_of(self);
@@ -236,7 +327,7 @@ Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, in
 
 // The complex <-> [..., 2] real views: each one's gradient is the other view of the incoming gradient.
 Tensor view_as_real(const Tensor& self) {
-  Tensor out = no_grad([&] { return mt::view_as_real(self); });
+  Tensor out = no_grad([&] { return mt::native::view_as_real(self); });
   attach_view(
       "ViewAsRealBackward0", [](FnNode&, V& gs) -> V { return {mt::view_as_complex(mt::contiguous(gs[0]))}; },
       self, out);
@@ -244,14 +335,14 @@ Tensor view_as_real(const Tensor& self) {
 }
 
 Tensor view_as_complex(const Tensor& self) {
-  Tensor out = no_grad([&] { return mt::view_as_complex(self); });
+  Tensor out = no_grad([&] { return mt::native::view_as_complex(self); });
   attach_view(
       "ViewAsComplexBackward0", [](FnNode&, V& gs) -> V { return {mt::view_as_real(gs[0])}; }, self, out);
   return mark_view(self, out, [](const Tensor& b) { return mt::view_as_complex(b); });
 }
 
 Tensor alias(const Tensor& self) {
-  Tensor out = no_grad([&] { return mt::alias(self); });
+  Tensor out = no_grad([&] { return mt::native::alias(self); });
   attach_view("AliasBackward0", [](FnNode&, V& gs) -> V { return {gs[0]}; }, self, out);
   return mark_view(self, out, [](const Tensor& b) { return mt::alias(b); });
 }
@@ -271,16 +362,16 @@ Tensor shape_view(const char* name, const Tensor& self, const Tensor& out, ViewF
 }  // namespace
 
 Tensor view(const Tensor& self, IntArrayRef sizes) {
-  return shape_view("ViewBackward0", self, no_grad([&] { return mt::view(self, sizes); }));
+  return shape_view("ViewBackward0", self, no_grad([&] { return mt::native::view(self, sizes); }));
 }
 
 Tensor reshape(const Tensor& self, IntArrayRef sizes) {
-  Tensor out = no_grad([&] { return mt::reshape(self, sizes); });
+  Tensor out = no_grad([&] { return mt::native::reshape(self, sizes); });
   return shape_view("ViewBackward0", self, out, nullptr, out.storage() == self.storage());
 }
 
 Tensor permute(const Tensor& self, IntArrayRef dims) {
-  Tensor out = no_grad([&] { return mt::permute(self, dims); });
+  Tensor out = no_grad([&] { return mt::native::permute(self, dims); });
   DimVector inv(dims.size());
   for (size_t i = 0; i < dims.size(); ++i) inv[wrap_dim(dims[i], self.dim())] = static_cast<int64_t>(i);
   attach_view(
@@ -290,7 +381,7 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
 }
 
 Tensor transpose(const Tensor& self, int64_t d0, int64_t d1) {
-  Tensor out = no_grad([&] { return mt::transpose(self, d0, d1); });
+  Tensor out = no_grad([&] { return mt::native::transpose(self, d0, d1); });
   attach_view(
       "TransposeBackward0", [d0, d1](FnNode&, V& gs) -> V { return {mt::transpose(gs[0], d0, d1)}; }, self,
       out);
@@ -298,27 +389,27 @@ Tensor transpose(const Tensor& self, int64_t d0, int64_t d1) {
 }
 
 Tensor squeeze(const Tensor& self) {
-  return shape_view("SqueezeBackward0", self, no_grad([&] { return mt::squeeze(self); }));
+  return shape_view("SqueezeBackward0", self, no_grad([&] { return mt::native::squeeze(self); }));
 }
 
 Tensor squeeze(const Tensor& self, IntArrayRef dims) {
-  return shape_view("SqueezeBackward1", self, no_grad([&] { return mt::squeeze(self, dims); }));
+  return shape_view("SqueezeBackward1", self, no_grad([&] { return mt::native::squeeze(self, dims); }));
 }
 
 Tensor unsqueeze(const Tensor& self, int64_t dim) {
-  return shape_view("UnsqueezeBackward0", self, no_grad([&] { return mt::unsqueeze(self, dim); }),
+  return shape_view("UnsqueezeBackward0", self, no_grad([&] { return mt::native::unsqueeze(self, dim); }),
                     [dim](const Tensor& b) { return mt::unsqueeze(b, dim); });
 }
 
 Tensor expand(const Tensor& self, IntArrayRef sizes) {
-  Tensor out = no_grad([&] { return mt::expand(self, sizes); });
+  Tensor out = no_grad([&] { return mt::native::expand(self, sizes); });
   // the engine sums a broadcast gradient back to the input's shape
   attach_view("ExpandBackward0", [](FnNode&, V& gs) -> V { return {gs[0]}; }, self, out);
   return mark_view(self, out, [s = DimVector(out.sizes())](const Tensor& b) { return mt::expand(b, s); });
 }
 
 Tensor select(const Tensor& self, int64_t dim, int64_t index) {
-  Tensor out = no_grad([&] { return mt::select(self, dim, index); });
+  Tensor out = no_grad([&] { return mt::native::select(self, dim, index); });
   TensorGeometry base = geometry_of(self);
   attach_view(
       "SelectBackward0",
@@ -330,7 +421,7 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
 }
 
 Tensor slice(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step) {
-  Tensor out = no_grad([&] { return mt::slice(self, dim, start, end, step); });
+  Tensor out = no_grad([&] { return mt::native::slice(self, dim, start, end, step); });
   TensorGeometry base = geometry_of(self);
   attach_view(
       "SliceBackward0",
@@ -348,7 +439,7 @@ Tensor slice(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_
 // zero tensor the size of the whole, then added them all: an LSTM's chunk of its gates into four spent more
 // in those than in the cell itself. Each part is still a view of self that knows how to remake itself.
 std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef sizes, int64_t dim) {
-  std::vector<Tensor> outs = no_grad([&] { return mt::split_with_sizes(self, sizes, dim); });
+  std::vector<Tensor> outs = no_grad([&] { return mt::native::split_with_sizes(self, sizes, dim); });
   dim = wrap_dim(dim, self.dim());
   if (self.requires_grad()) {
     std::vector<const Tensor*> po;
@@ -376,7 +467,8 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef sizes, int6
   int64_t start = 0;
   for (size_t i = 0; i < outs.size(); ++i) {
     const int64_t end = start + sizes[i];
-    mark_view(self, outs[i], [dim, start, end](const Tensor& b) { return mt::slice(b, dim, start, end, 1); });
+    mark_view(
+        self, outs[i], [dim, start, end](const Tensor& b) { return mt::slice(b, dim, start, end, 1); }, true);
     start = end;
   }
   return outs;
@@ -385,7 +477,7 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef sizes, int6
 // unbind: one node, whose backward stacks the parts' gradients (zeros for a part that got none), as
 // PyTorch's UnbindBackward0; each part a view that remakes itself by select.
 std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
-  std::vector<Tensor> outs = no_grad([&] { return mt::unbind(self, dim); });
+  std::vector<Tensor> outs = no_grad([&] { return mt::native::unbind(self, dim); });
   dim = wrap_dim(dim, self.dim());
   if (self.requires_grad() && !outs.empty()) {
     std::vector<const Tensor*> po;
@@ -405,13 +497,13 @@ std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
   }
   for (size_t i = 0; i < outs.size(); ++i) {
     const auto k = static_cast<int64_t>(i);
-    mark_view(self, outs[i], [dim, k](const Tensor& b) { return mt::select(b, dim, k); });
+    mark_view(self, outs[i], [dim, k](const Tensor& b) { return mt::select(b, dim, k); }, true);
   }
   return outs;
 }
 
 Tensor diagonal(const Tensor& self, int64_t offset, int64_t d1, int64_t d2) {
-  Tensor out = no_grad([&] { return mt::diagonal(self, offset, d1, d2); });
+  Tensor out = no_grad([&] { return mt::native::diagonal(self, offset, d1, d2); });
   TensorGeometry base = geometry_of(self);
   attach_view(
       "DiagonalBackward0",

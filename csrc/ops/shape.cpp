@@ -176,7 +176,8 @@ Tensor native::reshape(const Tensor& self, IntArrayRef sizes) {
   DimVector shape = infer_size(sizes, self.numel());
   DimVector strides;
   if (view_strides(self, shape, strides)) return make_view(self, shape, strides, self.storage_offset());
-  return mt::view(mt::clone(self), shape);
+  // a copy, which is no view of self nor of the temporary clone (PyTorch's _unsafe_view): native, unmarked
+  return native::view(mt::clone(self), shape);
 }
 
 Tensor native::permute(const Tensor& self, IntArrayRef dims) {

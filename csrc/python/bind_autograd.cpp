@@ -522,10 +522,6 @@ void init_autograd(py::module_& m, TensorClass& cls) {
   m.def("_saved_tensors_hooks_get_disabled_error_message",
         []() -> std::optional<std::string> { return autograd::saved_tensors_hooks_disabled(); });
   m.def("_current_graph_task_id", [] { return autograd::current_graph_task_id(); });
-  // forward AD's tangent passes over a backward graph run with the user's hooks off (autograd/engine.cpp)
-  m.def("_set_engine_user_hooks_enabled", [](bool enabled) { autograd::set_user_hooks_enabled(enabled); });
-  m.def("_engine_user_hooks_enabled", [] { return autograd::user_hooks_enabled(); });
-  m.def("_engine_hooks_replaced", [] { return autograd::hooks_replaced(); });
   m.def("_will_engine_execute_node",
         [](const std::shared_ptr<Node>& n) { return autograd::will_engine_execute_node(n.get()); });
   // autograd.grad given GradientEdges: a stand-in tensor of the edge's geometry whose gradient edge is that
@@ -554,6 +550,15 @@ void init_autograd(py::module_& m, TensorClass& cls) {
     Py_INCREF(t.ptr());
   });
   m.def("_live_views", &live_views);
+  // unsafe_split / unsafe_chunk: their parts share the input's memory but are no views of it (PyTorch's: no
+  // _base, and in-place writes into them are not refused as a multi-output view op's are)
+  m.def("_forget_view_base", [](const Tensor& t) {
+    if (auto* am = t.impl()->autograd_meta()) {
+      am->view_base = Tensor();
+      am->view_fn = nullptr;
+      am->creation = CreationMeta::Default;
+    }
+  });
   // rec: forward AD's record for the re-run (_forward_ad._record); term: None or what the term in C++ reads
   // (see dual_term_of)
   m.def("_fwad_set_record", [](const std::shared_ptr<Node>& n, py::object rec, py::object term) {

@@ -523,14 +523,19 @@ void init_tensor(py::module_& m, TensorClass& cls) {
            [](const Tensor& t) {
              return t.numel() == 0 ? 0 : reinterpret_cast<uintptr_t>(t.unchecked_data_ptr());
            })
-      // Tensor._base: the root base of a view that autograd tracks (made in grad mode from a floating or
-      // complex tensor); other views are not tracked (that would cost every view an allocation), so None
+      // Tensor._base: the root base of a view, whatever the grad mode and dtype it was made with (None for
+      // a tensor that is no view, or a view of an inference tensor), as PyTorch's
       .def_property_readonly("_base",
                              [](const Tensor& t) -> py::object {
                                auto* m = t.impl()->autograd_meta();
                                if (!m || !m->is_view()) return py::none();
                                return py::cast(m->view_base);
                              })
+      .def("_is_view",
+           [](const Tensor& t) {
+             auto* m = t.impl()->autograd_meta();
+             return m && m->is_view();
+           })
       // serialization (python/minitorch/serialization.py): a storage's identity, size and raw bytes
       .def("_storage_key",
            [](const Tensor& t) {

@@ -162,15 +162,22 @@ def narrow_copy(input, dim, start, length, *, out=None):
     return _write(_copied(input.narrow(dim, start, length)), out)
 
 
-# the "unsafe" splits skip the views' version checks in PyTorch; here they are the plain ones
+# the "unsafe" splits skip the views' checks in PyTorch: their parts share the input's memory but are no views
+# of it (no _base), so writing one in place is not refused as a multi-output view op's part is
+def _unsafe(parts):
+    for p in parts:
+        _C._forget_view_base(p)
+    return parts
+
+
 def unsafe_chunk(input, chunks, dim=0):
     """torch.chunk (PyTorch's form without the views' aliasing checks)."""
-    return input.chunk(chunks, dim)
+    return _unsafe(input.chunk(chunks, dim))
 
 
 def unsafe_split(input, split_size, dim=0):
     """torch.split with one split size (PyTorch's form without the views' aliasing checks)."""
-    return input.split(split_size, dim)
+    return _unsafe(input.split(split_size, dim))
 
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
@@ -179,7 +186,7 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0):
         raise TypeError(
             "unsafe_split_with_sizes(): argument 'split_sizes' (position 1) must be tuple of ints, not Tensor"
         )
-    return input.split(list(split_sizes), dim)
+    return _unsafe(input.split(list(split_sizes), dim))
 
 
 __all__ += [
