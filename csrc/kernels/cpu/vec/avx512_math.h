@@ -326,7 +326,7 @@ static inline __m512 log1p_avx512(__m512 x) {
 // plus lo), exp(x) = 2^floor(n/32) T[n mod 32] (1 + r + r^2/2 + r^3/6) with T = 2^(j/32) as float pairs hi +
 // lo (vpermt2ps), summed T_hi + (T_hi p + T_lo) with one rounding; vscalefps gives gradual underflow and
 // overflow to inf. 0.75 ulp at worst over all floats (on subnormal results, rounded twice; SLEEF's
-// expf: 1.0), at SLEEF's speed x 1.28 (Cephes' polynomial here before: 1.26 ulp at the same speed). x is
+// expf: 1.0; Cephes' polynomial: 1.26 ulp at the same speed), at SLEEF's speed x 1.28. x is
 // clamped to [-104, 89] (0 / inf beyond); max(c, x) and min(c, x) return x when it is NaN. Tables by
 // scripts/fit_vec_tables.py exp32.
 alignas(64) static const float kExp2j32Hi[32] = {

@@ -415,9 +415,9 @@ static VD cos_fast(VD x) {
 }
 #endif
 
-// float gelu: SLEEF's erff costs ~18x its expf. PyTorch's vectorized float erf (Abramowitz-Stegun 7.1.26,
-// absolute error 1.5e-7, over expf) serves gelu only, where an absolute error is what matters; erf itself
-// stays SLEEF's (1 ulp).
+// float gelu: SLEEF's erff costs ~18x its expf. AVX-512 takes our erf (below); AVX2 PyTorch's vectorized
+// float formula (Abramowitz-Stegun 7.1.26, absolute error 1.5e-7, over a short exp), where an absolute error is
+// what matters.
 static VF gelu_fast(VF x) {
 #ifdef MT_VEC_AVX512
   // AVX-512: our erf (avx512_math.h) costs less than this formula's exp and division, and is within 1 ulp
@@ -429,8 +429,7 @@ static VF gelu_fast(VF x) {
 
 // float erf: SLEEF's erff costs ~18x its expf, and PyTorch's Abramowitz-Stegun formula (1.5e-7 absolute)
 // misses 1 ulp near 0. AVX-512 has its table of polynomials (avx512_math.h); AVX2 erf_f32_lanes.h's two
-// pieces in float lanes (0.84 ulp; the double polynomial it replaces below |x| = 2 ran at 0.7 of PyTorch's
-// speed on (-8, 8)).
+// pieces in float lanes (0.84 ulp; float lanes, not double, for PyTorch's speed on (-8, 8)).
 static VF erf_fast(VF x) {
 #ifdef MT_VEC_AVX512
   return erf_avx512(x);  // our table of polynomials (avx512_math.h)
