@@ -190,6 +190,21 @@ void check_number_operands(const char* name, Numbers k, PyObject* a, PyObject* b
   throw py::type_error(msg + " * (Tensor input, Number " + other + out);
 }
 
+// (other, alpha) from a third positional argument of add/sub: the deprecated (alpha, other) on the op's own
+// name (old_form), else PyTorch's (Number other, Number alpha); anything else is Python's refusal of it
+std::pair<py::object, py::object> third_positional(const std::string& name, bool method, bool old_form,
+                                                   py::handle second, py::handle third,
+                                                   const py::kwargs& kw) {
+  if (old_form) {
+    deprecated_alpha_first(name, method, second, third, kw);
+    return {py::reinterpret_borrow<py::object>(third), py::reinterpret_borrow<py::object>(second)};
+  }
+  if (kw.empty() && is_number_arg(second) && is_number_arg(third))
+    return {as_number(second), py::reinterpret_borrow<py::object>(third)};
+  throw py::type_error(name + (method ? "() takes 1 positional argument but 2 were given"
+                                      : "() takes 2 positional arguments but 3 were given"));
+}
+
 // add/sub's `keyword: alpha` (a + alpha * b, a - alpha * b: they differ only in the sign) under one spelling,
 // and on the op's own name PyTorch's deprecated add(input, alpha, other) and its method/in-place forms
 // (`p.data.add_(-lr, grad)` in older optimizers): tried after the signatures above, with its one-time warning
@@ -218,43 +233,22 @@ void bind_alpha(py::module_& m, TensorClass& cls, const Spelling& s) {
   // PyTorch's parser tries first (sub(x, 3, 2) warns; int.sub(float 0-d, 3) is its alpha error)
   const std::string name = s.name;
   const bool old_form = s.alpha_first;
-  auto refuse = [](const std::string& n, bool method) {
-    return py::type_error(n + (method ? "() takes 1 positional argument but 2 were given"
-                                      : "() takes 2 positional arguments but 3 were given"));
-  };
-  m.def(name.c_str(),
-        [fn, name, old_form, refuse](py::handle a, py::handle second, py::handle third, py::kwargs kw) {
-          if (old_form) {
-            deprecated_alpha_first(name, false, second, third, kw);
-            return fn(a, third, second);
-          }
-          if (kw.empty() && is_number_arg(second) && is_number_arg(third))
-            return fn(a, as_number(second), third);
-          throw refuse(name, false);
-        });
+  m.def(name.c_str(), [fn, name, old_form](py::handle a, py::handle second, py::handle third, py::kwargs kw) {
+    auto [other, alpha] = third_positional(name, false, old_form, second, third, kw);
+    return fn(a, other, alpha);
+  });
   if (s.method)
     cls.def(name.c_str(),
-            [fn, name, old_form, refuse](py::handle a, py::handle second, py::handle third, py::kwargs kw) {
-              if (old_form) {
-                deprecated_alpha_first(name, true, second, third, kw);
-                return fn(a, third, second);
-              }
-              if (kw.empty() && is_number_arg(second) && is_number_arg(third))
-                return fn(a, as_number(second), third);
-              throw refuse(name, true);
+            [fn, name, old_form](py::handle a, py::handle second, py::handle third, py::kwargs kw) {
+              auto [other, alpha] = third_positional(name, true, old_form, second, third, kw);
+              return fn(a, other, alpha);
             });
   if (s.inplace)
-    cls.def(
-        inplace_name(name.c_str()).c_str(),
-        [fn_, name, old_form, refuse](py::object self, py::handle second, py::handle third, py::kwargs kw) {
-          if (old_form) {
-            deprecated_alpha_first(name + "_", true, second, third, kw);
-            return fn_(self, third, second);
-          }
-          if (kw.empty() && is_number_arg(second) && is_number_arg(third))
-            return fn_(self, as_number(second), third);
-          throw refuse(name + "_", true);
-        });
+    cls.def(inplace_name(name.c_str()).c_str(),
+            [fn_, name, old_form](py::object self, py::handle second, py::handle third, py::kwargs kw) {
+              auto [other, alpha] = third_positional(name + "_", true, old_form, second, third, kw);
+              return fn_(self, other, alpha);
+            });
 }
 
 // div's `keyword: rounding_mode` (None, "trunc" or "floor") under one spelling

@@ -104,6 +104,13 @@ def check_tensor(fname, argname, pos, x):
         )
 
 
+def check_tensor_like(fname, argname, pos, x):
+    """check_tensor for a value PyTorch's parser would hand to its __torch_function__ override instead (vmap's
+    batched tensors, sparse tensors, a user's tensor-like pass): the sites that only refuse plain non-tensors."""
+    if not _tensor_like(x):
+        check_tensor(fname, argname, pos, x)
+
+
 def check_number(fname, argname, pos, x):
     """PyTorch's parser's TypeError where a Number belongs: a Python or NumPy number (bools included) or a 0-d
     tensor that does not require grad passes, nothing else."""

@@ -15,7 +15,7 @@ _number = _argcheck.check_number
 def _input(fname, x):
     """PyTorch's parser's TypeError for an input that is not a tensor (checked first, as its parser does)."""
     if not isinstance(x, _C.Tensor):
-        _argcheck.check_tensor(fname, "input", 1, x)
+        _argcheck.check_tensor_like(fname, "input", 1, x)
 
 
 def _fits_kernel(input, *values):

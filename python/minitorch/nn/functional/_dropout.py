@@ -97,7 +97,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout that keeps SELU activations' zero mean and unit variance (dropped units take SELU's negative
     saturation value, then an affine map restores the moments)."""
-    _argcheck.check_tensor("alpha_dropout_" if inplace else "alpha_dropout", "input", 1, input)
+    _argcheck.check_tensor_like("alpha_dropout_" if inplace else "alpha_dropout", "input", 1, input)
     _check_p(p)
     _check_train("alpha_dropout", training, inplace)
     _check_castable(input, p, training, "Long" if input.dtype == _C.bool else None)
@@ -107,7 +107,7 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """alpha_dropout of whole channels (dim 1), one draw per (sample, channel)."""
-    _argcheck.check_tensor(
+    _argcheck.check_tensor_like(
         "feature_alpha_dropout_" if inplace else "feature_alpha_dropout", "input", 1, input
     )
     _check_p(p)

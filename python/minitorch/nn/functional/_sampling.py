@@ -206,8 +206,8 @@ def _cubic_coefficients(t):
 
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     """torch.grid_sampler: samples input (N, C, [D,] H, W) at the grid's normalized points (N, [Do,] Ho, Wo, k)."""
-    _argcheck.check_tensor("grid_sampler", "input", 1, input)
-    _argcheck.check_tensor("grid_sampler", "grid", 2, grid)
+    _argcheck.check_tensor_like("grid_sampler", "input", 1, input)
+    _argcheck.check_tensor_like("grid_sampler", "grid", 2, grid)
     interpolation_mode, padding_mode = int(interpolation_mode), int(padding_mode)
     _check(input, grid, interpolation_mode)
     if interpolation_mode not in (0, 1, 2):

@@ -3,7 +3,7 @@
 
 from enum import Enum, auto
 
-from minitorch import _C, linalg
+from minitorch import _C, _argcheck, linalg
 from minitorch._compare import allclose
 from minitorch._composite_shape import vdot
 from minitorch._ops import where
@@ -33,10 +33,7 @@ def _wrap_dim(dim, ndim):
 def norm_except_dim(v, pow=2, dim=0):
     """The p-norm of v over every dim except ``dim``, keeping the reduced dims (size 1); over all of v (a
     0-dim result) when dim is -1. torch.norm_except_dim."""
-    if not isinstance(v, _C.Tensor):
-        raise TypeError(
-            f"norm_except_dim(): argument 'v' (position 1) must be Tensor, not {type(v).__name__}"
-        )
+    _argcheck.check_tensor_like("norm_except_dim", "v", 1, v)
     if type(pow) is not int and not (isinstance(pow, _C.Tensor) and pow.dim() == 0):  # ATen's int64 pow
         raise TypeError(
             f"norm_except_dim(): argument 'pow' (position 2) must be int, not {type(pow).__name__}"
