@@ -1466,6 +1466,7 @@ def put_(self, index, source, accumulate=False):
 def fill_diagonal_(self, fill_value, wrap=False):
     """Fill the main diagonal (all dims equal beyond 2-D; wrap: tall matrices restart it every cols+1 rows)."""
     _argcheck.check_number("fill_diagonal_", "fill_value", 1, fill_value)
+    _argcheck.check_bool("fill_diagonal_", "wrap", 2, wrap)
     nd = self.dim()
     if nd < 2:
         raise RuntimeError("dimensions must larger than 1")

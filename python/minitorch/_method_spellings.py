@@ -69,10 +69,16 @@ _VIEW_COPIES = {  # the view -> how many positional arguments it takes after the
 
 # the parameters each copy must be given (PyTorch's schemas; the methods take some of them as varargs)
 _REQUIRED = {
-    "as_strided": ("size", "stride"), "expand": ("size",), "permute": ("dims",), "select": ("dim", "index"),
-    "split": ("split_size",), "split_with_sizes": ("split_sizes",), "transpose": ("dim0", "dim1"),
-    "unfold": ("dimension", "size", "step"), "unsqueeze": ("dim",), "view": ("size",),
-}  # fmt: skip
+    "as_strided": ("size", "stride"),
+    "expand": ("size",),
+    "permute": ("dims",),
+    "select": ("dim", "index"),
+    "split": ("split_size",),
+    "split_with_sizes": ("split_sizes",),
+    "transpose": ("dim0", "dim1"),
+    "unfold": ("dimension", "size", "step"),
+    "unsqueeze": ("dim",),
+}  # fmt: skip (view_copy has a dtype= form besides its size)
 
 
 def _copied(result):
@@ -108,6 +114,10 @@ def _make_view_copy(view, arity):
                 f"{name}() missing {n} required positional argument{'s' if n == 1 else ''}: "
                 + ", ".join(f'"{p}"' for p in missing)
             )
+        if view == "expand" and args and not isinstance(args[0], (list, tuple)):  # the copy's size is a list
+            raise TypeError(
+                f"expand_copy(): argument 'size' (position 2) must be tuple of ints, not {type(args[0]).__name__}"
+            )
         size = args[0] if args else kwargs.get("split_size")
         if view == "split" and isinstance(
             size, (list, tuple)
@@ -142,6 +152,7 @@ del _view, _arity
 
 def alias_copy(input, *, out=None):
     """A copy of input (the functional form of an alias)."""
+    _argcheck.check_tensor_like("alias_copy", "input", 1, input)
     return _write(_copied(input), out)
 
 

@@ -4287,3 +4287,30 @@ def test_fuzz_4418_accepted_and_orders():
     assert T.utils.dlpack.to_dlpack(x) is not None
     with pytest.raises(RuntimeError, match="Can't export tensors that require gradient"):
         x.__dlpack__()
+
+
+def test_fuzz_4419_copies_and_kinds():
+    """Fuzz seed 4419: view_copy's dtype= form needs no size (the 4418 missing-argument check had refused it),
+    expand_copy's size is a list, alias_copy/to_dlpack refuse non-tensors, fill_diagonal_'s wrap is a bool"""
+    T = minitorch
+    assert T.view_copy(T.ones(4), dtype=T.int16).shape == (8,)
+    assert T.view_copy(T.ones(4), (2, 2)).shape == (2, 2)
+    with pytest.raises(
+        TypeError,
+        match=re.escape("expand_copy(): argument 'size' (position 2) must be tuple of ints, not int"),
+    ):
+        T.expand_copy(T.ones(3, 1), 3)
+    assert T.expand_copy(T.ones(3, 1), (3, 2)).shape == (3, 2)
+    with pytest.raises(
+        TypeError, match=re.escape("alias_copy(): argument 'input' (position 1) must be Tensor")
+    ):
+        T.alias_copy([T.ones(2)])
+    with pytest.raises(
+        TypeError, match=re.escape("_to_dlpack(): argument 'data' (position 1) must be Tensor, not int")
+    ):
+        T.to_dlpack(2)
+    with pytest.raises(
+        TypeError, match=re.escape("fill_diagonal_(): argument 'wrap' (position 2) must be bool, not int")
+    ):
+        T.ones(3, 1).fill_diagonal_(1, 3)
+    assert T.zeros(5, 2).fill_diagonal_(1, True).tolist() == [[1, 0], [0, 1], [0, 0], [1, 0], [0, 1]]

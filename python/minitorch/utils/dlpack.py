@@ -5,7 +5,7 @@ The capsule code is C++ (csrc/python/bind_dlpack.cpp); the protocol is here, as 
 a request cannot be met), and tensors that require grad are refused.
 """
 
-from minitorch import _C
+from minitorch import _C, _argcheck
 from minitorch._dtype_names import dtype_name as _dtype_name
 
 _CPU, _CUDA = 1, 2  # DLPack device types
@@ -84,6 +84,7 @@ def from_dlpack(ext_tensor):
 def to_dlpack(tensor):
     """The legacy capsule API (torch.utils.dlpack.to_dlpack): PyTorch's exports a tensor requiring grad too (only
     __dlpack__ refuses it)."""
+    _argcheck.check_tensor_like("_to_dlpack", "data", 1, tensor)
     return dlpack(tensor, _grad_check=False)
 
 
