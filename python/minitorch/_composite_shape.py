@@ -968,6 +968,11 @@ def _index_put_dim(self, d, index, values, accumulate):
     return out.movedim(0, d) if d else out
 
 
+_INDEX_ADD_SIG = "int dim, Tensor index, Tensor source, *, Scalar alpha=1"
+_INDEX_REDUCE_SIG = "int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True"
+
+
+@_argcheck.parses(f"Tensor input, {_INDEX_ADD_SIG}", upfront=False)
 def index_add(input, dim, index, source, *, alpha=1):
     """`input` plus alpha * source added at `index` along `dim` (repeated indices accumulate)."""
     d = _check_index(input, dim, index, "index_add_")
@@ -1021,6 +1026,7 @@ def _inplace(self, result):
     return self
 
 
+@_argcheck.parses(_INDEX_ADD_SIG, method=True, upfront=False)
 def index_add_(self, dim, index, source, *, alpha=1):
     """In-place index_add."""
     return _inplace(self, index_add(self, dim, index, source, alpha=alpha))
@@ -1333,6 +1339,7 @@ def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     return _inplace(self, scatter_reduce(self, dim, index, src, reduce, include_self=include_self))
 
 
+@_argcheck.parses(f"Tensor input, {_INDEX_REDUCE_SIG}", upfront=False)
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
     """`input` with the slices of `source` reduced ("prod", "mean", "amax", "amin") into the slices `index`
     names along `dim`."""
@@ -1377,6 +1384,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
     return write_out(r, out, "index_reduce")
 
 
+@_argcheck.parses(_INDEX_REDUCE_SIG, method=True, upfront=False)
 def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
     """In-place index_reduce."""
     return _inplace(self, index_reduce(self, dim, index, source, reduce, include_self=include_self))

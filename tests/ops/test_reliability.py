@@ -4314,3 +4314,28 @@ def test_fuzz_4419_copies_and_kinds():
     ):
         T.ones(3, 1).fill_diagonal_(1, 3)
     assert T.zeros(5, 2).fill_diagonal_(1, True).tolist() == [[1, 0], [0, 1], [0, 0], [1, 0], [0, 1]]
+
+
+def test_fuzz_4419_parsed_kinds():
+    """Fuzz seed 4419: index_add/index_reduce parse PyTorch's signatures once they fail (a float dim is the
+    parser's TypeError), Tensor.solve is the removed function's Python method, ldl_factor refuses a
+    non-tensor"""
+    T = minitorch
+    with pytest.raises(
+        TypeError, match=re.escape("index_add(): argument 'dim' (position 1) must be int, not Tensor")
+    ):
+        T.tensor(-1.78).index_add(T.tensor(-2.17), T.tensor(False), T.tensor(1.06))
+    with pytest.raises(
+        TypeError, match=re.escape("index_reduce_(): argument 'dim' (position 1) must be int")
+    ):
+        T.tensor(0.84).index_reduce_(T.tensor(1.2), -1, T.tensor(0), T.tensor(0.48))
+    assert T.ones(3).index_add(0, T.tensor([0, 0]), T.ones(2), alpha=2).tolist() == [5.0, 1.0, 1.0]
+    assert T.ones(3).index_reduce(0, T.tensor([1]), T.ones(1) * 5, "amax").tolist() == [1.0, 5.0, 1.0]
+    with pytest.raises(RuntimeError, match="torch.solve. is deprecated in favor of"):
+        T.tensor(4).solve([T.tensor(-5)])
+    with pytest.raises(TypeError, match=re.escape("Tensor.solve() missing 1 required positional argument")):
+        T.ones(2).solve()
+    with pytest.raises(
+        TypeError, match=re.escape("linalg_ldl_factor(): argument 'input' (position 1) must be Tensor")
+    ):
+        T.linalg.ldl_factor(3)

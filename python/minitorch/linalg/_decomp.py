@@ -1779,9 +1779,18 @@ def _removed_method(name, fn):
     return method
 
 
+@_argcheck.checks_own_arguments
+def _removed_solve(self, other):
+    """Tensor.solve(other): PyTorch's Python method of the removed torch.solve, its error for any other."""
+    return torch_solve(self, other)
+
+
+_removed_solve.__qualname__ = "Tensor.solve"  # Python's TypeError names it as PyTorch's
+
+
 TENSOR_METHODS = {
     "matrix_power": _matrix_power_spelling(1),
-    "solve": torch_solve,
+    "solve": _removed_solve,
     "lstsq": torch_lstsq,
     # removed: PyTorch's methods (self, eigenvectors=False) raise whatever eigenvectors is
     "symeig": _removed_method("symeig", torch_symeig),

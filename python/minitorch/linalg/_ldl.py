@@ -41,6 +41,7 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     ``hermitian=True``; its lower triangle is read): LD holds L (unit diagonal implied) and the 1x1 / 2x2 blocks
     of D, pivots LAPACK's sytrf pivots, info the first zero pivot (1-based; 0 when D is invertible)."""
     fn = "torch.linalg.ldl_factor_ex"
+    _argcheck.check_tensor_like("linalg_ldl_factor_ex", "input", 1, A)
     _check_square(A, fn)
     _check_dtype(A, fn)
     with no_grad():
@@ -68,6 +69,7 @@ def _raise_for_info(infos, fn):
 
 def ldl_factor(A, *, hermitian=False, out=None):
     """ldl_factor_ex without info: raises when D comes out singular."""
+    _argcheck.check_tensor_like("linalg_ldl_factor", "input", 1, A)
     LD, piv, info = ldl_factor_ex(A, hermitian=hermitian)
     _raise_for_info(info.reshape(-1).tolist(), "torch.linalg.ldl_factor")
     if out is not None:
