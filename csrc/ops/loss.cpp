@@ -74,6 +74,15 @@ ClassLossPlan plan_class_loss(const Tensor& input, const Tensor& target_in, cons
   const bool ce = opt.kind != ClassLossKind::nll;
   check_same_device(input, target);
   check_same_device(input, weight);
+  // cross_entropy of a 0-d input: a 0-d target is probabilities (same shape), any other makes ATen read the
+  // input's class dim 1
+  if (ce && input.dim() == 0) {
+    MT_CHECK_INDEX(target.dim() == 0,
+                   "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
+    MT_CHECK(is_floating(target.dtype()),
+             "Expected floating point type for target with class probabilities, got ",
+             dtype_short_name(target.dtype()));
+  }
   MT_CHECK_VALUE(input.dim() >= 1, "Expected 1 or more dimensions (got ", input.dim(), ")");
   MT_CHECK_NOT_IMPLEMENTED(is_floating(input.dtype()), "\"",
                            ce ? "log_softmax_lastdim_kernel_impl" : "nll_loss_out_frame",

@@ -40,14 +40,6 @@ def cross_entropy(
 ):
     if size_average is not None or reduce is not None:
         reduction = _reduction(size_average, reduce, reduction)
-    if isinstance(input, _C.Tensor) and input.dim() == 0 and isinstance(target, _C.Tensor):
-        # a 0-d input: a 0-d target of the same kind is probabilities, else ATen reads the class dim 1
-        if target.dim() == 0 and not target.is_floating_point():
-            raise RuntimeError(
-                f"Expected floating point type for target with class probabilities, got {scalar_name(target.dtype)}"
-            )
-        if target.dim() != 0:
-            raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if isinstance(target, _C.Tensor) and target.dim() == 0 and isinstance(input, _C.Tensor):
         # ATen's paths for a 0-d target: probabilities of a 0-d input read its class dim 1 (an IndexError);
         # class indices of a batched input compare batch sizes, a 0-d target's counting as 0
