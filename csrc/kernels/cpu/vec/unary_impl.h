@@ -416,8 +416,8 @@ static VD cos_fast(VD x) {
 #endif
 
 // float gelu: SLEEF's erff costs ~18x its expf. AVX-512 takes our erf (below); AVX2 PyTorch's vectorized
-// float formula (Abramowitz-Stegun 7.1.26, absolute error 1.5e-7, over a short exp), where an absolute error is
-// what matters.
+// float formula (Abramowitz-Stegun 7.1.26, absolute error 1.5e-7, over a short exp), where an absolute error
+// is what matters.
 static VF gelu_fast(VF x) {
 #ifdef MT_VEC_AVX512
   // AVX-512: our erf (avx512_math.h) costs less than this formula's exp and division, and is within 1 ulp
