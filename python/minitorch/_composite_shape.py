@@ -1339,7 +1339,7 @@ def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     return _inplace(self, scatter_reduce(self, dim, index, src, reduce, include_self=include_self))
 
 
-@_argcheck.parses(f"Tensor input, {_INDEX_REDUCE_SIG}", upfront=False)
+@_argcheck.parses(f"Tensor input, {_INDEX_REDUCE_SIG}, Tensor? out=None", upfront=False)
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
     """`input` with the slices of `source` reduced ("prod", "mean", "amax", "amin") into the slices `index`
     names along `dim`."""
