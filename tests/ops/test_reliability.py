@@ -4339,3 +4339,19 @@ def test_fuzz_4419_parsed_kinds():
         TypeError, match=re.escape("linalg_ldl_factor(): argument 'input' (position 1) must be Tensor")
     ):
         T.linalg.ldl_factor(3)
+
+
+def test_fuzz_4417_sparse_size_as_separate_ints():
+    """Fuzz seeds 4417-4419: PyTorch's parser reads sparse_coo_tensor(4, 0, 3) as the size-only overload's int
+    list (a one-element integer tensor first counts as an int; a non-int later is its unpack TypeError)"""
+    T = minitorch
+    s = T.sparse_coo_tensor(4, 0, 3, dtype=T.float64)
+    assert s.shape == (4, 0, 3) and s.dtype == T.float64 and s._nnz() == 0
+    assert T.sparse_coo_tensor(T.tensor([[0]]), 0, 2).shape == (0, 0, 2)
+    assert T.sparse_coo_tensor(4, True, 2).shape == (4, 1, 2)
+    with pytest.raises(TypeError, match=re.escape("argument 'size' failed to unpack the object at pos 2")):
+        T.sparse_coo_tensor(T.tensor([[0]]), T.tensor([1.0]), 2)
+    with pytest.raises(TypeError):
+        T.sparse_coo_tensor(T.tensor([[0, 1]]), T.tensor([1.0, 2.0]), 2)
+    i = T.tensor([[0, 1]])
+    assert T.sparse_coo_tensor(i, T.tensor([1.0, 2.0]), (3,)).to_dense().tolist() == [1.0, 2.0, 0.0]

@@ -766,6 +766,21 @@ def _size_only(size):
     return tuple(int(d) for d in size)
 
 
+def _separate_ints(first, size):
+    """whether (first, values, size) is the size-only form's int list: an int (or one-element integer tensor)
+    first and a size that is no sequence"""
+    if size is None or isinstance(size, (list, tuple)):
+        return False
+    if isinstance(first, _C.Tensor):
+        return (
+            first.numel() == 1
+            and not first.is_floating_point()
+            and not first.is_complex()
+            and first.dtype != _C.bool
+        )
+    return isinstance(first, int) and not isinstance(first, bool)
+
+
 def sparse_coo_tensor(
     indices,
     values=_NO_VALUES,
@@ -786,6 +801,11 @@ def sparse_coo_tensor(
     is_coalesced=True claim.
 
     sparse_coo_tensor(size, dtype=...) (PyTorch's size-only overload) is an empty one of that size."""
+    if values is not _NO_VALUES and _separate_ints(indices, size):
+        # PyTorch's parser reads three positional ints as the size-only overload's int list
+        # (sparse_coo_tensor(4, 0, 3) is an empty (4, 0, 3) tensor); a non-int later is its unpack TypeError
+        (parsed,) = _argcheck.check_call("sparse_coo_tensor", ["SymInt[] size"], (indices, values, size), {})
+        indices, values = tuple(int(d) for d in parsed), _NO_VALUES
     if values is _NO_VALUES:
         shape = _size_only(indices)
         return sparse_coo_tensor(
