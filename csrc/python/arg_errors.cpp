@@ -198,8 +198,9 @@ Bound bind(const char* fname, const Sig& sig, bool method, PyObject* const* args
   if (!missing.empty()) {
     std::string names;
     for (auto& m : missing) names += (names.empty() ? "\"" : ", \"") + m + "\"";
-    b.why =
-        name + "() missing " + std::to_string(missing.size()) + " required positional arguments: " + names;
+    // PyTorch's parser's words, its plural as it writes it ("arguments" for one, "argument" for more)
+    b.why = name + "() missing " + std::to_string(missing.size()) + " required positional argument" +
+            (missing.size() == 1 ? "s" : "") + ": " + names;
   }
   return b;
 }

@@ -111,13 +111,17 @@ def check_tensor_like(fname, argname, pos, x):
         check_tensor(fname, argname, pos, x)
 
 
-def check_number(fname, argname, pos, x):
-    """PyTorch's parser's TypeError where a Number belongs: a Python or NumPy number (bools included) or a 0-d
-    tensor that does not require grad passes, nothing else."""
+def is_number(x):
+    """a Number to PyTorch's parser: a Python or NumPy number (bools included) or a 0-d tensor that does not
+    require grad"""
     if isinstance(x, _C.Tensor):
-        if x.dim() == 0 and not x.requires_grad:
-            return
-    elif isinstance(x, (numbers.Number, np.bool_)):
+        return x.dim() == 0 and not x.requires_grad
+    return isinstance(x, (numbers.Number, np.bool_))
+
+
+def check_number(fname, argname, pos, x):
+    """PyTorch's parser's TypeError where a Number belongs (is_number)."""
+    if is_number(x):
         return
     raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Number, not {_kind_name(x)}")
 
@@ -471,9 +475,10 @@ def check_call(fname, signatures, args, kwargs, positional=False):
                 raise TypeError(f"{fname}() got multiple values for argument '{k}'")
         bound = {**dict(zip((p.name for p in by_pos), args)), **kwargs}
         missing = [p.name for p in params if p.name not in bound and not p.has_default]
-        if missing:
+        if missing:  # PyTorch's parser's words, its plural as it writes it ("arguments" for one)
+            plural = "s" if len(missing) == 1 else ""
             raise TypeError(
-                f"{fname}() missing {len(missing)} required positional arguments: "
+                f"{fname}() missing {len(missing)} required positional argument{plural}: "
                 + ", ".join(f'"{m}"' for m in missing)
             )
         for i, p in enumerate(params):

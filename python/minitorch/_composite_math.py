@@ -258,10 +258,7 @@ def _value_first(name, method, value, tensor1, rest, kw_value):
     """PyTorch's deprecated addcmul/addcdiv(input, value, tensor1, tensor2) and its method/in-place forms
     (`value` a Number, no value= keyword): (tensor1, tensor2, value), with the overload's one-time warning.
     Anything else is the refusal of the extra positional argument."""
-    plain = isinstance(value, (builtins.int, builtins.float, builtins.complex)) or (
-        isinstance(value, _C.Tensor) and value.dim() == 0 and not value.requires_grad
-    )
-    if len(rest) != 1 or kw_value is not _NO_VALUE or not plain:
+    if len(rest) != 1 or kw_value is not _NO_VALUE or not _argcheck.is_number(value):
         given = 3 + len(rest) - method
         raise TypeError(f"{name}() takes {given - 1} positional arguments but {given} were given")
     key = (name, method)

@@ -67,18 +67,19 @@ _VIEW_COPIES = {  # the view -> how many positional arguments it takes after the
 }  # fmt: skip
 
 
-# the parameters each copy must be given (PyTorch's schemas; the methods take some of them as varargs)
-_REQUIRED = {
-    "as_strided": ("size", "stride"),
-    "expand": ("size",),
-    "permute": ("dims",),
-    "select": ("dim", "index"),
-    "split": ("split_size",),
-    "split_with_sizes": ("split_sizes",),
-    "transpose": ("dim0", "dim1"),
-    "unfold": ("dimension", "size", "step"),
-    "unsqueeze": ("dim",),
-}  # fmt: skip (view_copy has a dtype= form besides its size)
+# PyTorch's signatures of the copies whose methods read their arguments otherwise (as varargs, or a list where
+# the copy takes one int): parsed as the copy's (its missing arguments and wrong kinds in the parser's words)
+_COPY_SIGNATURES = {
+    "as_strided": "Tensor input, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None",
+    "expand": "Tensor input, SymInt[] size, *, bool implicit=False",
+    "permute": "Tensor input, int[] dims",
+    "select": "Tensor input, int dim, SymInt index",
+    "split": "Tensor input, SymInt split_size, int dim=0",
+    "split_with_sizes": "Tensor input, SymInt[] split_sizes, int dim=0",
+    "transpose": "Tensor input, int dim0, int dim1",
+    "unfold": "Tensor input, int dimension, int size, int step",
+    "unsqueeze": "Tensor input, int dim",
+}
 
 
 def _copied(result):
@@ -107,24 +108,8 @@ def _make_view_copy(view, arity):
             raise TypeError(
                 f"{name}() takes {arity + 1} positional argument{plural} but {len(args) + 1} were given"
             )
-        missing = [p for p in _REQUIRED.get(view, ())[len(args) :] if p not in kwargs]
-        if missing:  # PyTorch's parser's words (its plural is as written)
-            n = len(missing)
-            raise TypeError(
-                f"{name}() missing {n} required positional argument{'s' if n == 1 else ''}: "
-                + ", ".join(f'"{p}"' for p in missing)
-            )
-        if view == "expand" and args and not isinstance(args[0], (list, tuple)):  # the copy's size is a list
-            raise TypeError(
-                f"expand_copy(): argument 'size' (position 2) must be tuple of ints, not {type(args[0]).__name__}"
-            )
-        size = args[0] if args else kwargs.get("split_size")
-        if view == "split" and isinstance(
-            size, (list, tuple)
-        ):  # split_copy's size is one int (PyTorch's schema)
-            raise TypeError(
-                f"split_copy(): argument 'split_size' (position 2) must be int, not {type(size).__name__}"
-            )
+        if view in _COPY_SIGNATURES:
+            _argcheck.check_call(name, [_COPY_SIGNATURES[view]], (input, *args), kwargs)
         if view.startswith("view_as_"):  # functions, not Tensor methods
             return _write(_copied(getattr(_C, view)(input, *args, **kwargs)), out)
         try:

@@ -417,10 +417,6 @@ DIVERGES = {
         ["tensor", "torch.float64", [2], [1.0, 1.0], False],
         "a SymInt[] outside an overload takes a lone int as a size (full's too), as the hand binding did",
     ),
-    "x.new_full()": (
-        _raises('new_full() missing 2 required positional arguments: "size", "fill_value"'),
-        "PyTorch's parser says 'argument' for two of them",
-    ),
     "x.new_full(fill_value=1)": (
         _raises('new_full() missing 1 required positional arguments: "size"'),
         "PyTorch's parser counts fill_value, given by keyword, as missing too",
