@@ -237,8 +237,8 @@ void check_binary(BinaryOp op, ScalarType common, const Tensor& a, const Tensor&
   }
   bool int_div = op == BinaryOp::floor_divide || op == BinaryOp::remainder || op == BinaryOp::fmod ||
                  op == BinaryOp::trunc_divide;
-  if (int_div && is_integral(common, true) && a.numel() != 0 &&
-      b.numel() != 0) {  // nothing to divide: no check
+  // (nothing to divide, an empty operand: no check)
+  if (int_div && is_integral(common, true) && a.numel() != 0 && b.numel() != 0) {
     // the divisor as the kernel sees it: a number that wraps to 0 in the dtype (int16 // 65536) divides by 0
     Tensor bc = b.dtype() == common ? b : to(b, common, b.device());
     Tensor zero = eq(bc, wrapped_scalar(Scalar(int64_t(0))));
@@ -704,8 +704,7 @@ Tensor native::where(const Tensor& cond, const Tensor& a, const Tensor& b) {
       warned = true;
       warn(
           "where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
-          "future "
-          "version of PyTorch. Use a boolean condition instead.");
+          "future version of PyTorch. Use a boolean condition instead.");
     }
   }
   Device dev = common_device({&cond, &a, &b});

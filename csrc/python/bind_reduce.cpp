@@ -135,32 +135,11 @@ double parse_p(py::handle p) {
 }  // namespace
 
 void init_reduce(py::module_& m, TensorClass& cls) {
-  // sum/mean: (dim=None, keepdim=False, *, dtype=None); prod: PyTorch's two signatures, (*, dtype=None) over
-  // every element and (dim, bool keepdim=False, *, dtype=None) with a dim never None (a list of dims is ours)
+  // sum/mean: (dim=None, keepdim=False, *, dtype=None)
   using DTypeReduce = Tensor (*)(const Tensor&, IntArrayRef, bool, ScalarType);
-  const std::pair<const char*, DTypeReduce> dtype_reductions[] = {
-      {"sum", &sum}, {"mean", &mean}, {"prod", &prod}};
+  const std::pair<const char*, DTypeReduce> dtype_reductions[] = {{"sum", &sum}, {"mean", &mean}};
   for (auto [name, fn] : dtype_reductions) {
     DTypeReduce f = fn;
-    if (f == &prod) {
-      auto all = [f](const Tensor& x, py::handle dtype) {
-        ScalarType dt = parse_dtype(dtype);
-        return nogil([&] { return f(x, {}, false, dt); }, x);
-      };
-      auto one = [f](const Tensor& x, py::handle dim, StrictBool keepdim, py::handle dtype) {
-        if (dim.is_none()) throw py::reference_cast_error();  // no overload takes it: PyTorch's TypeError
-        DimVector dims = parse_dims(dim);
-        ScalarType dt = parse_dtype(dtype);
-        return nogil([&] { return f(x, dims, keepdim, dt); }, x);
-      };
-      m.def(name, all, py::arg("input"), py::kw_only(), py::arg("dtype") = py::none());
-      m.def(name, one, py::arg("input"), py::arg("dim"), py::arg("keepdim") = false, py::kw_only(),
-            py::arg("dtype") = py::none());
-      cls.def(name, all, py::kw_only(), py::arg("dtype") = py::none());
-      cls.def(name, one, py::arg("dim"), py::arg("keepdim") = false, py::kw_only(),
-              py::arg("dtype") = py::none());
-      continue;
-    }
     auto call = [f](const Tensor& x, py::handle dim, StrictBool keepdim, py::handle dtype) {
       DimVector dims = parse_dims(dim);
       ScalarType dt = parse_dtype(dtype);
@@ -171,6 +150,24 @@ void init_reduce(py::module_& m, TensorClass& cls) {
     cls.def(name, call, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
             py::arg("dtype") = py::none());
   }
+  // prod: PyTorch's two signatures, (*, dtype=None) over every element and (dim, bool keepdim=False, *,
+  // dtype=None) with a dim never None (a list of dims is ours)
+  auto prod_all = [](const Tensor& x, py::handle dtype) {
+    ScalarType dt = parse_dtype(dtype);
+    return nogil([&] { return prod(x, IntArrayRef(), false, dt); }, x);
+  };
+  auto prod_dims = [](const Tensor& x, py::handle dim, StrictBool keepdim, py::handle dtype) {
+    if (dim.is_none()) throw py::reference_cast_error();  // no overload takes it: PyTorch's TypeError
+    DimVector dims = parse_dims(dim);
+    ScalarType dt = parse_dtype(dtype);
+    return nogil([&] { return prod(x, dims, keepdim, dt); }, x);
+  };
+  m.def("prod", prod_all, py::arg("input"), py::kw_only(), py::arg("dtype") = py::none());
+  m.def("prod", prod_dims, py::arg("input"), py::arg("dim"), py::arg("keepdim") = false, py::kw_only(),
+        py::arg("dtype") = py::none());
+  cls.def("prod", prod_all, py::kw_only(), py::arg("dtype") = py::none());
+  cls.def("prod", prod_dims, py::arg("dim"), py::arg("keepdim") = false, py::kw_only(),
+          py::arg("dtype") = py::none());
 
   using PlainReduce = Tensor (*)(const Tensor&, IntArrayRef, bool);
   const std::pair<const char*, PlainReduce> plain[] = {
