@@ -271,15 +271,15 @@ V max_min_grad(const Tensor& g, const Tensor& a, const Tensor& b, bool ga, bool 
           gb ? mt::where(kMax ? mt::gt(a, b) : mt::lt(a, b), S(0.0), split) : Tensor()};
 }
 
-// b - 1 for pow's gradient for its base. A Python-number exponent stays a number: sub() of two wrapped
+// b + c in a formula (pow's b - 1, zeta's x + 1). A Python number stays a number: add() of two wrapped
 // numbers gives a default-dtype (float32) tensor, which rounded x ** 0.1's gradient to float32's -0.9 in
-// float64.
-Tensor pow_exponent_minus_one(const Tensor& b) {
-  if (!b.impl()->is_wrapped_number()) return mt::sub(b, S(1));
+// float64, and zeta(0.001, q)'s to zeta(1.001f, q).
+Tensor plus_keeping_number(const Tensor& b, int64_t c) {
+  if (!b.impl()->is_wrapped_number()) return mt::add(b, S(c));
   Scalar v = mt::item(b);
-  return v.is_complex()    ? wrapped_scalar(Scalar(v.to_complex() - 1.0))
-         : v.is_floating() ? wrapped_scalar(Scalar(v.to_double() - 1.0))
-                           : mt::sub(b, S(1));
+  return v.is_complex()    ? wrapped_scalar(Scalar(v.to_complex() + static_cast<double>(c)))
+         : v.is_floating() ? wrapped_scalar(Scalar(v.to_double() + static_cast<double>(c)))
+                           : mt::add(b, S(c));
 }
 
 // pow's gradient for its exponent: 0 ** b with b >= 0 has no log term (PyTorch masks it the same way). The
