@@ -101,7 +101,9 @@ Tensor native::bmm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor native::mv(const Tensor& a, const Tensor& v) {
-  // PyTorch reports mv through addmv's checks: (result, mat, vec) dims, then sizes.
+  // PyTorch reports mv through addmv's checks: (result, mat, vec) dims, then sizes; the result it makes
+  // first is mat.size(0) long, which a 0-dim mat cannot give.
+  MT_CHECK_INDEX(a.dim() > 0, "Dimension specified as 0 but tensor has no dimensions");
   MT_CHECK(a.dim() == 2 && v.dim() == 1, "vector + matrix @ vector expected, got 1, ", a.dim(), ", ",
            v.dim());
   MT_CHECK(a.sizes()[1] == v.sizes()[0], "size mismatch, got input (", a.sizes()[0], "), mat (", a.sizes()[0],

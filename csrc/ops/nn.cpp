@@ -349,6 +349,8 @@ Tensor embedding_forward(const Tensor& weight, const Tensor& indices) {
   shape.push_back(weight.sizes()[1]);
   Tensor out = make_empty(shape, weight.dtype(), weight.device());
   if (indices.numel() == 0) return out;
+  // PyTorch's embedding is weight.index_select(0, indices): a weight without rows fails there first
+  MT_CHECK(weight.sizes()[0] > 0, "index_select(): self indexing axis dim should be positive");
   embedding_stub.get(weight.device())(out, contiguous(weight), contiguous(indices));
   return out;
 }

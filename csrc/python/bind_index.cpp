@@ -21,6 +21,20 @@ Tensor as_index_tensor(py::handle h) {
   return t.numel() == 0 && is_floating(t.dtype()) ? to(t, ScalarType::Long, t.device()) : t;
 }
 
+// index_put(_)'s indices as PyTorch's parser takes them from Python: a tuple or list of tensors, no None and
+// no plain numbers (Tensor.__getitem__'s keys are the permissive form).
+std::vector<std::optional<Tensor>> index_put_indices(py::handle indices, const char* fn) {
+  MT_CHECK_TYPE(py::isinstance<py::tuple>(indices) || py::isinstance<py::list>(indices), fn,
+                "(): argument 'indices' (position 1) must be tuple of Tensors, not ", arg_type_name(indices));
+  std::vector<std::optional<Tensor>> idx;
+  for (py::handle h : indices) {
+    MT_CHECK_TYPE(py::isinstance<TensorImpl>(h), "expected Tensor as element ", idx.size(),
+                  " in argument 0, but got ", arg_type_name(h));
+    idx.push_back(h.cast<Tensor>());
+  }
+  return idx;
+}
+
 struct Parsed {
   Tensor view;                                  // self after ints, slices, None, Ellipsis
   std::vector<std::optional<Tensor>> advanced;  // per dim of `view`
@@ -153,10 +167,8 @@ void init_index(py::module_& m, TensorClass& cls) {
   });
   cls.def(
       "index_put_",
-      [](py::object self, py::tuple indices, const Tensor& values, StrictBool accumulate) {
-        std::vector<std::optional<Tensor>> idx;
-        for (py::handle h : indices)
-          idx.push_back(h.is_none() ? std::nullopt : std::optional<Tensor>(as_index_tensor(h)));
+      [](py::object self, py::object indices, const Tensor& values, StrictBool accumulate) {
+        std::vector<std::optional<Tensor>> idx = index_put_indices(indices, "index_put_");
         Tensor t = self.cast<Tensor>();
         nogil([&] { index_put_(t, idx, values, accumulate); }, t, values);
         return self;
@@ -164,10 +176,8 @@ void init_index(py::module_& m, TensorClass& cls) {
       py::arg("indices"), py::arg("values"), py::arg("accumulate") = false);
   cls.def(
       "index_put",
-      [](const Tensor& self, py::tuple indices, const Tensor& values, StrictBool accumulate) {
-        std::vector<std::optional<Tensor>> idx;
-        for (py::handle h : indices)
-          idx.push_back(h.is_none() ? std::nullopt : std::optional<Tensor>(as_index_tensor(h)));
+      [](const Tensor& self, py::object indices, const Tensor& values, StrictBool accumulate) {
+        std::vector<std::optional<Tensor>> idx = index_put_indices(indices, "index_put");
         return nogil(
             [&] {
               Tensor out = clone(self);

@@ -479,11 +479,13 @@ def _nan_ignoring(m, input, other):
     return _C._where(_C.isnan(other), input, m)
 
 
+@_argcheck.parses("Tensor input, Tensor other, *, Tensor out=None", upfront=False)
 def fmax(input, other):
     """Elementwise maximum that ignores a NaN when the other value is a number."""
     return _nan_ignoring(_C.maximum(input, other), input, other)
 
 
+@_argcheck.parses("Tensor input, Tensor other, *, Tensor out=None", upfront=False)
 def fmin(input, other):
     """Elementwise minimum that ignores a NaN when the other value is a number."""
     return _nan_ignoring(_C.minimum(input, other), input, other)
@@ -512,6 +514,8 @@ _SIGN_VIEW = {_C.float64: _C.int64, _C.float32: _C.int32, _C.float16: _C.int16, 
 _export(signbit)
 
 
+# checked before the call: a number for input would otherwise be computed
+@_argcheck.parses("Tensor input, Tensor other, *, Tensor out=None", "Tensor input, Scalar other, *, Tensor out=None")
 def copysign(input, other):
     """|input| with the sign of other (float result)."""
     # PyTorch's result_type of (input, other), integers to the default float dtype: a 0-dim or bool other
@@ -537,11 +541,13 @@ TENSOR_METHODS["sgn_"] = _inplace_of(_sgn)
 _COMPLEX_OUT = "Expected object of scalar type {expected} but got scalar type {got} for argument 'out'"
 
 
+@_argcheck.parses("Tensor real, Tensor imag, *, Tensor out=None", upfront=False)
 def complex(real, imag, *, out=None):
     """real + i imag, broadcast, from two float tensors of one dtype (float32 -> complex64, float64 -> complex128)."""
     return write_out(_C._complex(real, imag), out, "complex", dtype_error=_COMPLEX_OUT)
 
 
+@_argcheck.parses("Tensor abs, Tensor angle, *, Tensor out=None", upfront=False)
 def polar(abs, angle, *, out=None):
     """abs * (cos(angle) + i sin(angle)), broadcast, from two float tensors of one dtype."""
     return write_out(_C._polar(abs, angle), out, "polar", dtype_error=_COMPLEX_OUT)
@@ -789,6 +795,7 @@ def ldexp(input, other):
 _export_with_inplace(ldexp, torch_inplace=True)
 
 
+@_argcheck.parses("Tensor input, Tensor other, *, Tensor out=None", upfront=False)
 def gcd(input, other):
     """Elementwise greatest common divisor of integer tensors (gcd(0, 0) == 0)."""
     # PyTorch's kernel dispatches on the common dtype: an int32 with a bool is int32 and computed
@@ -803,6 +810,7 @@ def gcd(input, other):
     return a
 
 
+@_argcheck.parses("Tensor input, Tensor other, *, Tensor out=None", upfront=False)
 def lcm(input, other):
     """Elementwise least common multiple of integer tensors (0 if either is 0)."""
     g = gcd(input, other)
@@ -822,6 +830,7 @@ for _name in ("isclose", "allclose", "equal"):
 # ---------------------------------------------------------------------------------------------- reductions
 
 
+@_argcheck.parses("Tensor input, int? dim=None", "Tensor input, int[] dim", upfront=False)
 def count_nonzero(input, dim=None):
     """Number of nonzero elements, over all of input or along dim (int or tuple)."""
     return _C.sum(_C.ne(input, 0), dim)
@@ -956,11 +965,14 @@ def _trapz_setup(name, y, x, dim):
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """Trapezoid-rule integral of y along dim, over sample points x or spacing dx (default 1)."""
+    if y.dim():
+        y.movedim(dim, -1)  # PyTorch's dim check and its IndexError
+        if y.shape[dim % y.dim()] == 0:
+            # nothing to integrate: PyTorch's zeros keep y's dtype (integers, bool), before it looks at x
+            shape = list(y.shape)
+            del shape[dim % y.dim()]
+            return _C.zeros(shape, dtype=y.dtype, device=y.device)
     d, left, right, xd = _trapz_setup("trapezoid", y, x, dim)
-    if y.shape[d] == 0:  # nothing to integrate: PyTorch's zeros keep y's dtype, integers included
-        shape = list(y.shape)
-        del shape[d]
-        return _C.zeros(shape, dtype=y.dtype, device=y.device)
     if xd is None:
         ends = _C.add(y.select(d, 0), y.select(d, -1))
         return _C.mul(_C.sub(_C.sum(y, d), _C.mul(ends, 0.5)), 1 if dx is None else dx)
@@ -1840,6 +1852,8 @@ def clamp_max_(self, max):
 
 
 def _cum_inplace(self, fn, dim, dtype):
+    if isinstance(dim, numbers.Integral) and not isinstance(dim, bool):
+        _composite_shape._wrap(dim, self.dim())  # PyTorch checks the dim before the dtype
     if dtype is not None and dtype != self.dtype:
         raise RuntimeError(
             f"Bad in-place call: input tensor dtype {cpp_name(self.dtype)} and output tensor dtype "
@@ -1848,11 +1862,13 @@ def _cum_inplace(self, fn, dim, dtype):
     return _store(self, fn(_unwritten(self), dim))
 
 
+@_argcheck.parses("int dim, *, ScalarType? dtype=None", method=True, upfront=False)
 def cumsum_(self, dim, *, dtype=None):
     """In-place cumsum along dim."""
     return _cum_inplace(self, _C.cumsum, dim, dtype)
 
 
+@_argcheck.parses("int dim, *, ScalarType? dtype=None", method=True, upfront=False)
 def cumprod_(self, dim, *, dtype=None):
     """In-place cumprod along dim."""
     return _cum_inplace(self, _C.cumprod, dim, dtype)

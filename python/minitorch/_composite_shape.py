@@ -1318,6 +1318,10 @@ def _scatter_reduce_impl(input, d, index, src, reduce, include_self):
     return _scatter_extreme(input, d, index, src, reduce == "amax", include_self)
 
 
+_SCATTER_REDUCE_SIG = "int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True"
+
+
+@_argcheck.parses(f"Tensor input, {_SCATTER_REDUCE_SIG}, Tensor? out=None", upfront=False)
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     """`input` with `src` reduced ("sum", "prod", "mean", "amax", "amin") into the positions `index` names along
     `dim` (include_self: input's own values take part in the reduction)."""
@@ -1334,6 +1338,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     return write_out(r, out, "scatter_reduce")
 
 
+@_argcheck.parses(_SCATTER_REDUCE_SIG, method=True, upfront=False)
 def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     """In-place scatter_reduce."""
     return _inplace(self, scatter_reduce(self, dim, index, src, reduce, include_self=include_self))
@@ -1431,6 +1436,11 @@ def masked_scatter_(self, mask, source):
 
 def index_put(input, indices, values, accumulate=False):
     """`input` with `values` written (accumulate: added) at the advanced-indexing positions `indices`."""
+    if not isinstance(indices, (tuple, list)):  # PyTorch's parser: a tuple of tensors, counted from input
+        raise TypeError(
+            f"index_put(): argument 'indices' (position 2) must be tuple of Tensors, not {_argcheck._kind_name(indices)}"
+        )
+    _argcheck.check_tensor_list(indices, 1)
     return input.index_put(tuple(indices), values, accumulate)
 
 
@@ -1453,6 +1463,7 @@ def _check_put(self, index, source):
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
 
 
+@_argcheck.parses("Tensor input, Tensor index, Tensor source, bool accumulate=False", upfront=False)
 def put(input, index, source, accumulate=False):
     """`input` with `source` written (accumulate: added) at the flat (row-major) positions `index`."""
     _check_put(input, index, source)

@@ -169,7 +169,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     return out
 
 
-def as_tensor(data, dtype=None, device=None):
+def as_tensor(data, *, dtype=None, device=None):
     """Like tensor(), but shares memory with a NumPy array or tensor when dtype and device already match."""
     if isinstance(data, _C.Tensor):
         if dtype is None and device is None:  # the tensor itself: no keyword conversion to pay for

@@ -73,9 +73,12 @@ def repeat_interleave(input, repeats=_NO_REPEATS, dim=None, *, output_size=None)
         raise TypeError(
             f"repeat_interleave(): argument {arg} (position 1) must be Tensor, not {type(input).__name__}"
         )
-    if repeats is None or isinstance(repeats, (bool, float)):  # PyTorch's parser refuses them, in its words
-        args = (input, repeats) if dim is None else (input, repeats, dim)
+    if repeats is None or isinstance(repeats, (bool, float)) or (repeats is _NO_REPEATS and dim is not None):
+        # PyTorch's parser refuses them, in its words (the counts-only overload has no dim)
+        args = (input,) if repeats is _NO_REPEATS else (input, repeats)
         kwargs = {} if output_size is None else {"output_size": output_size}
+        if dim is not None:
+            kwargs["dim"] = dim
         _argcheck.check_call("repeat_interleave", _REPEAT_INTERLEAVE_SIGS, args, kwargs)
     if repeats is _NO_REPEATS:
         repeats = None
@@ -92,6 +95,14 @@ def repeat_interleave(input, repeats=_NO_REPEATS, dim=None, *, output_size=None)
         counts = _repeat_counts(input, input.numel())
         idx = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
         return tensor(idx, dtype=input.dtype, device=input.device)
+    if input.dim() == 0 and dim is not None:
+        # PyTorch's errors for a dim of a 0-dim input: an int count wraps the dim against the input made 1-d
+        # and asks for the one after it; a tensor count asks the 0-dim input for its size
+        if isinstance(repeats, _C.Tensor):
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [-1, 0], but got {dim if not -1 <= dim <= 0 else 1})"
+        )
     x = input.reshape(-1) if dim is None else input
     if x.dim() == 0:
         x = x.reshape(1)

@@ -4355,3 +4355,161 @@ def test_fuzz_4417_sparse_size_as_separate_ints():
         T.sparse_coo_tensor(T.tensor([[0, 1]]), T.tensor([1.0, 2.0]), 2)
     i = T.tensor([[0, 1]])
     assert T.sparse_coo_tensor(i, T.tensor([1.0, 2.0]), (3,)).to_dense().tolist() == [1.0, 2.0, 0.0]
+
+
+def test_fuzz_4421_gradients_of_number_operands():
+    """Fuzz seed 4421: zeta(0.001, q)'s gradient took x + 1 in float32 (two wrapped numbers add to the default
+    dtype): -x zeta(x + 1, q) was off in the fourth digit"""
+    T = minitorch
+    q = T.tensor([1.694755060922371, 1.5, 2.5], dtype=T.float64, requires_grad=True)
+    (g,) = T.autograd.grad(T.special.zeta(0.001, q).sum(), q)
+    # -x zeta(x + 1, q) from mpmath at 30 digits
+    want = [
+        -0.999795617032414860906278639506,
+        -0.999963477195430716239044351686,
+        -0.999297080784042876173897379806,
+    ]
+    np.testing.assert_allclose(g.numpy(), want, rtol=1e-12)
+    # pow's base gradient keeps a Python-number exponent a number too (the same helper)
+    x = T.tensor([1.5, 2.5], dtype=T.float64, requires_grad=True)
+    (g,) = T.autograd.grad(T.pow(x, 0.1).sum(), x)
+    np.testing.assert_allclose(g.numpy(), 0.1 * np.array([1.5, 2.5]) ** -0.9, rtol=1e-14)
+
+
+def test_fuzz_4421_parser_kinds():
+    """Fuzz seed 4421: arguments PyTorch's parser refuses before anything runs"""
+    T = minitorch
+    x = T.tensor([1.5, -2.5])
+    for call, msg in [
+        (
+            lambda: T.gcd(T.tensor([4.0, 6.0]), 2),
+            "gcd(): argument 'other' (position 2) must be Tensor, not int",
+        ),
+        (
+            lambda: T.copysign(2, x),
+            "copysign() received an invalid combination of arguments - got (int, Tensor)",
+        ),
+        (lambda: T.fmax(2, x), "fmax(): argument 'input' (position 1) must be Tensor, not int"),
+        (lambda: T.polar(2, x), "polar(): argument 'abs' (position 1) must be Tensor, not int"),
+        (lambda: T.complex(x, 1.0), "complex(): argument 'imag' (position 2) must be Tensor, not float"),
+        (
+            lambda: T.put(T.ones(3), T.tensor([0]), 1.0),
+            "put(): argument 'source' (position 3) must be Tensor",
+        ),
+        (lambda: T.ones(3).put_(T.tensor([0]), 5.0), "put_(): argument 'source' (position 2) must be Tensor"),
+        (
+            lambda: T.scatter_reduce(T.ones(2), 0, 0, False, True),
+            "scatter_reduce(): argument 'index' (position 3) must be Tensor, not int",
+        ),
+        (
+            lambda: T.ones(2).scatter_reduce_(0, 0, False, True),
+            "scatter_reduce_(): argument 'index' (position 2) must be Tensor, not int",
+        ),
+        (lambda: T.as_tensor([1, 2], T.float64), "as_tensor() takes 1 positional argument but 2 were given"),
+        (
+            lambda: T.where(x > 0, None),
+            "where() received an invalid combination of arguments - got (Tensor, NoneType)",
+        ),
+        (
+            lambda: T.where(x > 0, x),
+            "where() received an invalid combination of arguments - got (Tensor, Tensor)",
+        ),
+        (
+            lambda: T.repeat_interleave(T.ones(2, 2), dim=0),
+            "repeat_interleave() received an invalid combination of arguments",
+        ),
+        (lambda: T.ones(3).cumprod_(1.5), "cumprod_(): argument 'dim' (position 1) must be int, not float"),
+        (lambda: T.count_nonzero(T.ones(2, 2), 0, 1), "count_nonzero() received an invalid combination"),
+        (
+            lambda: T.ones(3).index_put(T.tensor([0]), T.tensor(1.0)),
+            "index_put(): argument 'indices' (position 1) must be tuple of Tensors, not Tensor",
+        ),
+        (
+            lambda: T.index_put(T.ones(3), T.tensor([0]), T.tensor(1.0)),
+            "index_put(): argument 'indices' (position 2) must be tuple of Tensors, not Tensor",
+        ),
+        (
+            lambda: T.ones(2, 3).index_put((None, T.tensor([0])), T.tensor(5.0)),
+            "expected Tensor as element 0 in argument 0, but got NoneType",
+        ),
+        (
+            lambda: T.ones(3).index_put_((0,), T.tensor(1.0)),
+            "expected Tensor as element 0 in argument 0, but got int",
+        ),
+        (
+            lambda: T.nn.functional.hardtanh_(
+                T.ones(3), T.tensor([1.0, 2.0, 3.0]), T.tensor([1.0, 2.0, 3.0])
+            ),
+            "hardtanh_(): argument 'min_val' (position 2) must be Number, not Tensor",
+        ),
+        (
+            lambda: T.nn.functional.multi_margin_loss(T.ones(4, 4, 3, dtype=T.int8), 2),
+            "multi_margin_loss(): argument 'target' (position 2) must be Tensor, not int",
+        ),
+        (
+            lambda: T.nn.functional.binary_cross_entropy_with_logits(T.ones(2, dtype=T.bool), T.ones(2), -1),
+            "binary_cross_entropy_with_logits(): argument 'weight' (position 3) must be Tensor, not int",
+        ),
+        (
+            lambda: T.nn.functional.interpolate(T.ones(1, 1, 4), T.tensor([0, 0])),
+            "upsample_nearest1d() received an invalid combination of arguments",
+        ),
+    ]:
+        with pytest.raises(TypeError, match=re.escape(msg)):
+            call()
+    # what the same parsers take
+    assert T.copysign(x, -1).tolist() == [-1.5, -2.5]
+    assert x.copysign(T.tensor([1.0, -1.0])).tolist() == [1.5, -2.5]
+    assert T.fmax(T.tensor([float("nan"), 1.0]), T.tensor(0.5)).tolist() == [0.5, 1.0]
+    assert T.gcd(T.tensor([4, 6]), T.tensor(4)).tolist() == [4, 2]
+    assert T.ones(3).put(T.tensor([0]), T.tensor([5.0]), True).tolist() == [6.0, 1.0, 1.0]
+    assert T.where(T.tensor([1, 0]))[0].tolist() == [0]
+    assert T.where(x > 0, 1, 2.0).tolist() == [1.0, 2.0]
+    assert T.tensor([0, -1, -3]).count_nonzero(0).item() == 2
+    with pytest.raises(RuntimeError, match="dim 0 appears multiple times in the list of dims"):
+        T.tensor([0, -1, -3]).count_nonzero(0, 0)  # the method's int list as separate ints
+    assert T.ones(2, 3).index_put([T.tensor([0]), T.tensor([1])], T.tensor(5.0)).tolist() == [
+        [1.0, 5.0, 1.0],
+        [1.0, 1.0, 1.0],
+    ]
+    assert T.linalg.tensorinv(T.eye(4).reshape(4, 2, 2), T.tensor(1)).shape == (
+        2,
+        2,
+        4,
+    )  # a 0-d int tensor is an int
+    assert T.nn.functional.interpolate(T.ones(1, 1, 4), T.tensor(2)).shape == (1, 1, 2)
+    assert T.nn.functional.hardtanh_(T.ones(3) * 3, T.tensor(-1.0), T.tensor(2.0)).tolist() == [2.0, 2.0, 2.0]
+
+
+def test_fuzz_4421_error_order_and_kinds():
+    """Fuzz seed 4421: which check PyTorch makes first (the dim before the dtype, an empty y before x), the
+    errors of 0-dim inputs, torch.stft as PyTorch's Python function and the padding modules' single value"""
+    T = minitorch
+    with pytest.raises(IndexError, match=re.escape("expected to be in range of [-1, 0], but got 5")):
+        T.ones(3).cumsum_(5, dtype=T.int64)
+    with pytest.raises(
+        RuntimeError, match="Bad in-place call: input tensor dtype float and output tensor dtype long"
+    ):
+        T.ones(3).cumsum_(0, dtype=T.int64)
+    assert T.trapezoid(T.ones(0), T.ones(3)).item() == 0.0  # no samples: zero, whatever x is
+    assert T.trapezoid(T.ones(2, 0, dtype=T.bool), dx=2).dtype == T.bool
+    with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
+        T.mv(T.tensor(2.0), T.ones(3))
+    with pytest.raises(RuntimeError, match=re.escape("vector + matrix @ vector expected, got 1, 2, 0")):
+        T.mv(T.ones(2, 3), T.tensor(3.0))
+    for repeats, msg in [
+        (2, "Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
+        (T.tensor(2), "Dimension specified as 0 but tensor has no dimensions"),
+    ]:
+        with pytest.raises(IndexError, match=re.escape(msg)):
+            T.repeat_interleave(T.tensor(3.0), repeats, dim=0)
+    assert T.repeat_interleave(T.tensor(3.0), 2).tolist() == [3.0, 3.0]
+    with pytest.raises(RuntimeError, match=re.escape("index_select(): self indexing axis dim should be positive")):
+        T.nn.Embedding(0, 3)(T.tensor([0]))
+    assert T.nn.functional.embedding(T.tensor([], dtype=T.long), T.empty(0, 5)).shape == (0, 5)
+    with pytest.raises(AttributeError, match="'list' object has no attribute 'dim'"):
+        T.stft([1.0, 2.0], 4)
+    assert T.nn.CircularPad1d(0.5).padding == (0.5, 0.5)
+    with pytest.raises(ValueError, match=re.escape("expected 4D or 5D input (got 0D input)")):
+        T.nn.CircularPad3d(0.5)(T.tensor(4))
+    assert T.nn.ConstantPad1d(1, 2.0)(T.ones(1, 1, 2)).tolist() == [[[2.0, 1.0, 1.0, 2.0]]]

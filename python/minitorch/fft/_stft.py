@@ -4,6 +4,7 @@ primitives, overlap-added back (F.fold) for the inverse, with PyTorch's checks a
 import warnings
 
 from minitorch import _C
+from minitorch._argcheck import python_in_pytorch
 from minitorch._dtype_names import scalar_name
 from minitorch.fft._prims import c2c, c2r, r2c
 
@@ -25,6 +26,7 @@ def _aten_type(x, open_="[", close="]"):
     return f"{name}{open_}{sizes}{close}"
 
 
+@python_in_pytorch  # torch.functional.stft: a plain value fails on its input.dim() there
 def stft(
     input,
     n_fft,

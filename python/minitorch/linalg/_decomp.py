@@ -11,7 +11,6 @@ which are plain transposes and no-ops on real tensors, so the same code serves b
 
 import builtins
 import math
-import numbers
 import warnings
 
 from minitorch import _C, _argcheck, _creation
@@ -1315,10 +1314,11 @@ def matrix_exp(A):
 
 def tensorinv(A, ind=2, *, out=None):
     """The inverse of A seen as a matrix of its first ind dims by the rest."""
-    if type(ind) is bool or not isinstance(ind, numbers.Integral):
+    if not _argcheck._int_like(ind, True):
         raise TypeError(
-            f"linalg_tensorinv(): argument 'ind' (position 2) must be int, not {type(ind).__name__}"
+            f"linalg_tensorinv(): argument 'ind' (position 2) must be int, not {_argcheck._kind_name(ind)}"
         )
+    ind = int(ind)  # a NumPy int or a 0-dim integer tensor, as PyTorch's parser takes them
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
     if ind > A.dim():  # ATen slices A's sizes at ind

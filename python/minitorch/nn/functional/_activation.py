@@ -183,6 +183,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
     """In-place hardtanh (PyTorch's C++ hardtanh_, without F.hardtanh's min_val <= max_val check): clamps input
     to [min_val, max_val] in place and returns it."""
+    _argcheck.check_number("hardtanh_", "min_val", 2, min_val)  # its parser's Numbers
+    _argcheck.check_number("hardtanh_", "max_val", 3, max_val)
     return _hardtanh(input, min_val, max_val, True)
 
 

@@ -146,6 +146,9 @@ def binary_cross_entropy_with_logits(
         reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    for pos, name, w in ((3, "weight", weight), (4, "pos_weight", pos_weight)):  # torch's parser, before the kernel
+        if w is not None:
+            _argcheck.check_tensor_like("binary_cross_entropy_with_logits", name, pos, w)
     _floating(input, "log_sigmoid")
     if not (target.is_floating_point() or target.is_complex() or target.dtype == _C.bool):
         # PyTorch's kernel writes into a tensor of target's dtype
@@ -446,6 +449,7 @@ def multi_margin_loss(
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
+    _argcheck.check_tensor_like("multi_margin_loss", "target", 2, target)  # torch._C._nn's parser, first
     nframe, dim = _margin_loss_frames(input, "multi_margin_loss")
     if target.dim() > 1 or target.numel() != nframe:
         raise RuntimeError(

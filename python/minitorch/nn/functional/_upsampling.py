@@ -94,9 +94,14 @@ def interpolate(
                     f"Tuple[int, int, int], but got size with types {[type(x) for x in size]}"
                 )
             output_size = [int(x) for x in size]
-        elif _is_integer(size) and not isinstance(size, bool):
+        elif (
+            _is_integer(size)
+            and not isinstance(size, bool)
+            and not (isinstance(size, _C.Tensor) and size.numel() != 1)
+        ):
             output_size = [int(size) for _ in range(dim)]
-        else:  # PyTorch hands [size] * dim to the kernel, whose parser refuses a float or a bool size
+        else:  # PyTorch hands [size] * dim to the kernel, whose parser refuses a float, a bool or a tensor of
+            # more than one element as a size
             output_size = None
             refused = [size] * dim
     elif scale_factor is not None:

@@ -1,6 +1,8 @@
 """Padding layers (ConstantPad/ZeroPad/ReflectionPad/ReplicationPad/CircularPad, 1d to 3d): modules over F.pad,
 as in PyTorch."""
 
+import collections.abc
+
 from minitorch.nn import functional as F
 from minitorch.nn.modules.module import Module
 
@@ -24,10 +26,11 @@ __all__ = [
 
 
 def _ntuple(padding, n):
-    # an int pads every side; a tuple gives (left, right, top, bottom, front, back) as F.pad takes them
-    if isinstance(padding, int):
-        return (padding,) * n
-    return tuple(padding)
+    # a single value (PyTorch's _ntuple takes any non-iterable) pads every side; an iterable gives
+    # (left, right, top, bottom, front, back) as F.pad takes them
+    if isinstance(padding, collections.abc.Iterable):
+        return tuple(padding)
+    return (padding,) * n
 
 
 class _PadNd(Module):
