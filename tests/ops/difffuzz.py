@@ -765,7 +765,8 @@ class Runner:
         dt = str(t.dtype).split(".")[-1]
         if dt in ("float16", "bfloat16"):
             t = t.float()
-        return dt, np.array(t.numpy(), copy=True)
+        # force: PyTorch's ZeroTensor gradients (sgn of a real input) refuse a plain numpy()
+        return dt, np.array(t.numpy(force=True), copy=True)
 
     def enc(self, r, depth=0):
         lib = self.lib
