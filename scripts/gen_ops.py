@@ -1328,6 +1328,9 @@ def _lambda(op, inplace, method=False, overloaded=False, many=False):
     for p in order:
         i = op.params.index(p)
         ctype, conversion = ARG_TYPES[p.type]
+        if p.default is None and conversion and "= ints_arg(" in conversion:
+            # None stands for an int list only where the row gives it a default (max_pool2d's kernel_size: no)
+            conversion = conversion.replace("= ints_arg(", "= required_ints_arg(")
         before_self = skip and i < [q.name for q in op.params].index("self")
         pos = 0 if p.kw_only else (i + 1 if before_self else i if skip else i + 1)
         where = f'{{"{shown}", "{p.name}", {pos}}}'
@@ -1454,6 +1457,12 @@ int64_t symint_arg(py::handle h, const ArgWhere& w) {
 // PyTorch's int list (roll's shifts, logsumexp's dim): python/bind_common.cpp's, shared with the hand bindings
 DimVector ints_arg(py::handle h, const ArgWhere& w) {
   return int_list_arg(h, w.fn, w.name, w.pos);
+}
+
+// an int list without a default: None is the parser's TypeError (int_list_arg reads None as an empty list)
+DimVector required_ints_arg(py::handle h, const ArgWhere& w) {
+  if (h.is_none()) wrong_arg(w, "tuple of ints", h);
+  return ints_arg(h, w);
 }
 
 // an int list whose entries may be None (the adaptive pools' output_size); a bad entry is int_list_arg's

@@ -407,10 +407,14 @@ Tensor native::binary_cross_entropy(const Tensor& input, const Tensor& target,
     return mt::binary_cross_entropy(input, target, to(*weight, input.dtype(), weight->device()), reduction);
   // PyTorch checks the range inside its kernel; on the CPU reading the result is free, on CUDA it would be a
   // sync per call, so there out-of-range inputs give NaN (log of a negative number) instead of an error.
+  // The kernel's test is 0 <= v <= 1, which a NaN fails too.
   if (!input.is_cuda() && input.numel() > 0) {
     NoGradGuard ng;
-    Tensor bad = any(logical_or(lt(input, S(0.0)), gt(input, S(1.0))), {}, false);
-    MT_CHECK(!*bad.data<bool>(), "all elements of input should be between 0 and 1");
+    auto outside = [](const Tensor& v) {
+      return *any(logical_not(logical_and(ge(v, S(0.0)), le(v, S(1.0)))), {}, false).data<bool>();
+    };
+    MT_CHECK(!outside(input), "all elements of input should be between 0 and 1");
+    MT_CHECK(!outside(target), "all elements of target should be between 0 and 1");
   }
   // one node with PyTorch's gradient formula: the composite's would be 0/0 = NaN where x is exactly 0 or 1
   // log clamped at -100 as PyTorch, so a 0 or 1 probability gives a finite loss

@@ -137,7 +137,7 @@ def check_bool(fname, argname, pos, x):
 def check_tensor_list(seq, pos):
     """PyTorch's TensorList parser's TypeError for an element that is not a tensor (argument pos, from 0)."""
     for i, v in enumerate(seq):
-        if not isinstance(v, _C.Tensor):
+        if not _tensor_like(v):  # a tensor-like element goes on to its __torch_function__, as PyTorch's
             raise TypeError(f"expected Tensor as element {i} in argument {pos}, but got {_kind_name(v)}")
 
 

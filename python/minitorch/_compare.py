@@ -26,8 +26,8 @@ def _close(fname, input, other, rtol, atol, equal_nan):
     if input.dtype != other.dtype:
         raise RuntimeError(f"{scalar_name(input.dtype)} did not match {scalar_name(other.dtype)}")
     for pos, name, tol in ((3, "rtol", rtol), (4, "atol", atol)):
-        if tol < 0:
-            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tol}")
+        if not tol >= 0:  # NaN too
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {float(tol):g}")
     a, b = input, other
     if a.is_complex():
         # PyTorch's rule for complex values: equal, or a finite |a - b| within atol + |rtol * b|

@@ -515,7 +515,9 @@ _export(signbit)
 
 
 # checked before the call: a number for input would otherwise be computed
-@_argcheck.parses("Tensor input, Tensor other, *, Tensor out=None", "Tensor input, Scalar other, *, Tensor out=None")
+@_argcheck.parses(
+    "Tensor input, Tensor other, *, Tensor out=None", "Tensor input, Scalar other, *, Tensor out=None"
+)
 def copysign(input, other):
     """|input| with the sign of other (float result)."""
     # PyTorch's result_type of (input, other), integers to the default float dtype: a 0-dim or bool other
@@ -1151,9 +1153,9 @@ _export(nanquantile)
 def _nanmedian_dim(input, dim, keepdim):
     """torch.nanmedian(input, dim, keepdim)'s values and indices (csrc/python/bind_sort.cpp binds the
     signatures): the lower median of each row's non-NaN entries, a NaN row's first NaN."""
+    d = _composite_shape._wrap(dim, input.dim())  # PyTorch wraps the dim before the kernel's dtype dispatch
     if input.dtype == _C.bool:  # PyTorch's median kernels have no bool case
         _not_implemented("median_cuda" if input.is_cuda else "median_cpu", input)
-    d = _composite_shape._wrap(dim, input.dim())
     if input.dim() and input.shape[d] == 0:
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
     x = input.movedim(d, -1) if input.dim() else input.reshape(1)
@@ -1171,6 +1173,10 @@ def _nanmedian_dim(input, dim, keepdim):
 
 def histc(input, bins=100, min=0, max=0):
     """Histogram of input in `bins` equal bins over [min, max] (the data's range when min == max)."""
+    _argcheck.check_number("histc", "min", 3, min)
+    _argcheck.check_number("histc", "max", 4, max)
+    if bins <= 0:  # PyTorch's histc runs its histogram's check, before the kernel's dtype dispatch
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     if not _is_float(input):
         _not_implemented("histogram_cpu", input)
     lo, hi = builtins.float(min), builtins.float(max)
@@ -1716,6 +1722,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
             )
         if input.dim() == 0:
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        _composite_shape._wrap(dim, input.dim())  # PyTorch's range check
         return _unique_dim(input, dim, False, return_inverse, return_counts)
     flat = input if input.dim() == 1 else input.reshape(-1)
     if input.requires_grad:

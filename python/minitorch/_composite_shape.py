@@ -250,6 +250,7 @@ def tile(input, dims):
 
 def _atleast(tensors, n):
     tensors = _as_list(tensors)
+    _argcheck.check_tensor_list(tensors, 0)
     out = []
     for t in tensors:
         if t.dim() >= n:

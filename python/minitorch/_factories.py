@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from minitorch import _C, _creation
+from minitorch import _C, _argcheck, _creation
 from minitorch._dtype_names import scalar_name
 from minitorch._out import write_out
 from minitorch.autograd import grad_mode
@@ -249,9 +249,7 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     if end is None:
         start, end = 0, start
     for pos, (name, v) in enumerate((("start", start), ("end", end), ("step", step)), 1):
-        if (
-            isinstance(v, _C.Tensor) and v.dim() != 0
-        ):  # a Number: a 0-dim tensor passes, as in PyTorch's parser
+        if isinstance(v, _C.Tensor) and not _argcheck.is_number(v):  # the parser's Number: 0-dim, no grad
             raise TypeError(f"range(): argument '{name}' (position {pos}) must be Number, not Tensor")
     start, end, step = (v.item() if isinstance(v, _C.Tensor) else v for v in (start, end, step))
     if not math.isfinite(step):

@@ -367,6 +367,8 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
 def native_dropout(input, p, train):
     """(output, mask): in training each element kept with probability 1 - p and scaled by 1 / (1 - p), the
     boolean mask of the kept ones; otherwise the input and an all-True mask."""
+    if train is not None:
+        _argcheck.check_bool("native_dropout", "train", 3, train)
     if input.numel() == 0:  # PyTorch's early return: the mask in the input's dtype
         return input.clone(), _C.empty_like(input)
     if train is None or train:

@@ -4504,7 +4504,9 @@ def test_fuzz_4421_error_order_and_kinds():
         with pytest.raises(IndexError, match=re.escape(msg)):
             T.repeat_interleave(T.tensor(3.0), repeats, dim=0)
     assert T.repeat_interleave(T.tensor(3.0), 2).tolist() == [3.0, 3.0]
-    with pytest.raises(RuntimeError, match=re.escape("index_select(): self indexing axis dim should be positive")):
+    with pytest.raises(
+        RuntimeError, match=re.escape("index_select(): self indexing axis dim should be positive")
+    ):
         T.nn.Embedding(0, 3)(T.tensor([0]))
     assert T.nn.functional.embedding(T.tensor([], dtype=T.long), T.empty(0, 5)).shape == (0, 5)
     with pytest.raises(AttributeError, match="'list' object has no attribute 'dim'"):
@@ -4513,3 +4515,118 @@ def test_fuzz_4421_error_order_and_kinds():
     with pytest.raises(ValueError, match=re.escape("expected 4D or 5D input (got 0D input)")):
         T.nn.CircularPad3d(0.5)(T.tensor(4))
     assert T.nn.ConstantPad1d(1, 2.0)(T.ones(1, 1, 2)).tolist() == [[[2.0, 1.0, 1.0, 2.0]]]
+
+
+def test_fuzz_4422_parser_kinds():
+    """Fuzz seed 4422: arguments PyTorch's parser refuses before anything runs"""
+    T = minitorch
+    F = T.nn.functional
+    for call, msg in [
+        (
+            lambda: T.histc(T.tensor([-3, 3]), -1, "reflect"),
+            "histc(): argument 'min' (position 3) must be Number, not str",
+        ),
+        (
+            lambda: F.max_pool2d(T.ones(1, 4, 4), None),
+            "max_pool2d(): argument 'kernel_size' (position 2) must be tuple of ints",
+        ),
+        (
+            lambda: T.linalg.norm(T.tensor(-2.7), T.tensor([[0.9], [1.0]])),
+            "linalg_norm() received an invalid combination of arguments - got (Tensor, Tensor)",
+        ),
+        (lambda: T.linalg.norm(T.tensor(-2.7), []), "linalg_norm() received an invalid combination"),
+        (
+            lambda: T.native_dropout(T.tensor(3.0), T.tensor(0.5), T.tensor(1.7)),
+            "native_dropout(): argument 'train' (position 3) must be bool, not Tensor",
+        ),
+        (
+            lambda: T.ones(3).sparse_mask(2),
+            "sparse_mask(): argument 'mask' (position 1) must be Tensor, not int",
+        ),
+        (
+            lambda: T.sparse_coo_tensor(T.tensor([[0, 1]]), T.tensor([1.0, 2.0]), T.tensor([2])),
+            "sparse_coo_tensor() received an invalid combination of arguments - got (Tensor, Tensor, Tensor)",
+        ),
+        (
+            lambda: T.sparse_coo_tensor(T.ones(4, 2, 2), 3, 4),
+            "sparse_coo_tensor() received an invalid combination",
+        ),
+        (
+            lambda: T.linalg.tensorinv(float("nan"), -1),
+            "linalg_tensorinv(): argument 'input' (position 1) must be Tensor",
+        ),
+        (
+            lambda: T.range(T.tensor(-0.15, dtype=T.float64, requires_grad=True), 3),
+            "range(): argument 'start' (position 1) must be Number, not Tensor",
+        ),
+        (lambda: T.atleast_2d([1, 3]), "expected Tensor as element 0 in argument 0, but got int"),
+        (lambda: T.atleast_3d((T.ones(1), 3)), "expected Tensor as element 1 in argument 0, but got int"),
+        (
+            lambda: F.multilabel_soft_margin_loss(0.5, True),
+            "log_sigmoid(): argument 'input' (position 1) must be Tensor",
+        ),
+    ]:
+        with pytest.raises(TypeError, match=re.escape(msg)):
+            call()
+    assert T.linalg.norm(T.ones(4), T.tensor(2.0)).item() == 2.0  # a 0-dim tensor is a Number
+    assert T.native_dropout(T.ones(3), 0.0, None)[0].tolist() == [1.0, 1.0, 1.0]
+    assert T.sparse_coo_tensor(T.tensor([[0, 1]]), T.tensor([1.0, 2.0]), T.Size([3])).to_dense().tolist() == [
+        1,
+        2,
+        0,
+    ]
+    with pytest.warns(UserWarning, match="torch.range is deprecated"):
+        assert T.range(T.tensor(0.5, dtype=T.float64), 2).tolist() == [0.5, 1.5]
+
+
+def test_fuzz_4422_checks_and_their_order():
+    """Fuzz seed 4422: PyTorch's value checks (histc's bins, isclose's NaN tolerances, BCE's target range, a dim in
+    range, pinv's tolerances requiring grad) and which it makes first"""
+    T = minitorch
+    with pytest.raises(
+        RuntimeError, match=re.escape("torch.histogram(): bins must be > 0, but got 0 for dimension 0")
+    ):
+        T.histc(T.empty(0, 6), 0)
+    with pytest.raises(RuntimeError, match=re.escape("bins must be > 0, but got -1")):
+        T.histc(T.ones(3), -1)
+    for args, msg in [((float("nan"),), "rtol must be greater than or equal to zero, but got nan"),
+                      ((1e-5, float("nan")), "atol must be greater than or equal to zero, but got nan"),
+                      ((-1.0,), "rtol must be greater than or equal to zero, but got -1")]:  # fmt: skip
+        with pytest.raises(RuntimeError, match=re.escape(msg)):
+            T.isclose(T.ones(2), T.ones(2), *args)
+    for x, y, which in [
+        ([0.58], [-1.88], "target"),
+        ([0.58], [float("nan")], "target"),
+        ([float("nan")], [0.5], "input"),
+    ]:
+        for dt in (T.float32, T.float64):
+            with pytest.raises(RuntimeError, match=f"all elements of {which} should be between 0 and 1"):
+                T.nn.BCELoss()(T.tensor(x, dtype=dt), T.tensor(y, dtype=dt))
+    with pytest.raises(RuntimeError, match="all elements of target should be between 0 and 1"):
+        T.nn.BCELoss()(T.tensor(0.58, dtype=T.float64), T.tensor(-1.88, dtype=T.float64))  # a 0-dim pair
+    np.testing.assert_allclose(
+        T.nn.BCELoss()(T.tensor([0.58, 0.3]), T.tensor([1.0, 0.0])).item(),
+        -(np.log(0.58) + np.log(0.7)) / 2,
+        rtol=1e-6,
+    )
+    with pytest.raises(IndexError, match=re.escape("expected to be in range of [-1, 0], but got 3")):
+        T.nanmedian(T.tensor(True), 3)  # the dim before the dtype
+    with pytest.raises(IndexError, match=re.escape("expected to be in range of [-3, 2], but got -4")):
+        T.unique_consecutive(T.ones(5, 1, 5, dtype=T.bool), dim=-4)
+    for kw in (
+        {"rtol": T.tensor(0.5, dtype=T.float64, requires_grad=True)},
+        {"atol": T.tensor(0.5, dtype=T.float64, requires_grad=True)},
+    ):
+        name = next(iter(kw))
+        with pytest.raises(RuntimeError, match=f"not differentiable with respect to argument '{name}'"):
+            T.linalg.pinv(T.eye(2, dtype=T.float64), **kw)
+    with T.no_grad():
+        assert T.linalg.pinv(
+            T.eye(2, dtype=T.float64), atol=T.tensor(0.5, dtype=T.float64, requires_grad=True)
+        ).shape == (2, 2)
+    for name in (
+        "lstsq",
+        "solve",
+    ):  # the removed functions' Python methods raise their error for any argument
+        with pytest.raises(RuntimeError, match=f"`torch.{name}` is deprecated in favor of"):
+            getattr(T.ones(3), name)([])

@@ -1223,6 +1223,13 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
         raise TypeError(
             f"linalg_pinv(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}"
         )
+    if _C.is_grad_enabled():  # PyTorch has no derivative for the tolerances
+        for name, tol in (("atol", atol), ("rtol", rtol)):
+            if isinstance(tol, _C.Tensor) and tol.requires_grad:
+                raise RuntimeError(
+                    f"The function 'linalg_pinv' is not differentiable with respect to argument '{name}'. This "
+                    "input cannot have requires_grad True."
+                )
     if A.dim() < 2 or A.dtype not in _INEXACT:
         kind = scalar_name(A.dtype)
         raise RuntimeError(
@@ -1314,6 +1321,7 @@ def matrix_exp(A):
 
 def tensorinv(A, ind=2, *, out=None):
     """The inverse of A seen as a matrix of its first ind dims by the rest."""
+    _argcheck.check_tensor_like("linalg_tensorinv", "input", 1, A)
     if not _argcheck._int_like(ind, True):
         raise TypeError(
             f"linalg_tensorinv(): argument 'ind' (position 2) must be int, not {_argcheck._kind_name(ind)}"
@@ -1779,19 +1787,22 @@ def _removed_method(name, fn):
     return method
 
 
-@_argcheck.checks_own_arguments
-def _removed_solve(self, other):
-    """Tensor.solve(other): PyTorch's Python method of the removed torch.solve, its error for any other."""
-    return torch_solve(self, other)
+def _removed_binary(name, fn):
+    """Tensor.<name>(other) of a removed function (solve, lstsq): PyTorch's Python method, fn's error for any
+    other; a call without one is Python's own TypeError, naming the method as PyTorch's."""
 
+    @_argcheck.checks_own_arguments
+    def method(self, other):
+        return fn(self, other)
 
-_removed_solve.__qualname__ = "Tensor.solve"  # Python's TypeError names it as PyTorch's
+    method.__name__, method.__qualname__ = name, f"Tensor.{name}"
+    return method
 
 
 TENSOR_METHODS = {
     "matrix_power": _matrix_power_spelling(1),
-    "solve": _removed_solve,
-    "lstsq": torch_lstsq,
+    "solve": _removed_binary("solve", torch_solve),
+    "lstsq": _removed_binary("lstsq", torch_lstsq),
     # removed: PyTorch's methods (self, eigenvectors=False) raise whatever eigenvectors is
     "symeig": _removed_method("symeig", torch_symeig),
     "eig": _removed_method("eig", torch_eig),

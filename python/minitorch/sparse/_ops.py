@@ -675,6 +675,7 @@ def log_softmax(input, dim, *, dtype=None):
 
 def sparse_mask(dense, mask):
     """Tensor.sparse_mask: dense's elements at the coalesced positions of a sparse mask, as a sparse tensor."""
+    _argcheck.check_tensor_like("sparse_mask", "mask", 1, mask)
     if not is_sparse(mask):
         raise RuntimeError("sparse_mask expects mask to be sparse")
     if tuple(dense.shape) != tuple(mask.shape):

@@ -757,6 +757,15 @@ def _checks_on(check_invariants):
 
 
 _NO_VALUES = object()
+_SPARSE_COO_KW = (
+    "ScalarType? dtype=None, Device? device=None, bool pin_memory=False, bool requires_grad=False"
+)
+_SPARSE_COO_FLAGS = "bool? check_invariants=None, bool? is_coalesced=None"
+_SPARSE_COO_SIGNATURES = (
+    f"object indices, object values, *, {_SPARSE_COO_KW}, {_SPARSE_COO_FLAGS}",
+    f"object indices, object values, int[] size, *, {_SPARSE_COO_KW}, {_SPARSE_COO_FLAGS}",
+    "int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False, bool? check_invariants=None",
+)
 
 
 def _size_only(size):
@@ -801,6 +810,9 @@ def sparse_coo_tensor(
     is_coalesced=True claim.
 
     sparse_coo_tensor(size, dtype=...) (PyTorch's size-only overload) is an empty one of that size."""
+    if size is not None and values is not _NO_VALUES and not isinstance(size, (list, tuple)):
+        # PyTorch's parser: a size is a sequence (a bare int or a tensor there matches no overload)
+        _argcheck.check_call("sparse_coo_tensor", _SPARSE_COO_SIGNATURES, (indices, values, size), {})
     if values is not _NO_VALUES and _separate_ints(indices, size):
         # PyTorch's parser reads three positional ints as the size-only overload's int list
         # (sparse_coo_tensor(4, 0, 3) is an empty (4, 0, 3) tensor); a non-int later is its unpack TypeError

@@ -146,7 +146,10 @@ def binary_cross_entropy_with_logits(
         reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    for pos, name, w in ((3, "weight", weight), (4, "pos_weight", pos_weight)):  # torch's parser, before the kernel
+    for pos, name, w in (
+        (3, "weight", weight),
+        (4, "pos_weight", pos_weight),
+    ):  # torch's parser, before the kernel
         if w is not None:
             _argcheck.check_tensor_like("binary_cross_entropy_with_logits", name, pos, w)
     _floating(input, "log_sigmoid")
@@ -409,6 +412,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """Binary cross entropy of sigmoid(input) against 0/1 targets, averaged over the classes (last dim), one
     value per sample; weight scales the classes."""
+    _argcheck.check_tensor_like("log_sigmoid", "input", 1, input)
     _floating(input, "log_sigmoid")  # PyTorch's composite calls logsigmoid before it reads the reduction
     reduction = _loss_reduction(size_average, reduce, reduction, "{} is not valid")
     # PyTorch's composite's two calls (a tensor-like argument, forward AD's duals or vmap's batched tensors,
