@@ -816,3 +816,39 @@ def test_each_unary_term_matches_the_rerun(name, monkeypatch):
     assert reruns
     assert_close(gp, wp, rtol=0, atol=0)
     assert_close(gt, wt, rtol=1e-12, atol=1e-12)
+
+
+HVP_ORACLE = r"""
+def cases(torch, F, AF, data):
+    D = torch.float64
+    T = lambda k: torch.tensor(data[k], dtype=D)
+    w, b, x, vw, vb = T("w"), T("b"), T("x"), T("vw"), T("vb")
+
+    def mlp(w, b):
+        return ((F.linear(torch.tanh(F.linear(x, w, b)), w[:1, :3]) - 0.5) ** 2).mean()
+
+    def kinks(w, b):  # relu and max at their kinks (exact zeros, a tie), a linear part in b
+        return (F.relu(w - w.round()) ** 2 * w).sum() + torch.maximum(w, w.flip(0)).pow(3).sum() + b.sum()
+
+    out = {}
+    for name, f in (("mlp", mlp), ("kinks", kinks)):
+        for create in (False, True):
+            r = AF.hvp(f, (w, b), (vw, vb), create_graph=create)
+            out[f"{name}_{create}"] = [r[0].tolist(), [h.tolist() for h in r[1]], r[1][0].requires_grad]
+    return out
+"""
+
+
+def test_functional_hvp_matches_pytorch():
+    # functional.hvp is PyTorch's double-backward trick: its values (a kink's convention too), the zeros of an
+    # input on which the gradient does not depend, create_graph's graph
+    rng = np.random.default_rng(11)
+    w = np.round(rng.standard_normal((3, 4)), 1)
+    w[0, :2] = [1.0, 2.0]  # relu at 0 after w - round(w)
+    data = {"w": w.tolist(), "b": rng.standard_normal(3).tolist(), "x": rng.standard_normal((5, 4)).tolist()}
+    data["vw"], data["vb"] = rng.standard_normal((3, 4)).tolist(), rng.standard_normal(3).tolist()
+    modules = [("torch", torch), ("torch.nn.functional", F), ("torch.autograd.functional", AF)]
+    ours, theirs = cases_here_and_in_pytorch(HVP_ORACLE, modules, data)
+    assert set(theirs) == {"mlp_False", "mlp_True", "kinks_False", "kinks_True"}
+    bad = {k: (ours[k], want) for k, want in theirs.items() if not _close(ours[k], want)}
+    assert not bad, bad
