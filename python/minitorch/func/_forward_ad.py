@@ -199,8 +199,10 @@ def _plain_tensor(x):
 
 def _make(primal, tangent, level):
     plain = _plain_tensor(primal)
-    if type(primal) is DualTensor or primal is plain:
-        # the alias keeps the primal's autograd history: an escaped dual used as a tensor still backpropagates
+    if primal is plain and primal.requires_grad:
+        # a view keeps the primal's autograd history: an escaped dual used as a tensor still backpropagates
+        d = DualTensor(_view_of=primal)
+    elif type(primal) is DualTensor or primal is plain:
         STATE.wrapping = True
         try:
             d = DualTensor(primal) if primal.requires_grad else DualTensor(_alias_of=primal)
