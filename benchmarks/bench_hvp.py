@@ -1,6 +1,6 @@
 """Hessian-vector products by forward over reverse (issue 31), beside PyTorch in the same run: autograd.grad of dual
-weights inside a dual level, torch.func.jvp(grad(f)) and torch.autograd.functional.hvp, each on a small MLP
-loss. Ours runs twice, with the second-order terms of the common nodes in C++ and with every term by the Python
+weights inside a dual level, torch.func.jvp(grad(f)), torch.autograd.functional.hvp (PyTorch's double-backward
+trick) and reverse over forward (the gradient of a dual loss's tangent), each on a small MLP loss. Ours runs twice, with the second-order terms of the common nodes in C++ and with every term by the Python
 re-run of the op's rule (_forward_ad.CXX_TERMS off), interleaved with PyTorch in rounds.
 
 Run: OMP_NUM_THREADS=1 PYTHONPATH=python python benchmarks/bench_hvp.py [--oracle /path/to/python-with-torch]
@@ -45,12 +45,18 @@ def setup(torch):
             (g,) = torch.autograd.grad(loss_ops(fwAD.make_dual(ps[0], vs[0])), ps[0])
             return fwAD.unpack_dual(g).tangent
 
+    def reverse_of_forward():  # functional.hvp's path before it took PyTorch's double-backward trick
+        with fwAD.dual_level():
+            duals = [fwAD.make_dual(p, v) for p, v in zip(ps, vs)]
+            return torch.autograd.grad(fwAD.unpack_dual(loss(*duals)).tangent, ps)
+
     plain = [p.detach() for p in ps]
     return {
         "MLP 32-64-1 loss, autograd.grad of dual weights in a dual level": dual_level_hvp,
         "sigmoid/exp/pow/log_softmax/softmax/sin/cos/div loss, the same": dual_level_ops,
         "MLP, torch.func.jvp(grad(f))": lambda: jvp(grad(loss, argnums=(0, 1, 2, 3)), tuple(plain), tuple(vs)),
         "MLP, torch.autograd.functional.hvp": lambda: torch.autograd.functional.hvp(loss, tuple(plain), tuple(vs)),
+        "MLP, autograd.grad of a dual loss's tangent (reverse over forward)": reverse_of_forward,
     }
 """
 

@@ -35,6 +35,7 @@ KEYS = {
     "refuse",
     "jvp",
     "jvp_args",
+    "dual_term",
     "vmap",
     "rules",
     "nogil",
@@ -50,6 +51,11 @@ KEYS = {
 JVP_TERM = re.compile(r"^jvp_[a-z_][a-z0-9_]*$")
 # the keys that hold Python for the transforms (forward AD, vmap), handed to Python through _op_schema_rules()
 TRANSFORM_KEYS = ("jvp", "jvp_args", "vmap", "rules")
+# the second-order term of forward-over-reverse (`dual_term:`): linear | zero | fallback | fn <function> [t_result] |
+# (a unary row) a C++ expression; DUAL_SCOPE is what the expression reads (dual_terms_inc)
+DUAL_WORDS = ("linear", "zero", "fallback")
+DUAL_FN = re.compile(r"^fn ([a-z_][a-z0-9_]*)( t_result)?$")
+DUAL_SCOPE = ("grad", "self", "t_self", "result", "t_result")
 # a func's binding beyond its signature: how the call releases the GIL, a __torch_function__ last overload, the
 # submodule of _C it binds into, a statement run under the GIL before the call
 FUNC_BINDING_KEYS = ("nogil", "torch_function", "module", "before")
@@ -174,6 +180,7 @@ class Op:
     grad_self = grad_other = None
     save = None  # None: derived from the formulas; else the names saved whatever is needed
     transforms = ()  # (key, Python expression) pairs: the forward-mode and vmap rules, as written
+    dual_term = None  # the parsed `dual_term:` (_finish_dual_term)
     # func only
     signature = call = returns = out_rule = None
     params = ()  # Param tuples
@@ -386,9 +393,19 @@ def _finish(op, fail):
         fail(op.fields["jvp"][1], f"{op.name!r}: give 'jvp:' or 'jvp_<input>:' terms, not both")
     if "jvp_args" in op.fields and not terms:
         fail(op.fields["jvp_args"][1], f"{op.name!r}: 'jvp_args:' without a 'jvp:' rule")
+    _finish_dual_term(op, get, fail)
     if op.kind == "func":
         for key in op.fields:
-            known = ("variants", "call", "out", "binding", "gil", *FUNC_BINDING_KEYS, *TRANSFORM_KEYS)
+            known = (
+                "variants",
+                "call",
+                "out",
+                "binding",
+                "gil",
+                "dual_term",
+                *FUNC_BINDING_KEYS,
+                *TRANSFORM_KEYS,
+            )
             if key not in known and not JVP_TERM.match(key):
                 fail(
                     op.fields[key][1],
@@ -685,6 +702,35 @@ def _finish_refuse(op, get, fail):
     if words[1] == "kernel" and len(words[2].split()) > 2:
         fail(lineno, f"{op.name!r}: a refusing kernel is one name (+_cpu/_cuda) or a CPU and a CUDA name")
     op.refuse = (words[0], words[1], words[2])
+
+
+def _finish_dual_term(op, get, fail):
+    """op.dual_term: None (the row says nothing), (word,) for linear | zero | fallback, ("fn", function, reads
+    t_result), or ("expr", C++ expression, reads t_result) on a unary row."""
+    value, lineno = get("dual_term")
+    op.dual_term = None
+    if value is None:
+        return
+    m = DUAL_FN.match(value)
+    if value in DUAL_WORDS:
+        op.dual_term = (value,)
+    elif m:
+        op.dual_term = ("fn", m.group(1), m.group(2) is not None)
+    elif op.kind != "unary" or not re.search(r"[(]", value):
+        fail(
+            lineno,
+            f"{op.name!r}: 'dual_term:' takes linear, zero, fallback, 'fn <function> [t_result]' or (a unary "
+            f"row) a C++ expression, got {value!r}",
+        )
+    elif value.count("(") != value.count(")"):
+        fail(lineno, f"{op.name!r}: unbalanced parentheses in the dual term")
+    elif not _reads(value, "grad"):
+        fail(lineno, f"{op.name!r}: a dual term is linear in the gradient, so it reads `grad`")
+    else:
+        op.dual_term = ("expr", value, _reads(value, "t_result"))
+    jvp = op.fields.get("jvp", (None,))[0]
+    if op.dual_term is not None and op.dual_term[0] in ("fn", "expr") and jvp in ("none", "generic"):
+        fail(lineno, f"{op.name!r}: a C++ dual term needs the op's tangent rule (its jvp is {jvp})")
 
 
 def _finish_unary_grad(op, get, fail):
@@ -1246,9 +1292,11 @@ def bindings_header(ops):
     out.append(
         _macro(
             "MT_SCHEMA_RULES",
-            [(_c(o.name), _c(k), _c(v)) for o in ops for k, v in o.transforms],
+            [(_c(o.name), _c(k), _c(v)) for o in ops for k, v in o.transforms]
+            + [(_c(o.name), _c("dual_term"), _c(o.fields["dual_term"][0])) for o in ops if o.dual_term],
             "the forward-mode and vmap rules, for minitorch._C._op_schema_rules() (autograd/_jvp_rules.py and "
-            "func/_batch_rules.py evaluate them): (op, key, Python expression)",
+            "func/_batch_rules.py evaluate them), and the second-order terms (func/_forward_ad.py's record reads "
+            "them): (op, key, Python expression or the dual_term: as written)",
         )
     )
     out.append(
@@ -1608,6 +1656,38 @@ def elementwise_grad_inc(ops):
     return "".join(lines)
 
 
+def dual_terms_inc(ops):
+    """The second-order terms of forward-over-reverse the schema declares in C++ (`dual_term:`): a unary row's
+    expression becomes a term function here; MT_DUAL_TERMS lists (op, function, reads the result's tangent) for
+    csrc/autograd/dual_terms.cpp's table, whose `fn` functions are its own."""
+    lines = [
+        HEADER,
+        "// Included by csrc/autograd/dual_terms.cpp, whose helpers (S, sum_dim, *_second) and term functions the\n",
+        "// rows use.\n\n",
+    ]
+    rows = []
+    for op in ops:
+        if not op.dual_term or op.dual_term[0] not in ("fn", "expr"):
+            continue
+        kind, body, reads_tr = op.dual_term
+        fn = body
+        if kind == "expr":
+            fn = f"{op.name}_dual_term"
+            lines.append(f"// {op.name}: d/ds of its backward formula at self + s t_self\n")
+            lines.append(f"Terms {fn}(const DualTerm& d, const Tensor& grad) {{\n")
+            for name, source in zip(DUAL_SCOPE[1:], ("d.x[0]", "d.t[0]", "d.r", "d.tr")):
+                if _reads(body, name):
+                    lines.append(f"  const Tensor& {name} = {source};\n")
+            lines.append(f"  return {{{body}}};\n}}\n\n")
+        rows.append((_c(op.name), fn, "true" if reads_tr else "false"))
+    lines.append(
+        _macro(
+            "MT_DUAL_TERMS", rows, "the ops whose second-order term is C++: (op, function, reads t_result)"
+        )
+    )
+    return "".join(lines)
+
+
 def _mask(grad_self, grad_other, name):
     """Which gradients read the input `name`: the grad_of bits the node saves it for."""
     bits = [f"grad_of({i})" for i, f in enumerate((grad_self, grad_other)) if _reads(f, name)]
@@ -1856,6 +1936,7 @@ def outputs(ops, twins=None):
         "bind_funcs.cpp": bind_funcs_cpp(ops),
         "elementwise_grad.inc": elementwise_grad_inc(ops),
         "unary_checks.inc": unary_checks_inc(ops),
+        "dual_terms.inc": dual_terms_inc(ops),
         "twin_grads.inc": twin_grads_inc(twins),
     }
 

@@ -1,7 +1,9 @@
 // The second-order terms of the common nonlinear ops in C++ (the dual backward pass, engine_dual.h): each is
 // the derivative of the op's backward formula (ops.schema's grad) along the tangents of what it reads, so the
-// pass needs no Python re-run of the op's rule for these nodes (python/minitorch/func/_forward_ad.py's
-// _cxx_term says which calls qualify; every other node keeps the re-run).
+// pass needs no Python re-run of the op's rule for these nodes. Which ops have one is ops.schema's
+// `dual_term:` (a unary row's expression, or `fn <function>` naming a function below), generated into
+// dual_terms.inc; python/minitorch/func/_forward_ad.py's _cxx_term says which calls qualify, every other node
+// keeps the re-run.
 #include <cmath>
 #include <string>
 #include <unordered_map>
@@ -38,43 +40,25 @@ Tensor sum_dim(const Tensor& x, int64_t dim) {
 // term per input (undefined: zero). Notation: the backward formula B_i(g; x) of input i; the term is
 // d/ds B_i(g; x + s t) at s = 0.
 
-// exp: B = g exp(x) = g r, so the term is g r' = g tr
-Terms exp_term(const DualTerm& d, const Tensor& g) {
-  return {mul(g, d.tr)};
-}
-// log: B = g / x, the term -g t / x^2
-Terms log_term(const DualTerm& d, const Tensor& g) {
-  return {neg(div(mul(g, d.t[0]), mul(d.x[0], d.x[0])))};
-}
-// tanh: B = g (1 - r^2), the term -2 g r tr
-Terms tanh_term(const DualTerm& d, const Tensor& g) {
-  return {mul(g, mul(mul(d.r, d.tr), S(-2.0)))};
-}
-// sigmoid: B = g r (1 - r), the term g tr (1 - 2 r)
-Terms sigmoid_term(const DualTerm& d, const Tensor& g) {
-  return {mul(mul(g, d.tr), sub(S(1.0), mul(d.r, S(2.0))))};
-}
-// sin: B = g cos(x), the term -g t sin(x); cos: B = -g sin(x), the term -g t cos(x)
-Terms sin_term(const DualTerm& d, const Tensor& g) {
-  return {neg(mul(mul(g, d.t[0]), mt::sin(d.x[0])))};
-}
-Terms cos_term(const DualTerm& d, const Tensor& g) {
-  return {neg(mul(mul(g, d.t[0]), mt::cos(d.x[0])))};
-}
+// The second derivatives the unary rows' terms (ops.schema's dual_term:) read.
 // silu x s(x): f'' = s (1 - s) (2 + x (1 - 2 s))
-Terms silu_term(const DualTerm& d, const Tensor& g) {
-  const Tensor& x = d.x[0];
+Tensor silu_second(const Tensor& x) {
   Tensor s = mt::sigmoid(x);
-  Tensor f2 = mul(mul(s, sub(S(1.0), s)), add(mul(x, sub(S(1.0), mul(s, S(2.0)))), S(2.0)));
-  return {mul(mul(g, d.t[0]), f2)};
+  return mul(mul(s, sub(S(1.0), s)), add(mul(x, sub(S(1.0), mul(s, S(2.0)))), S(2.0)));
 }
 // gelu x Phi(x) (approximate='none'): f'' = phi(x) (2 - x^2)
-Terms gelu_term(const DualTerm& d, const Tensor& g) {
-  const Tensor& x = d.x[0];
+Tensor gelu_second(const Tensor& x) {
   Tensor x2 = mul(x, x);
   Tensor pdf = mul(mt::exp(mul(x2, S(-0.5))), S(1.0 / std::sqrt(2.0 * M_PI)));
-  return {mul(mul(g, d.t[0]), mul(pdf, sub(S(2.0), x2)))};
+  return mul(pdf, sub(S(2.0), x2));
 }
+// x^2
+Tensor sq(const Tensor& x) {
+  return mul(x, x);
+}
+
+// The `fn` terms of ops.schema's rows, each over the layout func/_forward_ad.py's _LAYOUTS gives its op.
+
 // pow(x, e) with a number e: B = g e x^(e-1), the term g t e (e-1) x^(e-2) (none for e 0 or 1)
 Terms pow_term(const DualTerm& d, const Tensor& g) {
   const double e = d.params[0];
@@ -139,34 +123,32 @@ Terms mse_loss_term(const DualTerm& d, const Tensor& g) {
   return {tx_term, neg(tx_term)};
 }
 
+// The unary rows' expressions as term functions, and MT_DUAL_TERMS: every op whose term is C++
+#include "generated/dual_terms.inc"
+
 // each op's function and whether it reads the result's tangent
 struct TermEntry {
   DualTermFn fn;
   bool reads_tr;
 };
 const std::unordered_map<std::string, TermEntry>& term_table() {
-  static const auto* table = new std::unordered_map<std::string, TermEntry>{
-      {"exp", {exp_term, true}},
-      {"log", {log_term, false}},
-      {"tanh", {tanh_term, true}},
-      {"sigmoid", {sigmoid_term, true}},
-      {"sin", {sin_term, false}},
-      {"cos", {cos_term, false}},
-      {"silu", {silu_term, false}},
-      {"gelu", {gelu_term, false}},
-      {"pow", {pow_term, false}},
-      {"mul", {mul_term, false}},
-      {"div", {div_term, false}},
-      {"mm", {mm_term, false}},
-      {"linear", {linear_term, false}},
-      {"softmax", {softmax_term, true}},
-      {"log_softmax", {log_softmax_term, true}},
-      {"mse_loss", {mse_loss_term, false}},
-  };
+  static const auto* table = [] {
+    auto* t = new std::unordered_map<std::string, TermEntry>();
+#define MT_DUAL_ENTRY(op, fn, reads_tr) t->emplace(op, TermEntry{fn, reads_tr});
+    MT_DUAL_TERMS(MT_DUAL_ENTRY)
+#undef MT_DUAL_ENTRY
+    return t;
+  }();
   return *table;
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, bool>> dual_term_ops() {
+  std::vector<std::pair<std::string, bool>> out;
+  for (const auto& [op, entry] : term_table()) out.emplace_back(op, entry.reads_tr);
+  return out;
+}
 
 std::shared_ptr<DualTerm> make_dual_term(const std::string& op, const variable_list& x,
                                          const variable_list& t, const Tensor& r, const Tensor& tr,

@@ -59,12 +59,13 @@ struct DualTerm {
   int64_t level = 0;
   uint32_t output_nr = 0;
 };
-// The term of op `op` (dual_terms.cpp's table: exp, log, tanh, sigmoid, sin, cos, silu, gelu, pow, mul, div,
-// mm, linear, softmax, log_softmax, mse_loss), or null where the op has none in C++ or the dtypes are not one
-// real floating dtype (then the re-run gives it).
+// The term of op `op` (dual_terms.cpp's table: the ops.schema rows whose `dual_term:` is C++), or null where
+// the op has none in C++ or the dtypes are not one real floating dtype (then the re-run gives it).
 std::shared_ptr<DualTerm> make_dual_term(const std::string& op, const variable_list& x,
                                          const variable_list& t, const Tensor& r, const Tensor& tr,
                                          std::vector<double> params, int64_t level, uint32_t output_nr);
+// The table's ops and whether each term reads the result's tangent (the tests compare it with ops.schema).
+std::vector<std::pair<std::string, bool>> dual_term_ops();
 // Its (edge, term) pairs at the node's incoming gradients, as DualCallbacks::second_order returns them; each
 // term has its input's shape.
 std::vector<std::pair<Edge, Tensor>> dual_terms(const DualTerm& d, const variable_list& grads);

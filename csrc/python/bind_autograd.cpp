@@ -559,6 +559,9 @@ void init_autograd(py::module_& m, TensorClass& cls) {
       am->creation = CreationMeta::Default;
     }
   });
+  // the ops whose second-order term is C++ (ops.schema's dual_term:, as built), with whether each reads the
+  // result's tangent
+  m.def("_fwad_dual_term_ops", [] { return autograd::dual_term_ops(); });
   // rec: forward AD's record for the re-run (_forward_ad._record); term: None or what the term in C++ reads
   // (see dual_term_of)
   m.def("_fwad_set_record", [](const std::shared_ptr<Node>& n, py::object rec, py::object term) {

@@ -348,6 +348,12 @@ std::shared_ptr<TensorImpl> tensor_init(const py::args& args, const py::kwargs& 
     set_requires_grad(alias, rg);
     return alias.ptr();
   }
+  // forward AD's dual of a plain tensor that requires grad (_forward_ad._make): the view Tensor(t) makes,
+  // keeping t's history, without the legacy constructor's Python
+  if (kwargs.contains("_view_of") && args.empty() && kwargs.size() == 1) {
+    Tensor src = kwargs["_view_of"].cast<Tensor>();
+    return view(src, src.sizes()).ptr();
+  }
   // The legacy constructor (sizes, data, another tensor; device=): _creation._legacy_new gives PyTorch's
   // results and errors, and an alias of a tensor argument that keeps its autograd history, as PyTorch's does.
   py::object legacy = py::module_::import("minitorch._creation").attr("_legacy_new");

@@ -755,7 +755,7 @@ TENSOR_METHODS["cfloat"] = cfloat
 TENSOR_METHODS["cdouble"] = cdouble
 
 
-_export(positive, jvp="t_self", vmap="pointwise")
+_export(positive, jvp={"jvp": "t_self", "dual_term": "linear"}, vmap="pointwise")
 for _f in (isposinf, isneginf, isreal):
     _export(_f, vmap="pointwise")
 

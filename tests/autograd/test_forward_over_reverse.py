@@ -9,6 +9,7 @@ import minitorch.autograd.forward_ad as fwAD
 import minitorch.nn.functional as F
 from minitorch.autograd import functional as AF
 from minitorch.testing import assert_close
+from tests.ops import op_schema, opdb
 
 D = torch.float64
 
@@ -487,6 +488,7 @@ def test_the_tangent_at_an_intermediate_follows_its_own_dependence():
 # HVP by both paths (1e-12 apart), against finite differences of the gradient, and against PyTorch below.
 _M = torch.linspace(-0.8, 0.9, 20, dtype=D).reshape(4, 5)
 _T5 = torch.linspace(-0.5, 0.7, 5, dtype=D)
+_TAKE = torch.tensor([0, 7, 19, 3])
 CXX_TERM_CASES = {
     "mul_div": (lambda a, b: a * b / (b * b + 1.5) + 2.0 / (a * a + 1.0) + a * 3.0 / 2.0, ((4, 5), (4, 5))),
     "div_broadcast": (lambda a, b: (a / (b.exp() + 1.0)) * a, ((4, 5), (5,))),
@@ -512,6 +514,19 @@ CXX_TERM_CASES = {
         lambda a, b: F.relu6(a.sin() * 8) * F.leaky_relu(a * b, 0.1)
         + torch.clamp(a.exp(), max=1.5) * torch.where(a > 0, a * b, b.sin())
         + F.max_pool1d((a * b).unsqueeze(0), 2).sum() * F.hardtanh(a.cos() * 2).sum(),
+        ((4, 5), (4, 5)),
+    ),
+    # the schema's other `linear` and `zero` rows
+    "linear_zero": (
+        lambda a, b: (torch.floor(a * 3) * b).sin() + torch.take(a * b, _TAKE).sum() * torch.roll(a.exp(), 1, 0)
+        + torch.cumsum(a * b, 1).tril().cos() + torch.cat([a.sin(), b]).sum() + (a * b)[1:, ::2].exp().sum(),
+        ((4, 5), (4, 5)),
+    ),
+    # the unary rows whose term is a C++ expression (beside exp, log, tanh, sigmoid, sin, cos)
+    "unary_rows": (
+        lambda a, b: (a * a + 0.5).sqrt() * (b * b + 0.5).rsqrt() + (a * b + 2.0).reciprocal()
+        + (a * a).log1p() * (b * b + 0.3).log2() + (a * b + 2.0).log10() + torch.exp2(a * b) * torch.expm1(a)
+        + (a * 0.5).tan() * (a * b).atan() + torch.sinh(a) * torch.cosh(b * a),
         ((4, 5), (4, 5)),
     ),
 }  # fmt: skip
@@ -625,6 +640,12 @@ def cases(torch, fwAD, F, data):
         "masks": lambda a, b: F.relu6(a.sin() * 8) * F.leaky_relu(a * b, 0.1)
         + torch.clamp(a.exp(), max=1.5) * torch.where(a > 0, a * b, b.sin())
         + F.max_pool1d((a * b).unsqueeze(0), 2).sum() * F.hardtanh(a.cos() * 2).sum(),
+        "linear_zero": lambda a, b: (torch.floor(a * 3) * b).sin()
+        + torch.take(a * b, torch.tensor([0, 7, 19, 3])).sum() * torch.roll(a.exp(), 1, 0)
+        + torch.cumsum(a * b, 1).tril().cos() + torch.cat([a.sin(), b]).sum() + (a * b)[1:, ::2].exp().sum(),
+        "unary_rows": lambda a, b: (a * a + 0.5).sqrt() * (b * b + 0.5).rsqrt() + (a * b + 2.0).reciprocal()
+        + (a * a).log1p() * (b * b + 0.3).log2() + (a * b + 2.0).log10() + torch.exp2(a * b) * torch.expm1(a)
+        + (a * 0.5).tan() * (a * b).atan() + torch.sinh(a) * torch.cosh(b * a),
     }
     out = {}
     for name, f in fs.items():
@@ -695,3 +716,139 @@ def test_a_broadcast_operands_tangent_counts_its_term_once(cxx, monkeypatch):
     (ua, ub), (da, db) = grads(1e-6), grads(-1e-6)
     assert_close(ta, (ua - da) / 2e-6, rtol=1e-6, atol=1e-7)
     assert_close(tb, (ub - db) / 2e-6, rtol=1e-6, atol=1e-7)
+
+
+# ---- the schema's declarations (ops.schema's `dual_term:`, generated into csrc/autograd/dual_terms.inc)
+
+
+def _dual_rows():
+    return {op.name: op for op in op_schema.OPS if "dual_term" in op.fields}
+
+
+def test_every_jvp_row_declares_its_second_order_term():
+    # beside each forward-mode rule (but `jvp: none`), the row says what its node adds in forward-over-reverse:
+    # linear, zero, fallback (the re-run, on purpose) or a C++ term
+    missing = [
+        op.name
+        for op in op_schema.OPS
+        if any(
+            (k == "jvp" and v != "none") or (k.startswith("jvp_") and k != "jvp_args")
+            for k, (v, _) in op.fields.items()
+        )
+        and "dual_term" not in op.fields
+    ]
+    assert not missing, f"rows of csrc/ops/ops.schema with a jvp rule and no 'dual_term:': {missing}"
+    rows = _dual_rows()
+    assert len(rows) > 130
+    kinds = {op.dual_term[0] for op in rows.values()}
+    assert kinds == {"linear", "zero", "fallback", "fn", "expr"}
+
+
+def test_the_built_terms_are_the_schemas():
+    # the build compiled what the schema says now: the declarations handed to Python, and the C++ table
+    rows = _dual_rows()
+    declared = {(name, "dual_term", op.fields["dual_term"][0]) for name, op in rows.items()}
+    built = {r for r in torch._C._op_schema_rules() if r[1] == "dual_term"}
+    assert built == declared, "rebuild: _C's dual terms differ from ops.schema"
+    cxx = {(name, op.dual_term[2]) for name, op in rows.items() if op.dual_term[0] in ("fn", "expr")}
+    assert set(torch._C._fwad_dual_term_ops()) == cxx
+    # each `fn` has its call layout in forward AD, and each layout a row
+    from minitorch.func import _forward_ad
+
+    fns = {op.dual_term[1] for op in rows.values() if op.dual_term[0] == "fn"}
+    assert fns == set(_forward_ad._LAYOUTS)
+    # a C++ expression is a unary row's; a composite's row declares only what has no C++ term
+    assert all(op.kind == "unary" for op in rows.values() if op.dual_term[0] == "expr")
+    from minitorch.autograd._jvp_rules import JVP_RULES
+
+    composite = {k: r["dual_term"] for k, r in JVP_RULES.items() if isinstance(r, dict) and "dual_term" in r}
+    assert set(composite.values()) <= {"linear", "zero", "fallback"}
+    # and the rule key of a call finds its row: spellings of the schema's, aliases, composites
+    kind = _forward_ad._dual_kind
+    assert kind("Tensor.exp")[:2] == kind("exp")[:2] == ("cxx", "exp")
+    assert kind("F.linear")[:2] == ("cxx", "linear") and kind("multiply")[:2] == ("cxx", "mul")
+    assert kind("F.relu6")[0] == kind("relu")[0] == "zero"
+    assert kind("Tensor.sum")[0] == kind("Tensor.__getitem__")[0] == kind("transpose")[0] == "linear"
+    assert kind("abs")[0] == kind("linalg.matmul")[0] == kind("special.expm1")[0] == "fallback"
+
+
+def test_generator_rejects_malformed_dual_terms():
+    row = "unary foo\n  functor: Foo\n  dtype: same\n  grad: grad\n  jvp: t_self\n"
+    assert "'dual_term:' takes linear, zero, fallback" in op_schema.schema_error(
+        row + "  dual_term: nothing\n"
+    )
+    binary = "binary bar\n  functor: Bar\n  dtype: arith\n  grad: none\n"
+    assert "'dual_term:' takes" in op_schema.schema_error(binary + "  dual_term: mul(grad, t_self)\n")
+    assert "unbalanced parentheses" in op_schema.schema_error(row + "  dual_term: mul(grad, t_self\n")
+    assert "reads `grad`" in op_schema.schema_error(row + "  dual_term: mul(self, t_self)\n")
+    none = row.replace("jvp: t_self", "jvp: none")
+    assert "needs the op's tangent" in op_schema.schema_error(none + "  dual_term: fn foo_term\n")
+    (foo,) = op_schema.gen_ops.parse(row + "  dual_term: fn foo_term t_result\n", "s")
+    assert foo.dual_term == ("fn", "foo_term", True)
+    (foo,) = op_schema.gen_ops.parse(row + "  dual_term: mul(grad, t_result)\n", "s")
+    assert foo.dual_term == ("expr", "mul(grad, t_result)", True)
+    assert "Terms foo_dual_term(" in op_schema.gen_ops.dual_terms_inc([foo])
+
+
+_EXPR_ROWS = sorted(name for name, op in _dual_rows().items() if op.dual_term[0] == "expr")
+
+
+@pytest.mark.parametrize("name", _EXPR_ROWS)
+def test_each_unary_term_matches_the_rerun(name, monkeypatch):
+    # every unary row's C++ expression, on its gradcheck domain (tests/ops/opdb.py): the HVP of sum(f(x)^2 / 2)
+    # is the re-run's (1e-12 apart), without a re-run
+    from minitorch.func import _forward_ad
+
+    op = {o.name: o for o in opdb.UNARY_OPS}[name]
+    f = lambda a: op_schema.function(name)(a)  # looked up inside the level (forward AD's wrappers)
+    torch.manual_seed(5)
+    x, v = op.grad_input(4, 3).detach(), torch.randn(4, 3, dtype=D)
+    reruns = []
+    second_order = _forward_ad._second_order
+    monkeypatch.setattr(
+        _forward_ad, "_second_order", lambda rec, g: reruns.append(rec[0]) or second_order(rec, g)
+    )
+    loss = lambda a: f(a) * f(a) / 2
+    ((gp, gt),) = _dual_hvp(loss, [x], [v])
+    assert not reruns, reruns
+    monkeypatch.setattr(_forward_ad, "CXX_TERMS", False)
+    ((wp, wt),) = _dual_hvp(loss, [x], [v])
+    assert reruns
+    assert_close(gp, wp, rtol=0, atol=0)
+    assert_close(gt, wt, rtol=1e-12, atol=1e-12)
+
+
+HVP_ORACLE = r"""
+def cases(torch, F, AF, data):
+    D = torch.float64
+    T = lambda k: torch.tensor(data[k], dtype=D)
+    w, b, x, vw, vb = T("w"), T("b"), T("x"), T("vw"), T("vb")
+
+    def mlp(w, b):
+        return ((F.linear(torch.tanh(F.linear(x, w, b)), w[:1, :3]) - 0.5) ** 2).mean()
+
+    def kinks(w, b):  # relu and max at their kinks (exact zeros, a tie), a linear part in b
+        return (F.relu(w - w.round()) ** 2 * w).sum() + torch.maximum(w, w.flip(0)).pow(3).sum() + b.sum()
+
+    out = {}
+    for name, f in (("mlp", mlp), ("kinks", kinks)):
+        for create in (False, True):
+            r = AF.hvp(f, (w, b), (vw, vb), create_graph=create)
+            out[f"{name}_{create}"] = [r[0].tolist(), [h.tolist() for h in r[1]], r[1][0].requires_grad]
+    return out
+"""
+
+
+def test_functional_hvp_matches_pytorch():
+    # functional.hvp is PyTorch's double-backward trick: its values (a kink's convention too), the zeros of an
+    # input on which the gradient does not depend, create_graph's graph
+    rng = np.random.default_rng(11)
+    w = np.round(rng.standard_normal((3, 4)), 1)
+    w[0, :2] = [1.0, 2.0]  # relu at 0 after w - round(w)
+    data = {"w": w.tolist(), "b": rng.standard_normal(3).tolist(), "x": rng.standard_normal((5, 4)).tolist()}
+    data["vw"], data["vb"] = rng.standard_normal((3, 4)).tolist(), rng.standard_normal(3).tolist()
+    modules = [("torch", torch), ("torch.nn.functional", F), ("torch.autograd.functional", AF)]
+    ours, theirs = cases_here_and_in_pytorch(HVP_ORACLE, modules, data)
+    assert set(theirs) == {"mlp_False", "mlp_True", "kinks_False", "kinks_True"}
+    bad = {k: (ours[k], want) for k, want in theirs.items() if not _close(ours[k], want)}
+    assert not bad, bad

@@ -10,6 +10,9 @@ Each row is a dict of strings (the schema's `jvp_args:` is a row's `args`):
                none). A tuple for ops with several outputs (None for an index output).
   jvp_<name>:  instead of `jvp`, one term per differentiable tensor parameter, summed over the parameters that
                carry a tangent (a linear op in two operands, such as matmul, then computes only what it needs).
+  dual_term:   optional, the op's second-order term in forward-over-reverse (func/_forward_ad.py's _record), as
+               ops.schema's `dual_term:` key says it for a schema op: `linear` (none, never recorded), `zero` (the
+               rule masks or selects the tangent by the primal's value), `fallback` (the re-run; the default).
   primal:      optional, an expression computing (the primal output, aux) in place of the op's own call, where
                the rule needs something the op computes anyway (a max pool's argmax indices); `aux` is then in
                the rule's scope. When it raises, the op runs as usual (its own errors) and aux is None.
@@ -1438,7 +1441,7 @@ def _as_complex_t(t):
 
 # ------------------------------------------------------------------------------------------------ the table
 
-_LINEAR = {"args": "self, *args, **kwargs", "jvp": "op(t_self, *args, **kwargs)"}
+_LINEAR = {"args": "self, *args, **kwargs", "jvp": "op(t_self, *args, **kwargs)", "dual_term": "linear"}
 _NONE = {"jvp": None}
 # rules two spellings share (max/amax, min/amin, clamp/clip)
 _MAX = {
@@ -1626,7 +1629,11 @@ _COMPOSITE_RULES = {
         "args": "input, negative_slope=0.01, inplace=False",
         "jvp": "where(input > 0, t_input, t_input * negative_slope)",
     },
-    "F.relu6": {"args": "input, inplace=False", "jvp": "t_input * ((input > 0) & (input < 6))"},
+    "F.relu6": {
+        "args": "input, inplace=False",
+        "jvp": "t_input * ((input > 0) & (input < 6))",
+        "dual_term": "zero",
+    },
     "F.hardsigmoid": {  # hardsigmoid_backward: 1/6 rounded to float (float64 too), 0 at +-3 and NaN
         "args": "input, inplace=False",
         "jvp": "where((input > -3) & (input < 3), t_input * 0.1666666716337204, zeros_like(t_input))",
@@ -1666,6 +1673,7 @@ _COMPOSITE_RULES = {
     "F.hardtanh": {
         "args": "input, min_val=-1.0, max_val=1.0, inplace=False",
         "jvp": "t_input * ((input > min_val) & (input < max_val))",
+        "dual_term": "zero",
     },
     "F.softmax": {
         "args": "input, dim=None, _stacklevel=3, dtype=None",
@@ -1825,11 +1833,12 @@ _COMPOSITE_RULES = {
         "jvp_input": "F.nll_loss(t_input, target, weight, size_average, ignore_index, reduce, reduction)",
     },
     # ---- composites: reductions
-    "sum": {"args": "self, *args, **kwargs", "jvp": "sum(t_self, *args, **kwargs)"},
-    "mean": {"args": "self, *args, **kwargs", "jvp": "mean(t_self, *args, **kwargs)"},
+    "sum": {"args": "self, *args, **kwargs", "jvp": "sum(t_self, *args, **kwargs)", "dual_term": "linear"},
+    "mean": {"args": "self, *args, **kwargs", "jvp": "mean(t_self, *args, **kwargs)", "dual_term": "linear"},
     "nansum": {
         "args": "self, *args, **kwargs",
         "jvp": "sum(where(isnan(self), 0.0, t_self), *args, **kwargs)",
+        "dual_term": "zero",
     },
     "var": {"args": "self, *args, **kwargs", "jvp": "_var_jvp(t_self, self, args, kwargs)"},
     "std": {"args": "self, *args, **kwargs", "jvp": "_std_jvp(t_self, self, result, args, kwargs)"},
@@ -1914,7 +1923,7 @@ _COMPOSITE_RULES = {
     "gather": _LINEAR,
     "take_along_dim": _LINEAR,
     "masked_select": _LINEAR,
-    "Tensor.__getitem__": {"args": "self, index", "jvp": "t_self[index]"},
+    "Tensor.__getitem__": {"args": "self, index", "jvp": "t_self[index]", "dual_term": "linear"},
     # the indexed writes are linear in (self, source): the same write of the tangents (PyTorch's formulas)
     "index_add": {
         "args": "self, dim, index, source, *, alpha=1",
@@ -1952,10 +1961,11 @@ _COMPOSITE_RULES = {
     "concatenate": {
         "args": "tensors, dim=0, *, out=None, axis=None",
         "jvp": "cat(t_tensors, dim if axis is None else axis)",
+        "dual_term": "linear",
     },
     "stack": {"args": "tensors, dim=0, *, out=None", "jvp": "stack(t_tensors, dim)"},
-    "hstack": {"args": "tensors, *, out=None", "jvp": "hstack(t_tensors)"},
-    "vstack": {"args": "tensors, *, out=None", "jvp": "vstack(t_tensors)"},
+    "hstack": {"args": "tensors, *, out=None", "jvp": "hstack(t_tensors)", "dual_term": "linear"},
+    "vstack": {"args": "tensors, *, out=None", "jvp": "vstack(t_tensors)", "dual_term": "linear"},
     "F.pad": {
         "args": "input, pad, mode='constant', value=None",
         "jvp": "F.pad(t_input, pad, mode, 0.0 if mode == 'constant' else value)",
@@ -2024,6 +2034,7 @@ _COMPOSITE_RULES = {
         "padding, dilation, ceil_mode)",
         "jvp": "_max_pool_rule(F.max_pool3d_with_indices, 3, input, t_input, result, aux, kernel_size, "
         "stride, padding, dilation, ceil_mode)",
+        "dual_term": "zero",
     },
     "F.max_pool3d_with_indices": {
         "args": "input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True",
@@ -2072,6 +2083,7 @@ _COMPOSITE_RULES = {
         "padding, dilation, ceil_mode)",
         "jvp": "_max_pool_rule(F.max_pool3d_with_indices, 3, input, t_input, result, aux, kernel_size, "
         "_pool_stride(stride), padding, dilation, ceil_mode)",
+        "dual_term": "zero",
     },
     "adaptive_max_pool1d": {
         "args": "input, output_size",

@@ -1,11 +1,13 @@
 """torch.autograd.functional: jacobian, hessian, vjp, jvp, vhp and hvp of a Python function.
 
-vjp, vhp and the reverse-mode jacobian come from the reverse-mode engine (autograd.grad). jvp, the columns of a
-"forward-mode" jacobian (all of them in one vmapped pass) and hvp (forward over reverse) use forward-mode AD
-(func/_forward_ad.py, re-exported as autograd.forward_ad). With strict=True, jvp and hvp use the double-vjp trick instead, as PyTorch's own
-autograd.functional does, since strict mode inspects its intermediate results: for u a dummy cotangent that requires grad, g(u) = J^T u is linear in u, so the
-gradient of <g(u), v> with respect to u is J v. That needs each backward formula on the way to be itself
-differentiable (create_graph=True), which ours are for the ops with a recorded double backward.
+vjp, vhp, hvp and the reverse-mode jacobian come from the reverse-mode engine (autograd.grad). jvp and the columns
+of a "forward-mode" jacobian (all of them in one vmapped pass) use forward-mode AD (func/_forward_ad.py,
+re-exported as autograd.forward_ad). With strict=True, jvp uses the double-vjp trick instead, as PyTorch's own
+autograd.functional does, since strict mode inspects its intermediate results; hvp always does (as PyTorch's:
+three passes of the C++ engine cost less than a forward through forward AD's Python dispatch): for u a dummy
+cotangent that requires grad, g(u) = J^T u is linear in u, so the gradient of <g(u), v> with respect to u is J v.
+That needs each backward formula on the way to be itself differentiable (create_graph=True), which ours are for
+the ops with a recorded double backward.
 
 Arguments, results and error messages follow PyTorch 2.15: inputs are a Tensor or a tuple of Tensors, results
 mirror that structure, `strict=True` refuses outputs independent of an input instead of returning zeros, and
@@ -450,43 +452,13 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     )
 
 
-def _hvp_forward_over_reverse(func, inputs, v, create_graph):
-    """H v from one forward-mode run and one backward: the tangent of f along v is <grad f, v>, whose gradient
-    with respect to the inputs is H v."""
-    from minitorch.autograd import forward_ad
-
-    with enable_grad():
-        inputs_is_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
-        inputs = _prepare(inputs, create_graph=create_graph, need_graph=True)
-        v = _prepare_v(v, inputs, inputs_is_tuple, create_graph, "hvp", _V_NONE_INPUT)
-        if v is None:
-            v = tuple(_C.ones_like(i) for i in inputs)
-        with forward_ad._nested_level() as level:
-            duals = tuple(forward_ad._make(i, t, level) for i, t in zip(inputs, v))
-            outputs_is_tuple, outs = _scalar_function_outputs(
-                forward_ad._dispatching(func), duals, "hvp", False
-            )
-            primal, tangent = forward_ad._split(outs[0], level)
-        outputs = (primal,)
-        if tangent is None:
-            res = (None,) * len(inputs)
-        else:
-            with set_grad_enabled(True if create_graph else _C.is_grad_enabled()):
-                res = _autograd_grad((tangent,), inputs, create_graph=create_graph)
-        res = _fill_in_zeros(res, inputs, False, create_graph, "double_back_trick")
-    return (
-        _unpack(_finish(outputs, create_graph), outputs_is_tuple),
-        _unpack(_finish(res, create_graph), inputs_is_tuple),
-    )
-
-
 @_public
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
-    """(func(inputs), H v): the Hessian-vector product, by forward mode over reverse (the double-vjp trick over
-    the gradient with strict=True, whose checks need its intermediate results); equal to vhp for the symmetric
-    Hessian of a twice continuously differentiable function."""
-    if not strict:
-        return _hvp_forward_over_reverse(func, inputs, v, create_graph)
+    """(func(inputs), H v): the Hessian-vector product by PyTorch's double-backward trick (the gradient's vjp
+    with zeros that require grad is linear in them, so its vjp with v is H v): three passes of the C++ engine,
+    faster here than forward mode over reverse, whose forward runs through forward AD's Python dispatch
+    (benchmarks/bench_hvp.py); equal to vhp for the symmetric Hessian of a twice continuously differentiable
+    function."""
     with enable_grad():
         inputs_is_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
         inputs = _prepare(inputs, create_graph=create_graph, need_graph=True)

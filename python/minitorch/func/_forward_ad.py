@@ -17,6 +17,7 @@ reverse-mode engine, after a one-time warning naming it: slower, never silently 
 
 import contextlib
 import math
+import re
 import sys
 import threading
 import warnings
@@ -198,8 +199,10 @@ def _plain_tensor(x):
 
 def _make(primal, tangent, level):
     plain = _plain_tensor(primal)
-    if type(primal) is DualTensor or primal is plain:
-        # the alias keeps the primal's autograd history: an escaped dual used as a tensor still backpropagates
+    if primal is plain and primal.requires_grad:
+        # a view keeps the primal's autograd history: an escaped dual used as a tensor still backpropagates
+        d = DualTensor(_view_of=primal)
+    elif type(primal) is DualTensor or primal is plain:
         STATE.wrapping = True
         try:
             d = DualTensor(primal) if primal.requires_grad else DualTensor(_alias_of=primal)
@@ -1463,126 +1466,168 @@ def _set_dual_grad(leaf, t, level):
         STATE.wrapping = False
 
 
-# Ops linear in all their tensor arguments together: their tangent is the op on the tangents, so their node has no
-# second-order term and needs no record (the re-run would find none: this only saves it).
-_LINEAR = frozenset((
-    "add", "sub", "neg", "positive", "sum", "mean", "nansum", "cumsum", "trace", "cat", "concat", "concatenate",
-    "stack", "hstack", "vstack", "dstack", "flatten", "reshape", "view", "view_as", "reshape_as", "t", "transpose",
-    "swapaxes", "permute", "movedim", "squeeze", "unsqueeze", "expand", "expand_as", "contiguous", "clone",
-    "narrow", "select", "split", "chunk", "unbind", "flip", "roll", "repeat", "tile", "diagonal", "diag", "tril",
-    "triu", "__getitem__", "real", "imag", "conj",
-))  # fmt: skip
-
-
-# Whether the common nonlinear ops take their second-order term in C++ (_cxx_term) instead of the re-run
-# (benchmarks/bench_hvp.py and the tests compare the two).
+# Each op's second-order term, as declared: ops.schema's `dual_term:` on the op's row (reached by its name, its
+# aliases and their Tensor./F. spellings), else the `dual_term` of its rule row in autograd/_jvp_rules.py (the
+# composites, by rule key or plain name); undeclared: the re-run. `linear`: the tangent is the op on the tangents,
+# so no term and no record; `zero`: the rule selects or masks the tangent by the primal's value, flat wherever it
+# is differentiable, so the term is zero; a C++ term (csrc/autograd/dual_terms.cpp, generated from the schema):
+# the call laid out by _LAYOUTS (by the C++ function the row names; a unary row's expression: _unary_layout).
+# CXX_TERMS off (benchmarks/bench_hvp.py and the tests compare the two) re-runs the `zero` and C++ ones too.
 CXX_TERMS = True
-_CXX_UNARY = frozenset(("exp", "log", "tanh", "sigmoid", "sin", "cos", "silu", "gelu"))
-_CXX_UNARY_KWARGS = ({}, {"inplace": False}, {"approximate": "none"})
+_NAMESPACES = ("", "Tensor", "F")  # the spellings that reach a schema row by its name
+_DUAL_KINDS = {}  # rule key -> (kind, schema op, layout), filled as keys are met (_dual_kind)
+_DUAL_DECLARED = []  # [(schema op or alias -> (op, value)), (composite rule key -> value)], built on first use
+
+
+def _dual_declared():
+    if not _DUAL_DECLARED:
+        from minitorch.autograd._jvp_rules import JVP_RULES
+
+        schema = {name: (name, v) for name, key, v in _C._op_schema_rules() if key == "dual_term"}
+        for row in _C._op_schema():
+            if row[1] in schema:
+                for alias in re.findall(r"(\w+)(?:\[[^\]]*\])?", row[5]):
+                    schema.setdefault(alias, schema[row[1]])
+        rows = {k: r["dual_term"] for k, r in JVP_RULES.items() if isinstance(r, dict) and "dual_term" in r}
+        _DUAL_DECLARED[:] = [schema, rows]
+    return _DUAL_DECLARED
+
+
+def _dual_kind(rkey):
+    """(kind, schema op, layout) of a rule key: kind linear | zero | fallback | cxx; for cxx, the schema row whose
+    C++ term it takes and the function that lays a call out for it."""
+    hit = _DUAL_KINDS.get(rkey)
+    if hit is not None:
+        return hit
+    schema, rows = _dual_declared()
+    ns, _, name = rkey.rpartition(".")
+    op, value = schema.get(name, (None, None)) if ns in _NAMESPACES else (None, None)
+    if value is None:  # a composite's row, by its key or (Tensor.sum) its plain name
+        op, value = None, rows.get(rkey) or (rows.get(name) if ns in _NAMESPACES else None) or "fallback"
+    if value in ("linear", "zero", "fallback"):
+        hit = (value, None, None)
+    else:
+        fn = value.split()[1] if value.startswith("fn ") else None
+        hit = ("cxx", op, _LAYOUTS[fn] if fn else _unary_layout)
+    _DUAL_KINDS[rkey] = hit
+    return hit
+
+
+_UNARY_KWARGS = ({}, {"inplace": False}, {"approximate": "none"})
 _NUMBER = (int, float)
 _MSE_REDUCTIONS = ("mean", "sum", "none")
-# Ops whose rule selects or masks the tangent by the primal's value (t (x > 0), where(c, t_a, t_b), the max's
-# position): flat in x wherever it is differentiable, so their term is zero and the re-run found none
-_ZERO_TERM = frozenset((
-    "relu", "relu6", "leaky_relu", "hardtanh", "clamp", "clip", "where", "max_pool1d", "max_pool2d", "max_pool3d",
-))  # fmt: skip
+
+# The layouts: a call's (tensor arguments in the term's layout, their tangents, number parameters) for its op's C++
+# term; () where this call's term is zero (a product or quotient by a number); None for the re-run (arguments
+# that are not plain tensors, forms the term does not cover). Each takes (op, swapped, positional arguments,
+# keyword arguments, the tangent of argument i).
 
 
-def _cxx_term(rkey, swapped, pargs, pkwargs, tangents):
-    """What the C++ second-order term of a recorded op takes (csrc/autograd/dual_terms.cpp): (op, its tensor
-    arguments in the term's layout, their tangents, number parameters); () where the term is zero (_ZERO_TERM, a
-    product or quotient by a number: nothing to record); None for the Python re-run (other ops and calls,
-    arguments that are not plain tensors; the C++ side also declines mixed or complex dtypes)."""
-    ns, _, name = rkey.rpartition(".")
-    if ns not in ("", "Tensor", "F"):
-        return None
-    T = _C.Tensor
-    n = len(pargs)
-    tan = tangents.get
-    if name in _CXX_UNARY:
-        if n == 1 and type(pargs[0]) is T and pkwargs in _CXX_UNARY_KWARGS:
-            return name, (pargs[0],), (tan(0),), ()
-        return None
-    if name in _ZERO_TERM:
-        return ()
-    if name in ("mul", "div"):
-        if n != 2 or pkwargs and (name == "mul" or pkwargs.get("rounding_mode") is not None):
-            return None
-        i, j = (1, 0) if swapped else (0, 1)  # a / b of pargs[i], pargs[j]
-        a, b = pargs[i], pargs[j]
-        if type(a) is not T and type(a) is not bool and isinstance(a, _NUMBER):
-            if type(b) is not T:
-                return None
-            if name == "mul":
-                return ()  # by a number: linear
-            return "div", (None, b), (None, tan(j)), (float(a),)
-        if type(a) is not T:
-            return None
-        if type(b) is not T:
-            return () if isinstance(b, (*_NUMBER, bool)) else None
-        return name, (a, b), (tan(i), tan(j)), ()
-    if name == "pow":
-        e = pargs[1] if n == 2 else None
-        if swapped or pkwargs or type(pargs[0]) is not T or type(e) is bool or not isinstance(e, _NUMBER):
-            return None
-        return "pow", (pargs[0],), (tan(0),), (float(e),)
-    if name in ("matmul", "mm", "addmm"):
-        k = 1 if name == "addmm" else 0
-        if n != k + 2 or (pkwargs.keys() - {"beta", "alpha"} if k else pkwargs):
-            return None
-        alpha = pkwargs.get("alpha", 1)
-        i, j = (k + 1, k) if swapped else (k, k + 1)
-        a, b = pargs[i], pargs[j]
-        if (
-            type(a) is not T
-            or type(b) is not T
-            or a.dim() != 2
-            or b.dim() != 2
-            or not isinstance(alpha, _NUMBER)
-        ):
-            return None
-        return "mm", (a, b), (tan(i), tan(j)), (float(alpha),)
-    if name == "linear":
-        if n not in (2, 3) or pkwargs.keys() - {"bias"}:
-            return None
-        x, w = pargs[0], pargs[1]
-        if type(x) is not T or type(w) is not T or x.dim() < 2 or w.dim() != 2:
-            return None
-        return "linear", (x, w), (tan(0), tan(1)), ()
-    if name in ("softmax", "log_softmax"):
-        dim = (
-            pargs[1]
-            if n == 2 and not pkwargs
-            else pkwargs.get("dim")
-            if n == 1 and len(pkwargs) == 1
-            else None
-        )
-        x = pargs[0]
-        if type(dim) is not int or type(x) is not T or x.dim() == 0:
-            return None
-        return name, (x,), (tan(0),), (float(dim),)
-    if name == "mse_loss":
-        red = pkwargs.get("reduction", "mean")
-        if n != 2 or pkwargs.keys() - {"reduction"} or red not in _MSE_REDUCTIONS:
-            return None
-        x, y = pargs
-        if type(x) is not T or type(y) is not T or x.shape != y.shape or not x.numel():
-            return None
-        return "mse_loss", (x, y), (tan(0), tan(1)), (2.0 / x.numel() if red == "mean" else 2.0,)
+def _unary_layout(op, swapped, pargs, pkwargs, tan):
+    if len(pargs) == 1 and type(pargs[0]) is _C.Tensor and pkwargs in _UNARY_KWARGS:
+        return (pargs[0],), (tan(0),), ()
     return None
+
+
+def _mul_div_layout(op, swapped, pargs, pkwargs, tan):
+    T = _C.Tensor
+    if len(pargs) != 2 or pkwargs and (op == "mul" or pkwargs.get("rounding_mode") is not None):
+        return None
+    i, j = (1, 0) if swapped else (0, 1)  # a / b of pargs[i], pargs[j]
+    a, b = pargs[i], pargs[j]
+    if type(a) is not T and type(a) is not bool and isinstance(a, _NUMBER):
+        if type(b) is not T:
+            return None
+        if op == "mul":
+            return ()  # by a number: linear
+        return (None, b), (None, tan(j)), (float(a),)
+    if type(a) is not T:
+        return None
+    if type(b) is not T:
+        return () if isinstance(b, (*_NUMBER, bool)) else None
+    return (a, b), (tan(i), tan(j)), ()
+
+
+def _pow_layout(op, swapped, pargs, pkwargs, tan):
+    e = pargs[1] if len(pargs) == 2 else None
+    if swapped or pkwargs or type(pargs[0]) is not _C.Tensor or type(e) is bool or not isinstance(e, _NUMBER):
+        return None
+    return (pargs[0],), (tan(0),), (float(e),)
+
+
+def _mm_layout(op, swapped, pargs, pkwargs, tan):
+    T = _C.Tensor
+    k = 1 if op == "addmm" else 0
+    if len(pargs) != k + 2 or (pkwargs.keys() - {"beta", "alpha"} if k else pkwargs):
+        return None
+    alpha = pkwargs.get("alpha", 1)
+    i, j = (k + 1, k) if swapped else (k, k + 1)
+    a, b = pargs[i], pargs[j]
+    if type(a) is not T or type(b) is not T or a.dim() != 2 or b.dim() != 2 or not isinstance(alpha, _NUMBER):
+        return None
+    return (a, b), (tan(i), tan(j)), (float(alpha),)
+
+
+def _linear_layout(op, swapped, pargs, pkwargs, tan):
+    if len(pargs) not in (2, 3) or pkwargs.keys() - {"bias"}:
+        return None
+    x, w = pargs[0], pargs[1]
+    if type(x) is not _C.Tensor or type(w) is not _C.Tensor or x.dim() < 2 or w.dim() != 2:
+        return None
+    return (x, w), (tan(0), tan(1)), ()
+
+
+def _softmax_layout(op, swapped, pargs, pkwargs, tan):
+    n = len(pargs)
+    dim = pargs[1] if n == 2 and not pkwargs else pkwargs.get("dim") if n == 1 and len(pkwargs) == 1 else None
+    x = pargs[0]
+    if type(dim) is not int or type(x) is not _C.Tensor or x.dim() == 0:
+        return None
+    return (x,), (tan(0),), (float(dim),)
+
+
+def _mse_loss_layout(op, swapped, pargs, pkwargs, tan):
+    red = pkwargs.get("reduction", "mean")
+    if len(pargs) != 2 or pkwargs.keys() - {"reduction"} or red not in _MSE_REDUCTIONS:
+        return None
+    x, y = pargs
+    if type(x) is not _C.Tensor or type(y) is not _C.Tensor or x.shape != y.shape or not x.numel():
+        return None
+    return (x, y), (tan(0), tan(1)), (2.0 / x.numel() if red == "mean" else 2.0,)
+
+
+# by the C++ function a schema row's `dual_term: fn <function>` names (tests/autograd/test_forward_over_reverse.py
+# checks that each has one)
+_LAYOUTS = {
+    "mul_term": _mul_div_layout,
+    "div_term": _mul_div_layout,
+    "pow_term": _pow_layout,
+    "mm_term": _mm_layout,
+    "linear_term": _linear_layout,
+    "softmax_term": _softmax_layout,
+    "log_softmax_term": _softmax_layout,
+    "mse_loss_term": _mse_loss_layout,
+}
 
 
 def _record(key, pargs, pkwargs, tangents, level, result):
     """Keeps, by the node the op made, what the dual backward pass needs for that node's second-order term: the
-    op, its primal arguments and their tangents, and for the common ops what their term in C++ reads. Only where a
-    result's tangent depends on a primal that requires grad (its tangent requires grad, and the op is not
-    linear): elsewhere the term is zero."""
+    op, its primal arguments and their tangents, and for the ops whose term is C++ what it reads. Only where a
+    result's tangent depends on a primal that requires grad (its tangent requires grad, and the op's term is not
+    declared linear or zero): elsewhere the term is zero."""
     rkey, swapped, _ = _rule_key(key)
-    if rkey.rpartition(".")[2] in _LINEAR and not rkey.startswith(("linalg.", "fft.", "special.")):
+    kind, op, layout = _dual_kind(rkey)
+    if kind == "linear":
         return
-    spec = _cxx_term(rkey, swapped, pargs, pkwargs, tangents) if CXX_TERMS else None
-    if spec == ():
-        return
+    spec = None
+    if CXX_TERMS and kind != "fallback":
+        if kind == "zero":
+            return
+        spec = layout(op, swapped, pargs, pkwargs, tangents.get)
+        if spec == ():
+            return
+        if spec is not None:
+            spec = (op, *spec)
     flat = list(result) if isinstance(result, (tuple, list)) else [result]
     nodes = []
     for j, r in enumerate(flat):
