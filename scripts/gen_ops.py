@@ -1376,8 +1376,9 @@ def _lambda(op, inplace, method=False, overloaded=False, many=False):
     for p in order:
         i = op.params.index(p)
         ctype, conversion = ARG_TYPES[p.type]
-        if p.default is None and conversion and "= ints_arg(" in conversion:
-            # None stands for an int list only where the row gives it a default (max_pool2d's kernel_size: no)
+        if p.default is None and conversion and "= ints_arg(" in conversion and not op.name.startswith("_"):
+            # None stands for an int list only where the row gives it a default (max_pool2d's kernel_size: no);
+            # a private row's caller (_nansum's, _upsample's) passes None for "every dim" or "none given"
             conversion = conversion.replace("= ints_arg(", "= required_ints_arg(")
         before_self = skip and i < [q.name for q in op.params].index("self")
         pos = 0 if p.kw_only else (i + 1 if before_self else i if skip else i + 1)
