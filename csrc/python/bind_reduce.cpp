@@ -1,6 +1,7 @@
-// Bindings of the reduce op family (ops/reduce.h) that csrc/ops/ops.schema cannot declare yet (several
-// signatures in one name, arguments PyTorch reads in more than one way); max/min along a dim return a
-// (values, indices) named tuple of minitorch.return_types. The others are generated from the schema.
+// Bindings of the reduce op family (ops/reduce.h) that csrc/ops/ops.schema's signatures cannot say (its
+// `binding: own` rows: several of PyTorch's overloads in one name, arguments PyTorch reads in more than one
+// way); max/min along a dim return a (values, indices) named tuple of minitorch.return_types. The others are
+// generated from the schema.
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/reduce.h"

@@ -3337,26 +3337,30 @@ def tril(input: Tensor, diagonal: typing.Any = 0) -> Tensor: ...
 @typing.overload
 def tril(*args, **kwargs) -> typing.Any: ...
 def tril_indices(
-    row: typing.SupportsInt | typing.SupportsIndex,
-    col: typing.SupportsInt | typing.SupportsIndex,
-    offset: typing.SupportsInt | typing.SupportsIndex = 0,
+    row: typing.Any,
+    col: typing.Any,
+    offset: typing.Any = 0,
     *,
     dtype: typing.Any = None,
     device: typing.Any = None,
+    requires_grad: builtins.bool = False,
     layout: typing.Any = None,
+    pin_memory: builtins.bool = False,
 ) -> Tensor: ...
 @typing.overload
 def triu(input: Tensor, diagonal: typing.Any = 0) -> Tensor: ...
 @typing.overload
 def triu(*args, **kwargs) -> typing.Any: ...
 def triu_indices(
-    row: typing.SupportsInt | typing.SupportsIndex,
-    col: typing.SupportsInt | typing.SupportsIndex,
-    offset: typing.SupportsInt | typing.SupportsIndex = 0,
+    row: typing.Any,
+    col: typing.Any,
+    offset: typing.Any = 0,
     *,
     dtype: typing.Any = None,
     device: typing.Any = None,
+    requires_grad: builtins.bool = False,
     layout: typing.Any = None,
+    pin_memory: builtins.bool = False,
 ) -> Tensor: ...
 @typing.overload
 def true_divide(input: typing.Any, other: typing.Any, *, rounding_mode: str | None = None) -> Tensor: ...
