@@ -180,6 +180,8 @@ CASES = [
     ("x4.sum(0)", "x4.sum(0)"),
     ("sum(x4, 0, out=o4)", "sum_(x4, 0, out=o4)"),
     ("max(x4, 1)", "max_(x4, 1)"),
+    ("x4.max()", "x4.max()"),
+    ("max(x4, x4)", "max_(x4, x4)"),
     ("x4.mean()", "x4.mean()"),
     ("x4.std()", "x4.std()"),
     ("x4.amax(0)", "x4.amax(0)"),
