@@ -43,6 +43,8 @@ o5 = torch.empty(5)  # linspace's out=, of its size (a resized o would break the
 clamp, clip, result_type = torch.clamp, torch.clip, torch.result_type
 xm, x1 = torch.rand(3, 4), torch.rand(1, 3, 1)
 transpose, squeeze = torch.transpose, torch.squeeze
+x4, o4 = torch.rand(4, 4), torch.empty(4)
+sum_, max_, tril_indices = torch.sum, torch.max, torch.tril_indices
 """
 
 CASES = [
@@ -173,6 +175,17 @@ CASES = [
     ("o.add_(y, alpha=0.5)", "o.add_(y, alpha=0.5)"),
     ("x.div(y, rounding_mode='floor')", "x.div(y, rounding_mode='floor')"),
     ("x.mul(y)", "x.mul(y)"),
+    # the reductions and tril_indices, hand bindings declared as schema rows (issue 29)
+    ("sum(x4)", "sum_(x4)"),
+    ("x4.sum(0)", "x4.sum(0)"),
+    ("sum(x4, 0, out=o4)", "sum_(x4, 0, out=o4)"),
+    ("max(x4, 1)", "max_(x4, 1)"),
+    ("x4.max()", "x4.max()"),
+    ("max(x4, x4)", "max_(x4, x4)"),
+    ("x4.mean()", "x4.mean()"),
+    ("x4.std()", "x4.std()"),
+    ("x4.amax(0)", "x4.amax(0)"),
+    ("tril_indices(3, 3)", "tril_indices(3, 3)"),
 ]
 
 

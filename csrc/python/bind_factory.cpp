@@ -131,6 +131,12 @@ Tensor scalar_tensor_of(const Scalar& s, ScalarType dtype, py::handle device, bo
   return set_requires_grad(scalar_tensor(s, dt, factory_device(device)), requires_grad);
 }
 
+Tensor triangle_indices_tensor(TriangleIndices fill, int64_t row, int64_t col, int64_t offset,
+                               ScalarType dtype, py::handle device, bool requires_grad) {
+  ScalarType dt = dtype == ScalarType::Undefined ? ScalarType::Long : dtype;
+  return set_requires_grad(fill(row, col, offset, dt, factory_device(device)), requires_grad);
+}
+
 // PyTorch's Number: a bool, int, float or complex (their subclasses: numpy.float64), or another NumPy scalar
 // (numpy.int64, numpy.float32, numpy.bool); not a 0-d ndarray, a string or None
 bool is_number_arg(PyObject* o) {

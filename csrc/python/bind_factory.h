@@ -62,6 +62,10 @@ Tensor randint_like_tensor(const Tensor& self, int64_t low, int64_t high, Scalar
                            py::handle device);
 // the default float dtype whatever the number is (scalar_tensor(0) is float32), as PyTorch's
 Tensor scalar_tensor_of(const Scalar& s, ScalarType dtype, py::handle device, bool requires_grad);
+// tril_indices/triu_indices: dtype None is int64 (PyTorch's long), device None the default device
+using TriangleIndices = Tensor (*)(int64_t, int64_t, int64_t, ScalarType, Device);
+Tensor triangle_indices_tensor(TriangleIndices fill, int64_t row, int64_t col, int64_t offset,
+                               ScalarType dtype, py::handle device, bool requires_grad);
 
 // A Scalar|Tensor argument (linspace's and logspace's endpoints): a number, or a tensor whose rank the call
 // checks before its value is read. dim is -1 for a number, which is read as a Scalar and never wrapped in a

@@ -50,32 +50,10 @@ constexpr ElementwiseOut kElementwiseOut[] = {MT_BINARY_SPELLINGS(MT_OUT_BINARY)
 #undef MT_OUT_BINARY
 #undef MT_OUT_UNARY
 
-// the schema's funcs with out=
+// the schema's funcs with out=, the `binding: own` rows' included (the joins, the reductions)
 #define MT_OUT_FUNC(name, rule) {name, OutRule::rule},
 constexpr OutOp kFuncOut[] = {MT_FUNC_OUT(MT_OUT_FUNC)};
 #undef MT_OUT_FUNC
-
-constexpr OutOp kOutOps[] = {
-    // joining, reductions
-    {"cat", OutRule::cat},
-    {"concat", OutRule::cat},
-    {"stack", OutRule::cat},
-    {"sum", OutRule::castable},
-    {"mean", OutRule::castable},
-    {"prod", OutRule::castable},
-    {"amax", OutRule::castable},
-    {"amin", OutRule::castable},
-    {"all", OutRule::castable},
-    {"any", OutRule::castable},
-    {"std", OutRule::castable},
-    {"var", OutRule::castable},
-    {"max", OutRule::exact},
-    {"min", OutRule::exact},
-    // sort family
-    {"median", OutRule::exact},
-    {"nanmedian", OutRule::exact},
-    // the schema's funcs with out=
-};
 
 std::string type_name(py::handle h) {
   return py::str(py::type::of(h).attr("__name__"));
@@ -239,7 +217,6 @@ void init_out(py::module_& m) {
   for (const ElementwiseOut& e : kElementwiseOut)
     if (e.on) add_out_overload(m, e.op);
   for (const OutOp& op : kFuncOut) add_out_overload(m, op);
-  for (const OutOp& op : kOutOps) add_out_overload(m, op);
   // place_result for the out= of the functions written in Python (python/minitorch/_out.py words their dtype
   // checks, which differ op by op in PyTorch). Factories resize without the warning.
   m.def(

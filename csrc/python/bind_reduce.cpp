@@ -1,11 +1,13 @@
-// Bindings of the reduce op family (ops/reduce.h) that csrc/ops/ops.schema cannot declare yet (several
-// signatures in one name, arguments PyTorch reads in more than one way); max/min along a dim return a
-// (values, indices) named tuple of minitorch.return_types. The others are generated from the schema.
+// Bindings of the reduce op family (ops/reduce.h) that csrc/ops/ops.schema's signatures cannot say (its
+// `binding: own` rows: several of PyTorch's overloads in one name, arguments PyTorch reads in more than one
+// way); max/min along a dim return a (values, indices) named tuple of minitorch.return_types. The others are
+// generated from the schema.
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
 #include "python/bind.h"
+#include "python/bind_factory.h"
 
 namespace mt {
 // std/var's argument kinds, so their three overloads refuse what PyTorch's parser refuses (a bool or None for
@@ -89,18 +91,6 @@ py::object values_indices(const char* name, const std::tuple<Tensor, Tensor>& r)
 
 namespace {
 
-// max(input), max(input, dim, keepdim) -> (values, indices), max(input, other) -> maximum
-py::object max_min(const Tensor& x, py::handle dim, bool keepdim, bool is_max) {
-  if (dim.is_none()) return py::cast(nogil([&] { return is_max ? max(x) : min(x); }, x));
-  if (py::isinstance<TensorImpl>(dim)) {
-    Tensor o = dim.cast<Tensor>();
-    return py::cast(nogil([&] { return is_max ? maximum(x, o) : minimum(x, o); }, x, o));
-  }
-  int64_t d = dim.cast<int64_t>();
-  auto r = nogil([&] { return is_max ? max(x, d, keepdim) : min(x, d, keepdim); }, x);
-  return values_indices(is_max ? "max" : "min", r);
-}
-
 // p as PyTorch's norm takes it: a number, inf, None or "fro" (2-norm over the given dims).
 // The dtype= checks of the norms (torch.norm here, linalg's vector_norm and matrix_norm through
 // _C._check_norm_dtype): a floating or complex dtype of the input's kind that the input converts to without
@@ -139,15 +129,17 @@ void init_reduce(py::module_& m, TensorClass& cls) {
   using DTypeReduce = Tensor (*)(const Tensor&, IntArrayRef, bool, ScalarType);
   const std::pair<const char*, DTypeReduce> dtype_reductions[] = {{"sum", &sum}, {"mean", &mean}};
   for (auto [name, fn] : dtype_reductions) {
-    DTypeReduce f = fn;
-    auto call = [f](const Tensor& x, py::handle dim, StrictBool keepdim, py::handle dtype) {
-      DimVector dims = parse_dims(dim);
-      ScalarType dt = parse_dtype(dtype);
-      return nogil([&] { return f(x, dims, keepdim, dt); }, x);
+    // pos: dim's position in PyTorch's message (the function's 2, the method's 1)
+    auto call = [f = fn, name = name](int pos) {
+      return [f, name, pos](const Tensor& x, py::handle dim, StrictBool keepdim, py::handle dtype) {
+        DimVector dims = int_list_arg(dim, name, "dim", pos);
+        ScalarType dt = parse_dtype(dtype);
+        return nogil([&] { return f(x, dims, keepdim, dt); }, x);
+      };
     };
-    m.def(name, call, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false,
+    m.def(name, call(2), py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false,
           py::kw_only(), py::arg("dtype") = py::none());
-    cls.def(name, call, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
+    cls.def(name, call(1), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
             py::arg("dtype") = py::none());
   }
   // prod: PyTorch's two signatures, (*, dtype=None) over every element and (dim, bool keepdim=False, *,
@@ -156,35 +148,38 @@ void init_reduce(py::module_& m, TensorClass& cls) {
     ScalarType dt = parse_dtype(dtype);
     return nogil([&] { return prod(x, IntArrayRef(), false, dt); }, x);
   };
-  auto prod_dims = [](const Tensor& x, py::handle dim, StrictBool keepdim, py::handle dtype) {
-    if (dim.is_none()) throw py::reference_cast_error();  // no overload takes it: PyTorch's TypeError
-    DimVector dims = parse_dims(dim);
-    ScalarType dt = parse_dtype(dtype);
-    return nogil([&] { return prod(x, dims, keepdim, dt); }, x);
+  auto prod_dims = [](int pos) {
+    return [pos](const Tensor& x, py::handle dim, StrictBool keepdim, py::handle dtype) {
+      if (dim.is_none()) throw py::reference_cast_error();  // no overload takes it: PyTorch's TypeError
+      DimVector dims = int_list_arg(dim, "prod", "dim", pos);
+      ScalarType dt = parse_dtype(dtype);
+      return nogil([&] { return prod(x, dims, keepdim, dt); }, x);
+    };
   };
   m.def("prod", prod_all, py::arg("input"), py::kw_only(), py::arg("dtype") = py::none());
-  m.def("prod", prod_dims, py::arg("input"), py::arg("dim"), py::arg("keepdim") = false, py::kw_only(),
+  m.def("prod", prod_dims(2), py::arg("input"), py::arg("dim"), py::arg("keepdim") = false, py::kw_only(),
         py::arg("dtype") = py::none());
   cls.def("prod", prod_all, py::kw_only(), py::arg("dtype") = py::none());
-  cls.def("prod", prod_dims, py::arg("dim"), py::arg("keepdim") = false, py::kw_only(),
+  cls.def("prod", prod_dims(1), py::arg("dim"), py::arg("keepdim") = false, py::kw_only(),
           py::arg("dtype") = py::none());
 
   using PlainReduce = Tensor (*)(const Tensor&, IntArrayRef, bool);
   const std::pair<const char*, PlainReduce> plain[] = {
       {"amax", &amax}, {"amin", &amin}, {"all", &all}, {"any", &any}};
   for (auto [name, fn] : plain) {
-    PlainReduce f = fn;
     bool logical = std::string(name) == "all" || std::string(name) == "any";
-    auto call = [f, logical](const Tensor& x, py::handle dim, StrictBool keepdim) {
-      DimVector dims = parse_dims(dim);
-      // all/any over an explicit empty dim list reduce nothing (PyTorch: elementwise, x.all([]) keeps x's
-      // shape), where amax/amin and the sums read it as every dim
-      if (logical && dims.empty() && !dim.is_none())
-        return nogil([&] { return f(unsqueeze(x, x.dim()), {x.dim()}, false); }, x);
-      return nogil([&] { return f(x, dims, keepdim); }, x);
+    auto call = [f = fn, name = name, logical](int pos) {
+      return [f, name, logical, pos](const Tensor& x, py::handle dim, StrictBool keepdim) {
+        DimVector dims = int_list_arg(dim, name, "dim", pos);
+        // all/any over an explicit empty dim list reduce nothing (PyTorch: elementwise, x.all([]) keeps x's
+        // shape), where amax/amin and the sums read it as every dim
+        if (logical && dims.empty() && !dim.is_none())
+          return nogil([&] { return f(unsqueeze(x, x.dim()), {x.dim()}, false); }, x);
+        return nogil([&] { return f(x, dims, keepdim); }, x);
+      };
     };
-    m.def(name, call, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
-    cls.def(name, call, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+    m.def(name, call(2), py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+    cls.def(name, call(1), py::arg("dim") = py::none(), py::arg("keepdim") = false);
   }
 
   // std/var/std_mean/var_mean: PyTorch's three signatures, tried in its order: (dim, unbiased=True,
@@ -264,19 +259,26 @@ void init_reduce(py::module_& m, TensorClass& cls) {
   cls.def("norm", norm_fn, py::arg("p") = "fro", py::arg("dim") = py::none(), py::arg("keepdim") = false,
           py::arg("dtype") = py::none());
 
+  // max/min: PyTorch's three overloads in its order, (input) -> 0-dim, (input, other) -> maximum/minimum,
+  // (input, int dim, bool keepdim=False) -> (values, indices); other is a TensorArg, so an int dim costs a
+  // type check there, not pybind11's search for a foreign Tensor type
   for (bool is_max : {true, false}) {
     const char* name = is_max ? "max" : "min";
-    auto call = [is_max](const Tensor& x, py::handle dim, StrictBool keepdim) {
-      return max_min(x, dim, keepdim, is_max);
-    };
-    m.def(name, call, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
-    cls.def(name, call, py::arg("dim") = py::none(), py::arg("keepdim") = false);
-    // max(input, other=...) spelled with the keyword
-    auto other = [is_max](const Tensor& x, const Tensor& o) {
+    auto all = [is_max](const Tensor& x) { return nogil([&] { return is_max ? max(x) : min(x); }, x); };
+    auto other = [is_max](const Tensor& x, TensorArg other) {
+      Tensor o = other.h.cast<Tensor>();
       return nogil([&] { return is_max ? maximum(x, o) : minimum(x, o); }, x, o);
     };
+    auto by_dim = [is_max, name](const Tensor& x, StrictInt dim, StrictBool keepdim) {
+      auto r = nogil([&] { return is_max ? max(x, dim, keepdim) : min(x, dim, keepdim); }, x);
+      return values_indices(name, r);
+    };
+    m.def(name, all, py::arg("input"));
     m.def(name, other, py::arg("input"), py::arg("other"));
+    m.def(name, by_dim, py::arg("input"), py::arg("dim"), py::arg("keepdim") = false);
+    cls.def(name, all);
     cls.def(name, other, py::arg("other"));
+    cls.def(name, by_dim, py::arg("dim"), py::arg("keepdim") = false);
   }
 }
 

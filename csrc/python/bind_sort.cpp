@@ -1,13 +1,11 @@
-// Bindings of the sort family and the triangle ops (ops/sort.h) that csrc/ops/ops.schema cannot declare yet:
-// median's and nanmedian's two signatures, tril_indices/triu_indices (factories) and searchsorted's kernel;
-// the others are generated from the schema.
+// Bindings of the sort family (ops/sort.h) that csrc/ops/ops.schema's signatures cannot say (its `binding:
+// own` rows): median's and nanmedian's two signatures, and searchsorted's kernel; the others are generated.
 #include "ops/sort.h"
 #include "python/bind.h"
 
 namespace mt {
 
 py::object values_indices(const char* name, const std::tuple<Tensor, Tensor>& r);  // bind_reduce.cpp
-Device factory_device(py::handle h);  // bind_factory.cpp: device=None is the default device
 
 void init_sort(py::module_& m, TensorClass& cls) {
   // PyTorch's two median signatures: (input) -> 0-dim value, (input, int dim, bool keepdim=False) -> (values,
@@ -37,19 +35,6 @@ void init_sort(py::module_& m, TensorClass& cls) {
   // searchsorted's CPU kernel; torch.searchsorted (Python) checks, promotes and calls it
   m.def("_searchsorted", nogil_fn(&searchsorted_sorted), py::arg("sorted_sequence"), py::arg("values"),
         py::arg("right") = false);
-
-  for (bool lower : {true, false}) {
-    m.def(
-        lower ? "tril_indices" : "triu_indices",
-        [lower](StrictInt row, StrictInt col, StrictInt offset, py::handle dtype, py::handle device,
-                py::handle) {
-          ScalarType dt = dtype.is_none() ? ScalarType::Long : parse_dtype(dtype);
-          Device dev = factory_device(device);
-          return lower ? tril_indices(row, col, offset, dt, dev) : triu_indices(row, col, offset, dt, dev);
-        },
-        py::arg("row"), py::arg("col"), py::arg("offset") = 0, py::kw_only(), py::arg("dtype") = py::none(),
-        py::arg("device") = py::none(), py::arg("layout") = py::none());
-  }
 }
 
 }  // namespace mt

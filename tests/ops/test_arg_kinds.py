@@ -196,6 +196,58 @@ WORDED = [
     ("torch.stack([x, x], dim=True)", "stack(): argument 'dim' must be int, not bool"),
     ("x.diagonal(0, True)", "diagonal(): argument 'dim1' (position 2) must be int, not bool"),
     ("x.abs().multinomial(True)", "multinomial(): argument 'num_samples' (position 1) must be int, not bool"),
+    # the reductions' hand bindings (`binding: own` rows): dims as PyTorch's int list, max/min's three overloads
+    (
+        "torch.sum(x, (0, 'a'))",
+        "sum(): argument 'dim' failed to unpack the object at pos 2 with error \"type must be tuple of ints,but got str\"",
+    ),
+    (
+        "x.sum((1, 1.5))",
+        "sum(): argument 'dim' failed to unpack the object at pos 2 with error \"type must be tuple of ints,but got float\"",
+    ),
+    (
+        "torch.mean(x, [0, None])",
+        "mean(): argument 'dim' failed to unpack the object at pos 2 with error \"type must be tuple of ints,but got NoneType\"",
+    ),
+    (
+        "torch.amax(x, (0, 1.5))",
+        "amax(): argument 'dim' failed to unpack the object at pos 2 with error \"type must be tuple of ints,but got float\"",
+    ),
+    (
+        "x.all((0, 'a'))",
+        "all(): argument 'dim' failed to unpack the object at pos 2 with error \"type must be tuple of ints,but got str\"",
+    ),
+    ("torch.prod(x, 0, 1)", "prod(): argument 'keepdim' (position 3) must be bool, not int"),
+    (
+        "torch.max(x, None)",
+        "max() received an invalid combination of arguments - got (Tensor, NoneType), but expected one of:",
+    ),
+    (
+        "x.max(None)",
+        "max() received an invalid combination of arguments - got (NoneType), but expected one of:",
+    ),
+    (
+        "torch.min(x, 1.5)",
+        "min() received an invalid combination of arguments - got (Tensor, float), but expected one of:",
+    ),
+    (
+        "x.min((0, 1))",
+        "min() received an invalid combination of arguments - got (tuple), but expected one of:",
+    ),
+    (
+        "torch.max(x, dim=None)",
+        "max() received an invalid combination of arguments - got (Tensor, dim=NoneType), but expected one of:",
+    ),
+    ("torch.sum(x, 0, 1)", "sum(): argument 'keepdim' (position 3) must be bool, not int"),
+    ("x.mean(0, keepdim=1)", "mean(): argument 'keepdim' must be bool, not int"),
+    ("torch.amin(x, 0, 1)", "amin(): argument 'keepdim' (position 3) must be bool, not int"),
+    (
+        "torch.tril_indices(3, 3, 1.5)",
+        "tril_indices(): argument 'offset' (position 3) must be int, not float",
+    ),
+    ("torch.triu_indices(3, True)", "triu_indices(): argument 'col' (position 2) must be int, not bool"),
+    ("torch.tril_indices(3)", 'tril_indices() missing 1 required positional arguments: "col"'),
+    ("torch.tril_indices(3, 3, pin_memory=1)", "tril_indices(): argument 'pin_memory' must be bool, not int"),
     # Python composites checked against PyTorch's signatures (_argcheck.parses), their method and in-place
     # spellings under their own names with positions that skip self
     ("torch.svd(x, some=3)", "svd(): argument 'some' must be bool, not int"),
