@@ -189,6 +189,8 @@ Tensor copy_with_strides(const Tensor& t, IntArrayRef strides, ScalarType dtype,
                          bool non_blocking = false) {
   Tensor r = empty_strided_dense(t.sizes(), strides, dtype, resolve_device(device));
   copy_(r, t, non_blocking);
+  // a new tensor starts at version 0, as PyTorch's, though copy_ wrote it (nothing else holds its storage)
+  r.storage()->version.store(0, std::memory_order_relaxed);
   return r;
 }
 
