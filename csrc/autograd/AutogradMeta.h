@@ -16,28 +16,14 @@ struct Node;
 using Hook = std::function<Tensor(const Tensor&)>;
 }  // namespace autograd
 
-// How a view was made, as PyTorch's CreationMeta: a view made under no_grad or inference mode, or one of the
-// outputs of a multi-output view op (split, chunk, unbind), and every view of such a view, may not be written
-// in place when autograd would have to record the write (check_inplace), nor read after its storage was
-// written in place while its base requires grad (refresh_view_history): the history would be ambiguous.
-enum class CreationMeta : uint8_t { Default, NoGradMode, MultiOutputNode, InferenceMode };
-
 struct AutogradMeta {
   bool requires_grad = false;
   bool retains_grad = false;
-  CreationMeta creation = CreationMeta::Default;
-  // Every view (made by a view op from a tensor that is not an inference tensor, in any mode and of any
-  // dtype) knows its root base, Tensor._base (strong: a view keeps its base alive). A view made in grad mode
-  // of a floating tensor also knows how to remake itself from a tensor shaped like the base (view_fn): an
-  // in-place write through the view rewrites the base's history with both (CopySlices). view_fn is empty for
-  // the other views and for views that cannot be replayed (as_strided): their geometry relative to the base
-  // replays them.
-  Tensor view_base;
+  // A view made in grad mode of a floating tensor (its root base, creation and version are in TensorImpl)
+  // also knows how to remake itself from a tensor shaped like the base (view_fn): an in-place write through
+  // the view rewrites the base's history with both (CopySlices). view_fn is empty for views that cannot be
+  // replayed (as_strided): their geometry relative to the base replays them.
   std::function<Tensor(const Tensor&)> view_fn;
-  // The storage version when a view's grad_fn was set: a later in-place write anywhere in the storage makes
-  // it stale, and it is remade from the base's history when next read (refresh_view_history).
-  uint32_t attr_version = 0;
-  bool is_view() const { return view_base.defined(); }
   Tensor grad;  // accumulated gradient of a leaf; undefined until the first backward
   std::shared_ptr<autograd::Node> grad_fn;  // null for leaves
   uint32_t output_nr = 0;

@@ -207,13 +207,13 @@ Tensor detach(const Tensor& t) {
 }
 
 void detach_(const Tensor& t) {
-  auto* m = t.impl()->autograd_meta();
-  if (!m) return;
-  MT_CHECK(!m->is_view(),
+  MT_CHECK(!t.is_view(),
            "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
            "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
            "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
            "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
+  auto* m = t.impl()->autograd_meta();
+  if (!m) return;
   m->grad_fn.reset();
   m->requires_grad = false;
   m->output_nr = 0;
@@ -221,8 +221,9 @@ void detach_(const Tensor& t) {
 
 void retain_grad(const Tensor& t) {
   MT_CHECK(t.requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
-  auto* m = t.impl()->autograd_meta();
-  if (!grad_fn(t) || m->retains_grad) return;
+  if (!grad_fn(t)) return;
+  auto* m = t.impl()->autograd_meta();  // after grad_fn: remaking a view's history may have made it
+  if (m->retains_grad) return;
   m->retains_grad = true;
   // Weak: the node must not keep the tensor alive (tensor -> grad_fn -> hook -> tensor).
   std::weak_ptr<TensorImpl> weak = t.ptr();
@@ -261,17 +262,16 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
 }
 
 std::shared_ptr<Node> grad_fn(const Tensor& t) {
+  if (t.is_view()) refresh_view_history(t);
   auto* m = t.impl()->autograd_meta();
-  if (!m) return nullptr;
-  if (m->is_view()) refresh_view_history(t);
-  return m->grad_fn;
+  return m ? m->grad_fn : nullptr;
 }
 
 Edge gradient_edge(const Tensor& t) {
   if (!t.defined()) return {};
+  if (t.is_view()) refresh_view_history(t);
   auto* m = t.impl()->autograd_meta();
   if (!m) return {};
-  if (m->is_view()) refresh_view_history(t);
   if (m->grad_fn) return {m->grad_fn, m->output_nr};
   if (m->requires_grad) return {grad_accumulator(t), 0};
   return {};

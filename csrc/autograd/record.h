@@ -42,7 +42,7 @@ bool needs_grad_indices(const std::vector<std::optional<Tensor>>& ts);
 void unview_temporary(const Tensor& out);
 inline const Tensor& fresh_result(const Tensor& out) {
   if (!out.defined()) return out;  // an output the op did not make (cudnn_rnn's cell state of a GRU)
-  if (auto* m = out.impl()->autograd_meta(); m && m->is_view()) unview_temporary(out);
+  if (out.impl()->is_view()) unview_temporary(out);
   return out;
 }
 inline Tensor fresh_result(Tensor&& out) {
@@ -76,9 +76,10 @@ void take_history(const Tensor& self, const Tensor& r);
 // the op (`replayable` false for as_strided: replayed from its geometry relative to the base instead).
 const Tensor& inplace_view(const Tensor& self, const std::function<Tensor(const Tensor&)>& view,
                            bool replayable = true);
-// The view `view` (a tracked view: view_base set) remade on `t`, a tensor laid out as its root base: its
-// recorded view function, else (as_strided views) its geometry relative to the base. Forward AD gives a view
-// taken before its base became dual the matching view of the base's tangent with it.
+// The view `view` (a tracked view: view_fn or its geometry relative to its base) remade on `t`, a tensor laid
+// out as its root base: its recorded view function, else (as_strided views) its geometry relative to the
+// base. Forward AD gives a view taken before its base became dual the matching view of the base's tangent
+// with it.
 Tensor replay_view_on(const Tensor& view, const Tensor& t);
 
 }  // namespace mt::autograd

@@ -45,8 +45,8 @@ using ViewFn = std::function<Tensor(const Tensor&)>;
 // gradient buffers are.
 ViewFn view_replay(const Tensor& view) {
   auto* m = view.impl()->autograd_meta();
-  if (m->view_fn) return m->view_fn;
-  const Tensor& base = m->view_base;
+  if (m && m->view_fn) return m->view_fn;
+  const TensorImpl& base = *view.impl()->view_base();
   MT_CHECK_NOT_IMPLEMENTED(base.is_contiguous(),
                            "in-place modification of an as_strided view of a non-contiguous tensor under "
                            "autograd is not supported; use an out-of-place op (or clone() the view first)");
@@ -55,22 +55,28 @@ ViewFn view_replay(const Tensor& view) {
   return [sz, st, off](const Tensor& b) { return mt::as_strided(b, sz, st, b.storage_offset() + off); };
 }
 
+// Whether a view's base requires grad (Tensor::requires_grad of the base).
+bool base_requires_grad(const Tensor& view) {
+  for (const TensorImpl* t = view.impl()->view_base().get(); t; t = t->view_base().get())
+    if (auto* m = t->autograd_meta(); m && m->requires_grad) return true;
+  return false;
+}
+
 // The history of a view as a function of its base's current history (the gradient is written through the
 // view into zeros shaped like the base).
 void set_view_history(const Tensor& view, const ViewFn& vf) {
-  auto* m = view.impl()->autograd_meta();
-  TensorGeometry bg = geometry_of(m->view_base);
+  Tensor base = view.view_base();
+  TensorGeometry bg = geometry_of(base);
   auto node = std::make_shared<FnNode>(
       "AsStridedBackward0", [vf, bg](FnNode&, V& gs) -> V { return {view_scatter(gs[0], bg, vf)}; });
-  set_history(node, {&m->view_base}, {&view});
-  m->attr_version = view.version();
+  set_history(node, {&base}, {&view});
+  view.impl()->set_view_version(view.version());
 }
 
 // An in-place write through a recorded view: the base's history becomes CopySlices (the old base outside
 // the view, the new values inside it), and the view becomes a view of that new base.
 void rebase_view(const Tensor& self, const Tensor& r) {
-  auto* m = self.impl()->autograd_meta();
-  Tensor base = m->view_base;
+  Tensor base = self.view_base();
   ViewFn vf = view_replay(self);
   auto copy_slices = std::make_shared<FnNode>("CopySlices", [vf](FnNode& n, V& gs) -> V {
     const Tensor& g = gs[0];
@@ -92,28 +98,32 @@ void rebase_view(const Tensor& self, const Tensor& r) {
 // inference mode or by a multi-output op (`indirect`: its base or another view of it was written, found when
 // its history is read), in PyTorch's words, naming the node by its op (SplitWithSizesBackward0:
 // SplitWithSizes).
-[[noreturn]] void refuse_inplace_view(const AutogradMeta& m, bool indirect) {
+[[noreturn]] void refuse_inplace_view(const Tensor& view, bool indirect) {
   const std::string modified = indirect ? "its base or another view of its base has been" : "is being";
+  const CreationMeta creation = view.impl()->creation_meta();
+  const AutogradMeta* am = view.impl()->autograd_meta();
+  std::shared_ptr<Node> grad_fn = am ? am->grad_fn : nullptr;
+  const uint32_t output_nr = am ? am->output_nr : 0;
   std::string node;
-  if (m.grad_fn) {
-    node = m.grad_fn->name();
+  if (grad_fn) {
+    node = grad_fn->name();
     size_t k = node.rfind("Backward");
     if (k != std::string::npos && node.find_first_not_of("0123456789", k + 8) == std::string::npos)
       node.resize(k);
   }
   std::string msg;
-  if (m.creation == CreationMeta::InferenceMode || m.creation == CreationMeta::NoGradMode || !m.grad_fn) {
+  if (creation == CreationMeta::InferenceMode || creation == CreationMeta::NoGradMode || !grad_fn) {
     std::string prefix =
-        m.grad_fn ? str("Output ", m.output_nr, " of ", node, " is a view of a view which was created in")
-                  : std::string("A view was created in");
-    msg = m.creation == CreationMeta::InferenceMode
+        grad_fn ? str("Output ", output_nr, " of ", node, " is a view of a view which was created in")
+                : std::string("A view was created in");
+    msg = creation == CreationMeta::InferenceMode
               ? str(prefix, " inference mode and ", modified, " modified inplace in normal mode.")
               : str(prefix, " no_grad mode and ", modified, " modified inplace with grad mode enabled.");
   } else {
-    msg = str("Output ", m.output_nr, " of ", node, " is a view and ", modified, " modified inplace.");
+    msg = str("Output ", output_nr, " of ", node, " is a view and ", modified, " modified inplace.");
   }
-  const char* mode = m.creation == CreationMeta::InferenceMode ? "inference_mode" : "no_grad";
-  if (m.creation == CreationMeta::MultiOutputNode)
+  const char* mode = creation == CreationMeta::InferenceMode ? "inference_mode" : "no_grad";
+  if (creation == CreationMeta::MultiOutputNode)
     msg +=
         " This view is the output of a function that returns multiple views. Such functions do not allow "
         "the output views to be modified inplace. You should replace the inplace operation by an "
@@ -131,16 +141,15 @@ void rebase_view(const Tensor& self, const Tensor& r) {
 }  // namespace
 
 Tensor replay_view_on(const Tensor& view, const Tensor& t) {
+  MT_INTERNAL_ASSERT(view.is_view(), "replay_view_on: not a tracked view");
   auto* m = view.impl()->autograd_meta();
-  MT_INTERNAL_ASSERT(m && m->is_view(), "replay_view_on: not a tracked view");
-  if (m->view_fn) return m->view_fn(t);
-  int64_t off = view.storage_offset() - m->view_base.storage_offset();
+  if (m && m->view_fn) return m->view_fn(t);
+  int64_t off = view.storage_offset() - view.impl()->view_base()->storage_offset();
   return mt::as_strided(t, view.sizes(), view.strides(), t.storage_offset() + off);
 }
 
 void take_history(const Tensor& self, const Tensor& r) {
-  auto* sm = self.impl()->autograd_meta();
-  if (sm && sm->is_view()) {
+  if (self.is_view()) {
     if (r.requires_grad()) rebase_view(self, r);
     return;
   }
@@ -157,33 +166,37 @@ void take_history(const Tensor& self, const Tensor& r) {
 // or whose base gained history after the view was made, remakes its history from the base's current one,
 // as PyTorch regenerates a view's grad_fn when it is read.
 void refresh_view_history(const Tensor& view) {
-  auto* m = view.impl()->autograd_meta();
-  if (m->creation != CreationMeta::Default) {
+  TensorImpl* vi = view.impl();
+  auto has_fn = [vi] {
+    auto* m = vi->autograd_meta();
+    return m && m->grad_fn;
+  };
+  if (vi->creation_meta() != CreationMeta::Default) {
     // PyTorch never remakes these (the history would be ambiguous): once their storage was written in place
     // while the base requires grad, reading their history is refused
-    if ((!m->grad_fn && !m->view_base.requires_grad()) || view.version() == m->attr_version) return;
-    refuse_inplace_view(*m, /*indirect=*/true);
+    if ((!has_fn() && !base_requires_grad(view)) || view.version() == vi->view_version()) return;
+    refuse_inplace_view(view, /*indirect=*/true);
   }
-  if ((m->grad_fn && view.version() == m->attr_version) || !m->view_base.requires_grad()) return;
+  if ((has_fn() && view.version() == vi->view_version()) || !base_requires_grad(view)) return;
   // Big ops run without the GIL, so two threads may find one stale view at once: it is remade once.
   static std::mutex remake;
   std::lock_guard<std::mutex> lock(remake);
-  if (m->grad_fn && view.version() == m->attr_version) return;
+  if (has_fn() && view.version() == vi->view_version()) return;
   set_view_history(view, view_replay(view));
 }
 
 void check_inplace(const Tensor& self, bool requires_grad) {
   if (!requires_grad || !GradMode::is_enabled()) return;
-  auto* m = self.impl()->autograd_meta();
-  if (!m) return;
-  if (m->is_view()) {
-    if (m->creation != CreationMeta::Default) refuse_inplace_view(*m, /*indirect=*/false);
+  if (self.is_view()) {
+    if (self.impl()->creation_meta() != CreationMeta::Default) refuse_inplace_view(self, /*indirect=*/false);
     if (!self.requires_grad()) return;
-    auto* bm = m->view_base.impl()->autograd_meta();
+    auto* bm = self.impl()->view_base()->autograd_meta();
     MT_CHECK(bm && bm->grad_fn,
              "a view of a leaf Variable that requires grad is being used in an in-place operation.");
     return;
   }
+  auto* m = self.impl()->autograd_meta();
+  if (!m) return;
   MT_CHECK(!m->requires_grad || m->grad_fn,
            "a leaf Variable that requires grad is being used in an in-place operation.");
 }
@@ -208,26 +221,30 @@ const Tensor& inplace_view(const Tensor& self, const ViewFn& view, bool replayab
   Tensor r = view(self);                  // a view of self's root base
   self.impl()->set_sizes_strides(r.sizes(), r.strides(), r.storage_offset());
   self.bump_version();
-  auto* sm = self.impl()->autograd_meta();
   auto* rm = r.impl()->autograd_meta();
-  if (sm && sm->is_view()) {
-    if (tracked && rm && rm->is_view()) {
-      sm->view_fn = rm->view_fn;
-      sm->grad_fn = rm->grad_fn;
-      sm->output_nr = rm->output_nr;
+  if (self.is_view()) {
+    if (tracked && r.is_view()) {
+      if (rm || self.impl()->autograd_meta()) {
+        auto& sm = self.impl()->ensure_autograd_meta();
+        sm.view_fn = rm ? rm->view_fn : nullptr;
+        sm.grad_fn = rm ? rm->grad_fn : nullptr;
+        sm.output_nr = rm ? rm->output_nr : 0;
+      }
     } else {
       // not recorded (no_grad, an integer tensor): the replay still has to remake the new geometry from the
       // base
-      sm->view_fn = sm->view_fn && replayable
-                        ? ViewFn([prev = sm->view_fn, view](const Tensor& b) { return view(prev(b)); })
-                        : nullptr;
+      if (auto* sm = self.impl()->autograd_meta())
+        sm->view_fn = sm->view_fn && replayable
+                          ? ViewFn([prev = sm->view_fn, view](const Tensor& b) { return view(prev(b)); })
+                          : nullptr;
       return self;  // the bumped version leaves its history stale: remade from the base's when next read
     }
-    sm->attr_version = self.version();
+    self.impl()->set_view_version(self.version());
   } else if (rm && rm->grad_fn) {
     // r is a view of self itself; self, not a view, only takes its node (never a base link to itself)
-    sm->grad_fn = rm->grad_fn;
-    sm->output_nr = rm->output_nr;
+    auto& sm = self.impl()->ensure_autograd_meta();
+    sm.grad_fn = rm->grad_fn;
+    sm.output_nr = rm->output_nr;
   }
   return self;
 }
@@ -237,54 +254,53 @@ const Tensor& inplace_view(const Tensor& self, const ViewFn& view, bool replayab
 // more) and mark the result themselves.
 
 namespace {
-// Marks `out` a view of self's root base, made now (`multi`: one of the outputs of a multi-output view op),
-// and returns its metadata; null when it is no view in PyTorch's sense: a view of an inference tensor, or an
-// op that handed back self itself or a copy (reshape).
-AutogradMeta* mark_base(const Tensor& self, const Tensor& out, bool multi) {
-  if (out.impl() == self.impl() || out.storage() != self.storage() || self.is_inference()) return nullptr;
-  auto* m = &out.impl()->ensure_autograd_meta();
-  m->attr_version = out.version();
+// Marks `out` a view of self's root base, made now (`multi`: one of the outputs of a multi-output view op);
+// false when it is no view in PyTorch's sense: a view of an inference tensor, or an op that handed back self
+// itself or a copy (reshape). Only TensorImpl's fields: a view nothing records allocates no AutogradMeta.
+bool mark_base(const Tensor& self, const Tensor& out, bool multi) {
+  if (out.impl() == self.impl() || out.storage() != self.storage() || self.is_inference()) return false;
   CreationMeta c = tls_inference_mode        ? CreationMeta::InferenceMode
                    : !GradMode::is_enabled() ? CreationMeta::NoGradMode
                    : multi                   ? CreationMeta::MultiOutputNode
                                              : CreationMeta::Default;
-  auto* sm = self.impl()->autograd_meta();
-  if (sm && sm->is_view()) {
-    m->view_base = sm->view_base;
+  TensorImpl* si = self.impl();
+  TensorImpl* oi = out.impl();
+  if (si->is_view()) {
     // PyTorch's propagate_creation_meta: a view of a view made under no_grad (or of a split's output) is
     // refused in place as its parent is; inference mode wins over the rest
-    if (c == CreationMeta::Default || sm->creation == CreationMeta::InferenceMode) c = sm->creation;
+    if (c == CreationMeta::Default || si->creation_meta() == CreationMeta::InferenceMode)
+      c = si->creation_meta();
+    oi->set_view_base(si->view_base(), c);
   } else {
-    m->view_base = self;
+    oi->set_view_base(self.ptr(), c);
   }
-  m->creation = c;
-  return m;
+  oi->set_view_version(out.version());
+  return true;
 }
 
 // Every view made in grad mode of a floating tensor knows its root base and how to remake it from a tensor
 // shaped like the base, whether or not anything requires grad yet: an in-place write through the view then
 // gives the base its history (CopySlices), and the view's own history can be remade when the base changes.
 Tensor mark_view(const Tensor& self, const Tensor& out, ViewFn fn, bool multi = false) {
-  AutogradMeta* m = mark_base(self, out, multi);
-  if (!m) return out;
-  auto* sm = self.impl()->autograd_meta();
-  if (sm && sm->is_view())
-    m->view_fn = sm->view_fn && fn ? ViewFn([prev = sm->view_fn, fn](const Tensor& b) { return fn(prev(b)); })
-                                   : nullptr;
-  else
-    m->view_fn = std::move(fn);
+  if (!mark_base(self, out, multi)) return out;
+  if (self.is_view()) {
+    auto* sm = self.impl()->autograd_meta();
+    fn = sm && sm->view_fn && fn ? ViewFn([prev = sm->view_fn, fn](const Tensor& b) { return fn(prev(b)); })
+                                 : nullptr;
+  }
+  // no replay (as_strided, or a view of a view that has none): its geometry replays it, and no metadata is
+  // needed for that
+  if (fn) out.impl()->ensure_autograd_meta().view_fn = std::move(fn);
   return out;
 }
 
 }  // namespace
 
 void unview_temporary(const Tensor& out) {
-  auto* m = out.impl()->autograd_meta();
   // only this handle holds the result, and only the result holds its base: a temporary of the op
-  if (out.ptr().use_count() != 1 || m->view_base.ptr().use_count() != 1) return;
-  m->view_base = Tensor();
-  m->view_fn = nullptr;
-  m->creation = CreationMeta::Default;
+  if (out.ptr().use_count() != 1 || out.impl()->view_base().use_count() != 1) return;
+  out.impl()->set_view_base(nullptr, CreationMeta::Default);
+  if (auto* m = out.impl()->autograd_meta()) m->view_fn = nullptr;
 }
 
 Tensor mark_plain_view(const Tensor& self, Tensor out) {

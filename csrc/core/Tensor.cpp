@@ -91,13 +91,14 @@ AutogradMeta& TensorImpl::ensure_autograd_meta() {
 
 bool Tensor::is_leaf_requiring_grad() const {
   auto* m = impl_->autograd_meta();
-  return m && m->requires_grad && !m->grad_fn && !m->is_view();
+  return m && m->requires_grad && !m->grad_fn && !impl_->is_view();
 }
 
 bool Tensor::requires_grad() const {
-  auto* m = impl_->autograd_meta();
   // a view requires grad when its base does (the base may have gained history after the view was made)
-  return m && (m->requires_grad || (m->view_base.defined() && m->view_base.requires_grad()));
+  for (const TensorImpl* t = impl_.get(); t; t = t->view_base().get())
+    if (auto* m = t->autograd_meta(); m && m->requires_grad) return true;
+  return false;
 }
 
 void Tensor::throw_no_data() {

@@ -65,6 +65,12 @@ int64_t wrap_size_dim(int64_t dim, int64_t ndim);
 
 struct AutogradMeta;  // csrc/autograd/; null for tensors that never required grad
 
+// How a view was made, as PyTorch's CreationMeta: a view made under no_grad or inference mode, or one of the
+// outputs of a multi-output view op (split, chunk, unbind), and every view of such a view, may not be written
+// in place when autograd would have to record the write (check_inplace), nor read after its storage was
+// written in place while its base requires grad (refresh_view_history): the history would be ambiguous.
+enum class CreationMeta : uint8_t { Default, NoGradMode, MultiOutputNode, InferenceMode };
+
 class TensorImpl {
  public:
   TensorImpl(Storage storage, IntArrayRef sizes, IntArrayRef strides, int64_t offset, ScalarType dtype);
@@ -94,6 +100,22 @@ class TensorImpl {
   AutogradMeta* autograd_meta() const { return autograd_.get(); }
   AutogradMeta& ensure_autograd_meta();
 
+  // Every view (made by a view op from a tensor that is not an inference tensor, in any mode and of any
+  // dtype) knows its root base, Tensor._base (strong: a view keeps its base alive), and how it was made. They
+  // live here, not in AutogradMeta, so that a view nothing records (made under no_grad, of an integer
+  // tensor) allocates nothing but itself. view_version: the storage version when the view was made or its
+  // history last set; a later in-place write anywhere in the storage makes that history stale (remade from
+  // the base's when next read, or refused for a CreationMeta other than Default).
+  bool is_view() const { return view_base_ != nullptr; }
+  const std::shared_ptr<TensorImpl>& view_base() const { return view_base_; }
+  CreationMeta creation_meta() const { return creation_; }
+  uint32_t view_version() const { return view_version_; }
+  void set_view_version(uint32_t v) { view_version_ = v; }
+  void set_view_base(std::shared_ptr<TensorImpl> base, CreationMeta creation) {
+    view_base_ = std::move(base);
+    creation_ = creation;
+  }
+
  private:
   void refresh();
   Storage storage_;
@@ -103,7 +125,10 @@ class TensorImpl {
   ScalarType dtype_;
   bool contiguous_ = true;
   bool wrapped_number_ = false;
+  CreationMeta creation_ = CreationMeta::Default;  // with the flags above, in the padding before the pointers
+  uint32_t view_version_ = 0;
   std::unique_ptr<AutogradMeta> autograd_;
+  std::shared_ptr<TensorImpl> view_base_;
 };
 
 class Tensor {
@@ -115,6 +140,9 @@ class Tensor {
   TensorImpl* impl() const { return impl_.get(); }
   const std::shared_ptr<TensorImpl>& ptr() const { return impl_; }
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  bool is_view() const { return impl_->is_view(); }
+  // The root base of a view (Tensor._base); undefined for a tensor that is no view.
+  Tensor view_base() const { return Tensor(impl_->view_base()); }
 
   const DimVector& sizes() const { return impl_->sizes(); }
   const DimVector& strides() const { return impl_->strides(); }

@@ -95,6 +95,12 @@ Tensor fresh_like(const Tensor& self, ScalarType dtype, Device device) {
   if (self.numel() == 0) return make_view(make_empty({0}, dtype, device), self.sizes(), self.strides(), 0);
   return make_empty(self.sizes(), dtype, device);
 }
+// The output made by fresh_like (or in pinned memory) after the copy_ that wrote it: version 0, as PyTorch's
+// (its storage is its own, so no saved tensor can be watching the counter).
+Tensor fresh_version(const Tensor& t) {
+  t.storage()->version.store(0, std::memory_order_relaxed);
+  return t;
+}
 }  // namespace
 
 Tensor contiguous(const Tensor& self) {
@@ -105,7 +111,7 @@ Tensor contiguous(const Tensor& self) {
 Tensor native::clone(const Tensor& self) {
   Tensor out = fresh_like(self, self.dtype(), self.device());
   copy_(out, self);
-  return out;
+  return fresh_version(out);
 }
 
 Tensor native::to(const Tensor& self, ScalarType dtype, Device device, bool copy, bool non_blocking) {
@@ -126,7 +132,7 @@ Tensor native::to(const Tensor& self, ScalarType dtype, Device device, bool copy
   } else {
     mt::copy_(out, self, non_blocking);
   }
-  return out;
+  return fresh_version(out);
 }
 
 Tensor pin_memory(const Tensor& self) {

@@ -51,6 +51,15 @@ Generator& cuda_generator(int device) {
   return gens[device];
 }
 
+namespace {
+// A tensor made here starts at version 0, as PyTorch's, whatever wrote its first values (fill_ and the random
+// fills bump the version): its storage is its own, so no saved tensor can be watching the counter.
+Tensor fresh_version(const Tensor& t) {
+  t.storage()->version.store(0, std::memory_order_relaxed);
+  return t;
+}
+}  // namespace
+
 Tensor empty(IntArrayRef sizes, ScalarType dtype, Device device) {
   return make_empty(sizes, or_default(dtype), resolve_device(device));
 }
@@ -59,7 +68,7 @@ Tensor full(IntArrayRef sizes, const Scalar& value, ScalarType dtype, Device dev
   if (dtype == ScalarType::Undefined) dtype = value.natural_dtype(g_default_dtype);
   Tensor t = empty(sizes, dtype, device);
   fill_(t, value);
-  return t;
+  return fresh_version(t);
 }
 
 Tensor zeros(IntArrayRef sizes, ScalarType dtype, Device device) {
@@ -202,7 +211,7 @@ Tensor eye(int64_t n, int64_t m, ScalarType dtype, Device device) {
   MT_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
   Tensor out = zeros({n, m}, dtype, device);
   if (n > 0 && m > 0) fill_(diagonal(out, 0, 0, 1), Scalar(int64_t(1)));
-  return out;
+  return fresh_version(out);
 }
 
 // ---- random
@@ -377,15 +386,15 @@ Tensor binomial(const Tensor& count, const Tensor& prob) {
 
 Tensor rand(IntArrayRef sizes, ScalarType dtype, Device device) {
   Tensor t = empty(sizes, dtype, device);
-  return uniform_(t, 0.0, 1.0);
+  return fresh_version(uniform_(t, 0.0, 1.0));
 }
 Tensor randn(IntArrayRef sizes, ScalarType dtype, Device device) {
   Tensor t = empty(sizes, dtype, device);
-  return normal_(t, 0.0, 1.0);
+  return fresh_version(normal_(t, 0.0, 1.0));
 }
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, ScalarType dtype, Device device) {
   Tensor t = empty(sizes, dtype == ScalarType::Undefined ? ScalarType::Long : dtype, device);
-  return random_(t, low, high);
+  return fresh_version(random_(t, low, high));
 }
 Tensor randperm(int64_t n, ScalarType dtype, Device device) {
   MT_CHECK(n >= 0, "n must be non-negative, got", n);

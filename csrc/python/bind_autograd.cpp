@@ -221,8 +221,7 @@ py::list live_views(py::handle base_obj) {
     }
     const TensorImpl* impl = impl_of_instance(o);
     if (impl == base) return;
-    auto* m = impl->autograd_meta();
-    if (m && m->is_view() && m->view_base.impl() == base) found.push_back(o);
+    if (impl->view_base().get() == base) found.push_back(o);
   });
   py::list out;
   for (PyObject* o : found)
@@ -553,11 +552,8 @@ void init_autograd(py::module_& m, TensorClass& cls) {
   // unsafe_split / unsafe_chunk: their parts share the input's memory but are no views of it (PyTorch's: no
   // _base, and in-place writes into them are not refused as a multi-output view op's are)
   m.def("_forget_view_base", [](const Tensor& t) {
-    if (auto* am = t.impl()->autograd_meta()) {
-      am->view_base = Tensor();
-      am->view_fn = nullptr;
-      am->creation = CreationMeta::Default;
-    }
+    t.impl()->set_view_base(nullptr, CreationMeta::Default);
+    if (auto* am = t.impl()->autograd_meta()) am->view_fn = nullptr;
   });
   // the ops whose second-order term is C++ (ops.schema's dual_term:, as built), with whether each reads the
   // result's tangent

@@ -146,6 +146,7 @@ void init_index(py::module_& m, TensorClass& cls) {
   });
   cls.def("__setitem__", [](const Tensor& self, py::handle key, py::handle value) {
     Tensor v = py::isinstance<TensorImpl>(value) ? value.cast<Tensor>() : Tensor();
+    const uint32_t version = self.version();
     Parsed p = parse_index(self, key);
     if (!p.has_advanced) {
       // x[:] = y (or x[...] = y) writes all of x: copy into x itself, so that x records y's history when y
@@ -163,7 +164,8 @@ void init_index(py::module_& m, TensorClass& cls) {
         v = scalar_tensor(parse_scalar(value, "value"), self.dtype(), Device(DeviceType::CPU));
       nogil([&] { index_put_(p.view, p.advanced, v, false); }, p.view, v);
     }
-    self.bump_version();
+    // one bump per assignment, as PyTorch's; the write bumps none when it selected nothing
+    if (self.version() == version) self.bump_version();
   });
   cls.def(
       "index_put_",

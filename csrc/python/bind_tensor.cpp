@@ -189,6 +189,8 @@ Tensor copy_with_strides(const Tensor& t, IntArrayRef strides, ScalarType dtype,
                          bool non_blocking = false) {
   Tensor r = empty_strided_dense(t.sizes(), strides, dtype, resolve_device(device));
   copy_(r, t, non_blocking);
+  // a new tensor starts at version 0, as PyTorch's, though copy_ wrote it (nothing else holds its storage)
+  r.storage()->version.store(0, std::memory_order_relaxed);
   return r;
 }
 
@@ -533,15 +535,10 @@ void init_tensor(py::module_& m, TensorClass& cls) {
       // a tensor that is no view, or a view of an inference tensor), as PyTorch's
       .def_property_readonly("_base",
                              [](const Tensor& t) -> py::object {
-                               auto* m = t.impl()->autograd_meta();
-                               if (!m || !m->is_view()) return py::none();
-                               return py::cast(m->view_base);
+                               if (!t.is_view()) return py::none();
+                               return py::cast(t.view_base());
                              })
-      .def("_is_view",
-           [](const Tensor& t) {
-             auto* m = t.impl()->autograd_meta();
-             return m && m->is_view();
-           })
+      .def("_is_view", [](const Tensor& t) { return t.is_view(); })
       // serialization (python/minitorch/serialization.py): a storage's identity, size and raw bytes
       .def("_storage_key",
            [](const Tensor& t) {

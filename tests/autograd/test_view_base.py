@@ -386,6 +386,57 @@ def c_view_then_inplace_in_grad_mode():
     h.sum().backward()
     return x.grad.tolist()
 
+def c_nograd_view_of_nonleaf_t_():
+    _, v = nograd(nonleaf)
+    v.t_()
+
+def c_int_view_t_then_view():
+    b = torch.arange(6).view(2, 3).clone()
+    v = b[1:]
+    v.t_()
+    w = v[0]
+    return [v._base is b, w._base is b, v.tolist(), w.tolist()]
+
+def c_nograd_view_t_then_write_with_grad_value():
+    b, v = nograd(lambda: torch.zeros(4, 3))
+    v.t_()
+    v.copy_(torch.ones(3, 2, requires_grad=True))
+
+def c_as_strided_view_copy_slices():
+    x = torch.arange(3.0, requires_grad=True)
+    out = torch.zeros(2, 3)
+    out.as_strided((3,), (1,), 3).copy_(x * 2)
+    out.sum().backward()
+    return [out.tolist(), x.grad.tolist()]
+
+def c_view_of_as_strided_view_copy_slices():
+    x = torch.arange(3.0, requires_grad=True)
+    out = torch.zeros(2, 3)
+    out.as_strided((2, 3), (3, 1))[1].copy_(x * x)
+    (out * torch.arange(6.0).view(2, 3)).sum().backward()
+    return [out.tolist(), x.grad.tolist()]
+
+def c_nograd_view_base_gains_grad():
+    b = torch.zeros(4, 3)
+    with torch.no_grad():
+        v = b[:2]
+    b.requires_grad_()
+    h = b * 1
+    return [v.requires_grad, v.grad_fn is None, h.requires_grad]
+
+def c_int_view_version_shared():
+    b = torch.arange(4)
+    v = b[1:]
+    v.add_(1)
+    b.mul_(2)
+    return [b._version, v._version, b.tolist()]
+
+def c_nograd_view_version_shared():
+    b, v = nograd(lambda: torch.zeros(4, 3))
+    v.add_(1)
+    b[0] = 2
+    return [b._version, v._version]
+
 def cases(torch_module):
     global torch
     torch = torch_module

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import minitorch as torch
+from tests.utils import cases_here_and_in_pytorch
 
 # ---------------------------------------------------------------- in-place view ops
 
@@ -177,6 +178,84 @@ def test_inplace_view_under_no_grad_keeps_the_view_replayable():
     x.sum().backward()
     np.testing.assert_array_equal(w.grad.numpy(), [[2, 2, 2]])
     np.testing.assert_array_equal(x.detach().numpy(), [[2, 2, 2], [0, 0, 0]])
+
+
+# ---------------------------------------------------------------- version counters
+
+# Tensor._version after each step: a fresh tensor starts at 0 whatever filled it, and each write (an in-place
+# op, an assignment x[k] = v, an in-place view op) bumps the counter its views share by one.
+VERSIONS = """
+def cases(torch):
+    out = {}
+    for name, make in (
+        ("zeros", lambda: torch.zeros(3)),
+        ("ones", lambda: torch.ones(2, 3)),
+        ("full", lambda: torch.full((3,), 2.0)),
+        ("zeros int64", lambda: torch.zeros(3, dtype=torch.int64)),
+        ("eye", lambda: torch.eye(3)),
+        ("rand", lambda: torch.rand(3)),
+        ("randn", lambda: torch.randn(3)),
+        ("randint", lambda: torch.randint(0, 5, (3,))),
+        ("clone", lambda: torch.arange(3.0).clone()),
+        ("clone of a view", lambda: torch.arange(6.0).view(2, 3).t().clone()),
+        ("to float64", lambda: torch.arange(3.0).to(torch.float64)),
+        ("contiguous", lambda: torch.arange(6.0).view(2, 3).t().contiguous()),
+        ("arange", lambda: torch.arange(3)),
+        ("tensor", lambda: torch.tensor([1.0, 2.0, 3.0])),
+    ):
+        out[name] = make()._version
+    a = torch.ones(4)
+    log = [a._version]
+    a.add_(1)
+    log.append(a._version)
+    a[0] = 5
+    log.append(a._version)
+    a[1:3] = torch.zeros(2)
+    log.append(a._version)
+    a[torch.tensor([0, 3])] = 2.0
+    log.append(a._version)
+    a[a > 10] = 0.0  # selects nothing: still one bump
+    log.append(a._version)
+    v = a[1:]
+    v.mul_(2)
+    log += [a._version, v._version]
+    v[0] = 1
+    log += [a._version, v._version]
+    a.unsqueeze_(0)
+    log.append(a._version)
+    out["writes"] = log
+    y = torch.ones(3, requires_grad=True) * 2
+    w = [y._version]
+    y[0] = 1
+    w.append(y._version)
+    y.add_(1)
+    w.append(y._version)
+    out["writes under grad"] = w
+    return out
+"""
+
+
+def test_version_counters_as_pytorchs():
+    ours, theirs = cases_here_and_in_pytorch(VERSIONS, [("torch", torch)])
+    assert ours == theirs
+
+
+def test_version_counters_without_the_oracle():
+    for t in (
+        torch.zeros(3),
+        torch.ones(2),
+        torch.full((2,), 1.0),
+        torch.randn(2),
+        torch.arange(3.0).clone(),
+    ):
+        assert t._version == 0
+    a = torch.ones(3)
+    a.add_(1)
+    assert a._version == 1
+    a[0] = 2
+    assert a._version == 2
+    a[a > 5] = 0  # an empty selection
+    assert a._version == 3
 
 
 # ---------------------------------------------------------------- storage objects
