@@ -1002,6 +1002,11 @@ for _f in (trapezoid, trapz, cumulative_trapezoid):
 
 
 def _check_q(input, q, dim=None):
+    # PyTorch's order: a number q's range (its scalar overload), then an empty input, then the dtypes
+    if not isinstance(q, _C.Tensor) and not 0 <= q <= 1:
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
+    if input.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
     if input.dtype not in (_C.float32, _C.float64):  # half and bfloat16 too, as PyTorch's
         raise RuntimeError("quantile() input tensor must be either float or double dtype")
     if isinstance(q, _C.Tensor):
@@ -1013,8 +1018,6 @@ def _check_q(input, q, dim=None):
             _composite_shape._wrap(dim, input.dim())
         if q.numel() and not _C.all(_C.logical_and(_C.ge(q, 0), _C.le(q, 1))).item():
             raise RuntimeError("quantile() q values must be in the range [0, 1]")
-    elif not 0 <= q <= 1:
-        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
 
 
 def _quantile_ranks(qt, k, n, interpolation):
@@ -1173,6 +1176,7 @@ def _nanmedian_dim(input, dim, keepdim):
 
 def histc(input, bins=100, min=0, max=0):
     """Histogram of input in `bins` equal bins over [min, max] (the data's range when min == max)."""
+    _argcheck.check_tensor_like("histc", "input", 1, input)
     _argcheck.check_number("histc", "min", 3, min)
     _argcheck.check_number("histc", "max", 4, max)
     if bins <= 0:  # PyTorch's histc runs its histogram's check, before the kernel's dtype dispatch
@@ -1689,6 +1693,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if dim is not None:
         if input.dim() == 0:
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        _composite_shape._wrap(dim, input.dim())  # PyTorch's range check
         return _unique_dim(input, dim, True, return_inverse, return_counts)
     with _NoGrad():
         flat = input.reshape(-1)
@@ -1755,6 +1760,8 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     modes = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
     if not isinstance(compute_mode, str) or compute_mode not in modes:  # PyTorch's Python checks it first
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    _argcheck.check_tensor_like("cdist", "x1", 1, x1)  # torch.cdist's parser, after its Python's check
+    _argcheck.check_tensor_like("cdist", "x2", 2, x2)
     for name, t in (("X1", x1), ("X2", x2)):
         if not _is_float(t):
             raise RuntimeError(

@@ -73,13 +73,23 @@ def repeat_interleave(input, repeats=_NO_REPEATS, dim=None, *, output_size=None)
         raise TypeError(
             f"repeat_interleave(): argument {arg} (position 1) must be Tensor, not {type(input).__name__}"
         )
-    if repeats is None or isinstance(repeats, (bool, float)) or (repeats is _NO_REPEATS and dim is not None):
+    if (
+        repeats is None
+        or (
+            repeats is not _NO_REPEATS
+            and not (_argcheck._tensor_like(repeats) or _argcheck._int_like(repeats, True))
+        )
+        or (dim is not None and not _argcheck._int_like(dim, True))
+        or (repeats is _NO_REPEATS and dim is not None)
+    ):
         # PyTorch's parser refuses them, in its words (the counts-only overload has no dim)
         args = (input,) if repeats is _NO_REPEATS else (input, repeats)
         kwargs = {} if output_size is None else {"output_size": output_size}
         if dim is not None:
             kwargs["dim"] = dim
         _argcheck.check_call("repeat_interleave", _REPEAT_INTERLEAVE_SIGS, args, kwargs)
+    if dim is not None:
+        dim = int(dim)  # a NumPy int or a 0-dim integer tensor, as the parser's int
     if repeats is _NO_REPEATS:
         repeats = None
     counts = input if repeats is None else repeats

@@ -4630,3 +4630,59 @@ def test_fuzz_4422_checks_and_their_order():
     ):  # the removed functions' Python methods raise their error for any argument
         with pytest.raises(RuntimeError, match=f"`torch.{name}` is deprecated in favor of"):
             getattr(T.ones(3), name)([])
+
+
+def test_fuzz_4423_kinds_and_order():
+    """Fuzz seed 4423: the parser's kinds (kl_div/cdist/histc tensors, one_hot's int num_classes,
+    repeat_interleave's repeats and dim) and which check PyTorch makes first (quantile's empty input, the margin
+    loss kernel's dtype before its target, ldl_solve's dtype, rrelu's finite bounds, unique's dim range)"""
+    T = minitorch
+    F = T.nn.functional
+    for call, msg in [
+        (lambda: F.kl_div(0, T.ones(2)), "kl_div(): argument 'input' (position 1) must be Tensor, not int"),
+        (
+            lambda: T.cdist(T.tensor([-2]), -1.5),
+            "cdist(): argument 'x2' (position 2) must be Tensor, not float",
+        ),
+        (lambda: T.histc(-3, -3, -3), "histc(): argument 'input' (position 1) must be Tensor, not int"),
+        (
+            lambda: F.one_hot(T.empty((0, 1), dtype=T.float64), 2.5),
+            "one_hot(): argument 'num_classes' (position 2) must be int, not float",
+        ),
+        (
+            lambda: T.ones(3, 5).repeat_interleave(T.float64),
+            "repeat_interleave() received an invalid combination",
+        ),
+        (
+            lambda: T.ones(3, 5).repeat_interleave(2, 1.5),
+            "repeat_interleave() received an invalid combination",
+        ),
+    ]:
+        with pytest.raises(TypeError, match=re.escape(msg)):
+            call()
+    assert F.one_hot(T.tensor([1]), T.tensor(3)).tolist() == [[0, 1, 0]]  # a 0-dim integer tensor is an int
+    assert T.ones(2, 3).repeat_interleave(2, T.tensor(1)).shape == (2, 6)
+    for q in (T.tensor(0.5, dtype=T.float64), T.tensor([0.5, 2.0], dtype=T.float64)):
+        with pytest.raises(RuntimeError, match=re.escape("quantile() input tensor must be non-empty")):
+            T.empty(0, dtype=T.float64).quantile(q, -2)  # before the dim and q's values
+    with pytest.raises(RuntimeError, match=re.escape("quantile() input tensor must be non-empty")):
+        T.quantile(T.empty(0, dtype=T.int64), T.tensor(0.5))  # before the dtype
+    with pytest.raises(RuntimeError, match=re.escape("quantile() q must be in the range [0, 1] but got 1.5")):
+        T.quantile(T.empty(0), 1.5)  # a number q is checked by its own overload first
+    with pytest.raises(NotImplementedError, match="multi_margin_loss_cpu_kernel"):
+        F.multi_margin_loss(T.tensor([-2.07], dtype=T.float16), T.tensor([True]))
+    with pytest.raises(RuntimeError, match="expected scalar type Long but found Bool"):
+        F.multi_margin_loss(T.tensor([[-2.07, 1.0]]), T.tensor([True]))
+    with pytest.raises(
+        NotImplementedError, match="Expected a floating point or complex tensor as input. Got Bool"
+    ):
+        T.linalg.ldl_solve(T.tensor([[False]]), T.tensor([[-9, -9]]), T.tensor([[-1]]))
+    for lower, upper, msg in [(-0.5, math.inf, "upper bound must be finite, got inf"),
+                              (math.nan, 1.0, "lower bound must be finite, got nan"),
+                              (2.0, 1.0, "Lower bound should be less than or equal to the upper bound")]:  # fmt: skip
+        for fn in (T.rrelu, F.rrelu):
+            with pytest.raises(RuntimeError, match=re.escape(msg)):
+                fn(T.tensor([0.3, -1.0]), lower, upper)
+    with pytest.raises(IndexError, match=re.escape("expected to be in range of [-3, 2], but got 3")):
+        T.unique(T.ones(4, 1, 2), dim=3)
+    assert T.unique(T.ones(4, 1, 2), dim=-1).shape == (4, 1, 1)

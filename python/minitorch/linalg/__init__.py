@@ -199,8 +199,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
 
 
 @_argcheck.parses(
-    "Tensor input, Scalar? ord=None, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None",
-    "Tensor input, str ord, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None",
+    "Tensor input, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None",
+    "Tensor input, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None",
     name="linalg_norm",
     upfront=False,
 )

@@ -89,6 +89,7 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     """X with A X = B, from ldl_factor's LD and pivots (batches broadcast)."""
     fn = "torch.linalg.ldl_solve"
     _check_square(LD, fn)
+    _check_dtype(LD, fn)  # PyTorch's order: square, floating, then the pivots
     if pivots.dtype.is_floating_point or pivots.dtype.is_complex or pivots.dtype == _C.bool:
         raise RuntimeError(f"{fn}: Expected pivots to be integers. Got {scalar_name(pivots.dtype)}")
     if tuple(LD.shape[:-1]) != tuple(pivots.shape):
@@ -111,7 +112,6 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
             f"Incompatible matrix sizes for {fn}: each A matrix is {n} by {n} but each b matrix is "
             f"{B.shape[-2]} by {B.shape[-1]}"
         )
-    _check_dtype(LD, fn)
     batch = tuple(broadcast_shapes(tuple(LD.shape[:-2]), tuple(B.shape[:-2])))
     with no_grad():
         lds = LD.detach().expand(batch + (n, n))

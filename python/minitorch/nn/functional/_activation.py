@@ -1,6 +1,7 @@
 """nn.functional's activations: the ReLU and ELU families, sigmoids, shrinks, PReLU/RReLU, GLU, softmax and
 its variants."""
 
+import math
 import struct as _struct
 import warnings
 
@@ -116,6 +117,9 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 def rrelu_with_generator(input, lower, upper, training, inplace, generator):
     """F.rrelu drawing its slopes from `generator` (torch.rrelu's extra argument; None: the default one)."""
     _floating(input, "leaky_relu")
+    for name, bound in (("lower", lower), ("upper", upper)):
+        if not math.isfinite(bound):
+            raise RuntimeError(f"rrelu: {name} bound must be finite, got {float(bound)}")
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:

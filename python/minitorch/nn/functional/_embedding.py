@@ -53,6 +53,11 @@ _embedding = _argcheck.parsing(
 
 
 def one_hot(tensor, num_classes=-1):
+    if not _argcheck._int_like(num_classes, True):  # the parser's int, before the kernel's dtype check
+        raise TypeError(
+            f"one_hot(): argument 'num_classes' (position 2) must be int, not {_argcheck._kind_name(num_classes)}"
+        )
+    num_classes = int(num_classes)
     if tensor.dtype != _C.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes == -1:

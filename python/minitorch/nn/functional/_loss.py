@@ -181,6 +181,8 @@ def _fits_output(input, shape):
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    _argcheck.check_tensor_like("kl_div", "input", 1, input)  # torch.kl_div's parser
+    _argcheck.check_tensor_like("kl_div", "target", 2, target)
     if isinstance(target, _C.Tensor) and (not input.is_floating_point() or not target.is_floating_point()):
         raise RuntimeError("kl_div: Integral inputs not supported.")
     if size_average is not None or reduce is not None:
@@ -463,11 +465,12 @@ def multi_margin_loss(
         )
     if weight is not None and weight.numel() != dim:
         raise RuntimeError(f"inconsistent weight size, expected {dim} but got {list(weight.shape)}")
-    _check_long_target(target)
-    # PyTorch's kernel dispatch: float and double on the CPU, the half types too on CUDA
+    # PyTorch's kernel dispatch (float and double on the CPU, the half types too on CUDA), inside which it reads
+    # the target as int64
     if not input.is_floating_point() or (not input.is_cuda and input.dtype not in (_C.float32, _C.float64)):
         kernel = "multi_margin_loss_cuda" if input.is_cuda else "multi_margin_loss_cpu_kernel"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input.dtype)}'")
+    _check_long_target(target)
     t = target.reshape(nframe)
     if nframe and (int(t.min()) < 0 or int(t.max()) >= dim):
         raise RuntimeError("target out of range")
