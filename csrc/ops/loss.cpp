@@ -106,6 +106,13 @@ ClassLossPlan plan_class_loss(const Tensor& input, const Tensor& target_in, cons
     for (int64_t d = 0; d < nd; ++d)
       if (d != (nd == 1 ? 0 : 1)) p.out_shape.push_back(input.sizes()[d]);
   } else {
+    // PyTorch 2.15's nll_loss (up to 2-D input) takes int64 or uint8 class indices and checks that before the
+    // shapes; the spatial kernel reads int64 only, after them (below)
+    if (nd <= 2) {
+      MT_CHECK(target.dtype() == ScalarType::Long || target.dtype() == ScalarType::Byte,
+               "expected target dtype to be Long or Byte, but got ", dtype_short_name(target.dtype()));
+      if (target.dtype() == ScalarType::Byte) target = to(target, ScalarType::Long, target.device());
+    }
     // one sample without a batch dim may come with its class index as a one-element vector (PyTorch 2.15)
     if (nd == 1 && target.dim() == 1) {
       MT_CHECK_VALUE(target.sizes()[0] == 1,

@@ -4686,3 +4686,24 @@ def test_fuzz_4423_kinds_and_order():
     with pytest.raises(IndexError, match=re.escape("expected to be in range of [-3, 2], but got 3")):
         T.unique(T.ones(4, 1, 2), dim=3)
     assert T.unique(T.ones(4, 1, 2), dim=-1).shape == (4, 1, 1)
+
+
+def test_fuzz_4423_class_index_dtypes():
+    """Fuzz seed 4423: PyTorch 2.15's nll_loss/cross_entropy (input up to 2-D) take uint8 class indices and
+    check the target's dtype before its shape; the spatial form reads int64 only, after the shapes"""
+    T = minitorch
+    F = T.nn.functional
+    x = T.tensor([[0.2, -1.0, 0.5], [1.5, 0.3, -0.7]], dtype=T.float64, requires_grad=True)
+    for fn in (F.nll_loss, F.cross_entropy):
+        want = fn(x, T.tensor([2, 0]))
+        got = fn(x, T.tensor([2, 0], dtype=T.uint8))
+        assert got.item() == want.item()
+        (g1,) = T.autograd.grad(want, x)
+        (g2,) = T.autograd.grad(got, x)
+        assert g1.tolist() == g2.tolist()
+        with pytest.raises(RuntimeError, match="^expected target dtype to be Long or Byte, but got Double$"):
+            fn(x[0], T.tensor([1.5, -0.8], dtype=T.float64))  # before the one-sample target-size rule
+        with pytest.raises(RuntimeError, match="^expected target dtype to be Long or Byte, but got Int$"):
+            fn(x, T.tensor([1, 0], dtype=T.int32))
+    with pytest.raises(RuntimeError, match="^expected scalar type Long but found Byte$"):
+        F.nll_loss(T.randn(2, 3, 4), T.zeros(2, 4, dtype=T.uint8))
