@@ -25,10 +25,15 @@ std::pair<int64_t, int64_t> row_inner(const Tensor& self, int64_t dim) {
   return {self.sizes()[dim], inner};
 }
 
-// Which dims a reduction covers; empty `dims` means all of them (PyTorch's dim=None and dim=()).
-SmallVector<bool, 8> dim_mask(const Tensor& self, IntArrayRef dims) {
+// Which dims a reduction covers; empty `dims` means all of them (PyTorch's dim=None and dim=()). PyTorch's
+// reductions check a dim list in two orders: sum/mean/amax/amin/all/any/logsumexp wrap every dim before
+// looking for a repeat, var/std/nansum/the norms check each dim's range and repeat in turn (in_order):
+// sum(x, [0, 0, 3]) of a vector is the range's IndexError, std(x, [0, 0, 3]) the repeat's error.
+SmallVector<bool, 8> dim_mask(const Tensor& self, IntArrayRef dims, bool in_order = false) {
   int64_t nd = self.dim();
   SmallVector<bool, 8> mask(static_cast<size_t>(std::max<int64_t>(nd, 1)), dims.empty());
+  if (!in_order)
+    for (int64_t d : dims) wrap_dim(d, nd);
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, nd);
     MT_CHECK(!mask[w], "dim ", w, " appears multiple times in the list of dims");
@@ -147,7 +152,9 @@ void check_nonempty(const Tensor& self, const SmallVector<bool, 8>& mask, const 
 // value.
 Tensor run_reduce(const Tensor& self, IntArrayRef dims, bool keepdim, ReduceOp op, double arg,
                   ScalarType out_dt, const char* name) {
-  auto mask = dim_mask(self, dims);
+  auto mask =
+      dim_mask(self, dims,
+               op == ReduceOp::var || op == ReduceOp::std || op == ReduceOp::nansum || op == ReduceOp::norm);
   if (op == ReduceOp::amax || op == ReduceOp::amin) {
     // over everything (no dims) PyTorch asks for a dim before it looks at the sizes
     MT_CHECK(!dims.empty() || self.numel() != 0, name,
@@ -394,14 +401,14 @@ Tensor native::norm(const Tensor& self, double p, IntArrayRef dims, bool keepdim
     MT_ERROR("linalg.vector_norm cannot compute the ", p,
              " norm on an empty tensor because the operation does not "
              "have an identity");
-  if (std::isinf(p)) check_nonempty(self, dim_mask(self, dims), "linalg.vector_norm");
+  if (std::isinf(p)) check_nonempty(self, dim_mask(self, dims, true), "linalg.vector_norm");
   // One element per result: its norm is |x| exactly (for p != 0), which the squaring p = 2 path would
   // overflow for float32 |x| > 1.8e19; PyTorch's kernel returns |x| there too, for every order, NaN included
   // (pairwise_distance of two numbers, found by the differential fuzzer). Except for a 0-dim tensor reduced
   // over an explicit dim, where PyTorch runs the reduction: (|x|^p)^(1/p) in the dtype, 0.2 % off |x| in
   // float32 for p = 1e-5, inf for p = 1e30, NaN for a NaN order (fuzz seeds 1603, 1701, 1902).
   if (p != 0 && self.numel() > 0 && !(self.dim() == 0 && !dims.empty())) {
-    SmallVector<bool, 8> mask = dim_mask(self, dims);
+    SmallVector<bool, 8> mask = dim_mask(self, dims, true);
     int64_t count = 1;
     DimVector out;
     for (int64_t d = 0; d < self.dim(); ++d) {

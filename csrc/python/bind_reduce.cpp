@@ -192,7 +192,13 @@ void init_reduce(py::module_& m, TensorClass& cls) {
       // the dtype is checked before the dims are read (a bad dim of an integer tensor is NotImplementedError)
       MT_CHECK_NOT_IMPLEMENTED(is_inexact(x.dtype()), with_mean ? name : "std and var",
                                " only support floating point and complex dtypes");
-      // PyTorch warns when the correction leaves no degree of freedom (the result is inf or nan)
+      Tensor spread = nogil(
+          [&] {
+            return is_std ? std(x, dim.dims, correction, keepdim) : var(x, dim.dims, correction, keepdim);
+          },
+          x);
+      // PyTorch warns when the correction leaves no degree of freedom (the result is inf or nan); counted
+      // once the op has checked the dims in its order (each dim's range and repeats, left to right)
       double n = 1;
       if (dim.dims.empty())
         n = static_cast<double>(x.numel());
@@ -204,11 +210,6 @@ void init_reduce(py::module_& m, TensorClass& cls) {
              "(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
              "(input "
              "numel divided by output numel).");
-      Tensor spread = nogil(
-          [&] {
-            return is_std ? std(x, dim.dims, correction, keepdim) : var(x, dim.dims, correction, keepdim);
-          },
-          x);
       if (!with_mean) return py::cast(spread);
       return py::make_tuple(spread, nogil([&] { return welford_mean(x, dim.dims, keepdim); }, x));
     };

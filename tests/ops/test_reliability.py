@@ -4707,3 +4707,36 @@ def test_fuzz_4423_class_index_dtypes():
             fn(x, T.tensor([1, 0], dtype=T.int32))
     with pytest.raises(RuntimeError, match="^expected scalar type Long but found Byte$"):
         F.nll_loss(T.randn(2, 3, 4), T.zeros(2, 4, dtype=T.uint8))
+
+
+@pytest.mark.parametrize(
+    "name, call, kind",
+    [
+        ("sum", lambda x, d: x.sum(d), "range"),
+        ("mean", lambda x, d: x.mean(d), "range"),
+        ("amax", lambda x, d: x.amax(d), "range"),
+        ("amin", lambda x, d: minitorch.amin(x, d), "range"),
+        ("logsumexp", lambda x, d: x.logsumexp(d), "range"),
+        ("nanmean", lambda x, d: x.nanmean(d), "range"),
+        ("count_nonzero", lambda x, d: x.count_nonzero(d), "range"),
+        ("all", lambda x, d: x.all(d), "range"),
+        ("nansum", lambda x, d: x.nansum(d), "repeat"),
+        ("std", lambda x, d: x.std(d), "repeat"),
+        ("var", lambda x, d: x.var(d), "repeat"),
+        ("var_mean", lambda x, d: minitorch.var_mean(x, d), "repeat"),
+        ("vector_norm", lambda x, d: minitorch.linalg.vector_norm(x, 2, d), "repeat"),
+        ("norm", lambda x, d: x.norm(2, d), "repeat"),
+    ],
+)
+def test_fuzz_4422_reduction_dim_list_order(name, call, kind):
+    """Fuzz seed 4422: PyTorch checks a reduction's dim list in one of two orders, each op as PyTorch 2.15
+    (sum-like: every dim's range first; var/std/nansum/norms: range and repeat dim by dim)"""
+    x = minitorch.ones(2)
+    if kind == "range":
+        with pytest.raises(IndexError, match=re.escape("expected to be in range of [-1, 0], but got 3")):
+            call(x, [0, 0, 3])
+    else:
+        with pytest.raises(RuntimeError, match="dim 0 appears multiple times in the list of dims"):
+            call(x, [0, 0, 3])
+    with pytest.raises(RuntimeError, match="dim 0 appears multiple times in the list of dims"):
+        call(x, [0, 0])
