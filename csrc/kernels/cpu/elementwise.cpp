@@ -14,6 +14,7 @@
 #include "kernels/cpu/Loops.h"
 #include "kernels/cpu/VecExp.h"
 #include "kernels/cpu/VecUnary.h"
+#include "kernels/cpu/vec/bessel_k.h"         // special.modified_bessel_k0/k1 (and scaled) rows, AVX2 lanes
 #include "kernels/cpu/vec/erf_f32_lanes.h"    // float32 erf in SSE2 lanes, for the baseline
 #include "kernels/cpu/vec/erfinv_lanes.h"     // float32 erfinv in SSE2 lanes, for the baseline
 #include "kernels/cpu/vec/polygamma_lanes.h"  // polygamma's rows in SSE2 lanes, for the baseline
@@ -61,6 +62,11 @@ vec::Fn vec_fn(UnaryOp op) {
     return vec::Fn::name;
     MT_VEC_UNARY_FNS(MT_VEC_MAP)
 #undef MT_VEC_MAP
+    // torch.special's names of i0 and i1: the same functors (I0, SpecialI1), so the same rows
+    case UnaryOp::_special_modified_bessel_i0:
+      return vec::Fn::i0;
+    case UnaryOp::_special_modified_bessel_i1:
+      return vec::Fn::_special_i1;
     default:
       return vec::Fn::kCount;
   }
@@ -259,8 +265,44 @@ bool elu_vectorized(const TensorIter& it, double negcoef, double poscoef, double
   return true;
 }
 
+#ifdef MINITORCH_WITH_CPU_VEC
+// special.modified_bessel_k0/k1 and scaled_modified_bessel_k0/k1: vec/bessel_k_avx2.cpp's rows on both vector
+// paths (AVX-512 too, as the i0/i1 rows' AVX2 lanes), where a vector path is in use
+bool bessel_k_vectorized(const TensorIter& it, UnaryOp op) {
+  int n = 0;
+  bool scaled = false;
+  switch (op) {
+    case UnaryOp::_special_modified_bessel_k0:
+      break;
+    case UnaryOp::_special_modified_bessel_k1:
+      n = 1;
+      break;
+    case UnaryOp::_special_scaled_modified_bessel_k0:
+      scaled = true;
+      break;
+    case UnaryOp::_special_scaled_modified_bessel_k1:
+      n = 1;
+      scaled = true;
+      break;
+    default:
+      return false;
+  }
+  const ScalarType dt = it.dtypes[0];
+  if (dt == ScalarType::Double)
+    run_vec<double>(it, vec::bessel_k_row_f64(n, scaled));
+  else if (dt == ScalarType::Float)
+    run_vec<float>(it, vec::bessel_k_row_f32(n, scaled));
+  else
+    return false;
+  return true;
+}
+#endif
+
 bool unary_vectorized(const TensorIter& it, UnaryOp op) {
   const vec::Table* t = vec::unary_table();
+#ifdef MINITORCH_WITH_CPU_VEC
+  if (t && bessel_k_vectorized(it, op)) return true;
+#endif
   const vec::Fn f = vec_fn(op);
   if (!t || f == vec::Fn::kCount) return false;
   const int k = static_cast<int>(f);
