@@ -1,4 +1,4 @@
-"""The special-function rows of issue 32 (polygamma, erfinv, ndtri, igamma, the modified Bessel functions) beside
+"""The special-function rows of issue 32 (polygamma, erfinv, ndtri, igamma, the Bessel functions) beside
 PyTorch in one process per CPU capability, calls alternating, each timed in the calling thread's CPU time (min of
 repeats), so a loaded machine's waits do not enter either column; one thread, 256x256 values.
 
@@ -56,6 +56,13 @@ CASES = [
         "float64",
         (0.1, 20.0),
     ),
+    # the Bessel functions of the first and second kind: the sweep's values, and both sides of the switch at 5
+    ("special.bessel_j0", "torch.special.bessel_j0(x)", "float32", (0.1, 0.9)),
+    ("special.bessel_j1", "torch.special.bessel_j1(x)", "float32", (0.1, 0.9)),
+    ("special.bessel_y0", "torch.special.bessel_y0(x)", "float32", (0.1, 0.9)),
+    ("special.bessel_y1", "torch.special.bessel_y1(x)", "float32", (0.1, 0.9)),
+    ("special.bessel_j0", "torch.special.bessel_j0(x)", "float64", (0.1, 20.0)),
+    ("special.bessel_y1", "torch.special.bessel_y1(x)", "float32", (0.1, 20.0)),
 ]
 
 

@@ -14,7 +14,7 @@
 #include "kernels/cpu/Loops.h"
 #include "kernels/cpu/VecExp.h"
 #include "kernels/cpu/VecUnary.h"
-#include "kernels/cpu/vec/bessel_k.h"         // special.modified_bessel_k0/k1 (and scaled) rows, AVX2 lanes
+#include "kernels/cpu/vec/bessel_rows.h"      // special.bessel_j0/j1/y0/y1 and the K rows, AVX2 lanes
 #include "kernels/cpu/vec/erf_f32_lanes.h"    // float32 erf in SSE2 lanes, for the baseline
 #include "kernels/cpu/vec/erfinv_lanes.h"     // float32 erfinv in SSE2 lanes, for the baseline
 #include "kernels/cpu/vec/polygamma_lanes.h"  // polygamma's rows in SSE2 lanes, for the baseline
@@ -266,11 +266,12 @@ bool elu_vectorized(const TensorIter& it, double negcoef, double poscoef, double
 }
 
 #ifdef MINITORCH_WITH_CPU_VEC
-// special.modified_bessel_k0/k1 and scaled_modified_bessel_k0/k1: vec/bessel_k_avx2.cpp's rows on both vector
-// paths (AVX-512 too, as the i0/i1 rows' AVX2 lanes), where a vector path is in use
-bool bessel_k_vectorized(const TensorIter& it, UnaryOp op) {
+// special.bessel_j0/j1/y0/y1, modified_bessel_k0/k1 and scaled_modified_bessel_k0/k1: vec/bessel_avx2.cpp's
+// rows on both vector paths (AVX-512 too, as the i0/i1 rows' AVX2 lanes), where a vector path is in use
+bool bessel_vectorized(const TensorIter& it, UnaryOp op) {
+  // (n, flag, K or J/Y): flag is `scaled` for K, `second kind` for J/Y
   int n = 0;
-  bool scaled = false;
+  bool flag = false, k = true;
   switch (op) {
     case UnaryOp::_special_modified_bessel_k0:
       break;
@@ -278,20 +279,36 @@ bool bessel_k_vectorized(const TensorIter& it, UnaryOp op) {
       n = 1;
       break;
     case UnaryOp::_special_scaled_modified_bessel_k0:
-      scaled = true;
+      flag = true;
       break;
     case UnaryOp::_special_scaled_modified_bessel_k1:
       n = 1;
-      scaled = true;
+      flag = true;
+      break;
+    case UnaryOp::_special_bessel_j0:
+      k = false;
+      break;
+    case UnaryOp::_special_bessel_j1:
+      n = 1;
+      k = false;
+      break;
+    case UnaryOp::_special_bessel_y0:
+      flag = true;
+      k = false;
+      break;
+    case UnaryOp::_special_bessel_y1:
+      n = 1;
+      flag = true;
+      k = false;
       break;
     default:
       return false;
   }
   const ScalarType dt = it.dtypes[0];
   if (dt == ScalarType::Double)
-    run_vec<double>(it, vec::bessel_k_row_f64(n, scaled));
+    run_vec<double>(it, k ? vec::bessel_k_row_f64(n, flag) : vec::bessel_jy_row_f64(n, flag));
   else if (dt == ScalarType::Float)
-    run_vec<float>(it, vec::bessel_k_row_f32(n, scaled));
+    run_vec<float>(it, k ? vec::bessel_k_row_f32(n, flag) : vec::bessel_jy_row_f32(n, flag));
   else
     return false;
   return true;
@@ -301,7 +318,7 @@ bool bessel_k_vectorized(const TensorIter& it, UnaryOp op) {
 bool unary_vectorized(const TensorIter& it, UnaryOp op) {
   const vec::Table* t = vec::unary_table();
 #ifdef MINITORCH_WITH_CPU_VEC
-  if (t && bessel_k_vectorized(it, op)) return true;
+  if (t && bessel_vectorized(it, op)) return true;
 #endif
   const vec::Fn f = vec_fn(op);
   if (!t || f == vec::Fn::kCount) return false;

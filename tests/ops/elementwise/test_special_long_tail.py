@@ -340,29 +340,42 @@ K_ROWS = [
     "scaled_modified_bessel_k0",
     "scaled_modified_bessel_k1",
 ]
+JY_ROWS = ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1"]
 
 
 @pytest.mark.parametrize("cap", ["avx512", "avx2", "default"])
 def test_modified_bessel_rows_on_every_path(tmp_path, cap):
-    """special.modified_bessel_i0/i1 run torch.i0's and special.i1's rows (the same bits); K0, K1 and their scaled
-    forms (AVX2 lanes on both vector paths, kernels/cpu/vec/bessel_k_avx2.cpp; the functor at the baseline)
-    against SciPy across both expansions and their switch at 2, their special values, float32 as the float64
-    result of the rounded input rounded once, strided and empty input."""
+    """special.modified_bessel_i0/i1 run torch.i0's and special.i1's rows (the same bits); J0, J1, Y0, Y1, K0, K1
+    and the scaled K (AVX2 lanes on both vector paths, kernels/cpu/vec/bessel_avx2.cpp; the functors at the
+    baseline) against SciPy across their expansions and the switches at 5 (J, Y) and 2 (K), past the sin/cos
+    reduction's range (1.6e6), their special values, float32 as the float64 result of the rounded input rounded
+    once, strided and empty input."""
     rng = np.random.default_rng(5)
     x = np.concatenate(
         [
             np.linspace(-3, 40, 4301),
             rng.uniform(0, 2, 3000),
             np.geomspace(1e-300, 1e-3, 200),
-            np.geomspace(40, 800, 200),
+            rng.uniform(0, 6, 3000),
+            np.geomspace(40, 1e7, 400),
             [2.0, np.nextafter(2.0, 0), np.nextafter(2.0, 3), 5e-324, 0.0, -0.0, -1e-300, 745.0, 1e5, 1e300],
+            [
+                5.0,
+                np.nextafter(5.0, 0),
+                np.nextafter(5.0, 6),
+                1e-5,
+                np.nextafter(1e-5, 0),
+                -7.0,
+                1647099.0,
+                2e6,
+            ],
             [np.inf, -np.inf, np.nan],
         ]
     )
     xp, op = tmp_path / "x.npy", tmp_path / "out.npz"
     np.save(xp, x)
     env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
-    names = ["modified_bessel_i0", "modified_bessel_i1"] + K_ROWS
+    names = ["modified_bessel_i0", "modified_bessel_i1"] + K_ROWS + JY_ROWS
     subprocess.run(
         [sys.executable, "-c", _ROWS_CHILD, str(xp), str(op), ",".join(names)],
         check=True,
@@ -399,6 +412,33 @@ def test_modified_bessel_rows_on_every_path(tmp_path, cap):
         assert np.all(np.isposinf(g[x == 0])), name
         assert np.all(np.isnan(g[(x < 0) | np.isnan(x)])), name
         assert g[np.isposinf(x)].tolist() == [0.0], name
+        for key in ("float64", "float32"):
+            np.testing.assert_array_equal(got[f"{name} {key} strided"], got[f"{name} {key}"], err_msg=name)
+        np.testing.assert_array_equal(
+            got[name + " float32"], got[name + " float32 via float64"], err_msg=name
+        )
+        assert got[name + " empty"].tolist() == [0, 3]
+    for name in JY_ROWS:
+        g = got[name + " float64"]
+        fin = np.isfinite(x)
+        want = UNARY_REF[name](x[fin])
+        same = (g[fin] == want) | (np.isnan(g[fin]) & np.isnan(want))
+        with np.errstate(invalid="ignore"):
+            err = np.where(same, 0.0, np.abs(g[fin] - want) / np.maximum(np.abs(want), 1e-3))
+        # absolute near the zeros; Y0's rational part and 2/pi log(x) J0(x) cancel there, so Cephes' own error
+        # (SciPy's too: both within 7e-13 of the exact value near 3.9577, measured with mpmath) sets Y's bound
+        bound = 1e-14 if name.startswith("bessel_j") else 1e-12
+        assert err.max() < bound, (
+            name,
+            cap,
+            x[fin][np.argmax(err)],
+            g[fin][np.argmax(err)],
+            want[np.argmax(err)],
+        )
+        # (negative x above: J0 even, J1 odd, Y NaN) NaN and +-inf give NaN (sin and cos of inf); Y: -inf at 0
+        assert np.all(np.isnan(g[~fin])), name
+        if name.startswith("bessel_y"):
+            assert np.all(np.isneginf(g[x == 0])) and np.all(np.isnan(g[x < 0])), name
         for key in ("float64", "float32"):
             np.testing.assert_array_equal(got[f"{name} {key} strided"], got[f"{name} {key}"], err_msg=name)
         np.testing.assert_array_equal(
