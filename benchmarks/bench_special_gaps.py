@@ -1,4 +1,4 @@
-"""The special-function rows of issue 32 (polygamma, erfinv, ndtri, igamma, the Bessel functions) beside
+"""The special-function rows of issue 32 (polygamma, erfinv, ndtri, igamma, the Bessel and Airy functions) beside
 PyTorch in one process per CPU capability, calls alternating, each timed in the calling thread's CPU time (min of
 repeats), so a loaded machine's waits do not enter either column; one thread, 256x256 values.
 
@@ -63,6 +63,11 @@ CASES = [
     ("special.bessel_y1", "torch.special.bessel_y1(x)", "float32", (0.1, 0.9)),
     ("special.bessel_j0", "torch.special.bessel_j0(x)", "float64", (0.1, 20.0)),
     ("special.bessel_y1", "torch.special.bessel_y1(x)", "float32", (0.1, 20.0)),
+    ("special.spherical_bessel_j0", "torch.special.spherical_bessel_j0(x)", "float32", (0.1, 0.9)),
+    ("special.spherical_bessel_j0", "torch.special.spherical_bessel_j0(x)", "float64", (-20.0, 20.0)),
+    ("special.airy_ai", "torch.special.airy_ai(x)", "float32", (0.1, 0.9)),
+    ("special.airy_ai", "torch.special.airy_ai(x)", "float32", (-20.0, 20.0)),
+    ("special.airy_ai", "torch.special.airy_ai(x)", "float64", (-20.0, 20.0)),
 ]
 
 

@@ -266,8 +266,9 @@ bool elu_vectorized(const TensorIter& it, double negcoef, double poscoef, double
 }
 
 #ifdef MINITORCH_WITH_CPU_VEC
-// special.bessel_j0/j1/y0/y1, modified_bessel_k0/k1 and scaled_modified_bessel_k0/k1: vec/bessel_avx2.cpp's
-// rows on both vector paths (AVX-512 too, as the i0/i1 rows' AVX2 lanes), where a vector path is in use
+// special.bessel_j0/j1/y0/y1, modified_bessel_k0/k1, scaled_modified_bessel_k0/k1, spherical_bessel_j0 and
+// airy_ai: vec/bessel_avx2.cpp's rows on both vector paths (AVX-512 too, as the i0/i1 rows' AVX2 lanes),
+// where a vector path is in use
 bool bessel_vectorized(const TensorIter& it, UnaryOp op) {
   // (n, flag, K or J/Y): flag is `scaled` for K, `second kind` for J/Y
   int n = 0;
@@ -301,6 +302,17 @@ bool bessel_vectorized(const TensorIter& it, UnaryOp op) {
       flag = true;
       k = false;
       break;
+    case UnaryOp::_special_spherical_bessel_j0:
+    case UnaryOp::_special_airy_ai: {
+      const bool sj0 = op == UnaryOp::_special_spherical_bessel_j0;
+      if (it.dtypes[0] == ScalarType::Double)
+        run_vec<double>(it, sj0 ? vec::spherical_j0_row_f64() : vec::airy_ai_row_f64());
+      else if (it.dtypes[0] == ScalarType::Float)
+        run_vec<float>(it, sj0 ? vec::spherical_j0_row_f32() : vec::airy_ai_row_f32());
+      else
+        return false;
+      return true;
+    }
     default:
       return false;
   }

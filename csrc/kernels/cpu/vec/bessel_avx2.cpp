@@ -1,12 +1,12 @@
-// torch.special's Bessel functions of the first and second kind (J0, J1, Y0, Y1) and the modified ones of the
-// second kind (K0, K1, scaled K0/K1), sixteen doubles at a time (AVX2+FMA).
+// torch.special's Bessel functions of the first and second kind (J0, J1, Y0, Y1), the modified ones of the
+// second kind (K0, K1, scaled K0/K1), spherical j0 and Airy's Ai, sixteen doubles at a time (AVX2+FMA).
 //
-// The scalar functors (kernels/special_functors.h) evaluate Cephes' j0.c/j1.c/k0.c/k1.c one element at a
-// time: K 80-200 ns each (a 30-term Chebyshev series for I_n, a 10-term one, a log and an exp on [0, 2]),
-// PyTorch's the same fits at about 40 ns; J/Y 7-20 ns, about twice PyTorch's. These are the same expansions,
-// branches and order of operations in vectors (K: four vectors of Clenshaw's recurrence in flight,
-// bessel_i.h's), with our AVX2 log, exp and sin/cos; float32 computes in double and rounds once, as the
-// functors.
+// The scalar functors (kernels/special_functors.h) evaluate Cephes' j0.c/j1.c/k0.c/k1.c/airy.c one element at
+// a time: K 80-200 ns each (a 30-term Chebyshev series for I_n, a 10-term one, a log and an exp on [0, 2]),
+// PyTorch's the same fits at about 40 ns; J/Y 7-20 ns and Ai's Maclaurin series 70 ns, about twice PyTorch's.
+// These are the same expansions, branches and order of operations in vectors (K: four vectors of Clenshaw's
+// recurrence in flight, bessel_i.h's), with our AVX2 log, exp and sin/cos; float32 computes in double and
+// rounds once, as the functors.
 #include <immintrin.h>
 
 #include "kernels/SpecialCoeffs.h"
@@ -62,8 +62,36 @@ static inline __m256d bessel_j_small(__m256d x) {
   }
 }
 
-// Hankel's form of J_n (kSecond false) or Y_n for x > 5: bessel_hankel. sin and cos of x - shift from one
-// reduction; lanes past the reduction's range (and inf, NaN) take the C library's, lane by lane.
+// sin and cos of x (one reduction); lanes past its range (and inf, NaN) take the C library's
+static inline void sincos_both_avx2(__m256d x, __m256d& sn, __m256d& cs) {
+  __m256d rh, rl;
+  const __m256i n = reduce_pio2_avx2(x, rh, rl);
+  const __m256d ks = ksin_avx2(rh, rl), kc = kcos_avx2(rh, rl);
+  // sin x = s, c, -s, -c and cos x = c, -s, -c, s for n mod 4 = 0..3
+  const __m256d odd = _mm256_castsi256_pd(_mm256_slli_epi64(n, 63));
+  const __m256d neg_s = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_srli_epi64(n, 1), 63));
+  const __m256d neg_c = _mm256_castsi256_pd(
+      _mm256_slli_epi64(_mm256_srli_epi64(_mm256_add_epi64(n, _mm256_set1_epi64x(1)), 1), 63));
+  sn = _mm256_xor_pd(_mm256_blendv_pd(ks, kc, odd), neg_s);
+  cs = _mm256_xor_pd(_mm256_blendv_pd(kc, ks, odd), neg_c);
+  const int inside = _mm256_movemask_pd(sincos_f64_in_range_avx2(x));
+  if (inside != 0xf) {
+    alignas(32) double xa[4], sa[4], ca[4];
+    _mm256_store_pd(xa, x);
+    _mm256_store_pd(sa, sn);
+    _mm256_store_pd(ca, cs);
+    for (int i = 0; i < 4; ++i)
+      if (!(inside >> i & 1)) {
+        sa[i] = __builtin_sin(xa[i]);
+        ca[i] = __builtin_cos(xa[i]);
+      }
+    sn = _mm256_load_pd(sa);
+    cs = _mm256_load_pd(ca);
+  }
+}
+
+// Hankel's form of J_n (kSecond false) or Y_n for x > 5: bessel_hankel, sin and cos of x - shift from one
+// reduction
 template <int kN, bool kSecond>
 static inline __m256d bessel_hankel_v(__m256d x) {
   const __m256d w = 5.0 / x, z = 25.0 / (x * x);
@@ -76,30 +104,8 @@ static inline __m256d bessel_hankel_v(__m256d x) {
     q = polevl_v(z, kJ1QP) / p1evl_v(z, kJ1QQ);
   }
   const __m256d xn = x - (kN == 0 ? 0.78539816339744830962 : 2.35619449019234492885);
-  __m256d rh, rl;
-  const __m256i n = reduce_pio2_avx2(xn, rh, rl);
-  const __m256d ks = ksin_avx2(rh, rl), kc = kcos_avx2(rh, rl);
-  // sin xn = s, c, -s, -c and cos xn = c, -s, -c, s for n mod 4 = 0..3
-  const __m256d odd = _mm256_castsi256_pd(_mm256_slli_epi64(n, 63));
-  const __m256d neg_s = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_srli_epi64(n, 1), 63));
-  const __m256d neg_c = _mm256_castsi256_pd(
-      _mm256_slli_epi64(_mm256_srli_epi64(_mm256_add_epi64(n, _mm256_set1_epi64x(1)), 1), 63));
-  __m256d sn = _mm256_xor_pd(_mm256_blendv_pd(ks, kc, odd), neg_s);
-  __m256d cs = _mm256_xor_pd(_mm256_blendv_pd(kc, ks, odd), neg_c);
-  const int inside = _mm256_movemask_pd(sincos_f64_in_range_avx2(xn));
-  if (inside != 0xf) {
-    alignas(32) double xa[4], sa[4], ca[4];
-    _mm256_store_pd(xa, xn);
-    _mm256_store_pd(sa, sn);
-    _mm256_store_pd(ca, cs);
-    for (int i = 0; i < 4; ++i)
-      if (!(inside >> i & 1)) {
-        sa[i] = __builtin_sin(xa[i]);
-        ca[i] = __builtin_cos(xa[i]);
-      }
-    sn = _mm256_load_pd(sa);
-    cs = _mm256_load_pd(ca);
-  }
+  __m256d sn, cs;
+  sincos_both_avx2(xn, sn, cs);
   const __m256d r = kSecond ? p * sn + w * q * cs : p * cs - w * q * sn;
   return r * 0.79788456080286535588 / _mm256_sqrt_pd(x);
 }
@@ -139,6 +145,93 @@ static inline __m256d bessel_jy_v(__m256d x) {
     r = _mm256_blendv_pd(r, _mm256_set1_pd(__builtin_nan("")), _mm256_cmp_pd(x, zero, _CMP_LT_OQ));
   }
   return r;
+}
+
+// spherical j0 = sin(x) / x: special_functors.h's spherical_bessel_j0_double (its Taylor polynomial below
+// 1/2, 0 at +-inf, NaN at NaN)
+static inline __m256d spherical_j0_v(__m256d x) {
+  __m256d sn, cs;
+  sincos_both_avx2(x, sn, cs);
+  __m256d r = sn / x;
+  const __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
+  const __m256d small = _mm256_cmp_pd(ax, _mm256_set1_pd(0.5), _CMP_LT_OQ);
+  if (_mm256_movemask_pd(small)) {
+    const __m256d z = x * x;
+    const __m256d t =
+        1.0 +
+        z * (-1.0 / 6.0 +
+             z * (1.0 / 120.0 + z * (-1.0 / 5040.0 + z * (1.0 / 362880.0 + z * (-1.0 / 39916800.0 +
+                                                                                z * (1.0 / 6227020800.0))))));
+    r = _mm256_blendv_pd(r, t, small);
+  }
+  return _mm256_andnot_pd(_mm256_cmp_pd(ax, _mm256_set1_pd(__builtin_inf()), _CMP_EQ_OQ), r);
+}
+
+static const double kAiryAN[8] = {MT_AIRY_AN}, kAiryAD[8] = {MT_AIRY_AD};
+static const double kAiryAFN[9] = {MT_AIRY_AFN}, kAiryAFD[9] = {MT_AIRY_AFD};
+static const double kAiryAGN[11] = {MT_AIRY_AGN}, kAiryAGD[10] = {MT_AIRY_AGD};
+
+// Ai(x): special_functors.h's airy_ai_double, its three branches and order of operations (the Maclaurin
+// series on [-2.09, 2.09) runs until every lane has converged, each lane's sums frozen at its own last term,
+// so each lane takes the functor's number of terms)
+static inline __m256d airy_ai_v(__m256d x) {
+  const __m256d lo = _mm256_cmp_pd(x, _mm256_set1_pd(-2.09), _CMP_LT_OQ);
+  const __m256d hi = _mm256_cmp_pd(x, _mm256_set1_pd(2.09), _CMP_GE_OQ);
+  const __m256d mid = _mm256_andnot_pd(_mm256_or_pd(lo, hi), _mm256_cmp_pd(x, x, _CMP_ORD_Q));
+  __m256d r = _mm256_setzero_pd();
+  if (_mm256_movemask_pd(lo)) {
+    const __m256d xl = _mm256_blendv_pd(_mm256_set1_pd(-3.0), x, lo);
+    const __m256d t = _mm256_sqrt_pd(-xl), zeta = -2.0 * xl * t / 3.0, z = 1.0 / zeta, zz = z * z;
+    const __m256d uf = 1.0 + zz * polevl_v(zz, kAiryAFN) / p1evl_v(zz, kAiryAFD);
+    const __m256d ug = z * polevl_v(zz, kAiryAGN) / p1evl_v(zz, kAiryAGD);
+    __m256d sn, cs;
+    sincos_both_avx2(zeta + 0.78539816339744830962, sn, cs);
+    r = _mm256_blendv_pd(r, 0.56418958354775628695 / _mm256_sqrt_pd(t) * (sn * uf - cs * ug), lo);
+  }
+  if (_mm256_movemask_pd(hi)) {
+    const __m256d xh = _mm256_blendv_pd(_mm256_set1_pd(3.0), x, hi);
+    const __m256d t = _mm256_sqrt_pd(xh), zeta = 2.0 * xh * t / 3.0, z = 1.0 / zeta;
+    const __m256d v = 0.56418958354775628695 * (polevl_v(z, kAiryAN) / polevl_v(z, kAiryAD)) /
+                      (2.0 * _mm256_sqrt_pd(t) * exp_avx2_f64(zeta));
+    r = _mm256_blendv_pd(r, v, hi);
+  }
+  if (_mm256_movemask_pd(mid)) {
+    const __m256d xm = _mm256_blendv_pd(_mm256_setzero_pd(), x, mid);
+    __m256d f = _mm256_set1_pd(1.0), g = xm, m = _mm256_set1_pd(1.0), n = xm;
+    const __m256d z = xm * xm * xm;
+    const __m256d eps = _mm256_set1_pd(1.1102230246251565e-16);
+    __m256d active = mid;  // t = 1 > eps at the start
+    double k = 1.0;
+    while (_mm256_movemask_pd(active)) {
+      m *= z;
+      k += 1.0;
+      m /= k;
+      n *= z;
+      k += 1.0;
+      n /= k;
+      m /= k;
+      f = _mm256_blendv_pd(f, f + m, active);
+      k += 1.0;
+      n /= k;
+      g = _mm256_blendv_pd(g, g + n, active);
+      const __m256d tt = _mm256_andnot_pd(_mm256_set1_pd(-0.0), m / f);
+      active = _mm256_and_pd(active, _mm256_cmp_pd(tt, eps, _CMP_GT_OQ));
+    }
+    r = _mm256_blendv_pd(r, 0.355028053887817239260 * f - 0.258819403792806798405 * g, mid);
+  }
+  // 0 past 103.892 (underflow), NaN at +-inf and NaN
+  r = _mm256_andnot_pd(_mm256_cmp_pd(x, _mm256_set1_pd(103.892), _CMP_GT_OQ), r);
+  const __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
+  const __m256d bad = _mm256_cmp_pd(ax, _mm256_set1_pd(__builtin_inf()), _CMP_NLT_UQ);  // inf or NaN
+  return _mm256_blendv_pd(r, _mm256_set1_pd(__builtin_nan("")), bad);
+}
+
+template <int kWhich>  // 0: spherical j0, 1: Airy Ai
+static inline void bessel_other_lanes(double* out, const double* in) {
+  for (int k = 0; k < kBesselVecs; ++k) {
+    const __m256d x = _mm256_loadu_pd(in + 4 * k);
+    _mm256_storeu_pd(out + 4 * k, kWhich == 0 ? spherical_j0_v(x) : airy_ai_v(x));
+  }
 }
 
 template <int kN, bool kSecond>
@@ -246,6 +339,19 @@ LoopD bessel_jy_row_f64(int n, bool second) {
                   : &bessel_row<double, bessel_jy_lanes<0, false>>;
   return second ? &bessel_row<double, bessel_jy_lanes<1, true>>
                 : &bessel_row<double, bessel_jy_lanes<1, false>>;
+}
+
+LoopF spherical_j0_row_f32() {
+  return &bessel_row<float, bessel_other_lanes<0>>;
+}
+LoopD spherical_j0_row_f64() {
+  return &bessel_row<double, bessel_other_lanes<0>>;
+}
+LoopF airy_ai_row_f32() {
+  return &bessel_row<float, bessel_other_lanes<1>>;
+}
+LoopD airy_ai_row_f64() {
+  return &bessel_row<double, bessel_other_lanes<1>>;
 }
 
 }  // namespace vec

@@ -15,6 +15,11 @@ LoopD bessel_k_row_f64(int n, bool scaled);
 // J0/J1 (first kind) or Y0/Y1 (second = true)
 LoopF bessel_jy_row_f32(int n, bool second);
 LoopD bessel_jy_row_f64(int n, bool second);
+// spherical j0 (sin(x) / x) and Airy's Ai
+LoopF spherical_j0_row_f32();
+LoopD spherical_j0_row_f64();
+LoopF airy_ai_row_f32();
+LoopD airy_ai_row_f64();
 
 }  // namespace vec
 }  // namespace mt
