@@ -1,6 +1,6 @@
-"""The special-function rows of issue 32 still below PyTorch (polygamma, erfinv, ndtri, igamma) beside PyTorch in
-one process per CPU capability, calls alternating, each timed in the calling thread's CPU time (min of repeats),
-so a loaded machine's waits do not enter either column; one thread, 256x256 values.
+"""The special-function rows of issue 32 (polygamma, erfinv, ndtri, igamma, the Bessel and Airy functions) beside
+PyTorch in one process per CPU capability, calls alternating, each timed in the calling thread's CPU time (min of
+repeats), so a loaded machine's waits do not enter either column; one thread, 256x256 values.
 
   PYTHONPATH=python /tmp/tv/bin/python benchmarks/bench_special_gaps.py [--caps avx2,avx512] [--number 20]
       [-k polygamma,erfinv]
@@ -31,6 +31,43 @@ CASES = [
     ("special.ndtri", "torch.special.ndtri(x)", "float64", (0.1, 0.9)),
     ("igamma", "torch.igamma(x, y)", "float32", (0.1, 0.9)),
     ("igammac", "torch.igammac(x, y)", "float32", (0.1, 0.9)),
+    # the modified Bessel functions: the sweep's values (K's [0, 2] expansion) and both of K's expansions
+    ("special.modified_bessel_i0", "torch.special.modified_bessel_i0(x)", "float32", (0.1, 0.9)),
+    ("special.modified_bessel_i1", "torch.special.modified_bessel_i1(x)", "float32", (0.1, 0.9)),
+    ("special.modified_bessel_k0", "torch.special.modified_bessel_k0(x)", "float32", (0.1, 0.9)),
+    ("special.modified_bessel_k1", "torch.special.modified_bessel_k1(x)", "float32", (0.1, 0.9)),
+    (
+        "special.scaled_modified_bessel_k0",
+        "torch.special.scaled_modified_bessel_k0(x)",
+        "float32",
+        (0.1, 0.9),
+    ),
+    (
+        "special.scaled_modified_bessel_k1",
+        "torch.special.scaled_modified_bessel_k1(x)",
+        "float32",
+        (0.1, 0.9),
+    ),
+    ("special.modified_bessel_k0", "torch.special.modified_bessel_k0(x)", "float32", (0.1, 20.0)),
+    ("special.modified_bessel_k1", "torch.special.modified_bessel_k1(x)", "float64", (0.1, 20.0)),
+    (
+        "special.scaled_modified_bessel_k1",
+        "torch.special.scaled_modified_bessel_k1(x)",
+        "float64",
+        (0.1, 20.0),
+    ),
+    # the Bessel functions of the first and second kind: the sweep's values, and both sides of the switch at 5
+    ("special.bessel_j0", "torch.special.bessel_j0(x)", "float32", (0.1, 0.9)),
+    ("special.bessel_j1", "torch.special.bessel_j1(x)", "float32", (0.1, 0.9)),
+    ("special.bessel_y0", "torch.special.bessel_y0(x)", "float32", (0.1, 0.9)),
+    ("special.bessel_y1", "torch.special.bessel_y1(x)", "float32", (0.1, 0.9)),
+    ("special.bessel_j0", "torch.special.bessel_j0(x)", "float64", (0.1, 20.0)),
+    ("special.bessel_y1", "torch.special.bessel_y1(x)", "float32", (0.1, 20.0)),
+    ("special.spherical_bessel_j0", "torch.special.spherical_bessel_j0(x)", "float32", (0.1, 0.9)),
+    ("special.spherical_bessel_j0", "torch.special.spherical_bessel_j0(x)", "float64", (-20.0, 20.0)),
+    ("special.airy_ai", "torch.special.airy_ai(x)", "float32", (0.1, 0.9)),
+    ("special.airy_ai", "torch.special.airy_ai(x)", "float32", (-20.0, 20.0)),
+    ("special.airy_ai", "torch.special.airy_ai(x)", "float64", (-20.0, 20.0)),
 ]
 
 

@@ -14,6 +14,7 @@
 #include "kernels/cpu/Loops.h"
 #include "kernels/cpu/VecExp.h"
 #include "kernels/cpu/VecUnary.h"
+#include "kernels/cpu/vec/bessel_rows.h"      // special.bessel_j0/j1/y0/y1 and the K rows, AVX2 lanes
 #include "kernels/cpu/vec/erf_f32_lanes.h"    // float32 erf in SSE2 lanes, for the baseline
 #include "kernels/cpu/vec/erfinv_lanes.h"     // float32 erfinv in SSE2 lanes, for the baseline
 #include "kernels/cpu/vec/polygamma_lanes.h"  // polygamma's rows in SSE2 lanes, for the baseline
@@ -61,6 +62,11 @@ vec::Fn vec_fn(UnaryOp op) {
     return vec::Fn::name;
     MT_VEC_UNARY_FNS(MT_VEC_MAP)
 #undef MT_VEC_MAP
+    // torch.special's names of i0 and i1: the same functors (I0, SpecialI1), so the same rows
+    case UnaryOp::_special_modified_bessel_i0:
+      return vec::Fn::i0;
+    case UnaryOp::_special_modified_bessel_i1:
+      return vec::Fn::_special_i1;
     default:
       return vec::Fn::kCount;
   }
@@ -259,8 +265,73 @@ bool elu_vectorized(const TensorIter& it, double negcoef, double poscoef, double
   return true;
 }
 
+#ifdef MINITORCH_WITH_CPU_VEC
+// special.bessel_j0/j1/y0/y1, modified_bessel_k0/k1, scaled_modified_bessel_k0/k1, spherical_bessel_j0 and
+// airy_ai: vec/bessel_avx2.cpp's rows on both vector paths (AVX-512 too, as the i0/i1 rows' AVX2 lanes),
+// where a vector path is in use
+bool bessel_vectorized(const TensorIter& it, UnaryOp op) {
+  // (n, flag, K or J/Y): flag is `scaled` for K, `second kind` for J/Y
+  int n = 0;
+  bool flag = false, k = true;
+  switch (op) {
+    case UnaryOp::_special_modified_bessel_k0:
+      break;
+    case UnaryOp::_special_modified_bessel_k1:
+      n = 1;
+      break;
+    case UnaryOp::_special_scaled_modified_bessel_k0:
+      flag = true;
+      break;
+    case UnaryOp::_special_scaled_modified_bessel_k1:
+      n = 1;
+      flag = true;
+      break;
+    case UnaryOp::_special_bessel_j0:
+      k = false;
+      break;
+    case UnaryOp::_special_bessel_j1:
+      n = 1;
+      k = false;
+      break;
+    case UnaryOp::_special_bessel_y0:
+      flag = true;
+      k = false;
+      break;
+    case UnaryOp::_special_bessel_y1:
+      n = 1;
+      flag = true;
+      k = false;
+      break;
+    case UnaryOp::_special_spherical_bessel_j0:
+    case UnaryOp::_special_airy_ai: {
+      const bool sj0 = op == UnaryOp::_special_spherical_bessel_j0;
+      if (it.dtypes[0] == ScalarType::Double)
+        run_vec<double>(it, sj0 ? vec::spherical_j0_row_f64() : vec::airy_ai_row_f64());
+      else if (it.dtypes[0] == ScalarType::Float)
+        run_vec<float>(it, sj0 ? vec::spherical_j0_row_f32() : vec::airy_ai_row_f32());
+      else
+        return false;
+      return true;
+    }
+    default:
+      return false;
+  }
+  const ScalarType dt = it.dtypes[0];
+  if (dt == ScalarType::Double)
+    run_vec<double>(it, k ? vec::bessel_k_row_f64(n, flag) : vec::bessel_jy_row_f64(n, flag));
+  else if (dt == ScalarType::Float)
+    run_vec<float>(it, k ? vec::bessel_k_row_f32(n, flag) : vec::bessel_jy_row_f32(n, flag));
+  else
+    return false;
+  return true;
+}
+#endif
+
 bool unary_vectorized(const TensorIter& it, UnaryOp op) {
   const vec::Table* t = vec::unary_table();
+#ifdef MINITORCH_WITH_CPU_VEC
+  if (t && bessel_vectorized(it, op)) return true;
+#endif
   const vec::Fn f = vec_fn(op);
   if (!t || f == vec::Fn::kCount) return false;
   const int k = static_cast<int>(f);
