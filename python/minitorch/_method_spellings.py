@@ -99,6 +99,9 @@ def _write(result, out):
 
 def _make_view_copy(view, arity):
     name = view + "_copy"
+    signature = [_COPY_SIGNATURES[view]] if view in _COPY_SIGNATURES else None
+    # the common call (plain ints) skips check_call's binding, which cost more than a 256-element copy
+    fast = _argcheck._fast_checks([_argcheck._signature(s) for s in signature]) if signature else None
 
     def fn(input, *args, out=None, **kwargs):
         if (
@@ -108,8 +111,8 @@ def _make_view_copy(view, arity):
             raise TypeError(
                 f"{name}() takes {arity + 1} positional argument{plural} but {len(args) + 1} were given"
             )
-        if view in _COPY_SIGNATURES:
-            _argcheck.check_call(name, [_COPY_SIGNATURES[view]], (input, *args), kwargs)
+        if signature is not None and (fast is None or not fast((input, *args), kwargs)):
+            _argcheck.check_call(name, signature, (input, *args), kwargs)
         if view.startswith("view_as_"):  # functions, not Tensor methods
             return _write(_copied(getattr(_C, view)(input, *args, **kwargs)), out)
         try:

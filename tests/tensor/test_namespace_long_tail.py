@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pytest
 from scipy import special as sps
+from utils import cases_here_and_in_pytorch
 
 import minitorch
 
@@ -75,6 +76,34 @@ def test_range_is_inclusive_and_deprecated():
             minitorch.range(1, 4, 0)
         with pytest.raises(RuntimeError, match="upper bound and lower bound inconsistent with step sign"):
             minitorch.range(4, 1)
+
+
+_RANGE_CASES = r"""
+import warnings
+def cases(torch):
+    warnings.simplefilter("ignore")
+    out = []
+    for args, kw in [
+        ((256, 256), {}), ((1, 4), {}), ((0, 1, 0.1), {}), ((1, 2, 0.3), {}), ((5, 1, -2), {}),
+        ((-3.7, 11.2, 0.7), {}), ((0.1, 0.9, 0.1), {}), ((1e8, 1e8 + 3), {}), ((2.5, -7.25, -0.75), {}),
+        ((0, 1, 1 / 3), {"dtype": torch.float64}), ((0.1, 25.6, 0.1), {"dtype": torch.float64}),
+        ((0, 1, 1 / 3), {"dtype": torch.float16}), ((0, 5, 0.5), {"dtype": torch.bfloat16}),
+        ((1, 4), {"dtype": torch.int64}), ((0.5, 3.5), {"dtype": torch.int32}),
+        ((1e20, 1e20), {}), ((1e20, 1e20, 1), {"dtype": torch.float64}), ((1.0, 3.0), {"requires_grad": True}),
+        ((torch.tensor(1.5), 4), {}),
+    ]:
+        r = torch.range(*args, **kw)
+        out.append([str(r.dtype), list(r.shape), r.requires_grad, r.is_leaf, r.double().tolist()])
+    o = torch.empty(0)
+    torch.range(0, 2, 0.5, out=o)
+    out.append(o.tolist())
+    return out
+"""
+
+
+def test_range_values_are_pytorchs_to_the_bit():
+    ours, theirs = cases_here_and_in_pytorch(_RANGE_CASES, [("torch", minitorch)])
+    assert ours == theirs
 
 
 def test_vander():
