@@ -238,6 +238,10 @@ def combinations(input, r=2, with_replacement=False):
 @_argcheck.parses("Tensor input, int[] dims", upfront=False)
 def tile(input, dims):
     """`input` repeated `dims[i]` times along each dim; dims shorter than input.dim() is padded with ones in front."""
+    if type(dims) in (list, tuple) and len(dims) == input.dim():
+        fast = _functional._repeat_fast(input, dims)  # which takes plain ints only
+        if fast is not None:
+            return fast
     dims = _as_dims(dims)
     if len(dims) < input.dim():
         dims = [1] * (input.dim() - len(dims)) + dims

@@ -863,6 +863,40 @@ def test_contiguous_of_large_transpose_runs_in_parallel_chunks(device):
     np.testing.assert_array_equal(x.transpose(0, 1).contiguous().cpu().numpy(), a.transpose(1, 0, 2))
 
 
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.int32])
+def test_transposed_copy_of_4byte_items_moves_every_bit(dtype):
+    """x.t().contiguous() of 4-byte items moves 8x8 blocks through AVX2 registers, the ragged edges item by
+    item: every bit pattern (NaN payloads, -0) lands where NumPy puts it, for sizes around the 8 and 16 tiles,
+    batches, sources with longer rows (slices) and an empty one"""
+    rng = np.random.default_rng(8)
+    for shape in [
+        (16, 16),
+        (17, 23),
+        (8, 300),
+        (300, 9),
+        (33, 65),
+        (3, 40, 50),
+        (2, 3, 31, 17),
+        (1000, 16),
+        (0, 40),
+    ]:
+        bits = rng.integers(-(2**31), 2**31, size=shape, dtype=np.int64).astype(np.int32)
+        a = bits.view(np.float32) if dtype == minitorch.float32 else bits
+        want = np.ascontiguousarray(np.swapaxes(bits, -1, -2))
+        wide = minitorch.from_numpy(np.ascontiguousarray(np.concatenate([a, a], -1)))
+        for x in (minitorch.from_numpy(a), wide[..., shape[-1] :]):
+            got = x.transpose(-1, -2).contiguous()
+            assert got.is_contiguous() and got.dtype == dtype
+            assert np.array_equal(got.numpy().view(np.int32), want), shape
+
+
+def test_transposed_copy_baseline():
+    """MINITORCH_CPU_CAPABILITY=default: the item-by-item tiles, the same test in a fresh process."""
+    from tests.utils import rerun_in_child
+
+    rerun_in_child(__file__, "transposed_copy_of_4byte", MINITORCH_CPU_CAPABILITY="default")
+
+
 def test_hot_attributes_are_getset_descriptors_with_the_same_answers():
     """dtype/shape/ndim/device/is_cuda are C getters on the Tensor type (no pybind11 property in between): the
     same objects and values as before, on subclasses (Parameter) and dual tensors too; Size slices are Sizes"""
