@@ -426,6 +426,43 @@ def test_view_errors():
         P.zeros(2, 3, 4).t()
 
 
+@pytest.mark.parametrize("dtype", [P.float32, P.float64, P.int8, P.bool, P.complex64, P.float16])
+def test_cat_along_inner_dims_matches_numpy(dtype):
+    """cat along an inner dim of contiguous inputs writes each output row from every input in turn: parts of
+    different lengths, an empty part, a legacy empty 1-D (skipped), a transposed or other-dtype part (the
+    general copy), a 0-length result row, and the gradient split back to each part"""
+    rng = np.random.default_rng(5)
+
+    def arr(*shape):
+        a = rng.standard_normal(shape) * 4
+        return (a > 0) if dtype == P.bool else a
+
+    npd = np.dtype(str(dtype).replace("torch.", "")) if dtype != P.bool else np.bool_
+    for shapes, dim in [
+        ([(4, 3), (4, 5), (4, 1)], 1),
+        ([(2, 3, 4), (2, 0, 4), (2, 7, 4)], 1),
+        ([(2, 3, 4), (2, 3, 6)], -1),
+        ([(3, 2, 5, 2), (3, 2, 1, 2), (3, 2, 4, 2)], 2),
+        ([(0, 3), (0, 4)], 1),
+    ]:
+        arrays = [arr(*sh).astype(npd) for sh in shapes]
+        ts = [P.tensor(a, dtype=dtype) for a in arrays]
+        want = np.concatenate(arrays, dim)
+        got = P.cat(ts, dim)
+        assert got.dtype == dtype and got.is_contiguous()
+        np.testing.assert_array_equal(got.numpy(), want)
+        if len(shapes[0]) == 2 and shapes[0][0]:
+            legacy = P.cat([ts[0], P.tensor([], dtype=dtype), ts[1]], dim)
+            np.testing.assert_array_equal(legacy.numpy(), np.concatenate(arrays[:2], dim))
+            mixed = P.cat([ts[0], P.tensor(arrays[1].T, dtype=dtype).t(), ts[2].to(P.float64)], dim)
+            np.testing.assert_array_equal(mixed.to(dtype).numpy(), want)
+    a = P.randn(3, 2, requires_grad=True)
+    b = P.randn(3, 4, requires_grad=True)
+    P.cat([a, b], 1).mul(P.arange(18.0).reshape(3, 6)).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), np.arange(18.0).reshape(3, 6)[:, :2])
+    np.testing.assert_array_equal(b.grad.numpy(), np.arange(18.0).reshape(3, 6)[:, 2:])
+
+
 def test_cat_stack():
     a = P.ones(2, 3)
     b = P.zeros(1, 3, dtype=P.float64)
