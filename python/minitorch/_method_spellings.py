@@ -53,9 +53,12 @@ def fill(input, value):
     return _C.empty_like(input).fill_(value)
 
 
+@_argcheck.checks_own_arguments  # no translating wrapper: it was a fifth of this call's time
 def detach(input):
     """input.detach(): the same data, cut from the autograd graph."""
-    return input.detach()
+    if isinstance(input, _C.Tensor):
+        return input.detach()
+    _argcheck.check_tensor("detach", "input", 1, input)
 
 
 # ---- the functional forms of view ops: torch.<view>_copy gives the view's values in a new contiguous tensor
@@ -82,10 +85,16 @@ _COPY_SIGNATURES = {
 }
 
 
+def _copy(r):
+    # a contiguous view's clone is contiguous already; the keyword costs the binding a fifth of a small clone
+    return r.clone() if r.is_contiguous() else r.clone(memory_format=_C.contiguous_format)
+
+
 def _copied(result):
     if isinstance(result, (tuple, list)):  # PyTorch's copies of multi-output views are tuples
-        return tuple(r.clone(memory_format=_C.contiguous_format) for r in result)
-    return result.clone(memory_format=_C.contiguous_format)
+        cf = _C.contiguous_format
+        return tuple([r.clone() if r.is_contiguous() else r.clone(memory_format=cf) for r in result])
+    return _copy(result)
 
 
 def _write(result, out):

@@ -67,7 +67,13 @@ def test_to_dlpack_shares_memory_of_any_layout_and_dtype():
     """torch.to_dlpack (its plain-tensor path straight to the capsule): the same memory, strides and values for a
     transposed, an empty, a 0-d and a requires-grad tensor of each dtype; a Parameter takes the general path"""
     base = minitorch.arange(12.0).reshape(3, 4)
-    cases = [base.t(), base[:, 1:3], minitorch.empty(0, 5), minitorch.tensor(2.5), base.clone().requires_grad_()]
+    cases = [
+        base.t(),
+        base[:, 1:3],
+        minitorch.empty(0, 5),
+        minitorch.tensor(2.5),
+        base.clone().requires_grad_(),
+    ]
     cases += [base.to(dt) for dt in (minitorch.int64, minitorch.int8, minitorch.bool, minitorch.float16)]
     cases.append(minitorch.nn.Parameter(base.clone()))
     for t in cases:
