@@ -410,10 +410,20 @@ def cases(torch):
         ("to_dlpack", (2,), {}), ("select_copy", (torch.ones(2, 2), 0, 1.5), {}),
         ("transpose_copy", (torch.ones(2, 2), 0), {}), ("permute_copy", (torch.ones(2, 2), 1, 0), {}),
         ("threshold", (torch.ones(2), 0.5, "x"), {}), ("threshold", (torch.ones(2), True, False), {}),
+        ("select_copy", (torch.ones(2, 2), 5, 0), {}), ("select_copy", (torch.arange(6.0).view(2, 3), 1, -1), {}),
+        ("transpose_copy", (torch.arange(6.0).view(2, 3), 0, 1), {}), ("transpose_copy", (torch.ones(2), 0, 3), {}),
+        ("unsqueeze_copy", (torch.arange(3.0), -1), {}), ("unfold_copy", (torch.arange(5.0), 0, 2, 2), {}),
+        ("split_copy", (torch.arange(5.0), 2), {}), ("split_copy", (torch.arange(6.0).view(3, 2), 2, 0), {}),
+        ("t_copy", (torch.arange(6.0).view(2, 3),), {}), ("detach_copy", (torch.arange(2.0),), {}),
     ]:
         try:
             r = getattr(torch, name)(*args, **kw)
-            out.append([name, "ok", r if isinstance(r, bool) else r.tolist()])
+            if isinstance(r, tuple):
+                r = [p.tolist() for p in r]
+            elif not isinstance(r, bool):
+                assert r.is_contiguous()
+                r = r.tolist()
+            out.append([name, "ok", r])
         except Exception as e:
             out.append([name, type(e).__name__, str(e)])
     return out
