@@ -444,6 +444,7 @@ def test_cat_along_inner_dims_matches_numpy(dtype):
         ([(2, 3, 4), (2, 3, 6)], -1),
         ([(3, 2, 5, 2), (3, 2, 1, 2), (3, 2, 4, 2)], 2),
         ([(0, 3), (0, 4)], 1),
+        ([(5, 3, 1), (5, 3, 2)], 2),  # runs of an item or two: the per-input strided copies
     ]:
         arrays = [arr(*sh).astype(npd) for sh in shapes]
         ts = [P.tensor(a, dtype=dtype) for a in arrays]
@@ -456,6 +457,8 @@ def test_cat_along_inner_dims_matches_numpy(dtype):
             np.testing.assert_array_equal(legacy.numpy(), np.concatenate(arrays[:2], dim))
             mixed = P.cat([ts[0], P.tensor(arrays[1].T, dtype=dtype).t(), ts[2].to(P.float64)], dim)
             np.testing.assert_array_equal(mixed.to(dtype).numpy(), want)
+    parts = [P.tensor(arr(40, 30).astype(npd), dtype=dtype) for _ in range(3)]
+    np.testing.assert_array_equal(P.stack(parts, -1).numpy(), np.stack([p.numpy() for p in parts], -1))
     a = P.randn(3, 2, requires_grad=True)
     b = P.randn(3, 4, requires_grad=True)
     P.cat([a, b], 1).mul(P.arange(18.0).reshape(3, 6)).sum().backward()
