@@ -2,8 +2,10 @@
 #include "ops/shape.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
+#include "core/Parallel.h"
 #include "core/SafeMath.h"
 #include "generated/native.h"
 #include "ops/autocast.h"
@@ -573,6 +575,50 @@ Tensor native::diagonal(const Tensor& self, int64_t offset, int64_t d1, int64_t 
   return make_view(self, sizes, strides, start);
 }
 
+namespace {
+// cat along an inner dim of contiguous CPU inputs of out's dtype: out written front to back, each outer row
+// taking every input's run in turn (PyTorch's serial cat). A strided copy per input wrote out in one pass
+// per input, each touching every row (three 256x256 float32 along dim 1: 18.8 us against PyTorch's 15.2).
+// false: some input needs the general copy (a conversion, other strides) or has runs too short to pay.
+bool cat_rows(const Tensor& out, const std::vector<Tensor>& tensors, int64_t dim) {
+  const int64_t nd = out.dim();
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d) outer *= out.sizes()[d];
+  for (int64_t d = dim + 1; d < nd; ++d) inner *= out.sizes()[d];
+  const int64_t item = static_cast<int64_t>(element_size(out.dtype()));
+  struct Run {
+    const char* p;
+    int64_t bytes;
+  };
+  SmallVector<Run, 8> runs;
+  for (const Tensor& t : tensors) {
+    if (t.dim() != nd || t.sizes()[dim] == 0) continue;  // skipped 1-D empties, empty parts
+    if (t.dtype() != out.dtype() || !t.is_contiguous()) return false;
+    // short runs (a stack along the last dim: one item each) cost a memcpy call per item; the per-input
+    // strided copies handle those 7x faster
+    if (t.sizes()[dim] * inner * item < 128) return false;
+    runs.push_back({static_cast<const char*>(t.data_ptr()), t.sizes()[dim] * inner * item});
+  }
+  const int64_t row_bytes = out.sizes()[dim] * inner * item;
+  char* o = static_cast<char*>(out.data_ptr());
+  auto rows = [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      char* dst = o + r * row_bytes;
+      for (const Run& run : runs) {
+        std::memcpy(dst, run.p + r * run.bytes, static_cast<size_t>(run.bytes));
+        dst += run.bytes;
+      }
+    }
+  };
+  const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 22) / std::max<int64_t>(row_bytes, 1));
+  if (outer <= grain)
+    rows(0, outer);
+  else
+    parallel_for(0, outer, grain, rows);
+  return true;
+}
+}  // namespace
+
 Tensor native::cat(const std::vector<Tensor>& tensors, int64_t dim) {
   MT_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
   // 1-D empty tensors are skipped, as PyTorch (legacy behaviour)
@@ -608,6 +654,7 @@ Tensor native::cat(const std::vector<Tensor>& tensors, int64_t dim) {
   }
   out_sizes[dim] = total;
   Tensor out = make_empty(out_sizes, dt, ref->device());
+  if (dim > 0 && out.device().is_cpu() && out.numel() > 0 && cat_rows(out, tensors, dim)) return out;
   int64_t off = 0;
   DimVector part = out_sizes;
   for (const Tensor& t : tensors) {

@@ -2162,25 +2162,29 @@ _export_with_inplace(mvlgamma)
 
 def resolve_conj(input):
     """input itself: conj() is eager here, so no tensor carries a conjugate bit to resolve."""
-    _argcheck.check_tensor("resolve_conj", "input", 1, input)
+    if not isinstance(input, _C.Tensor):  # (inline: a call to the check was a third of this call's time)
+        _argcheck.check_tensor("resolve_conj", "input", 1, input)
     return input
 
 
 def resolve_neg(input):
     """input itself (no lazy negation on real tensors)."""
-    _argcheck.check_tensor("resolve_neg", "input", 1, input)
+    if not isinstance(input, _C.Tensor):  # (inline: a call to the check was a third of this call's time)
+        _argcheck.check_tensor("resolve_neg", "input", 1, input)
     return input
 
 
 def is_conj(input):
     """False: conj() is eager here (it returns conjugated values), so no tensor carries the conjugate bit."""
-    _argcheck.check_tensor("is_conj", "input", 1, input)
+    if not isinstance(input, _C.Tensor):  # (inline: a call to the check was a third of this call's time)
+        _argcheck.check_tensor("is_conj", "input", 1, input)
     return False
 
 
 def is_neg(input):
     """False: real tensors never carry the negative bit."""
-    _argcheck.check_tensor("is_neg", "input", 1, input)
+    if not isinstance(input, _C.Tensor):  # (inline: a call to the check was a third of this call's time)
+        _argcheck.check_tensor("is_neg", "input", 1, input)
     return False
 
 

@@ -237,6 +237,9 @@ def from_file(
     return t.requires_grad_() if requires_grad else t
 
 
+_PLAIN_NUMBERS = (int, float)
+
+
 def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """Deprecated: start, start + step, ... up to and including end, in the default float dtype unless dtype is
     given (torch.arange excludes end and keeps integer arguments integral)."""
@@ -248,10 +251,11 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     )
     if end is None:
         start, end = 0, start
-    for pos, (name, v) in enumerate((("start", start), ("end", end), ("step", step)), 1):
-        if isinstance(v, _C.Tensor) and not _argcheck.is_number(v):  # the parser's Number: 0-dim, no grad
-            raise TypeError(f"range(): argument '{name}' (position {pos}) must be Number, not Tensor")
-    start, end, step = (v.item() if isinstance(v, _C.Tensor) else v for v in (start, end, step))
+    if not (type(start) in _PLAIN_NUMBERS and type(end) in _PLAIN_NUMBERS and type(step) in _PLAIN_NUMBERS):
+        for pos, (name, v) in enumerate((("start", start), ("end", end), ("step", step)), 1):
+            if isinstance(v, _C.Tensor) and not _argcheck.is_number(v):  # the parser's Number: 0-dim, no grad
+                raise TypeError(f"range(): argument '{name}' (position {pos}) must be Number, not Tensor")
+        start, end, step = (v.item() if isinstance(v, _C.Tensor) else v for v in (start, end, step))
     if not math.isfinite(step):
         raise RuntimeError(f"step must be finite but got {step:g}")
     if step == 0:
@@ -260,8 +264,19 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
         raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    # PyTorch's count: the quotient in double, truncated, plus one (not Python's floor division, whose exact
+    # quotient of range(0, 1, 0.1) is 9.99...: one value short)
+    count = int((float(end) - float(start)) / float(step) + 1)
+    if out is None and (dtype is None or dtype.is_floating_point):
+        # one arange pass: its float loop is the same start + i * step in double, rounded once to dtype; an
+        # end half a step past the last value makes its count ours (checked: huge starts can round it away)
+        # and, being a float, its dtype the default one
+        stop = start + (count - 0.5) * step
+        if math.ceil((stop - start) / step) == count:
+            if dtype is None and device is None and not requires_grad:
+                return _C.arange(start, stop, step)  # keywords cost the binding more than the op here
+            return _C.arange(start, stop, step, dtype=dtype, device=device, requires_grad=requires_grad)
     dtype = _C.get_default_dtype() if dtype is None else dtype
-    count = int((end - start) // step) + 1
     # each value start + i * step in double (PyTorch's accumulate type), then the result dtype
     values = _C.arange(count, dtype=_C.float64, device=device) * step + start
     result = values.to(dtype).requires_grad_(requires_grad)

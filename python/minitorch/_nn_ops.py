@@ -428,6 +428,8 @@ def celu_(input, alpha=1.0):
 @_argcheck.parses("Tensor input, Scalar threshold, Scalar value", name="threshold")
 def threshold(input, threshold, value):
     """torch.threshold: F.threshold without inplace."""
+    if _F_activation._fits_kernel(input, threshold, value):  # F.threshold's kernel, without its layers
+        return _C._threshold(input, float(threshold), float(value))
     return _F.threshold(input, threshold, value)
 
 

@@ -5,6 +5,8 @@ import builtins
 import os
 import warnings
 
+from minitorch import _argcheck
+
 __all__ = [
     "are_deterministic_algorithms_enabled",
     "compiled_with_cxx11_abi",
@@ -127,6 +129,7 @@ def compiled_with_cxx11_abi():
     return True
 
 
+@_argcheck.checks_own_arguments  # it takes anything and cannot fail: no translating wrapper (0.15 -> 0.1 us)
 def is_vulkan_available(*args, **kwargs):
     """False: there is no Vulkan backend (PyTorch's stub takes and ignores any arguments too)."""
     return False

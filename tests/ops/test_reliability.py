@@ -1167,6 +1167,73 @@ def test_parsing_wrapper_checks_before_or_after_the_call():
         lazy(0, 0)
 
 
+def test_parsing_wrapper_fast_path_takes_only_what_the_parser_takes():
+    """the upfront wrapper's inline test for calls by position (generated per signature) lets through exactly
+    the values check_call takes as they are; every other call still meets check_call's verdict and words"""
+    from minitorch import _argcheck
+
+    calls = []
+
+    def op(input, a, b=1.0, dims=(), *, flag=False):
+        calls.append((type(input).__name__, a, b, dims, flag))
+        return len(calls)
+
+    sig = ["Tensor input, Scalar a, float b=1.0, int[] dims=[], *, bool flag=False"]
+    fn = _argcheck.parsing(op, sig, "op")
+    meth = _argcheck.parsing(
+        op, ["Scalar a, float b=1.0, int[] dims=[], *, bool flag=False"], "op", method=True
+    )
+    t = minitorch.ones(2)
+    p = minitorch.nn.Parameter(minitorch.ones(2))  # a Tensor subclass: the type test's fallback
+    for f in (fn, meth):
+        calls.clear()
+        for args, kwargs in [
+            ((t, 1), {}),
+            ((t, 2.5, True), {}),
+            ((t, False, 3, [0, 1]), {}),
+            ((p, 1j, 2.0, (1,)), {}),
+            ((t, 1), {"flag": True}),
+            ((t,), {"a": 1, "dims": [2]}),
+        ]:
+            f(*args, **kwargs)
+        assert calls == [
+            ("Tensor", 1, 1.0, (), False),
+            ("Tensor", 2.5, True, (), False),
+            ("Tensor", False, 3, [0, 1], False),
+            ("Parameter", 1j, 2.0, (1,), False),
+            ("Tensor", 1, 1.0, (), True),
+            ("Tensor", 1, 1.0, [2], False),
+        ]
+        k = 0 if f is fn else 1  # a method's positions count from the argument after self
+        refused = [
+            ((t, "x"), {}, f"op(): argument 'a' (position {2 - k}) must be Number, not str"),
+            ((t, 1, "y"), {}, f"op(): argument 'b' (position {3 - k}) must be float, not str"),
+            ((t, 1, 1.0, [1.5]), {}, "must be tuple of ints, but found element of type float at pos 0"),
+            ((t, 1, 1.0, 3), {}, f"op(): argument 'dims' (position {4 - k}) must be tuple of ints, not int"),
+            (
+                (t, 1, 1.0, [], True),
+                {},
+                f"op() takes from {2 - k} to {4 - k} positional arguments but {5 - k} were",
+            ),
+            ((t,), {}, 'op() missing 1 required positional arguments: "a"'),
+            ((t, 1), {"flag": 1}, "op(): argument 'flag' must be bool, not int"),
+        ]
+        if f is fn:
+            refused.append(((1, 1), {}, "op(): argument 'input' (position 1) must be Tensor, not int"))
+        calls.clear()
+        for args, kwargs, msg in refused:
+            with pytest.raises(TypeError) as e:
+                f(*args, **kwargs)
+            assert msg in str(e.value), (msg, str(e.value))
+        assert calls == []
+    # check_call keeps its parsed signatures: the same verdicts on a second call, and pre-parsed ones still work
+    for _ in range(2):
+        assert _argcheck.check_call("op", sig, (t, 1), {}) == (t, 1)
+        with pytest.raises(TypeError, match="must be Number, not str"):
+            _argcheck.check_call("op", sig, (t, "x"), {})
+    assert _argcheck.check_call("op", [_argcheck._signature(sig[0])], (t, True), {}) == (t, True)
+
+
 @pytest.mark.parametrize(
     "fn, kernel",
     [

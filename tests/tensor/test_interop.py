@@ -63,6 +63,27 @@ def test_scalars_empty_and_bfloat16():
         np.from_dlpack(b)  # NumPy has no bfloat16: its error, and our capsule is freed unconsumed
 
 
+def test_to_dlpack_shares_memory_of_any_layout_and_dtype():
+    """torch.to_dlpack (its plain-tensor path straight to the capsule): the same memory, strides and values for a
+    transposed, an empty, a 0-d and a requires-grad tensor of each dtype; a Parameter takes the general path"""
+    base = minitorch.arange(12.0).reshape(3, 4)
+    cases = [
+        base.t(),
+        base[:, 1:3],
+        minitorch.empty(0, 5),
+        minitorch.tensor(2.5),
+        base.clone().requires_grad_(),
+    ]
+    cases += [base.to(dt) for dt in (minitorch.int64, minitorch.int8, minitorch.bool, minitorch.float16)]
+    cases.append(minitorch.nn.Parameter(base.clone()))
+    for t in cases:
+        r = minitorch.from_dlpack(minitorch.to_dlpack(t))
+        assert r.dtype == t.dtype and r.shape == t.shape and r.stride() == t.stride()
+        assert r.data_ptr() == t.data_ptr() or t.numel() == 0
+        assert r.tolist() == t.tolist()
+        assert not r.requires_grad
+
+
 def test_capsules_and_protocol_errors():
     t = minitorch.arange(4.0)
     assert '"dltensor_versioned"' in repr(t.__dlpack__(max_version=(1, 0)))

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pytest
 from scipy import special as sps
+from utils import cases_here_and_in_pytorch
 
 import minitorch
 
@@ -75,6 +76,34 @@ def test_range_is_inclusive_and_deprecated():
             minitorch.range(1, 4, 0)
         with pytest.raises(RuntimeError, match="upper bound and lower bound inconsistent with step sign"):
             minitorch.range(4, 1)
+
+
+_RANGE_CASES = r"""
+import warnings
+def cases(torch):
+    warnings.simplefilter("ignore")
+    out = []
+    for args, kw in [
+        ((256, 256), {}), ((1, 4), {}), ((0, 1, 0.1), {}), ((1, 2, 0.3), {}), ((5, 1, -2), {}),
+        ((-3.7, 11.2, 0.7), {}), ((0.1, 0.9, 0.1), {}), ((1e8, 1e8 + 3), {}), ((2.5, -7.25, -0.75), {}),
+        ((0, 1, 1 / 3), {"dtype": torch.float64}), ((0.1, 25.6, 0.1), {"dtype": torch.float64}),
+        ((0, 1, 1 / 3), {"dtype": torch.float16}), ((0, 5, 0.5), {"dtype": torch.bfloat16}),
+        ((1, 4), {"dtype": torch.int64}), ((0.5, 3.5), {"dtype": torch.int32}),
+        ((1e20, 1e20), {}), ((1e20, 1e20, 1), {"dtype": torch.float64}), ((1.0, 3.0), {"requires_grad": True}),
+        ((torch.tensor(1.5), 4), {}),
+    ]:
+        r = torch.range(*args, **kw)
+        out.append([str(r.dtype), list(r.shape), r.requires_grad, r.is_leaf, r.double().tolist()])
+    o = torch.empty(0)
+    torch.range(0, 2, 0.5, out=o)
+    out.append(o.tolist())
+    return out
+"""
+
+
+def test_range_values_are_pytorchs_to_the_bit():
+    ours, theirs = cases_here_and_in_pytorch(_RANGE_CASES, [("torch", minitorch)])
+    assert ours == theirs
 
 
 def test_vander():
@@ -370,3 +399,39 @@ def test_new_spellings_refuse_as_pytorch():
             T.frobenius_norm(T.ones(2, 2, dtype=T.int64), [0, 1])
         with pytest.raises(RuntimeError, match="The input tensor A must have at least 2 dimensions"):
             T.nuclear_norm(T.ones(3))
+
+
+_REFUSALS = r"""
+def cases(torch):
+    out = []
+    for name, args, kw in [
+        ("detach", (3,), {}), ("adjoint", (3,), {}), ("is_conj", (3,), {}), ("is_neg", ("a",), {}),
+        ("resolve_conj", (None,), {}), ("resolve_neg", ([1],), {}), ("is_vulkan_available", (1,), {"x": 2}),
+        ("to_dlpack", (2,), {}), ("select_copy", (torch.ones(2, 2), 0, 1.5), {}),
+        ("transpose_copy", (torch.ones(2, 2), 0), {}), ("permute_copy", (torch.ones(2, 2), 1, 0), {}),
+        ("threshold", (torch.ones(2), 0.5, "x"), {}), ("threshold", (torch.ones(2), True, False), {}),
+        ("select_copy", (torch.ones(2, 2), 5, 0), {}), ("select_copy", (torch.arange(6.0).view(2, 3), 1, -1), {}),
+        ("transpose_copy", (torch.arange(6.0).view(2, 3), 0, 1), {}), ("transpose_copy", (torch.ones(2), 0, 3), {}),
+        ("unsqueeze_copy", (torch.arange(3.0), -1), {}), ("unfold_copy", (torch.arange(5.0), 0, 2, 2), {}),
+        ("split_copy", (torch.arange(5.0), 2), {}), ("split_copy", (torch.arange(6.0).view(3, 2), 2, 0), {}),
+        ("t_copy", (torch.arange(6.0).view(2, 3),), {}), ("detach_copy", (torch.arange(2.0),), {}),
+    ]:
+        try:
+            r = getattr(torch, name)(*args, **kw)
+            if isinstance(r, tuple):
+                r = [p.tolist() for p in r]
+            elif not isinstance(r, bool):
+                assert r.is_contiguous()
+                r = r.tolist()
+            out.append([name, "ok", r])
+        except Exception as e:
+            out.append([name, type(e).__name__, str(e)])
+    return out
+"""
+
+
+def test_per_call_fast_paths_refuse_as_pytorch():
+    """the functions whose checks run inline (no translating wrapper) or behind the parser's fast test refuse
+    what PyTorch refuses, in its words, and take what it takes"""
+    ours, theirs = cases_here_and_in_pytorch(_REFUSALS, [("torch", minitorch)])
+    assert ours == theirs

@@ -426,6 +426,46 @@ def test_view_errors():
         P.zeros(2, 3, 4).t()
 
 
+@pytest.mark.parametrize("dtype", [P.float32, P.float64, P.int8, P.bool, P.complex64, P.float16])
+def test_cat_along_inner_dims_matches_numpy(dtype):
+    """cat along an inner dim of contiguous inputs writes each output row from every input in turn: parts of
+    different lengths, an empty part, a legacy empty 1-D (skipped), a transposed or other-dtype part (the
+    general copy), a 0-length result row, and the gradient split back to each part"""
+    rng = np.random.default_rng(5)
+
+    def arr(*shape):
+        a = rng.standard_normal(shape) * 4
+        return (a > 0) if dtype == P.bool else a
+
+    npd = np.dtype(str(dtype).replace("torch.", "")) if dtype != P.bool else np.bool_
+    for shapes, dim in [
+        ([(4, 3), (4, 5), (4, 1)], 1),
+        ([(2, 3, 4), (2, 0, 4), (2, 7, 4)], 1),
+        ([(2, 3, 4), (2, 3, 6)], -1),
+        ([(3, 2, 5, 2), (3, 2, 1, 2), (3, 2, 4, 2)], 2),
+        ([(0, 3), (0, 4)], 1),
+        ([(5, 3, 1), (5, 3, 2)], 2),  # runs of an item or two: the per-input strided copies
+    ]:
+        arrays = [arr(*sh).astype(npd) for sh in shapes]
+        ts = [P.tensor(a, dtype=dtype) for a in arrays]
+        want = np.concatenate(arrays, dim)
+        got = P.cat(ts, dim)
+        assert got.dtype == dtype and got.is_contiguous()
+        np.testing.assert_array_equal(got.numpy(), want)
+        if len(shapes[0]) == 2 and shapes[0][0]:
+            legacy = P.cat([ts[0], P.tensor([], dtype=dtype), ts[1]], dim)
+            np.testing.assert_array_equal(legacy.numpy(), np.concatenate(arrays[:2], dim))
+            mixed = P.cat([ts[0], P.tensor(arrays[1].T, dtype=dtype).t(), ts[2].to(P.float64)], dim)
+            np.testing.assert_array_equal(mixed.to(dtype).numpy(), want)
+    parts = [P.tensor(arr(40, 30).astype(npd), dtype=dtype) for _ in range(3)]
+    np.testing.assert_array_equal(P.stack(parts, -1).numpy(), np.stack([p.numpy() for p in parts], -1))
+    a = P.randn(3, 2, requires_grad=True)
+    b = P.randn(3, 4, requires_grad=True)
+    P.cat([a, b], 1).mul(P.arange(18.0).reshape(3, 6)).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), np.arange(18.0).reshape(3, 6)[:, :2])
+    np.testing.assert_array_equal(b.grad.numpy(), np.arange(18.0).reshape(3, 6)[:, 2:])
+
+
 def test_cat_stack():
     a = P.ones(2, 3)
     b = P.zeros(1, 3, dtype=P.float64)
@@ -861,6 +901,40 @@ def test_contiguous_of_large_transpose_runs_in_parallel_chunks(device):
     x = minitorch.tensor(a, device=device)
     np.testing.assert_array_equal(x.permute(2, 0, 1).contiguous().cpu().numpy(), a.transpose(2, 0, 1))
     np.testing.assert_array_equal(x.transpose(0, 1).contiguous().cpu().numpy(), a.transpose(1, 0, 2))
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.int32])
+def test_transposed_copy_of_4byte_items_moves_every_bit(dtype):
+    """x.t().contiguous() of 4-byte items moves 8x8 blocks through AVX2 registers, the ragged edges item by
+    item: every bit pattern (NaN payloads, -0) lands where NumPy puts it, for sizes around the 8 and 16 tiles,
+    batches, sources with longer rows (slices) and an empty one"""
+    rng = np.random.default_rng(8)
+    for shape in [
+        (16, 16),
+        (17, 23),
+        (8, 300),
+        (300, 9),
+        (33, 65),
+        (3, 40, 50),
+        (2, 3, 31, 17),
+        (1000, 16),
+        (0, 40),
+    ]:
+        bits = rng.integers(-(2**31), 2**31, size=shape, dtype=np.int64).astype(np.int32)
+        a = bits.view(np.float32) if dtype == minitorch.float32 else bits
+        want = np.ascontiguousarray(np.swapaxes(bits, -1, -2))
+        wide = minitorch.from_numpy(np.ascontiguousarray(np.concatenate([a, a], -1)))
+        for x in (minitorch.from_numpy(a), wide[..., shape[-1] :]):
+            got = x.transpose(-1, -2).contiguous()
+            assert got.is_contiguous() and got.dtype == dtype
+            assert np.array_equal(got.numpy().view(np.int32), want), shape
+
+
+def test_transposed_copy_baseline():
+    """MINITORCH_CPU_CAPABILITY=default: the item-by-item tiles, the same test in a fresh process."""
+    from tests.utils import rerun_in_child
+
+    rerun_in_child(__file__, "transposed_copy_of_4byte", MINITORCH_CPU_CAPABILITY="default")
 
 
 def test_hot_attributes_are_getset_descriptors_with_the_same_answers():

@@ -145,14 +145,50 @@ struct NanToZero {
   }
 };
 
-// nansum of float or double: sum_blocks_into's blocks, lanes and order of adds (so its bits are those of the
-// sum of x with NaN zeroed), the NaN lanes of the two-block loop masked off in 16-byte vectors written out:
-// GCC leaves that mapped loop scalar (a 65k float row 8x a sum's time; the buffered path below 4.3x,
-// this 1.8x).
-template <typename T>
-void nansum_blocks_into(double& total, const T* p, int64_t n) {
-  constexpr int W = 16 / sizeof(T), V = kLanes / W;
-  typedef T vec __attribute__((vector_size(16)));
+// The 2-norm's square and the 1-norm's absolute value, named so that blocked_sum_in can sum them in vectors.
+struct Square {
+  template <typename T>
+  opmath_t<T> operator()(T x) const {
+    const opmath_t<T> v = static_cast<opmath_t<T>>(x);
+    return v * v;
+  }
+};
+struct AbsValue {
+  template <typename T>
+  opmath_t<T> operator()(T x) const {
+    return std::abs(static_cast<opmath_t<T>>(x));
+  }
+};
+
+// Square, AbsValue or NanToZero of a vector of float or double: the product (one rounding, no contraction
+// into a fused multiply-add: the baseline and AVX2 have none), the sign bit cleared as std::abs (NaN's too),
+// or NaN lanes masked to 0 (in place: a vector argument or result of 32 bytes would change the ABI of a
+// function outside AVX code)
+template <typename F, typename T, typename V>
+__attribute__((always_inline)) inline void map_vec(V& a) {
+  if constexpr (std::is_same_v<F, Square>) {
+    a = a * a;
+  } else if constexpr (std::is_same_v<F, NanToZero>) {
+    a = a == a ? a : V{};
+  } else {
+    using I = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+    typedef I ivec __attribute__((vector_size(sizeof(V))));
+    ivec bits;
+    std::memcpy(&bits, &a, sizeof(V));
+    bits &= ~(I(1) << (8 * sizeof(T) - 1));
+    std::memcpy(&a, &bits, sizeof(V));
+  }
+}
+
+// sum of Square, AbsValue or NanToZero of float or double: sum_blocks_into's blocks, lanes and order of adds
+// over the mapped values (so their bits: those of the sum of the mapped values), the map applied in kBytes
+// vectors written out (16: the baseline, 32: AVX2, the same lanes): GCC leaves nansum's mapped loop scalar (a
+// 65k float row 8x a sum's time), and a buffer of mapped values (the path below) spent half of a 65k float32
+// 2-norm storing and reloading it (3.5x a sum's time). The last blocks take block_sum's generic loop.
+template <typename T, typename F, int kBytes>
+__attribute__((always_inline)) inline void mapped_blocks_impl(double& total, const T* p, int64_t n) {
+  constexpr int W = kBytes / static_cast<int>(sizeof(T)), V = kLanes / W;
+  typedef T vec __attribute__((vector_size(kBytes)));
   int64_t b0 = 0;
   for (; b0 + 2 * kBlock <= n; b0 += 2 * kBlock) {
     const T* q = p + b0;
@@ -161,10 +197,12 @@ void nansum_blocks_into(double& total, const T* p, int64_t n) {
     for (int64_t i = 0; i < kBlock; i += kLanes)
       for (int k = 0; k < V; ++k) {
         vec a, b;
-        std::memcpy(&a, q + i + k * W, 16);
-        std::memcpy(&b, r + i + k * W, 16);
-        acc[k] += a == a ? a : vec{};
-        acc2[k] += b == b ? b : vec{};
+        std::memcpy(&a, q + i + k * W, kBytes);
+        std::memcpy(&b, r + i + k * W, kBytes);
+        map_vec<F, T>(a);
+        map_vec<F, T>(b);
+        acc[k] += a;
+        acc2[k] += b;
       }
     T s[kLanes], s2[kLanes];
     std::memcpy(s, acc, sizeof(s));
@@ -177,8 +215,20 @@ void nansum_blocks_into(double& total, const T* p, int64_t n) {
     total += static_cast<double>(s[0]) + 0.0;
     total += static_cast<double>(s2[0]) + 0.0;
   }
-  // the last blocks: block_sum's select, which GCC does vectorize in one block's lanes
-  for (; b0 < n; b0 += kBlock) total += block_sum<T, T>(p + b0, std::min(kBlock, n - b0), NanToZero{});
+  for (; b0 < n; b0 += kBlock) total += block_sum<T, T>(p + b0, std::min(kBlock, n - b0), F{});
+}
+#ifdef MT_LOOPS_AVX2
+template <typename T, typename F>
+__attribute__((target("avx2"))) inline void mapped_blocks_avx2(double& total, const T* p, int64_t n) {
+  mapped_blocks_impl<T, F, 32>(total, p, n);
+}
+#endif
+template <typename T, typename F>
+void mapped_blocks_into(double& total, const T* p, int64_t n) {
+#ifdef MT_LOOPS_AVX2
+  if (loops_use_avx2()) return mapped_blocks_avx2<T, F>(total, p, n);
+#endif
+  mapped_blocks_impl<T, F, 16>(total, p, n);
 }
 
 // A map other than the identity (a square for the 2-norm, abs for the 1-norm, the deviations of var) goes
@@ -188,9 +238,9 @@ void nansum_blocks_into(double& total, const T* p, int64_t n) {
 template <typename T, typename op_t, typename F>
 double blocked_sum_in(const T* p, int64_t n, const F& f) {
   double total = 0;
-  if constexpr (std::is_same_v<F, NanToZero> && std::is_same_v<T, op_t> &&
-                (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
-    nansum_blocks_into(total, p, n);
+  if constexpr ((std::is_same_v<F, NanToZero> || std::is_same_v<F, Square> || std::is_same_v<F, AbsValue>) &&
+                std::is_same_v<T, op_t> && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+    mapped_blocks_into<T, F>(total, p, n);
   } else if constexpr (!std::is_same_v<F, Identity> && std::is_floating_point_v<op_t>) {
     op_t buf[2 * kBlock];
     for (int64_t b0 = 0; b0 < n; b0 += 2 * kBlock) {

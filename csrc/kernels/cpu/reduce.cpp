@@ -172,12 +172,9 @@ void reduce_floating(const Tensor& out, const Tensor& in, int64_t row, ReduceOp 
         double pn = arg;
         auto absf = [](T x) { return std::abs(static_cast<op_t>(x)); };
         if (pn == 2) {
-          r = std::sqrt(sum_of(p, split, [](T x) {
-            op_t v = static_cast<op_t>(x);
-            return v * v;
-          }));
+          r = std::sqrt(sum_of(p, split, Square{}));
         } else if (pn == 1) {
-          r = sum_of(p, split, absf);
+          r = sum_of(p, split, AbsValue{});
         } else if (std::isinf(pn)) {
           r = static_cast<double>(ext_of(p, split, pn > 0, absf));
         } else if (pn == 0) {

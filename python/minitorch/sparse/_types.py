@@ -771,6 +771,10 @@ _SPARSE_COO_SIGNATURES = (
 def _size_only(size):
     """sparse_coo_tensor(size)'s size as PyTorch's int-list parser reads it (its overload `SymInt[] size`): an
     int, a one-element integer tensor, or a sequence of them"""
+    if type(size) is int:
+        return (size,)
+    if type(size) in (tuple, list) and all(type(d) is int for d in size):
+        return tuple(size)
     (size,) = _argcheck.check_call("sparse_coo_tensor", ["SymInt[] size"], (size,), {})
     return tuple(int(d) for d in size)
 
@@ -818,15 +822,15 @@ def sparse_coo_tensor(
         # (sparse_coo_tensor(4, 0, 3) is an empty (4, 0, 3) tensor); a non-int later is its unpack TypeError
         (parsed,) = _argcheck.check_call("sparse_coo_tensor", ["SymInt[] size"], (indices, values, size), {})
         indices, values = tuple(int(d) for d in parsed), _NO_VALUES
-    if values is _NO_VALUES:
+    if values is _NO_VALUES:  # built here: the general path's checks all pass for no elements
         shape = _size_only(indices)
-        return sparse_coo_tensor(
-            _C.empty((len(shape), 0), dtype=_C.int64),
-            _C.empty((0,), dtype=dtype if dtype is not None else _C.get_default_dtype()),
-            shape,
-            device=device,
-            requires_grad=requires_grad,
-        )
+        if shape and min(shape) < 0:
+            _size_arg(shape)  # its negative-dimension error
+        vdtype = dtype if dtype is not None else _C.get_default_dtype()
+        values = _C.empty((0,), dtype=vdtype, device=device)
+        _check_requires_grad(values, requires_grad)
+        empty_indices = _C.empty((len(shape), 0), dtype=_C.int64, device=device)
+        return SparseCooTensor(empty_indices, _owned_values(values, requires_grad), shape, True)
     indices = _as_index_tensor(indices, "indices")
     if not isinstance(values, _C.Tensor):
         values = _creation.tensor(values, dtype=dtype)

@@ -84,6 +84,8 @@ def from_dlpack(ext_tensor):
 def to_dlpack(tensor):
     """The legacy capsule API (torch.utils.dlpack.to_dlpack): PyTorch's exports a tensor requiring grad too (only
     __dlpack__ refuses it)."""
+    if type(tensor) is _C.Tensor:  # what dlpack() below does with no stream, device or copy asked
+        return _C._to_dlpack(tensor, False, False)
     _argcheck.check_tensor_like("_to_dlpack", "data", 1, tensor)
     return dlpack(tensor, _grad_check=False)
 

@@ -343,6 +343,65 @@ def test_norm(device, dtype, p, dim):
         assert_matches(t.norm(p), to_np(minitorch.norm(t, p=p)), rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("n", [0, 1, 15, 17, 2047, 2048, 4095, 4096, 4097, 6001, 65536, 70001])
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
+def test_long_row_norms_and_nansum_in_vectors(n, dtype):
+    """The 1- and 2-norms and nansum of long rows map and sum in explicit vectors (16 bytes at the baseline,
+    32 with AVX2): against float64 NumPy, with NaN, -0 and infinities in the row, whole, strided (a column of
+    the transposed copy) and as rows of a matrix; the 1-norm and nansum are the sums of |x| and of x with NaN
+    zeroed to the bit (the same lanes and order of adds)"""
+    rng = np.random.default_rng(n)
+    npt = np.float32 if dtype == minitorch.float32 else np.float64
+    a = (rng.standard_normal(n) * rng.choice([1e-3, 1.0, 1e3], n)).astype(npt)
+    if n > 16:
+        a[rng.integers(0, n, 4)] = -0.0
+    b = a.copy()
+    if n > 16:
+        b[rng.integers(0, n, 3)] = np.nan
+    x, xn = minitorch.tensor(a), minitorch.tensor(b)
+    tol = {"rtol": 1e-5 if dtype == minitorch.float32 else 1e-12, "atol": 0}
+    ref = a.astype(np.float64)
+    for got, want in [
+        (minitorch.linalg.vector_norm(x), np.sqrt(np.sum(ref * ref))),
+        (minitorch.linalg.vector_norm(x, 1), np.sum(np.abs(ref))),
+        (minitorch.norm(x), np.sqrt(np.sum(ref * ref))),
+        (minitorch.nansum(xn), np.nansum(b.astype(np.float64))),
+    ]:
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got.item(), want, **tol)
+    assert minitorch.linalg.vector_norm(x, 1).item() == x.abs().sum().item()
+    assert minitorch.nansum(xn).item() == minitorch.where(xn.isnan(), 0.0, xn).sum().item()
+    # rows of a matrix, and strided ones (each row of the transpose is a column of the copy)
+    m = np.stack([a, -a, a * 2]) if n else np.zeros((3, 0), npt)
+    t = minitorch.tensor(m)
+    for rows in (t, t.t().contiguous().t()):
+        np.testing.assert_allclose(
+            minitorch.linalg.vector_norm(rows, dim=1).numpy(),
+            np.sqrt(np.sum(m.astype(np.float64) ** 2, axis=1)),
+            **tol,
+        )
+        np.testing.assert_allclose(
+            minitorch.linalg.vector_norm(rows, 1, dim=1).numpy(),
+            np.sum(np.abs(m.astype(np.float64)), 1),
+            **tol,
+        )
+    # special values: an infinity makes both norms inf, a NaN makes them NaN; nansum skips NaN only
+    if n > 16:
+        c = a.copy()
+        c[n // 2] = -np.inf
+        assert minitorch.linalg.vector_norm(minitorch.tensor(c)).item() == np.inf
+        assert minitorch.linalg.vector_norm(minitorch.tensor(c), 1).item() == np.inf
+        assert math.isnan(minitorch.linalg.vector_norm(xn).item())
+        assert math.isnan(minitorch.linalg.vector_norm(xn, 1).item())
+        c[n // 3] = np.nan
+        assert minitorch.nansum(minitorch.tensor(c)).item() == -np.inf
+
+
+def test_long_row_norms_and_nansum_baseline():
+    """MINITORCH_CPU_CAPABILITY=default: the 16-byte vectors, the same tests in a fresh process."""
+    rerun_in_child(__file__, "long_row_norms_and_nansum_in_vectors", MINITORCH_CPU_CAPABILITY="default")
+
+
 def test_norm_default_is_frobenius(device):
     a = np.array([[3.0, 4.0], [0.0, 0.0]])
     t = minitorch.tensor(a, device=device)

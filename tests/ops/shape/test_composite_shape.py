@@ -591,6 +591,35 @@ def test_block_diag_fill_and_gradient_paths_agree():
         assert not minitorch.block_diag(*leaves).requires_grad
 
 
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.int64, minitorch.bool])
+def test_block_diag_of_few_large_blocks(dtype):
+    """up to four blocks of 16384+ elements: each block row written once (the block, zeros beside it), not a
+    zero fill under the blocks: one block (a copy), two, three of mixed shapes and dtypes (promoted), a
+    transposed block, and the result written over memory that held other values before"""
+    rng = np.random.default_rng(12)
+    npd = {minitorch.float32: np.float32, minitorch.int64: np.int64, minitorch.bool: np.bool_}[dtype]
+    arrs = [(rng.standard_normal(s) * 5).astype(npd) for s in [(128, 128), (200, 100), (90, 300)]]
+    for k in (1, 2, 3):
+        for _ in range(2):  # the second round reuses the first's freed memory: no stale values show
+            got = minitorch.block_diag(*[minitorch.from_numpy(a) for a in arrs[:k]])
+            want = np.zeros((sum(a.shape[0] for a in arrs[:k]), sum(a.shape[1] for a in arrs[:k])), npd)
+            r = c = 0
+            for a in arrs[:k]:
+                want[r : r + a.shape[0], c : c + a.shape[1]] = a
+                r, c = r + a.shape[0], c + a.shape[1]
+            assert got.dtype == dtype
+            np.testing.assert_array_equal(got.numpy(), want)
+            minitorch.full((2000, 2000), 7, dtype=dtype)
+    t = minitorch.from_numpy(arrs[0]).t()
+    np.testing.assert_array_equal(minitorch.block_diag(t).numpy(), arrs[0].T)
+    mixed = minitorch.block_diag(minitorch.from_numpy(arrs[0]), minitorch.ones(150, 150, dtype=F64))
+    assert (
+        mixed.dtype == F64
+        and mixed[128:, :128].abs().sum().item() == 0
+        and mixed[:128, 128:].sum().item() == 0
+    )
+
+
 @pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.int64])
 def test_tensordot_inner_vdot_cross(device, dtype):
     a, x = _inputs((2, 3, 4), dtype, device, "transposed")

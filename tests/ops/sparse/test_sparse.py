@@ -18,6 +18,8 @@ if not hasattr(minitorch, "sparse_coo_tensor"):
         allow_module_level=True,
     )
 
+from utils import cases_here_and_in_pytorch
+
 from minitorch import sparse
 from minitorch.autograd import gradcheck
 
@@ -990,3 +992,31 @@ def test_hspmm_refuses_dense_and_non_tensors_as_pytorch():
         minitorch.hspmm(2.5, 1.5)
     s = minitorch.tensor([[0.0, 2.0], [0.0, 0.0]]).to_sparse()
     assert np.allclose(minitorch.hspmm(s, minitorch.eye(2)).to_dense().numpy(), [[0.0, 2.0], [0.0, 0.0]])
+
+
+_SIZE_ONLY_CASES = r"""
+def cases(torch):
+    out = []
+    for args, kw in [
+        ((256,), {}), (([2, 3],), {}), (((),), {}), ((4, 0, 3), {}), (((2,),), {"dtype": torch.float64, "requires_grad": True}),
+        (((2, 3),), {"device": "cpu", "dtype": torch.int32}), ((torch.tensor([5]),), {}), (([torch.tensor(2), 3],), {}),
+    ]:
+        t = torch.sparse_coo_tensor(*args, **kw)
+        out.append([list(t.shape), str(t.dtype), str(t.device), t.requires_grad, t.is_leaf, t.is_coalesced(),
+                    list(t._indices().shape), str(t._indices().dtype), list(t._values().shape), t.sparse_dim(),
+                    t.dense_dim(), t.to_dense().sum().item()])
+    for args, kw in [(((2,),), {"dtype": torch.int64, "requires_grad": True}), ((2.5,), {}), (([2, "a"],), {})]:
+        try:
+            torch.sparse_coo_tensor(*args, **kw)
+            out.append(None)
+        except Exception as e:
+            out.append([type(e).__name__, str(e)])
+    return out
+"""
+
+
+def test_size_only_overload_is_pytorchs():
+    """sparse_coo_tensor(size) (built directly, not through the general path's checks) as PyTorch's: its
+    shape, dtypes, flags and refusals"""
+    ours, theirs = cases_here_and_in_pytorch(_SIZE_ONLY_CASES, [("torch", minitorch)])
+    assert ours == theirs
