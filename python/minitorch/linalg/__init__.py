@@ -98,13 +98,13 @@ def _dims(dim, ndim):
         return tuple(range(ndim))
     if isinstance(dim, int):
         dim = (dim,)
-    out = tuple(_wrap_dim(int(d), ndim) for d in dim)
-    seen = set()
-    for d in out:
-        if d in seen:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-        seen.add(d)
-    return out if out else tuple(range(ndim))
+    out = []
+    for d in dim:  # each dim's range, then its repeat, in turn (PyTorch's norms)
+        w = _wrap_dim(int(d), ndim)
+        if w in out:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        out.append(w)
+    return tuple(out) if out else tuple(range(ndim))
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
