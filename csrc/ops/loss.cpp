@@ -84,9 +84,12 @@ ClassLossPlan plan_class_loss(const Tensor& input, const Tensor& target_in, cons
              dtype_short_name(target.dtype()));
   }
   MT_CHECK_VALUE(input.dim() >= 1, "Expected 1 or more dimensions (got ", input.dim(), ")");
-  MT_CHECK_NOT_IMPLEMENTED(is_floating(input.dtype()), "\"",
-                           ce ? "log_softmax_lastdim_kernel_impl" : "nll_loss_out_frame",
-                           "\" not implemented for '", dtype_short_name(input.dtype()), "'");
+  // cross_entropy's log_softmax meets the input's dtype first; nll_loss's kernel after the target's checks
+  auto check_input_dtype = [&](const char* kernel) {
+    MT_CHECK_NOT_IMPLEMENTED(is_floating(input.dtype()), "\"", kernel, "\" not implemented for '",
+                             dtype_short_name(input.dtype()), "'");
+  };
+  if (ce) check_input_dtype("log_softmax_lastdim_kernel_impl");
   ClassLossPlan p;
   const int64_t nd = input.dim();
   p.g.outer = nd == 1 ? 1 : input.sizes()[0];
@@ -106,22 +109,20 @@ ClassLossPlan plan_class_loss(const Tensor& input, const Tensor& target_in, cons
     for (int64_t d = 0; d < nd; ++d)
       if (d != (nd == 1 ? 0 : 1)) p.out_shape.push_back(input.sizes()[d]);
   } else {
-    // PyTorch 2.15's nll_loss (up to 2-D input) takes int64 or uint8 class indices and checks that before the
-    // shapes; the spatial kernel reads int64 only, after them (below)
-    if (nd <= 2) {
-      MT_CHECK(target.dtype() == ScalarType::Long || target.dtype() == ScalarType::Byte,
-               "expected target dtype to be Long or Byte, but got ", dtype_short_name(target.dtype()));
-      if (target.dtype() == ScalarType::Byte) target = to(target, ScalarType::Long, target.device());
-    }
+    // PyTorch's order: nll_loss_nd's batch sizes, then the target's dtype (int64 or uint8 in 2.15), then the
+    // shapes; the spatial kernel (input of 3 or more dims) reads int64 only, after them (below)
+    MT_CHECK_VALUE(nd == 1 || target.dim() == 0 || input.sizes()[0] == target.sizes()[0],
+                   "Expected input batch_size (", input.sizes()[0], ") to match target batch_size (",
+                   target.sizes()[0], ").");
+    MT_CHECK(target.dtype() == ScalarType::Long || target.dtype() == ScalarType::Byte,
+             "expected target dtype to be Long or Byte, but got ", dtype_short_name(target.dtype()));
+    if (nd <= 2 && target.dtype() == ScalarType::Byte) target = to(target, ScalarType::Long, target.device());
     // one sample without a batch dim may come with its class index as a one-element vector (PyTorch 2.15)
     if (nd == 1 && target.dim() == 1) {
       MT_CHECK_VALUE(target.sizes()[0] == 1,
                      "For 1D input, 1D target must have size 1, but got target size: ", target.sizes()[0]);
       target = reshape(target, {});
     }
-    MT_CHECK_VALUE(nd == 1 || target.dim() == 0 || input.sizes()[0] == target.sizes()[0],
-                   "Expected input batch_size (", input.sizes()[0], ") to match target batch_size (",
-                   target.sizes()[0], ").");
     if (nd <= 2) {
       MT_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
       bool no_batch_dim = nd == 1 && target.dim() == 0;
@@ -134,6 +135,7 @@ ClassLossPlan plan_class_loss(const Tensor& input, const Tensor& target_in, cons
       MT_CHECK(IntArrayRef(expect).equals(target.sizes()), "Expected target size ", shape_str(expect),
                ", got ", shape_str(target.sizes()));
     }
+    if (!ce) check_input_dtype("nll_loss_out_frame");
     MT_CHECK(target.dtype() == ScalarType::Long, "expected scalar type Long but found ",
              dtype_short_name(target.dtype()));
     MT_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == p.g.classes),

@@ -4807,3 +4807,26 @@ def test_fuzz_4422_reduction_dim_list_order(name, call, kind):
             call(x, [0, 0, 3])
     with pytest.raises(RuntimeError, match="dim 0 appears multiple times in the list of dims"):
         call(x, [0, 0])
+
+
+def test_fuzz_4424_class_loss_check_order():
+    """Fuzz seed 4424: nll_loss checks the batch sizes, then the target's dtype (any input rank), then the
+    shapes, then its kernel's input dtype; cross_entropy's log_softmax meets the input's dtype first"""
+    T = minitorch
+    F = T.nn.functional
+    with pytest.raises(
+        ValueError, match=re.escape("Expected input batch_size (2) to match target batch_size (4).")
+    ):
+        F.nll_loss(T.ones(2, 5, 1, 4, dtype=T.int64), T.tensor([-2, 0, -4, 3]))
+    with pytest.raises(
+        ValueError, match=re.escape("Expected input batch_size (4) to match target batch_size (1).")
+    ):
+        F.cross_entropy(T.randn(4, 3), T.tensor([1.0], dtype=T.bfloat16))
+    with pytest.raises(NotImplementedError, match="nll_loss_out_frame"):
+        F.nll_loss(T.ones(2, 5, dtype=T.int64), T.tensor([1, 0]))
+    with pytest.raises(RuntimeError, match="expected target dtype to be Long or Byte, but got Float"):
+        F.nll_loss(T.ones(2, 5, dtype=T.int64), T.tensor([1.5, 0]))  # before the kernel's input dtype
+    with pytest.raises(NotImplementedError, match="log_softmax_lastdim_kernel_impl"):
+        F.cross_entropy(T.ones(2, 5, dtype=T.int64), T.tensor([1.5, 0]))
+    with pytest.raises(RuntimeError, match="expected target dtype to be Long or Byte, but got Float"):
+        F.nll_loss(T.ones(2, 3, 4), T.ones(2, 4))  # the spatial form too
