@@ -2176,9 +2176,9 @@ def main(argv):
                 f.write(new)
         print(f"{os.path.relpath(STUBS, ROOT)}: {len(new.splitlines()) - len(text.splitlines())} lines added")
         return 0
-    if len(argv) != 2:
+    if len(argv) != 2 or argv[1].startswith("-"):  # `--help` is no output folder
         print(__doc__, file=sys.stderr)
-        return 2
+        return 2 if len(argv) != 2 or argv[1] not in ("-h", "--help") else 0
     try:
         ops, twins = load(), load_twins()
     except SchemaError as e:
