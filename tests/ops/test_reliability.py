@@ -4830,3 +4830,17 @@ def test_fuzz_4424_class_loss_check_order():
         F.cross_entropy(T.ones(2, 5, dtype=T.int64), T.tensor([1.5, 0]))
     with pytest.raises(RuntimeError, match="expected target dtype to be Long or Byte, but got Float"):
         F.nll_loss(T.ones(2, 3, 4), T.ones(2, 4))  # the spatial form too
+
+
+def test_fuzz_4425_linalg_norm_tensor_dim():
+    """Fuzz seed 4425: linalg.norm's dim is PyTorch's int[1]: a one-element integer tensor stands for it (len() of
+    it failed), a longer or a float one is the parser's TypeError"""
+    T = minitorch
+    x = T.ones(2, 3)
+    assert T.linalg.norm(x, 2, T.tensor(1)).tolist() == pytest.approx([3**0.5] * 2)
+    assert T.linalg.norm(x, None, T.tensor([0])).tolist() == pytest.approx([2**0.5] * 3)
+    for dim in (T.tensor([0, 1]), T.tensor(1.0)):
+        with pytest.raises(
+            TypeError, match=re.escape("linalg_norm() received an invalid combination of arguments")
+        ):
+            T.linalg.norm(x, 2, dim)

@@ -198,17 +198,22 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     return write_out(result, out, None, dtype_error=_NORM_DTYPE.format("matrix_norm"))
 
 
-@_argcheck.parses(
+_NORM_SIGNATURES = (
     "Tensor input, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None",
     "Tensor input, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None",
-    name="linalg_norm",
-    upfront=False,
 )
+
+
+@_argcheck.parses(*_NORM_SIGNATURES, name="linalg_norm", upfront=False)
 def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
     """torch.linalg.norm: a matrix norm when ord is a string, or when ord is given with a 2-dim dim (or a 2-D A
     and no dim); otherwise the vector norm (ord None means 2, over every element when dim is None)."""
     if isinstance(ord, _C.Tensor) and _argcheck.is_number(ord):
         ord = ord.item()  # the parser's Number
+    if isinstance(dim, _C.Tensor):  # one integer element stands for the int[1] list, as in PyTorch's parser
+        if dim.numel() != 1 or dim.is_floating_point() or dim.is_complex():
+            _argcheck.check_call("linalg_norm", _NORM_SIGNATURES, (A, ord, dim, keepdim), {})
+        dim = (int(dim.reshape(-1)[0].item()),)
     if isinstance(dim, int):
         dim = (dim,)
     if dim is not None:
