@@ -238,6 +238,8 @@ def combinations(input, r=2, with_replacement=False):
 @_argcheck.parses("Tensor input, int[] dims", upfront=False)
 def tile(input, dims):
     """`input` repeated `dims[i]` times along each dim; dims shorter than input.dim() is padded with ones in front."""
+    if isinstance(dims, _C.Tensor):  # the parser's int list takes no tensor here
+        raise TypeError("tile(): argument 'dims' (position 2) must be tuple of ints, not Tensor")
     if type(dims) in (list, tuple) and len(dims) == input.dim():
         fast = _functional._repeat_fast(input, dims)  # which takes plain ints only
         if fast is not None:
@@ -929,6 +931,8 @@ def chain_matmul(*matrices, out=None):
 
 
 def _check_index(self, dim, index, op):
+    if op != "index_fill_":  # index_add_/index_copy_ wrap the dim before they read the index's dtype
+        _wrap(dim, self.dim())
     if index.dtype not in (_C.int64, _C.int32) or (op != "index_add_" and index.dtype != _C.int64):
         if op == "index_add_":
             raise RuntimeError(

@@ -95,11 +95,20 @@ def normal(
     return _write_out(r if r.dtype == ref.dtype else r.to(ref.dtype), out)
 
 
-def bernoulli(input, p=None, *, generator=None, out=None):
+_NO_P = object()  # p not given (None is a value PyTorch's parser refuses)
+_BERNOULLI_SIGNATURES = (
+    "Tensor input, *, Generator? generator=None, Tensor? out=None",
+    "Tensor input, float p, *, Generator? generator=None",
+)
+
+
+def bernoulli(input, p=_NO_P, *, generator=None, out=None):
     """0/1 samples with probabilities `input` (element-wise, each in [0, 1]), or with the one probability p
     in a tensor shaped like input; the result has input's dtype."""
     _argcheck.check_tensor("bernoulli", "input", 1, input)
-    if p is not None:
+    if p is None:
+        _argcheck.check_call("bernoulli", _BERNOULLI_SIGNATURES, (input, p), {})
+    if p is not _NO_P:
         r = _C.empty_like(input).bernoulli_(p, generator=generator)
         return _write_out(r, out)
     if not input.dtype.is_floating_point:

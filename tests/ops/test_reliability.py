@@ -4844,3 +4844,43 @@ def test_fuzz_4425_linalg_norm_tensor_dim():
             TypeError, match=re.escape("linalg_norm() received an invalid combination of arguments")
         ):
             T.linalg.norm(x, 2, dim)
+
+
+def test_fuzz_4425_kinds_and_order():
+    """Fuzz seed 4425: a removed function called without its input, the parser's kinds (bernoulli's p=None,
+    special.round's keyword-only decimals, tile's dims, vector_norm's dim), index_add_/index_copy_'s dim before
+    the index's dtype, triplet_margin_loss's margin before the tensors"""
+    T = minitorch
+    for call, exc, msg in [
+        (lambda: T.qr(), TypeError, "qr() missing 1 required positional argument: 'input'"),
+        (
+            lambda: T.bernoulli(T.ones(3), None),
+            TypeError,
+            "bernoulli() received an invalid combination of arguments",
+        ),
+        (lambda: T.special.round(T.ones(3), 2), TypeError, "takes 1 positional argument but 2 were given"),
+        (
+            lambda: T.tile(T.ones(3), T.tensor([2])),
+            TypeError,
+            "tile(): argument 'dims' (position 2) must be tuple of ints",
+        ),
+        (
+            lambda: T.linalg.vector_norm(T.ones(3), 2, "s"),
+            TypeError,
+            "linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, not str",
+        ),
+        (lambda: T.ones(3).index_copy_(-2, T.tensor([0.0]), T.ones(1)), IndexError, "but got -2"),
+        (lambda: T.ones(3).index_add_(-2, T.tensor([0.0]), T.ones(1)), IndexError, "but got -2"),
+        (
+            lambda: T.nn.functional.triplet_margin_loss(T.ones(3), 1, T.ones(3), margin=-0.5),
+            ValueError,
+            "margin must be greater than 0, got -0.5",
+        ),
+    ]:
+        with pytest.raises(exc, match=re.escape(msg)):
+            call()
+    assert T.bernoulli(T.ones(4), 1.0).tolist() == [1.0] * 4
+    assert T.bernoulli(T.ones(4)).tolist() == [1.0] * 4
+    assert T.special.round(T.tensor([1.26]), decimals=1).tolist() == pytest.approx([1.3])
+    with pytest.raises(TypeError, match="must be tuple of ints, not Tensor"):
+        T.tile(T.ones(3), T.tensor(2))  # not even a 0-dim integer tensor

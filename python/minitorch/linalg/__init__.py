@@ -98,6 +98,8 @@ def _dims(dim, ndim):
         return tuple(range(ndim))
     if isinstance(dim, int):
         dim = (dim,)
+    if isinstance(dim, str):  # the parser's int list (iterating would read its characters)
+        raise TypeError("linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, not str")
     out = []
     for d in dim:  # each dim's range, then its repeat, in turn (PyTorch's norms)
         w = _wrap_dim(int(d), ndim)

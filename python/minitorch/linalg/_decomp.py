@@ -1434,6 +1434,8 @@ def torch_svd(input, some=True, compute_uv=True, *, out=None):
 
 def _removed_signature(name, args, kwargs, params):
     """The TypeError Python raises for a call that does not fit the removed function's signature."""
+    if not args and params[0] not in kwargs:
+        raise TypeError(f"{name}() missing 1 required positional argument: '{params[0]}'")
     if len(args) > len(params):
         raise TypeError(
             f"{name}() takes from 1 to {len(params)} positional arguments but {len(args)} were given"

@@ -136,7 +136,7 @@ def log_softmax(input, dim, *, dtype=None):
     return _C.log_softmax(input, dim)
 
 
-def round(input, decimals=0):
+def round(input, *, decimals=0):
     """Round half to even, to `decimals` decimal places."""
     if not input.is_floating_point() and not input.is_complex():
         # torch.round takes integers, torch.special.round's kernel (round_vml) does not

@@ -270,6 +270,8 @@ def triplet_margin_loss(
     """max(d(a, p) - d(a, n) + margin, 0) with d the p-norm pairwise distance over the last dim; swap uses
     min(d(a, n), d(p, n)) for the negative distance (Balntas et al.)."""
     reduction = _loss_reduction(size_average, reduce, reduction)
+    if margin <= 0:  # PyTorch 2.15's F.triplet_margin_loss, before its parser sees the tensors
+        raise ValueError(f"margin must be greater than 0, got {margin}")
     for pos, (what, t) in enumerate((("anchor", anchor), ("positive", positive), ("negative", negative))):
         _argcheck.check_tensor("triplet_margin_loss", what, pos + 1, t)
     _check_triplet_dims(anchor, positive, negative)
