@@ -32,8 +32,9 @@ DOC = os.path.join(REPO, "docs", "reliability.md")
 # the Python composites (_argcheck.check_call) and F's Python checks in PyTorch's order: exc_type 0.85 %, missing
 # 0.60 %, accepted_bad 0.93 % (issue 34's helper; fresh seeds 401/402 in docs/reliability.md). The tenth session
 # (the bindings' refusals in PyTorch's words, the deprecated overloads, dtype rules on the common dtype) measured
-# exc_type 0.68 %, accepted_bad 0.38 %, missing 0.22 % on this sample.
-LIMITS = {"accepted_bad": 0.0060, "missing": 0.0045, "exc_type": 0.0080}
+# exc_type 0.68 %, accepted_bad 0.38 %, missing 0.22 % on this sample; the nineteenth (fuzz seeds 4417-4425 fixed,
+# reductions as rows) exc_type 0.28 %, missing 0.13 %, accepted_bad 0.10 %.
+LIMITS = {"accepted_bad": 0.0025, "missing": 0.0025, "exc_type": 0.0040}
 
 
 def known_differences():
