@@ -259,6 +259,8 @@ _KIND_WORDS = {
     "str": "str", "ScalarType": "torch.dtype", "Generator": "torch.Generator", "Tensor[]": "tuple of Tensors",
     "float[]": "tuple of floats", "Device": "torch.device", "Layout": "torch.layout",
 }  # fmt: skip
+# the kinds a signature may name: _accepts checks the modelled ones and lets Device, Layout and object through
+_KNOWN_KINDS = set(_KIND_WORDS) | {"int[]", "object"}
 
 
 class _Param:
@@ -274,7 +276,10 @@ class _Param:
         if kind.endswith("]") and not kind.endswith("[]"):  # int[3]: a bare int stands for all three
             kind, size = kind[:-1].split("[")
             kind, self.size = kind + "[]", int(size)
-        self.kind = "int[]" if kind == "SymInt[]" else kind
+        self.kind = {"SymInt[]": "int[]", "TensorList": "Tensor[]"}.get(kind, kind)
+        if self.kind not in _KNOWN_KINDS:  # a misspelt kind would take anything (_accepts' last line)
+            raise ValueError(f"_argcheck: unknown kind {kind!r} in a signature (the native-functions spelling: "
+                             f"{', '.join(sorted(_KNOWN_KINDS))})")  # fmt: skip
         self.kw_only = kw_only
         self.word = "tuple of ints" if self.kind == "int[]" else _KIND_WORDS.get(self.kind, self.kind)
 

@@ -520,3 +520,16 @@ def test_int_list(expr, want):
 def test_int_lists_match_pytorch():
     exprs = [c[0] for c in INT_LISTS]
     assert run_oracle(_ORACLE_INT_LISTS, exprs) == [c[1] for c in INT_LISTS]
+
+
+def test_signature_kinds_are_known():
+    """a signature string names native-functions kinds: a misspelt one (Number for Scalar) would accept anything,
+    so it fails where the signature is read; TensorList is Tensor[] (histogram's out)"""
+    from minitorch import _argcheck
+
+    with pytest.raises(ValueError, match="unknown kind 'Number'"):
+        _argcheck._signature("Tensor input, Number other")
+    (p,) = _argcheck._signature("TensorList? out=None")
+    assert p.kind == "Tensor[]" and p.word == "tuple of Tensors"
+    with pytest.raises(TypeError, match=r"tuple of Tensors out = None\)"):
+        torch.histogram(torch.ones(3), "a")
