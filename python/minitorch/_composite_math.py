@@ -931,24 +931,28 @@ def logcumsumexp(input, dim):
 _export(logcumsumexp)
 
 
-def _trapz_setup(name, y, x, dim):
-    """(dim wrapped against y, y's left and right samples along it, x's differences or None). PyTorch's checks
-    (bool inputs, dim) and its view of x: a 1-d x lies along dim, a lower-dim x gains leading ones, a higher-dim
-    x is sliced along the same dim; the differences then broadcast with y's samples."""
+def _trapz_dim(name, y, x, dim):
+    """dim wrapped against y, after PyTorch's checks of it: its range and a 0-dim y"""
     y.movedim(dim, -1)  # PyTorch's dim check and its IndexError
     # PyTorch's 0-dim errors: trapezoid asks for the dim's size (wrapped when x is a tensor), the other slices
     if y.dim() == 0:
         if name == "cumulative_trapezoid":
             raise IndexError("slice() cannot be applied to a 0-dim tensor.")
         raise IndexError(f"Dimension specified as {dim if x is None else 0} but tensor has no dimensions")
+    return dim + y.dim() if dim < 0 else dim
+
+
+def _trapz_setup(name, y, x, d):
+    """(y's left and right samples along the wrapped dim d, x's differences or None). PyTorch's bool refusal and
+    its view of x: a 1-d x lies along d, a lower-dim x gains leading ones, a higher-dim x is sliced along the
+    same dim; the differences then broadcast with y's samples."""
     if y.dtype == _C.bool or (isinstance(x, _C.Tensor) and x.dtype == _C.bool):
         which = "`x` or `y`" if isinstance(x, _C.Tensor) else "`y`"
         raise NotImplementedError(f"{name}: received a bool input for {which}, but bool is not supported")
-    d = dim + y.dim() if dim < 0 else dim
     head = (slice(None),) * d
     left, right = y[(*head, slice(None, -1))], y[(*head, slice(1, None))]
     if x is None:
-        return d, left, right, None
+        return left, right, None
     n = y.shape[d]
     if x.dim() == 1:
         if x.shape[0] != n:
@@ -958,7 +962,7 @@ def _trapz_setup(name, y, x, dim):
         x = x.reshape(shape)
     elif x.dim() < y.dim():
         x = x.reshape([1] * (y.dim() - x.dim()) + list(x.shape))
-    return d, left, right, _C.sub(x[(*head, slice(1, None))], x[(*head, slice(None, -1))])
+    return left, right, _C.sub(x[(*head, slice(1, None))], x[(*head, slice(None, -1))])
 
 
 # PyTorch's formulas (ATen's Integration.cpp), so that dtypes and rounding follow its: a constant spacing
@@ -967,14 +971,13 @@ def _trapz_setup(name, y, x, dim):
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """Trapezoid-rule integral of y along dim, over sample points x or spacing dx (default 1)."""
-    if y.dim():
-        y.movedim(dim, -1)  # PyTorch's dim check and its IndexError
-        if y.shape[dim % y.dim()] == 0:
-            # nothing to integrate: PyTorch's zeros keep y's dtype (integers, bool), before it looks at x
-            shape = list(y.shape)
-            del shape[dim % y.dim()]
-            return _C.zeros(shape, dtype=y.dtype, device=y.device)
-    d, left, right, xd = _trapz_setup("trapezoid", y, x, dim)
+    d = _trapz_dim("trapezoid", y, x, dim)
+    if y.shape[d] == 0:
+        # nothing to integrate: PyTorch's zeros keep y's dtype (integers, bool), before it looks at x
+        shape = list(y.shape)
+        del shape[d]
+        return _C.zeros(shape, dtype=y.dtype, device=y.device)
+    left, right, xd = _trapz_setup("trapezoid", y, x, d)
     if xd is None:
         ends = _C.add(y.select(d, 0), y.select(d, -1))
         return _C.mul(_C.sub(_C.sum(y, d), _C.mul(ends, 0.5)), 1 if dx is None else dx)
@@ -988,7 +991,8 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """Running trapezoid-rule integral of y along dim (one element shorter than y there)."""
-    d, left, right, xd = _trapz_setup("cumulative_trapezoid", y, x, dim)
+    d = _trapz_dim("cumulative_trapezoid", y, x, dim)
+    left, right, xd = _trapz_setup("cumulative_trapezoid", y, x, d)
     if xd is None:
         return _C.cumsum(_C.mul(_C.add(left, right), (1 if dx is None else dx) / 2.0), d)
     # PyTorch's order: the running sum of dx * (left + right), then halved (integers wrap in the sum as there)
