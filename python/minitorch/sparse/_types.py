@@ -814,14 +814,14 @@ def sparse_coo_tensor(
     is_coalesced=True claim.
 
     sparse_coo_tensor(size, dtype=...) (PyTorch's size-only overload) is an empty one of that size."""
-    if size is not None and values is not _NO_VALUES and not isinstance(size, (list, tuple)):
-        # PyTorch's parser: a size is a sequence (a bare int or a tensor there matches no overload)
-        _argcheck.check_call("sparse_coo_tensor", _SPARSE_COO_SIGNATURES, (indices, values, size), {})
     if values is not _NO_VALUES and _separate_ints(indices, size):
         # PyTorch's parser reads three positional ints as the size-only overload's int list
         # (sparse_coo_tensor(4, 0, 3) is an empty (4, 0, 3) tensor); a non-int later is its unpack TypeError
         (parsed,) = _argcheck.check_call("sparse_coo_tensor", ["SymInt[] size"], (indices, values, size), {})
         indices, values = tuple(int(d) for d in parsed), _NO_VALUES
+    elif size is not None and values is not _NO_VALUES and not isinstance(size, (list, tuple)):
+        # PyTorch's parser: any other size is a sequence (a bare int or a tensor there matches no overload)
+        _argcheck.check_call("sparse_coo_tensor", _SPARSE_COO_SIGNATURES, (indices, values, size), {})
     if values is _NO_VALUES:  # built here: the general path's checks all pass for no elements
         shape = _size_only(indices)
         if shape and min(shape) < 0:

@@ -146,10 +146,8 @@ def binary_cross_entropy_with_logits(
         reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    for pos, name, w in (
-        (3, "weight", weight),
-        (4, "pos_weight", pos_weight),
-    ):  # torch's parser, before the kernel
+    # torch.binary_cross_entropy_with_logits's parser, before the kernel
+    for pos, name, w in ((3, "weight", weight), (4, "pos_weight", pos_weight)):
         if w is not None:
             _argcheck.check_tensor_like("binary_cross_entropy_with_logits", name, pos, w)
     _floating(input, "log_sigmoid")
