@@ -92,8 +92,7 @@ def _copy(r):
 
 def _copied(result):
     if isinstance(result, (tuple, list)):  # PyTorch's copies of multi-output views are tuples
-        cf = _C.contiguous_format
-        return tuple([r.clone() if r.is_contiguous() else r.clone(memory_format=cf) for r in result])
+        return tuple(_copy(r) for r in result)
     return _copy(result)
 
 
