@@ -361,6 +361,15 @@ static std::optional<Tensor> integral_power(BinaryOp op, const Tensor& a, const 
   return std::nullopt;
 }
 
+// A bool tensor to the power of a Python bool: PyTorch's tensor-scalar pow takes exponent 0/false as a fill
+// with 1 and 1/true as a copy before its kernel, which has no bool case (True ** False is True here too).
+static std::optional<Tensor> bool_power(BinaryOp op, const Tensor& a, const Tensor& b) {
+  if (op != BinaryOp::pow || a.dtype() != ScalarType::Bool || b.dtype() != ScalarType::Bool ||
+      !b.impl()->is_wrapped_number())
+    return std::nullopt;
+  return item(b).to_bool() ? mt::clone(a) : mt::full(a.sizes(), true, ScalarType::Bool, a.device());
+}
+
 // float16/bfloat16 nextafter on their own bits (the Nextafter functor sees their float opmath values), as the
 // Python wrapper's composite does for them: the 16-bit integer steps one unit away from zero exactly when the
 // value does; zero steps to the smallest subnormal of y's sign, equal operands give y, NaN gives NaN
@@ -383,6 +392,7 @@ static Tensor nextafter_reduced(const Tensor& a, const Tensor& b, ScalarType dt,
 Tensor native::binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   if (const int h = half_power(op, a, b)) return mt::unary(h > 0 ? UnaryOp::sqrt : UnaryOp::rsqrt, a);
   if (auto r = integral_power(op, a, b)) return *r;
+  if (auto r = bool_power(op, a, b)) return *r;
   Device dev = common_device({&a, &b});
   ScalarType common = result_type(a, b);
   check_binary(op, common, a, b, dev);
@@ -402,6 +412,10 @@ const Tensor& native::binary_(BinaryOp op, const Tensor& self, const Tensor& oth
   if (const int h = half_power(op, self, other))
     return mt::unary_(h > 0 ? UnaryOp::sqrt : UnaryOp::rsqrt, self);
   if (auto r = integral_power(op, self, other)) {
+    check_writable(self);
+    return copy_(self, *r);
+  }
+  if (auto r = bool_power(op, self, other)) {
     check_writable(self);
     return copy_(self, *r);
   }

@@ -454,7 +454,8 @@ def _bcast(a, b):
 xlogy = _C.xlogy
 
 
-def hypot(input, other):
+@_argcheck.parses("Tensor input, Tensor other, *, Tensor out=None")
+def hypot(input, other, *, out=None):
     """sqrt(input**2 + other**2), elementwise, scaled by the larger magnitude so that it overflows only where
     the result does (float32 hypot(3e20, 4e20) = 5e20, as C's and PyTorch's); an infinite side gives inf even
     beside NaN."""
@@ -464,7 +465,7 @@ def hypot(input, other):
         _not_implemented("hypot_cuda" if input.is_cuda else "hypot_cpu", dt)
     # one pass (kernels/functors.h Hypot); half precision computes in float32 and rounds once, as PyTorch's
     # kernel (its opmath type)
-    return _C._hypot(input.to(dt), other.to(dt))
+    return write_out(_C._hypot(input.to(dt), other.to(dt)), out, "hypot", "castable")
 
 
 _export_with_inplace(hypot)

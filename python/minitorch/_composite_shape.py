@@ -17,6 +17,7 @@ import builtins
 import functools
 import math
 import numbers
+import operator
 import warnings
 
 import numpy as np
@@ -25,6 +26,10 @@ import numpy as np
 def _wrap(dim, ndim):
     """dim in [-ndim, ndim) made non-negative, with PyTorch's IndexError otherwise (a 0-d tensor takes 0 and -1)."""
     n = builtins.max(ndim, 1)
+    if (
+        type(dim) is not int
+    ):  # a float tensor is no dim (its TypeError lets a caller's parse name the argument)
+        dim = operator.index(dim)
     if not -n <= dim < n:
         raise IndexError(
             f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
@@ -503,8 +508,10 @@ def take_along_dim(input, indices, dim=None):
 
 def unravel_index(indices, shape):
     """The coordinates in a tensor of `shape` of each flat index, as a tuple of tensors shaped like indices."""
-    if not isinstance(indices, _C.Tensor):
-        indices = _creation.tensor(indices)
+    if not isinstance(indices, _C.Tensor):  # PyTorch's Python function reads indices.is_complex() first
+        raise AttributeError(  # noqa: TRY004 - PyTorch's error here is Python's AttributeError
+            f"'{type(indices).__name__}' object has no attribute 'is_complex'"
+        )
     if indices.is_floating_point() or indices.dtype == _C.bool:
         raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
     if _C._is_tensor(shape):
@@ -663,7 +670,12 @@ def tensordot(a, b, dims=2, out=None):
     da = [_wrap(d, a.dim()) for d in da]
     db = [_wrap(d, b.dim()) for d in db]
     for x, y in zip(da, db):
-        if a.shape[x] != b.shape[y]:
+        # a size-1 side broadcasts: the other side is summed over that dim first, as PyTorch's tensordot
+        if b.shape[y] == 1 and a.shape[x] != 1:
+            a = a.sum(x, keepdim=True, dtype=a.dtype)
+        elif a.shape[x] == 1 and b.shape[y] != 1:
+            b = b.sum(y, keepdim=True, dtype=b.dtype)
+        elif a.shape[x] != b.shape[y]:
             raise RuntimeError(
                 f"contracted dimensions need to match, but first has size {a.shape[x]} in dim {x} and second has "
                 f"size {b.shape[y]} in dim {y}"
@@ -889,8 +901,8 @@ def vander(x, N=None, increasing=False):
         raise RuntimeError("N must be non-negative.")
     if not (x.is_floating_point() or x.is_complex()):
         x = x.to(_C.int64)
-    if n == 0:
-        return _C.empty(x.shape[0], 0, dtype=x.dtype, device=x.device)
+    if n <= 1:  # PyTorch's ones, without x's history (its powers are written only when n > 1)
+        return _C.ones(x.shape[0], n, dtype=x.dtype, device=x.device)
     # x**0 then the running products x, x*x, ... (cumprod multiplies left to right, as PyTorch's vander does)
     powers = _C.cat([_C.ones_like(x).unsqueeze(1), x.unsqueeze(1).expand(x.shape[0], n - 1).cumprod(1)], 1)
     return powers if increasing else powers.flip(1)
@@ -980,6 +992,36 @@ def _check_source(self, d, index, source, op):
         )
 
 
+def _bounds_error(self, d, index, op):
+    """PyTorch's bounds error of index_add/index_copy (no negative indices) and index_fill (wrapped), naming the
+    first bad index; None when every index is in range. Called only where a bad index is known or likely."""
+    n = self.shape[d] if self.dim() else 1
+    bad = (index < (-n if op == "index_fill_" else 0)) | (index >= n)
+    if not bad.any():
+        return None
+    i = int(index.reshape(-1)[bad.reshape(-1)][0])
+    if op == "index_add_":
+        if self.dim() <= 1:
+            return IndexError("index out of range in self")
+        return RuntimeError(f"index {i} is out of bounds for dimension {d} with size {n}")
+    prefix = "index_copy_(): " if op == "index_copy_" else ""
+    return IndexError(f"{prefix}index {i} is out of bounds for dimension {d} with size {n}")
+
+
+def _put_along(self, d, index, values, accumulate, op):
+    """_index_put_dim with PyTorch's bounds errors for `op`: index_put wraps negative indices, which index_add
+    and index_copy refuse (one min() per call finds them), and names the moved dim in its own error."""
+    if op != "index_fill_" and index.numel() and index.device.type == "cpu" and int(index.min()) < 0:
+        raise _bounds_error(self, d, index, op)
+    try:
+        return _index_put_dim(self, d, index, values, accumulate)
+    except IndexError:
+        err = _bounds_error(self, d, index, op)
+        if err is None:
+            raise
+        raise err from None
+
+
 def _index_put_dim(self, d, index, values, accumulate):
     """self with values written (or added) at `index` along dim d: index_put on dim d moved to the front."""
     if self.dim() == 0:
@@ -1003,12 +1045,13 @@ def index_add(input, dim, index, source, *, alpha=1):
     _check_source(input, d, index, source, "index_add_")
     if not input.is_floating_point() and input.dtype != _C.bool and isinstance(alpha, float):
         alpha = int(alpha)  # PyTorch casts alpha to an integer dtype (1.5 adds source once)
-    try:
-        return _index_put_dim(input, d, index, source * alpha if alpha != 1 else source, True)
-    except IndexError as e:  # index_put's bounds check; PyTorch's index_add reports it as a RuntimeError
-        raise RuntimeError(str(e)) from None
+    return _put_along(input, d, index, source * alpha if alpha != 1 else source, True, "index_add_")
 
 
+_INDEX_COPY_SIG = "int dim, Tensor index, Tensor source"
+
+
+@_argcheck.parses(f"Tensor input, {_INDEX_COPY_SIG}", upfront=False)
 def index_copy(input, dim, index, source):
     """`input` with the slices of `source` copied to `index` along `dim`."""
     d = _check_index(input, dim, index, "index_copy_")
@@ -1018,7 +1061,7 @@ def index_copy(input, dim, index, source):
             f"{_scalar_name(input.dtype)} and (source) {_scalar_name(source.dtype)}"
         )
     _check_source(input, d, index, source, "index_copy_")
-    return _index_put_dim(input, d, index, source, False)
+    return _put_along(input, d, index, source, False, "index_copy_")
 
 
 def _fill_value(self, value):
@@ -1040,7 +1083,7 @@ def index_fill(input, dim, index, value):
     """`input` with the slices at `index` along `dim` set to the scalar `value`."""
     value = _fill_value(input, value)  # PyTorch checks the value before the index
     d = _check_index(input, dim, index, "index_fill_")
-    return _index_put_dim(input, d, index, value, False)
+    return _put_along(input, d, index, value, False, "index_fill_")
 
 
 def _inplace(self, result):
@@ -1056,6 +1099,7 @@ def index_add_(self, dim, index, source, *, alpha=1):
     return _inplace(self, index_add(self, dim, index, source, alpha=alpha))
 
 
+@_argcheck.parses(_INDEX_COPY_SIG, method=True, upfront=False)
 def index_copy_(self, dim, index, source):
     """In-place index_copy."""
     return _inplace(self, index_copy(self, dim, index, source))

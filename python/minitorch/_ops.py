@@ -25,6 +25,8 @@ _WHERE_SIGNATURES = (
 def where(condition, input=_NOT_GIVEN, other=_NOT_GIVEN, *, out=None):
     """where(cond, x, y) picks x where cond holds, else y; where(cond) is nonzero(cond, as_tuple=True)."""
     if input is _NOT_GIVEN and other is _NOT_GIVEN and out is None:
+        if type(condition) is not _C.Tensor and not isinstance(condition, _C.Tensor):
+            _argcheck.check_call("where", _WHERE_SIGNATURES[:1], (condition,), {})
         return condition.nonzero(as_tuple=True)  # a 0-dim condition counts as one element, as PyTorch
     if input is _NOT_GIVEN or other is _NOT_GIVEN or input is None or other is None:
         # PyTorch's overloads take both or neither (where(c, None) is no call of nonzero's)

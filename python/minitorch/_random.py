@@ -129,9 +129,11 @@ def bernoulli(input, p=_NO_P, *, generator=None, out=None):
     return _write_out(r, out)
 
 
-def _tensor_bernoulli(self, p=None, *, generator=None):
-    """Bernoulli samples with probabilities self (p=None) or the one probability p; see torch.bernoulli."""
-    if p is not None and not isinstance(p, (builtins.int, builtins.float)):
+def _tensor_bernoulli(self, p=_NO_P, *, generator=None):
+    """Bernoulli samples with probabilities self (p not given) or the one probability p; see torch.bernoulli."""
+    if isinstance(p, _C.Tensor) and p.dim() == 0:  # a float argument takes a 0-d tensor, as PyTorch's parser
+        p = p.item()
+    if p is not _NO_P and not isinstance(p, (builtins.int, builtins.float)):
         raise TypeError(
             f"bernoulli() received an invalid combination of arguments - got ({type(p).__name__}), but "
             "expected one of:\n * (*, torch.Generator generator = None)\n"

@@ -4884,3 +4884,215 @@ def test_fuzz_4425_kinds_and_order():
     assert T.special.round(T.tensor([1.26]), decimals=1).tolist() == pytest.approx([1.3])
     with pytest.raises(TypeError, match="must be tuple of ints, not Tensor"):
         T.tile(T.ones(3), T.tensor(2))  # not even a 0-dim integer tensor
+
+
+def test_fuzz_4427_bernoulli_method():
+    """Fuzz seed 4427: Tensor.bernoulli() without p failed (the method handed None on as a given p, which the
+    4425 check refuses); p may be a number, a bool or a 0-d tensor, as PyTorch's float argument"""
+    T = minitorch
+    x = T.tensor([0.0, 1.0, 1.0, 0.0])
+    assert x.bernoulli().tolist() == [0.0, 1.0, 1.0, 0.0]
+    assert T.empty(3, 0).bernoulli().shape == (3, 0)
+    for p in (1.0, 1, True, T.tensor(1.0)):
+        assert x.bernoulli(p).tolist() == [1.0] * 4
+    assert x.bernoulli(p=0.0).tolist() == [0.0] * 4
+    with pytest.raises(RuntimeError, match=re.escape("Expected p_in >= 0 && p_in <= 1 to be true")):
+        T.tensor([2.5]).bernoulli()
+    for p in (None, "a", T.ones(2)):
+        with pytest.raises(
+            TypeError, match=re.escape("bernoulli() received an invalid combination of arguments")
+        ):
+            x.bernoulli(p)
+
+
+def test_fuzz_4427_index_add_copy_bounds():
+    """Fuzz seed 4427: index_add/index_copy took negative indices (PyTorch refuses them; index_fill wraps), and
+    the out-of-range message named dim 0 for any dim (the dim moved to the front for index_put)"""
+    T = minitorch
+    x = T.tensor([[1.0, 2.0], [3.0, 4.0]])
+    src = T.tensor([[5.0], [6.0]])
+    for i in (-1, 2, -3):
+        with pytest.raises(
+            RuntimeError, match=re.escape(f"index {i} is out of bounds for dimension 1 with size 2")
+        ):
+            T.index_add(x, 1, T.tensor([i]), src)
+        with pytest.raises(
+            IndexError,
+            match=re.escape(f"index_copy_(): index {i} is out of bounds for dimension 1 with size 2"),
+        ):
+            T.index_copy(x, 1, T.tensor([i]), src)
+    for i in (2, -3):
+        with pytest.raises(
+            IndexError, match=re.escape(f"index {i} is out of bounds for dimension 1 with size 2")
+        ):
+            T.index_fill(x, 1, T.tensor([i]), 7)
+    assert T.index_fill(x, 1, T.tensor([-1]), 7).tolist() == [[1.0, 7.0], [3.0, 7.0]]
+    for self_ in (T.tensor([1.0, 2.0]), T.tensor(1.0)):  # PyTorch's 1-D/0-D index_add words it its own way
+        with pytest.raises(IndexError, match=re.escape("index out of range in self")):
+            T.index_add(self_, 0, T.tensor([-1], dtype=T.int32), T.ones(1) if self_.dim() else T.tensor(1.0))
+    with pytest.raises(IndexError):
+        x.index_copy_(0, T.tensor([-1]), T.ones(1, 2))
+    assert x.tolist() == [[1.0, 2.0], [3.0, 4.0]]  # the failed in-place call left self alone
+    ok = T.index_add(T.zeros(3), 0, T.tensor([2, 0, 2]), T.tensor([1.0, 2.0, 3.0]))
+    assert ok.tolist() == [2.0, 0.0, 4.0]
+    assert T.index_copy(x, 0, T.tensor([1, 0]), x).tolist() == [[3.0, 4.0], [1.0, 2.0]]
+
+
+@pytest.mark.filterwarnings("ignore:torch.lu is deprecated")
+def test_fuzz_4427_kinds():
+    """Fuzz seed 4427: the parser's kinds: a float tensor is no int dim (index_copy/index_add/index_fill took
+    tensor(0.) as dim 0), hypot's other is a Tensor (a number reached the kernel, or computed), where's single
+    condition is a Tensor, unravel_index's indices (PyTorch's Python function reads .is_complex() first),
+    lobpcg's B, torch.lu's get_infos before pivot, stft's C++ signatures after its padding"""
+    T = minitorch
+    x = T.tensor([1.0, 2.0])
+    for call, exc, msg in [
+        (
+            lambda: x.index_copy_(T.tensor(0.0), T.tensor([0]), T.tensor([5.0])),
+            TypeError,
+            "index_copy_(): argument 'dim' (position 1) must be int, not Tensor",
+        ),
+        (
+            lambda: T.index_copy(x, T.tensor(0.0), T.tensor([0]), T.tensor([5.0])),
+            TypeError,
+            "index_copy(): argument 'dim' (position 2) must be int, not Tensor",
+        ),
+        (
+            lambda: x.index_add_(T.tensor(0.0), T.tensor([0]), T.tensor([5.0])),
+            TypeError,
+            "index_add_(): argument 'dim' (position 1) must be int, not Tensor",
+        ),
+        (
+            lambda: T.index_fill(x, T.tensor(0.0), T.tensor([0]), 5.0),
+            TypeError,
+            "index_fill() received an invalid combination of arguments",
+        ),
+        (lambda: x.hypot(0), TypeError, "hypot(): argument 'other' (position 1) must be Tensor, not int"),
+        (
+            lambda: x.hypot_(1.5),
+            TypeError,
+            "hypot_(): argument 'other' (position 1) must be Tensor, not float",
+        ),
+        (
+            lambda: T.hypot(x, 1.5),
+            TypeError,
+            "hypot(): argument 'other' (position 2) must be Tensor, not float",
+        ),
+        (
+            lambda: T.where([3]),
+            TypeError,
+            "where(): argument 'condition' (position 1) must be Tensor, not list",
+        ),
+        (lambda: T.unravel_index([3], (2, 2)), AttributeError, "'list' object has no attribute 'is_complex'"),
+        (lambda: T.lobpcg(T.ones(5), 0, 3), AttributeError, "'int' object has no attribute 'requires_grad'"),
+        (
+            lambda: T.lu(T.ones(2, 2), -1, T.tensor([0, 0])),  # PyTorch reads get_infos first
+            RuntimeError,
+            "Boolean value of Tensor with more than one value is ambiguous",
+        ),
+        (
+            lambda: T.stft(T.tensor(-2.3), 0, "nuc"),
+            TypeError,
+            "stft() received an invalid combination of arguments",
+        ),
+        (
+            lambda: T.stft(T.tensor([1.0, 2, 3, 4]), 2, window=3),
+            TypeError,
+            "got (Tensor, int, NoneType, NoneType, int, bool, NoneType, NoneType, NoneType)",
+        ),
+    ]:
+        with pytest.raises(exc, match=re.escape(msg)):
+            call()
+    assert T.hypot(x, T.tensor(1.5)).tolist() == pytest.approx([math.hypot(1, 1.5), math.hypot(2, 1.5)])
+    out = T.empty(2, dtype=T.float64)
+    assert T.hypot(x, T.tensor([0.0, 0.0]), out=out) is out and out.tolist() == [1.0, 2.0]
+    assert [t.tolist() for t in T.where(T.tensor([1, 0, 2]))] == [[0, 2]]
+    assert T.stft(T.tensor([1.0, 2, 3, 4]), 2, hop_length=1, window=T.ones(2), return_complex=True).shape == (
+        2,
+        5,
+    )
+
+
+def test_fuzz_4427_values():
+    """Fuzz seed 4427: a bool tensor to a bool power (PyTorch's tensor-scalar pow fills or copies before its
+    kernel), tensordot's size-1 contracted dims (the other side summed), margin_ranking_loss's double margin
+    (integer operands give a floating loss), vander's single column outside the graph, linalg.cond and
+    matrix_rank of no matrices before their dtype checks, bool inputs refused by replicate/1-D reflect padding"""
+    T = minitorch
+    F = T.nn.functional
+    b = T.tensor([True, False])
+    assert T.pow(b, True).tolist() == [True, False] and T.pow(b, True).dtype == T.bool
+    assert T.pow(b, False).tolist() == [True, True]
+    assert (b**True).dtype == T.bool and b.clone().pow_(False).tolist() == [True, True]
+    assert T.pow(b, 1).dtype == T.int64  # an int exponent promotes: the ordinary kernel
+    with pytest.raises(NotImplementedError, match=re.escape("\"pow\" not implemented for 'Bool'")):
+        T.pow(b, T.tensor(True))  # a tensor exponent takes no shortcut, as PyTorch's
+    a = np.arange(20.0).reshape(5, 4, 1, 1)
+    c = np.arange(40.0).reshape(2, 5, 4)
+    got = T.tensordot(T.tensor(a), T.tensor(c), dims=([2, 3], [0, 1]))
+    want = np.tensordot(a, c.sum(axis=(0, 1), keepdims=True), axes=([2, 3], [0, 1]))
+    np.testing.assert_allclose(got.numpy(), want)
+    got = T.tensordot(T.tensor(c), T.tensor(a), dims=([1, 2], [2, 3]))
+    np.testing.assert_allclose(
+        got.numpy(), np.tensordot(c.sum((1, 2), keepdims=True), a, axes=([1, 2], [2, 3]))
+    )
+    assert T.tensordot(
+        T.ones(5, 4, 1, 4, dtype=T.int64), T.ones(5, 4, 1, 4, dtype=T.int64)
+    ).unique().tolist() == [20]
+    with pytest.raises(RuntimeError, match="contracted dimensions need to match"):
+        T.tensordot(T.ones(2, 3), T.ones(3, 2), dims=([0], [0]))
+    i16 = {"dtype": T.int16}
+    loss = F.margin_ranking_loss(T.tensor([4, 4], **i16), T.tensor([-5, 5], **i16), T.tensor([-1, 1], **i16))
+    assert loss.dtype == T.float32 and loss.item() == 5.0
+    x = T.tensor([0.96, 1.74, 1.93], dtype=T.float64, requires_grad=True)
+    v1 = T.vander(x, 1)
+    assert not v1.requires_grad and v1.tolist() == [[1.0]] * 3
+    assert T.vander(x, 2).requires_grad
+    assert T.linalg.cond(T.empty(0, 4, 5, 4, dtype=T.int64)).dtype == T.int64
+    assert T.linalg.cond(T.empty(0, 4, 4, dtype=T.complex64), 1).dtype == T.float32
+    with pytest.raises(RuntimeError, match=re.escape("linalg.cond(ord=fro): A must be batches of square")):
+        T.linalg.cond(T.empty(0, 4, 5), "fro")
+    with pytest.raises(
+        RuntimeError, match=re.escape("linalg.cond(ord=1.000000): A must be batches of square")
+    ):
+        T.linalg.cond(T.ones(4, 5), 1.0)
+    with pytest.raises(NotImplementedError, match=re.escape("linalg.inv: Expected a floating point")):
+        T.linalg.cond(T.ones(4, 4, dtype=T.int64), 1)
+    with pytest.raises(NotImplementedError, match=re.escape("linalg.svd: Expected a floating point")):
+        T.linalg.cond(T.ones(4, 4, dtype=T.int64))
+    r = T.linalg.matrix_rank(T.empty(0, 4, 3, 4, dtype=T.float16), 1, False)
+    assert r.shape == (0, 4) and r.dtype == T.int64
+    bb = T.tensor([[[False, True, True]]])
+    for mode, name in (("reflect", "reflection_pad1d"), ("replicate", "replication_pad1d")):
+        with pytest.raises(NotImplementedError, match=re.escape(f"\"{name}\" not implemented for 'Bool'")):
+            F.pad(bb, [1, 1], mode)
+    assert F.pad(bb, [1, 1], "circular").tolist() == [[[True, False, True, True, False]]]
+    assert F.pad(bb.expand(1, 2, 3).unsqueeze(0), [1, 1, 1, 1], "reflect").shape == (1, 1, 4, 5)
+
+
+@pytest.mark.filterwarnings("ignore:torch.lu is deprecated")
+def test_fuzz_4427_torch_lu():
+    """Found beside seed 4427's torch.lu finding: torch.lu raised on a singular matrix (PyTorch's _lu_with_info
+    ignores check_errors), ignored out=, and named linalg's function in its errors; linalg's LU refuses an integer
+    dtype by its kernel's name, as PyTorch's"""
+    T = minitorch
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    LU, piv = T.lu(T.tensor(a, dtype=T.float64))
+    L = np.tril(LU.numpy(), -1) + np.eye(2)
+    U = np.triu(LU.numpy())
+    P = np.eye(2)[[1, 0]]  # pivots [2, 2]: rows 1 and 2 swapped
+    assert piv.tolist() == [2, 2]
+    np.testing.assert_allclose(P @ L @ U, a)
+    LU, piv, info = T.lu(T.ones(2, 3), get_infos=True)  # singular: info, no error
+    assert info.item() == 2 and type(T.lu(T.eye(2), True, True)).__name__ == "_lu_with_info"
+    o = (T.empty(0), T.empty(0, dtype=T.int32))
+    assert T.lu(T.tensor(a, dtype=T.float32), out=o) is o and o[0].shape == (2, 2) and o[1].tolist() == [2, 2]
+    with pytest.raises(TypeError, match=re.escape("expected tuple of 3 elements but got 2")):
+        T.lu(T.eye(2), True, True, out=o)
+    with pytest.raises(
+        TypeError, match=re.escape("_lu_with_info(): argument 'input' (position 1) must be Tensor")
+    ):
+        T.lu(3)
+    for f in (T.lu, T.linalg.lu_factor, T.linalg.lu_factor_ex):
+        with pytest.raises(NotImplementedError, match=re.escape("\"lu_cpu\" not implemented for 'Long'")):
+            f(T.ones(2, 2, dtype=T.int64))

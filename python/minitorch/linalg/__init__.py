@@ -431,17 +431,35 @@ def cond(A, p=None, *, out=None):
         )
     if p not in (None, 1, -1, 2, -2, _math.inf, -_math.inf, "fro", "nuc"):
         raise ValueError(f"linalg.cond got an invalid norm type: {p}")
-    if A.numel() == 0 and (A.is_floating_point() or A.is_complex()):
-        # PyTorch's answer for no matrices or empty ones, before any other check: zeros, outside the graph
+    # PyTorch's order: a norm's squareness first (fro/nuc), then no matrices or empty ones (zeros, outside the
+    # graph, any dtype), then a numeric norm's squareness, then the dtype its first kernel checks
+    if isinstance(p, str):
+        _cond_square(A, p)
+    if A.numel() == 0:
         real = _decomp._real_dtype(A.dtype)
         return _cond_out(_C.zeros(tuple(A.shape[:-2]), dtype=real, device=A.device), out)
     if p in (None, 2, -2):
-        _decomp._check(A, "linalg.cond", square=False, kernel="linalg_svd")
+        _decomp._check(A, "linalg.svd", square=False, kernel="linalg_svd")
         S = _decomp.svdvals(A)
         big, small = S[..., 0], S[..., -1]
         return _cond_out(big / small if p != -2 else small / big, out)
-    _decomp._check(A, "linalg.cond", kernel="lu")
+    if not isinstance(p, str):
+        _cond_square(A, p)
+    if p == "nuc":
+        _decomp._check(A, "linalg.svd", kernel="linalg_svd")
+    else:
+        _decomp._check(A, "linalg.inv", low_precision=True)
     return _cond_out(matrix_norm(A, p) * matrix_norm(_decomp.inv(A), p), out)
+
+
+def _cond_square(A, p):
+    """linalg.cond's squareness check, naming the norm as PyTorch's message does (a finite float as %f)."""
+    if A.shape[-1] != A.shape[-2]:
+        name = p if isinstance(p, (str, int)) or _math.isinf(p) else f"{p:.6f}"
+        raise RuntimeError(
+            f"linalg.cond(ord={name}): A must be batches of square matrices, but they are {A.shape[-2]} by "
+            f"{A.shape[-1]} matrices"
+        )
 
 
 # torch.frobenius_norm / torch.nuclear_norm (minitorch/__init__.py exports them)

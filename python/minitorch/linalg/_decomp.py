@@ -57,6 +57,7 @@ _SVD = _make("linalg_svd", ("U", "S", "Vh"))
 _TORCH_SVD = _make("svd", ("U", "S", "V"))
 _SLOGDET = _make("linalg_slogdet", ("sign", "logabsdet"))
 _TORCH_SLOGDET = _make("slogdet", ("sign", "logabsdet"))
+_LU_WITH_INFO = _make("_lu_with_info", ("LU", "pivots", "info"))
 _LSTSQ = _make("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 _GEQRF = _make("geqrf", ("a", "tau"))
 _TRIANGULAR_SOLVE = _make("triangular_solve", ("solution", "cloned_coefficient"))
@@ -337,7 +338,8 @@ def _check_lu(A, pivot):
         raise RuntimeError(
             f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead"
         )
-    _check_dtype(A, fn, kernel="lu")
+    if A.dtype not in _INEXACT:  # the factorization's kernel refuses every other dtype by its own name
+        raise NotImplementedError(f"\"lu_{A.device.type}\" not implemented for '{scalar_name(A.dtype)}'")
     if not pivot:
         raise RuntimeError(f"{fn}: LU without pivoting is not implemented on the CPU")
 
@@ -1189,11 +1191,14 @@ def matrix_rank(A, tol=_NO_TOL, hermitian=False, *, atol=None, rtol=None, out=No
             "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions."
         )
     if A.dtype not in _INEXACT:
-        if tol is not None:  # the deprecated positional tol goes straight to svd, which refuses first
+        if tol is None:
+            raise RuntimeError("This function doesn't handle types other than float and double")
+        if (
+            A.numel()
+        ):  # the deprecated positional tol goes straight to svd, which refuses (no matrices: zeros)
             raise NotImplementedError(
                 f"linalg.svd: Expected a floating point or complex tensor as input. Got {scalar_name(A.dtype)}"
             )
-        raise RuntimeError("This function doesn't handle types other than float and double")
     if tol is not None:
         atol, rtol = tol, 0.0
     if hermitian is not True and hermitian is not False:  # 1 == True, but no bool to the parser
@@ -1538,8 +1543,17 @@ torch_matrix_rank.__qualname__ = (
 )
 
 
+@_argcheck.python_in_pytorch  # torch.functional.lu: its errors come from _lu_with_info's parser or Python
 def torch_lu(A, pivot=True, get_infos=False, out=None):
-    """torch.lu (deprecated in PyTorch): (LU, pivots), with info when get_infos, from linalg.lu_factor_ex."""
+    """torch.lu (deprecated in PyTorch): (LU, pivots), with info when get_infos, from linalg.lu_factor_ex. A
+    singular matrix is no error (PyTorch's _lu_with_info ignores its check_errors)."""
+    get_infos = bool(get_infos)  # PyTorch's boolean dispatch reads get_infos before anything else
+    if not _C._is_tensor(A):
+        raise TypeError(
+            f"_lu_with_info(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}"
+        )
+    if type(pivot) is not bool:  # PyTorch hands pivot to _lu_with_info by keyword, whose parser checks it
+        raise TypeError(f"_lu_with_info(): argument 'pivot' must be bool, not {type(pivot).__name__}")
     warnings.warn(
         "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be removed "
         "in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\n"
@@ -1547,15 +1561,18 @@ def torch_lu(A, pivot=True, get_infos=False, out=None):
         "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
         "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)",
         UserWarning,
-        stacklevel=3,  # the caller, past _argcheck's wrapper
+        stacklevel=2,
     )
-    if (
-        type(pivot) is not bool
-    ):  # PyTorch's lu hands pivot to _lu_with_info by keyword, whose parser checks it
-        raise TypeError(f"_lu_with_info(): argument 'pivot' must be bool, not {type(pivot).__name__}")
-    if get_infos:
-        return tuple(lu_factor_ex(A, pivot=pivot))
-    return tuple(lu_factor(A, pivot=pivot))
+    result = _LU_WITH_INFO(lu_factor_ex(A, pivot=pivot))
+    if out is None:
+        return result if get_infos else tuple(result[:2])
+    if len(out) - get_infos != 2:  # PyTorch's _check_list_size, in its order (len() first)
+        raise TypeError(f"expected tuple of {2 + get_infos} elements but got {len(out)}")
+    if not isinstance(out, (tuple, list)):
+        raise TypeError(f"argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+    for o, r in zip(out, result):
+        o.resize_as_(r).copy_(r)
+    return out
 
 
 def torch_slogdet(input):

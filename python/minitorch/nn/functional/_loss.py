@@ -240,8 +240,9 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 
 def _margin_ranking(input1, input2, target, margin, reduction):
     """The loss itself, the operands broadcast (torch.margin_ranking_loss has no dims check of F's)."""
-    # ATen's order: -target first, in its own dtype (a uint8 target wraps there, as PyTorch's)
-    return _reduce_loss((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+    # ATen's order: -target first, in its own dtype (a uint8 target wraps there, as PyTorch's); its margin is a
+    # double, so integer operands give a floating loss
+    return _reduce_loss((-target * (input1 - input2) + float(margin)).clamp_min(0), reduction)
 
 
 def _check_triplet_dims(anchor, positive, negative):

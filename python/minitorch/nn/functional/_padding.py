@@ -89,6 +89,11 @@ def pad(input, pad, mode="constant", value=None):
                 k = abs(j)
                 idx.append(2 * (n - 1) - k if k > n - 1 else k)
         out = out.index_select(dim, _tensor(idx, dtype=_C.int64, device=out.device))
+    if input.dtype == _C.bool and (mode == "replicate" or (mode == "reflect" and len(pad) == 2)):
+        # PyTorch's kernels without a bool case (its 2-D/3-D reflection and circular padding have one); checked
+        # where its kernel would be, after the shape checks above
+        kind = "replication" if mode == "replicate" else "reflection"
+        raise NotImplementedError(f"\"{kind}_pad{len(pad) // 2}d\" not implemented for 'Bool'")
     return out
 
 
