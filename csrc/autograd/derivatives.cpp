@@ -10,6 +10,7 @@
 #include "autograd/derivatives.h"
 
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <string>
 #include <unordered_set>
@@ -29,44 +30,91 @@ namespace {
 // The nodes whose formulas hold for complex inputs (see attach): linear maps, the views, and the elementwise
 // and product formulas written as grad * conj(f'(z)) in ops.schema / below.
 bool complex_safe(const char* name) {
-  static const std::unordered_set<std::string> ok = {"AddBackward0",         "SubBackward0",
-                                                     "MulBackward0",         "DivBackward0",
-                                                     "NegBackward0",         "AbsBackward0",
-                                                     "ExpBackward0",         "Exp2Backward0",
-                                                     "Expm1Backward0",       "LogBackward0",
-                                                     "Log2Backward0",        "Log10Backward0",
-                                                     "Log1pBackward0",       "SqrtBackward0",
-                                                     "RsqrtBackward0",       "ReciprocalBackward0",
-                                                     "SinBackward0",         "CosBackward0",
-                                                     "TanBackward0",         "AsinBackward0",
-                                                     "AcosBackward0",        "AtanBackward0",
-                                                     "SinhBackward0",        "CoshBackward0",
-                                                     "TanhBackward0",        "AsinhBackward0",
-                                                     "AcoshBackward0",       "AtanhBackward0",
-                                                     "SigmoidBackward0",     "LogaddexpBackward0",
-                                                     "PowBackward0",         "LinearBackward0",
-                                                     "MmBackward0",          "BmmBackward0",
-                                                     "MvBackward0",          "DotBackward0",
-                                                     "SumBackward1",         "MeanBackward1",
-                                                     "CloneBackward0",       "ToCopyBackward0",
-                                                     "CatBackward0",         "WhereBackward0",
-                                                     "MaskedFillBackward0",  "TrilBackward0",
-                                                     "TriuBackward0",        "FlipBackward0",
-                                                     "TraceBackward0",       "IndexBackward0",
-                                                     "IndexSelectBackward0", "GatherBackward0",
-                                                     "ViewBackward0",        "PermuteBackward0",
-                                                     "TransposeBackward0",   "SqueezeBackward0",
-                                                     "SqueezeBackward1",     "UnsqueezeBackward0",
-                                                     "ExpandBackward0",      "SelectBackward0",
-                                                     "SliceBackward0",       "DiagonalBackward0",
-                                                     "AliasBackward0",       "SplitWithSizesBackward0",
-                                                     "UnbindBackward0",      "AsStridedBackward0",
-                                                     "ViewAsRealBackward0",  "ViewAsComplexBackward0",
-                                                     "CopySlices",           "CopyBackwards",
-                                                     "CumsumBackward0",      "CumprodBackward0",
-                                                     "ProdBackward1",        "IndexPutBackward0",
-                                                     "ScatterBackward0",     "ScatterAddBackward0"};
+  static const std::unordered_set<std::string> ok = {"AddBackward0",
+                                                     "SubBackward0",
+                                                     "MulBackward0",
+                                                     "DivBackward0",
+                                                     "NegBackward0",
+                                                     "AbsBackward0",
+                                                     "ExpBackward0",
+                                                     "Exp2Backward0",
+                                                     "Expm1Backward0",
+                                                     "LogBackward0",
+                                                     "Log2Backward0",
+                                                     "Log10Backward0",
+                                                     "Log1pBackward0",
+                                                     "SqrtBackward0",
+                                                     "RsqrtBackward0",
+                                                     "ReciprocalBackward0",
+                                                     "SinBackward0",
+                                                     "CosBackward0",
+                                                     "TanBackward0",
+                                                     "AsinBackward0",
+                                                     "AcosBackward0",
+                                                     "AtanBackward0",
+                                                     "SinhBackward0",
+                                                     "CoshBackward0",
+                                                     "TanhBackward0",
+                                                     "AsinhBackward0",
+                                                     "AcoshBackward0",
+                                                     "AtanhBackward0",
+                                                     "SigmoidBackward0",
+                                                     "LogaddexpBackward0",
+                                                     "PowBackward0",
+                                                     "LinearBackward0",
+                                                     "MmBackward0",
+                                                     "BmmBackward0",
+                                                     "MvBackward0",
+                                                     "DotBackward0",
+                                                     "SumBackward0",
+                                                     "SumBackward1",
+                                                     "MeanBackward0",
+                                                     "MeanBackward1",
+                                                     "ProdBackward0",
+                                                     "CloneBackward0",
+                                                     "ToCopyBackward0",
+                                                     "CatBackward0",
+                                                     "WhereBackward0",
+                                                     "MaskedFillBackward0",
+                                                     "TrilBackward0",
+                                                     "TriuBackward0",
+                                                     "FlipBackward0",
+                                                     "TraceBackward0",
+                                                     "IndexBackward0",
+                                                     "IndexSelectBackward0",
+                                                     "GatherBackward0",
+                                                     "ViewBackward0",
+                                                     "PermuteBackward0",
+                                                     "TransposeBackward0",
+                                                     "SqueezeBackward0",
+                                                     "SqueezeBackward1",
+                                                     "UnsqueezeBackward0",
+                                                     "ExpandBackward0",
+                                                     "SelectBackward0",
+                                                     "SliceBackward0",
+                                                     "DiagonalBackward0",
+                                                     "AliasBackward0",
+                                                     "SplitWithSizesBackward0",
+                                                     "UnbindBackward0",
+                                                     "AsStridedBackward0",
+                                                     "ViewAsRealBackward0",
+                                                     "ViewAsComplexBackward0",
+                                                     "CopySlices",
+                                                     "CopyBackwards",
+                                                     "CumsumBackward0",
+                                                     "CumprodBackward0",
+                                                     "ProdBackward1",
+                                                     "IndexPutBackward0",
+                                                     "ScatterBackward0",
+                                                     "ScatterAddBackward0"};
   return ok.count(name) != 0;
+}
+
+// The nodes of the ops whose dtype= can turn a differentiable input into an integer result
+bool integer_result_refused(const char* name) {
+  for (const char* p : {"SumBackward", "NansumBackward", "ProdBackward", "CumsumBackward", "CumprodBackward"})
+    if (std::strncmp(name, p, std::strlen(p)) == 0) return true;
+  return false;
 }
 }  // namespace
 
@@ -77,7 +125,15 @@ std::shared_ptr<FnNode> attach(const char* name, FnNode::Fn fn, std::vector<cons
     any = any || is_inexact(o->dtype());
     cplx = cplx || is_complex(o->dtype());
   }
-  if (!any) return nullptr;
+  if (!any) {
+    // PyTorch's set_history: a dtype= that makes the sum/product/scan of a tensor requiring grad an integer
+    // one has no gradient to record, and PyTorch refuses it rather than dropping the history
+    if (integer_result_refused(name))
+      for (auto* i : ins)
+        MT_CHECK(!(i && i->defined() && i->requires_grad()),
+                 "Autograd not support dtype: ", dtype_short_name(outs[0]->dtype()));
+    return nullptr;
+  }
   for (auto* i : ins) cplx = cplx || (i && i->defined() && is_complex(i->dtype()));
   // PyTorch's GRADIENT_IMPLEMENTED_FOR_COMPLEX: a formula written for real numbers would give a silently
   // wrong complex gradient, so only the nodes whose formulas follow the complex convention may record one.

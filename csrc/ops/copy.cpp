@@ -210,8 +210,14 @@ void check_scalar_fits(const Scalar& v, ScalarType t) {
              : i >= static_cast<int64_t>(lo) && i <= static_cast<int64_t>(hi);
   } else {
     double d = v.to_double();
-    ok = is_floating(t) ? !(d < lo || d > hi) || std::isinf(d) : d >= lo && d <= hi;  // nan: fails for ints
-    if (t == ScalarType::Long && d >= hi) ok = false;                                 // 2**63 itself
+    if (is_floating(t)) {
+      ok = !(d < lo || d > hi) || std::isinf(d);
+    } else {
+      // a float truncates into an integer dtype: PyTorch takes [lowest, max + 1) (255.9 is 255 in uint8),
+      // with no wrap of negatives into uint8; nan fails (for int64, hi + 1 rounds to 2**63 itself)
+      if (t == ScalarType::Byte) lo = 0;
+      ok = d >= lo && d < hi + 1;
+    }
   }
   MT_CHECK(ok, "value cannot be converted to type ", checked_convert_name(t), " without overflow");
 }

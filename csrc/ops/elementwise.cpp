@@ -560,6 +560,10 @@ Tensor scale_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {
            "For integral input tensors, argument alpha must not be a floating point number.");
   MT_CHECK(common == ScalarType::Bool || !alpha.is_bool(),
            "Boolean alpha only supported for Boolean results.");
+  MT_CHECK(is_complex(common) || !alpha.is_complex(),
+           "For non-complex input tensors, argument alpha must not be a complex number.");
+  if (common != ScalarType::Bool && !alpha.is_complex())
+    check_scalar_fits(alpha, common);  // its kernel's cast
   // bool results: PyTorch's kernel takes alpha as a bool, so an int alpha must not promote b to int64
   if (common == ScalarType::Bool) return binary(BinaryOp::mul, b, wrapped_scalar(Scalar(alpha.to_bool())));
   // a Python number times alpha stays a number (add(bfloat16 0-d, -1, alpha=-1.5) is bfloat16, as PyTorch's)
@@ -589,10 +593,11 @@ Tensor scale_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {
 // autograd: the multi-tensor kernel does self += alpha * other in one pass (rounded once, in opmath).
 const Tensor& add_scaled_(const Tensor& self, const Tensor& other, const Scalar& alpha, bool subtract) {
   if (subtract) check_sub_operands(self, other);
-  if (!unit_alpha(alpha) && !alpha.is_bool() && is_floating(self.dtype()) && other.dtype() == self.dtype() &&
-      other.device() == self.device() && other.sizes() == self.sizes() && self.numel() >= 4096 &&
-      self.is_contiguous() && other.is_contiguous() && !needs_grad(self, other) && !autocast::active() &&
-      (other.storage() != self.storage() || other.data_ptr() == self.data_ptr())) {
+  if (!unit_alpha(alpha) && !alpha.is_bool() && !alpha.is_complex() && is_floating(self.dtype()) &&
+      other.dtype() == self.dtype() && other.device() == self.device() && other.sizes() == self.sizes() &&
+      self.numel() >= 4096 && self.is_contiguous() && other.is_contiguous() && !needs_grad(self, other) &&
+      !autocast::active() && (other.storage() != self.storage() || other.data_ptr() == self.data_ptr())) {
+    check_scalar_fits(alpha, self.dtype());
     const double a = alpha.to_double();
     foreach_add_({self}, {other}, subtract ? -a : a);
     return self;

@@ -127,8 +127,11 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Scalar
 Tensor linspace(double start, double end, int64_t steps, ScalarType dtype, Device device) {
   MT_CHECK(steps >= 0, "number of steps must be non-negative");
   dtype = or_default(dtype);
-  check_scalar_fits(Scalar(start), dtype);
-  check_scalar_fits(Scalar(end), dtype);
+  // the binding hands the ends over as doubles: an integral one is checked as the int it most likely was (an
+  // int end wraps into uint8 as PyTorch's Scalar does; a fractional one may not)
+  for (double v : {start, end})
+    check_scalar_fits(
+        v == std::trunc(v) && std::fabs(v) < 9.2e18 ? Scalar(static_cast<int64_t>(v)) : Scalar(v), dtype);
   Tensor out = empty({steps}, dtype, Device(DeviceType::CPU));
   int64_t half = steps / 2;
   MT_DISPATCH_NUMERIC_TYPES(dtype, "linspace", [&] {

@@ -39,6 +39,13 @@ static bool split_size_int(py::handle s, int64_t* n) {
 // Sizes or dims given as *args or as the keyword PyTorch names them (t.view(size=(2, 3)),
 // t.permute(dims=...)).
 DimVector sizes_or_kw(const char* fn, const char* name, const py::args& args, py::handle kw) {
+  if (kw.is_none() && args.size() == 0) {  // no sizes at all, not even (): PyTorch's parser refuses the call
+    if (std::string(fn) == "view")         // its two overloads (size, dtype)
+      throw py::type_error(
+          "view() received an invalid combination of arguments - got (), but expected one of:\n"
+          " * (torch.dtype dtype)\n * (tuple of ints size)\n");
+    throw py::type_error(std::string(fn) + "() missing 1 required positional arguments: \"" + name + "\"");
+  }
   if (kw.is_none()) return parse_size_args(args);
   if (args.size() != 0)
     throw py::type_error(std::string(fn) +

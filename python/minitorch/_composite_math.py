@@ -1380,6 +1380,7 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
 _export(histogramdd, method=False)
 
 
+@_argcheck.parses("Tensor input, Tensor? weights=None, SymInt minlength=0")
 def bincount(input, weights=None, minlength=0):
     """Count of each value in a 1-D non-negative integer tensor (sum of weights, when given)."""
     if _is_float(input) or input.dtype == _C.bool:
@@ -1687,14 +1688,28 @@ def _check_bool_flags(op, **flags):
             raise TypeError(f"{op}(): argument '{name}' must be bool, not {_argcheck._type_name(v)}")
 
 
+def _dispatch_flags(*flags):
+    """PyTorch's torch.unique/unique_consecutive pick their Python overload by the flags' truth (its
+    boolean_dispatch) before any parser sees them: a tensor of several values fails there."""
+    for v in flags:
+        if type(v) is not builtins.bool:
+            builtins.bool(v)
+
+
+@_argcheck.python_in_pytorch  # torch.functional.unique: its errors are those of the ops it calls
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct values of input (sorted), optionally with the inverse indices and the counts."""
-    _check_bool_flags(
-        "_unique2" if dim is None else "unique_dim",
-        sorted=sorted,
-        return_inverse=return_inverse,
-        return_counts=return_counts,
-    )
+    _dispatch_flags(return_inverse, return_counts)
+    op = "_unique2" if dim is None else "unique_dim"
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(
+            f"{op}(): argument 'input' (position 1) must be Tensor, not {_argcheck._type_name(input)}"
+        )
+    if dim is not None and (type(dim) is builtins.bool or not isinstance(dim, numbers.Integral)):
+        raise TypeError(
+            f"unique_dim(): argument 'dim' (position 2) must be int, not {_argcheck._type_name(dim)}"
+        )
+    _check_bool_flags(op, sorted=sorted, return_inverse=return_inverse, return_counts=return_counts)
     if dim is not None:
         if input.dim() == 0:
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
@@ -1712,8 +1727,13 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return out[0] if len(out) == 1 else tuple(out)
 
 
+@_argcheck.python_in_pytorch  # torch.functional.unique_consecutive, as unique
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapse each run of equal consecutive values into one, optionally with inverse indices and counts."""
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(
+            f"unique_consecutive(): argument 'input' (position 1) must be Tensor, not {_argcheck._type_name(input)}"
+        )
     if return_inverse is False and return_counts is False and dim is None and not input.requires_grad:
         # the values alone: the CPU's one-call kernel (the six calls below were 4.7 us on [8, 8], where
         # PyTorch's whole call takes 3.9), else three ops and a cat
@@ -1724,6 +1744,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         if n:
             return _C.masked_select(x, _run_starts(x, n))
     if type(return_inverse) is not builtins.bool or type(return_counts) is not builtins.bool:
+        _dispatch_flags(return_inverse, return_counts)
         _check_bool_flags("unique_consecutive", return_inverse=return_inverse, return_counts=return_counts)
     if dim is not None:
         if type(dim) is builtins.bool or not isinstance(dim, numbers.Integral):

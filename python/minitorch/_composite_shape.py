@@ -891,6 +891,7 @@ def gradient(input, *, spacing=None, dim=None, edge_order=1):
     return tuple(out)
 
 
+@_argcheck.parses("Tensor x, SymInt? N=None, bool increasing=False")
 def vander(x, N=None, increasing=False):
     """The Vandermonde matrix of a 1-D x: columns x**(N-1) ... x**0 (x**0 ... when increasing); integer inputs
     give int64, as PyTorch's."""

@@ -202,6 +202,7 @@ def unsafe_chunk(input, chunks, dim=0):
     return _unsafe(input.chunk(chunks, dim))
 
 
+@_argcheck.parses("Tensor input, SymInt split_size, int dim=0")
 def unsafe_split(input, split_size, dim=0):
     """torch.split with one split size (PyTorch's form without the views' aliasing checks)."""
     return _unsafe(input.split(split_size, dim))

@@ -1,6 +1,7 @@
 """Tensor methods that PyTorch itself writes in Python: printing, iteration, NumPy protocol, pickling."""
 
-import math
+import functools
+import operator
 import warnings
 
 import numpy as np
@@ -121,29 +122,28 @@ def new_empty_strided(
 
 
 def _resize_to(self, sizes):
-    # autograd's Resize: a reshaped view, refused when the element count changes (resize_ would reallocate)
-    n = math.prod(sizes)
+    # autograd's Resize, as PyTorch's Python function: the product of the sizes as given (resize([2, 3]) is a
+    # list times 1, so it fails as there), then a view of the same elements (resize_ would reallocate)
+    n = functools.reduce(operator.mul, sizes, 1)
     if self.numel() != n:
         raise RuntimeError(
             f"requested resize to {'x'.join(map(str, sizes))} ({n} elements in total), but the given tensor has a "
             f"size of {'x'.join(map(str, self.size()))} ({self.numel()} elements). autograd's resize can only "
             "change the shape of a given tensor, while preserving the number of elements. "
         )
-    return self.contiguous().view(sizes)
+    return self.contiguous().view(*sizes)
 
 
 def _resize(self, *sizes):
-    """The deprecated out-of-place resize: a view of the same elements in another shape."""
+    """The deprecated out-of-place resize: a view of the same elements in another shape (separate sizes)."""
     warnings.warn("non-inplace resize is deprecated", stacklevel=2)
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
-        sizes = sizes[0]
-    return _resize_to(self, tuple(sizes))
+    return _resize_to(self, sizes)
 
 
 def _resize_as(self, tensor):
     """The deprecated out-of-place resize_as: resize to tensor's shape."""
     warnings.warn("non-inplace resize_as is deprecated", stacklevel=2)
-    return _resize_to(self, tuple(tensor.size()))
+    return _resize_to(self, tensor.size())
 
 
 def _as_subclass(self, cls):

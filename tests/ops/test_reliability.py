@@ -5096,3 +5096,163 @@ def test_fuzz_4427_torch_lu():
     for f in (T.lu, T.linalg.lu_factor, T.linalg.lu_factor_ex):
         with pytest.raises(NotImplementedError, match=re.escape("\"lu_cpu\" not implemented for 'Long'")):
             f(T.ones(2, 2, dtype=T.int64))
+
+
+def test_fuzz_4428_alpha_and_fill_overflow():
+    """Fuzz seed 4428: add/sub's alpha is converted to the result's dtype with PyTorch's overflow check (1e30 in
+    float16 was inf), a complex alpha with real tensors is refused; a float fill value into uint8 takes
+    [0, 256) (PyTorch's overflows<>: -1.5 wrapped to 255, 255.9 truncates to 255)"""
+    T = minitorch
+    h = T.tensor([1.0, 2.0], dtype=T.float16)
+    for call, dtype_name in [
+        (lambda: T.add(h, h, alpha=1e30), "c10::Half"),
+        (lambda: T.sub(h, h, alpha=70000), "c10::Half"),
+        (lambda: T.add(h, 2.0, alpha=1e30), "c10::Half"),
+        (lambda: h.clone().add_(h, alpha=1e30), "c10::Half"),
+        (lambda: T.ones(5000, dtype=T.float16).add_(T.ones(5000, dtype=T.float16), alpha=1e30), "c10::Half"),
+        (lambda: T.add(T.ones(2), T.ones(2), alpha=1e39), "float"),
+        (lambda: T.add(T.ones(2, dtype=T.int8), T.ones(2, dtype=T.int8), alpha=300), "int8_t"),
+        (lambda: T.zeros(2, dtype=T.uint8).fill_(-1.5), "uint8_t"),
+        (lambda: T.zeros(2, dtype=T.uint8).fill_(256.0), "uint8_t"),
+        (lambda: T.zeros(2, dtype=T.int8).fill_(-128.5), "int8_t"),
+        (lambda: T.index_fill(T.zeros(2, 2, dtype=T.uint8), 0, T.tensor([1]), -1.5), "uint8_t"),
+    ]:
+        with pytest.raises(
+            RuntimeError, match=re.escape(f"value cannot be converted to type {dtype_name} without")
+        ):
+            call()
+    with pytest.raises(RuntimeError, match="argument alpha must not be a complex number"):
+        T.add(h, h, alpha=1 + 2j)
+    assert T.add(h, h, alpha=float("inf")).tolist() == [float("inf")] * 2  # inf converts
+    assert T.add(T.ones(2, dtype=T.int8), T.ones(2, dtype=T.int8), alpha=-128).tolist() == [-127, -127]
+    assert T.add(T.ones(2, dtype=T.uint8), T.ones(2, dtype=T.uint8), alpha=-255).tolist() == [2, 2]  # wraps
+    assert T.zeros(2, dtype=T.uint8).fill_(255.9).tolist() == [255, 255]
+    assert T.zeros(2, dtype=T.uint8).fill_(-1).tolist() == [255, 255]  # an integer wraps, as PyTorch's
+    assert T.zeros(1, dtype=T.int32).fill_(2147483647.5).tolist() == [2147483647]
+
+
+def test_fuzz_4428_integer_dtype_with_grad():
+    """Fuzz seed 4428: sum/prod/nansum/cumsum/cumprod with an integer dtype= on a tensor requiring grad: PyTorch
+    refuses ("Autograd not support dtype"); ours dropped the history. Under no_grad it computes. Also the full
+    reductions' node names (SumBackward0, where a dim gives SumBackward1), which printed tensors show"""
+    T = minitorch
+    x = T.tensor([[0.5, 1.5]], dtype=T.float64, requires_grad=True)
+    for call, name in [
+        (lambda: T.sum(x, 1, dtype=T.int64), "Long"),
+        (lambda: x.sum(dtype=T.bool), "Bool"),
+        (lambda: T.prod(x, 1, dtype=T.int32), "Int"),
+        (lambda: T.nansum(x, 1, dtype=T.int64), "Long"),
+        (lambda: T.cumsum(x, 1, dtype=T.int64), "Long"),
+        (lambda: T.cumprod(x, 1, dtype=T.int64), "Long"),
+        (lambda: T.cumsum(T.empty(2, 0, dtype=T.float64, requires_grad=True), 0, dtype=T.bool), "Bool"),
+    ]:
+        with pytest.raises(RuntimeError, match=f"^Autograd not support dtype: {name}$"):
+            call()
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        T.cumsum(x, 1, dtype=T.bool)  # the kernel refuses first where it runs
+    with T.no_grad():
+        assert T.sum(x, 1, dtype=T.int64).tolist() == [1]
+    assert T.sum(x.detach(), 1, dtype=T.int64).tolist() == [1]
+    assert x.sum(dtype=T.float32).requires_grad
+    names = [x.sum(), x.sum(0), x.sum(dtype=T.float32), x.prod(), x.prod(1), x.mean(), x.mean(1)]
+    assert [r.grad_fn.name() for r in names] == [
+        "SumBackward0",
+        "SumBackward1",
+        "SumBackward0",
+        "ProdBackward0",
+        "ProdBackward1",
+        "MeanBackward0",
+        "MeanBackward1",
+    ]
+    assert "grad_fn=<SumBackward0>" in repr(x.sum())
+    x.sum().backward()
+    assert x.grad.tolist() == [[1.0, 1.0]]
+
+
+@pytest.mark.filterwarnings("ignore:torch.lu is deprecated", "ignore:non-inplace resize")
+def test_fuzz_4428_kinds_and_python_functions():
+    """Fuzz seed 4428: the parser's kinds (vander's N and increasing, bincount's weights and minlength,
+    unsafe_split's int, solve_ex's B, a size-taking method called without sizes), PyTorch's Python functions'
+    own failures (unique/unique_consecutive read a flag's truth first, tanhshrink's .tanh(), Tensor.lu's
+    arguments, Tensor.resize's product of the sizes as given), LU of no matrices in any dtype"""
+    T = minitorch
+    F = T.nn.functional
+    for call, exc, msg in [
+        (
+            lambda: T.vander(T.ones(2, 2), T.tensor([1.0, 2.0])),
+            TypeError,
+            "vander(): argument 'N' (position 2)",
+        ),
+        (
+            lambda: T.vander(T.ones(2), 3, 1),
+            TypeError,
+            "vander(): argument 'increasing' (position 3) must be bool",
+        ),
+        (lambda: T.bincount(T.tensor([[1, 2]]), [0, 1, 2]), TypeError, "argument 'weights' (position 2)"),
+        (lambda: T.bincount(T.tensor([1, 2]), minlength=2.5), TypeError, "argument 'minlength' must be int"),
+        (lambda: T.unsafe_split(T.ones(3, 2), [2, 1, 0]), TypeError, "argument 'split_size' (position 2)"),
+        (lambda: T.linalg.solve_ex(T.ones(2, 2, dtype=T.bool), 3), TypeError, "argument 'B' (position 2)"),
+        (lambda: T.linalg.solve_ex(3, 3), TypeError, "linalg_solve_ex(): argument 'A' (position 1)"),
+        (
+            lambda: T.ones(2, 3).permute(),
+            TypeError,
+            'permute() missing 1 required positional arguments: "dims"',
+        ),
+        (lambda: T.tensor(1.0).permute(), TypeError, "permute() missing 1 required positional arguments"),
+        (
+            lambda: T.ones(2).reshape(),
+            TypeError,
+            'reshape() missing 1 required positional arguments: "shape"',
+        ),
+        (lambda: T.ones(2).expand(), TypeError, 'expand() missing 1 required positional arguments: "size"'),
+        (lambda: T.ones(2).view(), TypeError, "view() received an invalid combination of arguments - got ()"),
+        (
+            lambda: T.unique_consecutive(T.tensor([1, 1, 2]), T.tensor([True, False])),
+            RuntimeError,
+            "Boolean value of Tensor with more than one value is ambiguous",
+        ),
+        (
+            lambda: T.unique(T.tensor([1, 1, 2]), return_counts=T.tensor([True, False])),
+            RuntimeError,
+            "Boolean value of Tensor with more than one value is ambiguous",
+        ),
+        (lambda: T.unique([1, 2]), TypeError, "_unique2(): argument 'input' (position 1) must be Tensor"),
+        (
+            lambda: T.unique(T.ones(2), dim=1.5),
+            TypeError,
+            "unique_dim(): argument 'dim' (position 2) must be int",
+        ),
+        (
+            lambda: T.unique_consecutive([1, 2]),
+            TypeError,
+            "unique_consecutive(): argument 'input' (position 1)",
+        ),
+        (lambda: F.tanhshrink([T.ones(1)]), AttributeError, "'list' object has no attribute 'tanh'"),
+        (
+            lambda: T.eye(2).lu(True, False, 1),
+            TypeError,
+            "Tensor.lu() takes from 1 to 3 positional arguments",
+        ),
+        (
+            lambda: T.ones(2, 3).resize([2, 3]),
+            RuntimeError,
+            "requested resize to [2, 3] ([2, 3] elements in total)",
+        ),
+        (lambda: T.tensor(1.0).resize_as(T.tensor(2.0)), TypeError, "view() received an invalid combination"),
+    ]:
+        with pytest.raises(exc, match=re.escape(msg)):
+            call()
+    assert T.ones(2, 3).resize(3, 2).shape == (3, 2)
+    with pytest.raises(
+        TypeError, match=re.escape("_unique2(): argument 'return_inverse' must be bool, not Tensor")
+    ):
+        T.unique(T.tensor([1, 1, 2]), True, T.tensor(True))  # one value: its truth, then the parser's kind
+    assert type(T.eye(2).lu(get_infos=True)) is tuple
+    LU, piv = T.lu(T.empty(0, 5, dtype=T.int32).t())
+    assert LU.shape == (5, 0) and LU.dtype == T.int32 and piv.shape == (0,) and piv.dtype == T.int32
+    P, L, U = T.linalg.lu(T.empty(2, 1, 3, 0, dtype=T.float16))
+    assert P.tolist() == [[np.eye(3).tolist()]] * 2 and L.shape == (2, 1, 3, 0) and U.shape == (2, 1, 0, 0)
+    LU, piv, info = T.linalg.lu_factor_ex(T.empty(2, 0, 3, dtype=T.bool))
+    assert piv.shape == (2, 0) and info.tolist() == [0, 0]
+    with pytest.raises(NotImplementedError, match="\"lu_cpu\" not implemented for 'Long'"):
+        T.linalg.lu(T.ones(2, 2, dtype=T.int64))

@@ -10,6 +10,7 @@ module, so second derivatives (Hessians, gradient penalties) work too. They foll
 which are plain transposes and no-ops on real tensors, so the same code serves both kinds."""
 
 import builtins
+import functools
 import math
 import warnings
 
@@ -295,6 +296,11 @@ def solve(A, B, *, left=True, out=None):
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """solve, with an info tensor (nonzero where A was singular) instead of an error unless check_errors."""
     fn = "linalg.solve"
+    for i, (what, t) in enumerate((("A", A), ("B", B))):  # the parser's kinds come before the dtype check
+        if not _C._is_tensor(t):
+            raise TypeError(
+                f"linalg_solve_ex(): argument '{what}' (position {i + 1}) must be Tensor, not {type(t).__name__}"
+            )
     _check_solve_dtype(A, fn)
     _check(A, fn, kernel="lu")
     _check_same(A, B, fn)
@@ -318,6 +324,10 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     """(LU, pivots, info): A = P L U with partial pivoting (LAPACK getrf); pivots are 1-based int32."""
     _check_lu(A, pivot)
+    if A.dtype not in _INEXACT:  # no matrices in a dtype the kernel refuses: PyTorch's shapes, no kernel
+        batch, k = tuple(A.shape[:-2]), builtins.min(A.shape[-2], A.shape[-1])
+        zeros = functools.partial(_C.zeros, dtype=_C.int32, device=A.device)
+        return _LU_FACTOR_EX((A.clone(), zeros(batch + (k,)), zeros(batch)))
     LU, piv, info = _LUFactorFunction.apply(A)
     if check_errors:
         _raise_info(
@@ -338,7 +348,9 @@ def _check_lu(A, pivot):
         raise RuntimeError(
             f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead"
         )
-    if A.dtype not in _INEXACT:  # the factorization's kernel refuses every other dtype by its own name
+    if (
+        A.dtype not in _INEXACT and A.numel()
+    ):  # its kernel refuses other dtypes by name (no matrices: no kernel)
         raise NotImplementedError(f"\"lu_{A.device.type}\" not implemented for '{scalar_name(A.dtype)}'")
     if not pivot:
         raise RuntimeError(f"{fn}: LU without pivoting is not implemented on the CPU")
@@ -479,6 +491,11 @@ class _LUFunction(Function):
 def lu(A, *, pivot=True, out=None):
     """(P, L, U) with A = P @ L @ U (partial pivoting); differentiable for square A."""
     _check_lu(A, pivot)
+    if A.dtype not in _INEXACT:  # no matrices in a dtype the kernel refuses (see lu_factor_ex)
+        batch, (m, n) = tuple(A.shape[:-2]), A.shape[-2:]
+        k, opts = builtins.min(m, n), {"dtype": A.dtype, "device": A.device}
+        P = _C.eye(m, **opts).expand(*batch, m, m).clone()
+        return _LU((P, _C.zeros(*batch, m, k, **opts), _C.zeros(*batch, k, n, **opts)))
     return _LU(_LUFunction.apply(A))
 
 
@@ -1845,6 +1862,15 @@ TENSOR_METHODS |= {
         "geqrf",
         "orgqr",
         "ormqr",
-        "lu",
     )
 }
+
+
+def _tensor_lu(self, pivot=True, get_infos=False):
+    """Tensor.lu: PyTorch's Python method (no out=; more arguments are Python's own TypeError), a plain
+    tuple."""
+    return tuple(torch_lu(self, pivot, get_infos))
+
+
+_tensor_lu.__name__, _tensor_lu.__qualname__ = "lu", "Tensor.lu"
+TENSOR_METHODS["lu"] = _argcheck.python_in_pytorch(_tensor_lu)

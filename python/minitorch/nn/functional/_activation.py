@@ -395,7 +395,7 @@ def softsign(input):
 
 
 def tanhshrink(input):
-    return input - _C.tanh(input)
+    return input - input.tanh()  # PyTorch's Python spelling: a plain value fails on .tanh()
 
 
 _SHRINK_RANGE = {
