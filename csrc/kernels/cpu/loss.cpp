@@ -318,6 +318,7 @@ void ce_short_rows(const T* x, const int64_t* ti, const T* tp, const T* w, int64
 template <typename T, typename Emit>
 void ce_short_cols(const T* x, const int64_t* ti, const T* tp, const T* w, int64_t nb, int64_t inner,
                    int64_t C, const ClassLossOptions& opt, const ShortLoops<T>& L, const Emit& emit) {
+  if (nb <= 0) return;
   T buf[kBlockElems], lse[kBlockElems], s0[kBlockElems], s1[kBlockElems];
   const T eps = static_cast<T>(opt.label_smoothing), eps_c = eps / static_cast<T>(C);
   auto W = [&](int64_t c) { return w ? w[c] : T(1); };
