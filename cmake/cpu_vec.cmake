@@ -15,12 +15,14 @@ if(MINITORCH_CPU_VEC AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$"
   set(MINITORCH_HAS_CPU_VEC ON)
   set(_mt_vec ${CMAKE_CURRENT_SOURCE_DIR}/csrc/kernels/cpu/vec)
   target_sources(minitorch_core PRIVATE ${_mt_vec}/unary_avx2.cpp ${_mt_vec}/unary_avx512.cpp
-                                       ${_mt_vec}/bessel_avx2.cpp)
+                                       ${_mt_vec}/bessel_avx2.cpp ${_mt_vec}/poly_avx2.cpp)
   # Only these files get the ISA flags; they include nothing but intrinsics, sleef.h and our headers of plain
   # declarations and internal-linkage code, so no inline function compiled for AVX can be picked by the linker
   # for baseline code.
   set_source_files_properties(${_mt_vec}/unary_avx2.cpp ${_mt_vec}/bessel_avx2.cpp PROPERTIES COMPILE_OPTIONS
                                                                                          "-mavx2;-mfma")
+  # the polynomials keep the scalar functors' bits: no fused multiply-add in their recurrences
+  set_source_files_properties(${_mt_vec}/poly_avx2.cpp PROPERTIES COMPILE_OPTIONS "-mavx2;-ffp-contract=off")
   set_source_files_properties(${_mt_vec}/unary_avx512.cpp PROPERTIES COMPILE_OPTIONS "-mavx512f;-mavx512dq;-mfma")
   target_compile_definitions(minitorch_core PRIVATE MINITORCH_WITH_CPU_VEC=1)
   if(MINITORCH_SLEEF)

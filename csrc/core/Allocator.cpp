@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/Exception.h"
+#include "core/FreshPages.h"
 
 namespace mt {
 
@@ -202,6 +203,7 @@ class CPUAllocator final : public Allocator {
           }
         }
         b.born = hits_;
+        b.fresh = to_huge;  // make_huge drops its pages below: they read as zeros again
         live_[b.ptr] = b;
         g.unlock();
         if (to_huge) make_huge(b.ptr, b.size);
@@ -215,8 +217,18 @@ class CPUAllocator final : public Allocator {
       if (!p) out_of_memory(nbytes);
     }
     std::lock_guard<std::mutex> g(mu_);
-    live_[p] = Block{size, p, hits_, hits_, 0, huge_pages() == HugePages::OnMap && size >= kHugeThreshold};
+    live_[p] =
+        Block{size, p, hits_, hits_, 0, huge_pages() == HugePages::OnMap && size >= kHugeThreshold, true};
     return p;
+  }
+
+  bool take_fresh(const void* p) {
+    if (reinterpret_cast<uintptr_t>(p) % kPage != 0) return false;
+    std::lock_guard<std::mutex> g(mu_);
+    auto it = live_.find(const_cast<void*>(p));
+    if (it == live_.end() || !it->second.fresh) return false;
+    it->second.fresh = false;
+    return true;
   }
 
   void deallocate(void* ptr, Device) override {
@@ -361,6 +373,7 @@ class CPUAllocator final : public Allocator {
     uint64_t born;    // hits_ when it was last handed out
     uint32_t reuses;  // times the cache handed it out again, counted up to kHugeAfterReuses
     bool huge;        // advised as huge pages
+    bool fresh;       // untouched zero pages since it was handed out (cpu_take_fresh_zeroed)
   };
   std::unordered_map<void*, Block> live_;                    // large blocks in use
   std::list<Block> lru_;                                     // freed large blocks, most recently freed first
@@ -382,6 +395,11 @@ MetaAllocator g_meta_allocator;
 
 Allocator* g_allocators[kNumDeviceTypes] = {&g_cpu_allocator, nullptr, &g_meta_allocator};
 }  // namespace
+
+bool cpu_take_fresh_zeroed(const void* p) {
+  return p && g_allocators[static_cast<int>(DeviceType::CPU)] == &g_cpu_allocator &&
+         g_cpu_allocator.take_fresh(p);
+}
 
 Allocator* get_allocator(DeviceType type) {
   Allocator* a = g_allocators[static_cast<int>(type)];

@@ -8,6 +8,7 @@
 #include <random>
 #include <type_traits>
 
+#include "core/FreshPages.h"
 #include "core/Generator.h"
 #include "core/SafeMath.h"
 #include "core/TensorIterator.h"
@@ -64,9 +65,21 @@ Tensor empty(IntArrayRef sizes, ScalarType dtype, Device device) {
   return make_empty(sizes, or_default(dtype), resolve_device(device));
 }
 
+// A value whose every dtype's bits are zero: integer 0, false, +0.0 (not -0.0)
+static bool zero_bits(const Scalar& v) {
+  if (v.is_bool()) return !v.to<bool>();
+  if (v.is_integral()) return v.to<int64_t>() == 0;
+  if (v.is_floating()) return v.to<double>() == 0.0 && !std::signbit(v.to<double>());
+  return false;
+}
+
 Tensor full(IntArrayRef sizes, const Scalar& value, ScalarType dtype, Device device) {
   if (dtype == ScalarType::Undefined) dtype = value.natural_dtype(g_default_dtype);
   Tensor t = empty(sizes, dtype, device);
+  // a large block fresh from the kernel reads as zeros already (numpy's zeros gets the same from calloc): the
+  // fill would only fault every page in, a 1 GB max_unpool3d output's whole cost
+  if (t.device().is_cpu() && t.numel() > 0 && zero_bits(value) && cpu_take_fresh_zeroed(t.data_ptr()))
+    return fresh_version(t);
   fill_(t, value);
   return fresh_version(t);
 }

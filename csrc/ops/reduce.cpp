@@ -284,8 +284,9 @@ Tensor native::nansum(const Tensor& self, IntArrayRef dims, bool keepdim, Scalar
 
 // The diagonal as a strided view, summed by the reduction kernels (no diagonal op, no autograd view).
 Tensor native::trace(const Tensor& self) {
-  MT_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
+  // PyTorch's kernel refuses bool before it reads the rank
   MT_CHECK_NOT_IMPLEMENTED(self.dtype() != ScalarType::Bool, "\"trace\" not implemented for 'Bool'");
+  MT_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
   const int64_t n = std::min(self.sizes()[0], self.sizes()[1]);
   Tensor diag = make_view(self, {n}, {self.strides()[0] + self.strides()[1]}, self.storage_offset());
   return native::sum(diag, {}, false, ScalarType::Undefined);

@@ -388,14 +388,19 @@ def diagflat(input, offset=0):
     return diag_embed(input.reshape(-1), offset)
 
 
+_trace = _C._trace
+
+
 @_argcheck.checks_own_arguments
 def trace(input):
     """Sum of the main diagonal of a matrix."""
-    # the check inline, not the translating wrapper's (which passed on _trace's own name in the TypeError)
-    if isinstance(input, _C.Tensor):
-        if input.dtype == _C.bool:  # PyTorch's kernel refuses it before it reads the rank
-            raise NotImplementedError("\"trace\" not implemented for 'Bool'")
-        return _C._trace(input)
+    # the check only once the kernel refused, not the translating wrapper's (which passed on _trace's own name in
+    # the TypeError); _trace refuses bool before the rank, as PyTorch's kernel
+    try:
+        return _trace(input)
+    except TypeError:
+        if isinstance(input, _C.Tensor):
+            raise
     _argcheck.check_tensor("trace", "input", 1, input)
 
 
@@ -408,10 +413,13 @@ def _np_split(input, sections, dim, name, min_dims):
             f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a tensor with "
             f"{input.dim()} dimensions!"
         )
-    if _C._is_tensor(sections) and sections.dim():
-        raise TypeError("sections: a tensor with dims")  # no signature's: the parser check words it
-    if isinstance(sections, numbers.Integral):
-        n = input.shape[dim]
+    is_int = type(sections) is int  # (the common call: the ABC's isinstance cost a tenth of the split)
+    if not is_int:
+        if _C._is_tensor(sections) and sections.dim():
+            raise TypeError("sections: a tensor with dims")  # no signature's: the parser check words it
+        is_int = isinstance(sections, numbers.Integral)
+    if is_int:
+        n = input.size(dim)
         if sections == 0 or n % sections:
             raise RuntimeError(
                 f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension {n} is "
@@ -484,12 +492,12 @@ def _broadcast_sizes(a, b):
 def take_along_dim(input, indices, dim=None):
     """Picks values at `indices` along `dim` (input and indices broadcast on the other dims), or from the
     flattened input when dim is None, as numpy.take_along_axis."""
+    if dim is None:  # PyTorch views both flat (a non-contiguous input is refused, not copied); gather checks
+        return input.view(-1).gather(0, indices.view(-1))  # the indices' dtype (int32 taken, as PyTorch 2.15)
     if indices.dtype != _C.int64:
         raise RuntimeError(
             f"torch.take_along_dim(): dtype of indices should be Long but got {_scalar_name(indices.dtype)}"
         )
-    if dim is None:  # PyTorch views both flat: a non-contiguous input is refused, not copied
-        return input.view(-1).gather(0, indices.view(-1))
     if input.dim() != indices.dim():
         raise RuntimeError(
             "torch.take_along_dim(): input and indices should have the same number of dimensions, but got "

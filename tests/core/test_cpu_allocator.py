@@ -36,6 +36,44 @@ def test_freed_large_block_is_reused(nbytes):
     assert not z.numpy().any()
 
 
+@linux_only
+def test_zeros_of_a_fresh_block_leave_its_pages_untouched():
+    """zeros, full(0), full(False) and zeros_like of a block mapped fresh for them skip the fill (the kernel's
+    pages read as zeros, as numpy's calloc'd zeros): resident memory grows only where the tensor is written.
+    Values of every spelling are zeros; -0.0 (not zero bits) and 1 are still filled; a block the cache hands
+    out again is filled (test_freed_large_block_is_reused)."""
+
+    def rss():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+    n = (CACHE_CAP + 44 * MiB) // 4  # past the cache's cap: mapped fresh and unmapped when freed
+    for make in (
+        lambda: torch.zeros(n),
+        lambda: torch.full((n,), 0),
+        lambda: torch.full((n,), False),
+        lambda: torch.zeros(n // 2, 2, dtype=torch.int32),
+        lambda: torch.zeros_like(torch.empty(n)),
+    ):
+        before = rss()
+        z = make()
+        assert rss() - before < 16 * MiB
+        assert (
+            z.numel() == n
+            and not z.reshape(-1)[:4096].numpy().any()
+            and not z.reshape(-1)[-4096:].numpy().any()
+        )
+        z.reshape(-1)[n // 2] = 1
+        assert z.reshape(-1)[n // 2].item() == 1 and z.reshape(-1)[n // 2 + 1].item() == 0
+        assert z.count_nonzero().item() == 1
+        del z
+    m = torch.full((n,), -0.0)
+    assert np.signbit(m.numpy()).all()
+    del m
+    o = torch.full((n,), 1, dtype=torch.int8)
+    assert (o.numpy() == 1).all()
+
+
 def test_small_request_does_not_take_a_much_bigger_block():
     big = torch.empty(16 * MiB // 4)
     p = big.data_ptr()

@@ -54,6 +54,43 @@ def test_view_copies_are_contiguous_copies(device):
     assert x.sum().item() == a.sum()
 
 
+def test_slice_copy_bounds_as_pytorchs_slice(device):
+    """slice_copy's narrow path (step 1) and strided path: ATen's bounds (negative ends from the end, clamped to
+    [0, n], end >= start), a transposed input, empty results, float64 and int64, out=; the dim checked before
+    the step, in PyTorch's words; a bool start refused as PyTorch's parser does."""
+    a = np.arange(35.0).reshape(5, 7)
+    for dt in (minitorch.float64, minitorch.int64):
+        for x, ref in (
+            (minitorch.tensor(a, device=device).to(dt), a),
+            (minitorch.tensor(a.T, device=device).to(dt), a.T),
+        ):
+            for dim in (0, 1, -1, -2):
+                for start in (None, 0, 2, -3, -100, 100):
+                    for end in (None, 4, -1, -100, 100, 2**63 - 1):
+                        for step in (1, 2, 5):
+                            got = minitorch.slice_copy(x, dim, start, end, step)
+                            idx = [slice(None)] * 2
+                            idx[dim] = slice(start, end, step)
+                            want = ref[tuple(idx)]
+                            assert got.is_contiguous() and got.dtype == dt
+                            np.testing.assert_array_equal(
+                                got.cpu().numpy(), want, err_msg=str((dim, start, end, step))
+                            )
+    x = minitorch.tensor(a, device=device)
+    out = minitorch.empty(0, device=device, dtype=minitorch.float64)
+    assert minitorch.slice_copy(x, 1, 1, 3, out=out) is out
+    np.testing.assert_array_equal(out.cpu().numpy(), a[:, 1:3])
+    assert minitorch.slice_copy(x).data_ptr() != x.data_ptr()
+    with pytest.raises(
+        IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 5\)$"
+    ):
+        minitorch.slice_copy(x, 5, None, None, 0)
+    with pytest.raises(
+        TypeError, match=r"^slice_copy\(\): argument 'start' \(position 3\) must be int, not bool$"
+    ):
+        minitorch.slice_copy(x, 0, True)
+
+
 def test_unsafe_splits(device):
     x = minitorch.arange(12.0, device=device).reshape(3, 4)
     for got, want in zip(minitorch.unsafe_chunk(x, 2, 1), x.chunk(2, 1)):

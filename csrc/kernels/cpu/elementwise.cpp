@@ -17,6 +17,7 @@
 #include "kernels/cpu/vec/bessel_rows.h"      // special.bessel_j0/j1/y0/y1 and the K rows, AVX2 lanes
 #include "kernels/cpu/vec/erf_f32_lanes.h"    // float32 erf in SSE2 lanes, for the baseline
 #include "kernels/cpu/vec/erfinv_lanes.h"     // float32 erfinv in SSE2 lanes, for the baseline
+#include "kernels/cpu/vec/poly_rows.h"        // special's orthogonal polynomials, AVX2 lanes
 #include "kernels/cpu/vec/polygamma_lanes.h"  // polygamma's rows in SSE2 lanes, for the baseline
 #include "kernels/cpu/vec/trigamma_lanes.h"   // float32 trigamma in SSE2 lanes, for the baseline
 #include "kernels/functors.h"
@@ -456,9 +457,76 @@ void run_binary(const TensorIter& it, F f) {
   });
 }
 
+#ifdef MINITORCH_WITH_CPU_VEC
+// The functor's row: the lanes vec/poly_avx2.cpp leaves to it (the ends, Chebyshev's trigonometric form,
+// orders past 64), compiled here at the baseline as the scalar loop's
+template <typename F, typename T>
+void poly_scalar_row(T* o, const T* x, int64_t sx, const T* n, int64_t sn, int64_t len) {
+  const F f;
+  for (int64_t i = 0; i < len; ++i) o[i] = f(x[i * sx], n[i * sn]);
+}
+
+// special's orthogonal polynomials through vec/poly_avx2.cpp's rows (the functor's bits), where a vector path
+// is in use; x and n of the result's dtype (half and bfloat16 through float buffers, as the scalar loop's
+// float)
+bool poly_vectorized(const TensorIter& it, BinaryOp op) {
+  vec::Poly p;
+  vec::PolyScalarF sf;
+  vec::PolyScalarD sd;
+  switch (op) {
+#define MT_POLY(name, P, F)               \
+  case BinaryOp::name:                    \
+    p = vec::Poly::P;                     \
+    sf = &poly_scalar_row<fn::F, float>;  \
+    sd = &poly_scalar_row<fn::F, double>; \
+    break;
+    MT_POLY(_special_chebyshev_polynomial_t, T, ChebyshevPolynomialT)
+    MT_POLY(_special_chebyshev_polynomial_u, U, ChebyshevPolynomialU)
+    MT_POLY(_special_chebyshev_polynomial_v, V, ChebyshevPolynomialV)
+    MT_POLY(_special_chebyshev_polynomial_w, W, ChebyshevPolynomialW)
+    MT_POLY(_special_shifted_chebyshev_polynomial_t, ShiftedT, ShiftedChebyshevPolynomialT)
+    MT_POLY(_special_shifted_chebyshev_polynomial_u, ShiftedU, ShiftedChebyshevPolynomialU)
+    MT_POLY(_special_shifted_chebyshev_polynomial_v, ShiftedV, ShiftedChebyshevPolynomialV)
+    MT_POLY(_special_shifted_chebyshev_polynomial_w, ShiftedW, ShiftedChebyshevPolynomialW)
+    MT_POLY(_special_hermite_polynomial_h, H, HermitePolynomialH)
+    MT_POLY(_special_hermite_polynomial_he, He, HermitePolynomialHe)
+    MT_POLY(_special_laguerre_polynomial_l, L, LaguerrePolynomialL)
+    MT_POLY(_special_legendre_polynomial_p, P, LegendrePolynomialP)
+#undef MT_POLY
+    default:
+      return false;
+  }
+  const ScalarType dt = it.dtypes[0];
+  if (it.dtypes[1] != dt || it.dtypes[2] != dt) return false;
+  auto f32 = [&](float* o, const float* x, int64_t sx, const float* n, int64_t sn, int64_t len) {
+    vec::poly_row_f32(p, sf, o, x, sx, n, sn, len);
+  };
+  switch (dt) {
+    case ScalarType::Double:
+      run_vec2<double>(it, [&](double* o, const double* x, int64_t sx, const double* n, int64_t sn,
+                               int64_t len) { vec::poly_row_f64(p, sd, o, x, sx, n, sn, len); });
+      return true;
+    case ScalarType::Float:
+      run_vec2<float>(it, f32);
+      return true;
+    case ScalarType::Half:
+      run_vec2<Half>(it, f32);
+      return true;
+    case ScalarType::BFloat16:
+      run_vec2<BFloat16>(it, f32);
+      return true;
+    default:
+      return false;
+  }
+}
+#endif
+
 void binary_cpu(const TensorIter& it, BinaryOp op) {
   if (is_complex(it.dtypes[1])) return complex_binary_cpu(it, op);
   if (const vec::Table* t = vec::unary_table()) {
+#ifdef MINITORCH_WITH_CPU_VEC
+    if (poly_vectorized(it, op)) return;
+#endif
     if (op == BinaryOp::pow && row2_vectorized(it, t->pow_f32, t->pow_f64)) return;
     if (op == BinaryOp::atan2 && row2_vectorized(it, t->atan2_f32, t->atan2_f64)) return;
     if (op == BinaryOp::fmod && row2_vectorized(it, t->fmod_f32, t->fmod_f64)) return;

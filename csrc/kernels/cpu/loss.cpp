@@ -309,6 +309,92 @@ void ce_short_rows(const T* x, const int64_t* ti, const T* tp, const T* w, int64
   }
 }
 
+// A block of nb positions of one n of an [N, C, d...] cross entropy (inner > 1): their classes `inner` apart,
+// the positions next to each other, read in place with the positions as the lanes (classes' maxima, x - max
+// into a buffer, one exp call, the sums, one log call over the block, the loss terms), nb * C <= kBlockElems.
+// The per-row terms of ce_short_rows, each sum over the classes in class order; emit(i, RowResult) per
+// position, or, for probabilities where only the reduced loss is wanted, sums[0] and sums[1] (the running
+// loss and weight) added to in place. Gathering each position's classes into a row first (a tile transpose
+// for the row loop) cost the loss as much as the rest, and the row loop's per-row sums ran one class after
+// the other.
+template <typename T, typename Emit>
+void ce_short_cols(const T* x, const int64_t* ti, const T* tp, const T* w, int64_t nb, int64_t inner,
+                   int64_t C, const ClassLossOptions& opt, const ShortLoops<T>& L, const Emit& emit,
+                   double* sums) {
+  if (nb <= 0) return;
+  T buf[kBlockElems], lse[kBlockElems], s0[kBlockElems], s1[kBlockElems];
+  const T eps = static_cast<T>(opt.label_smoothing), eps_c = eps / static_cast<T>(C);
+  auto W = [&](int64_t c) { return w ? w[c] : T(1); };
+  for (int64_t i = 0; i < nb; ++i) lse[i] = -std::numeric_limits<T>::infinity();
+  for (int64_t c = 0; c < C; ++c) {  // maxima, NaN skipped (row_max_short's)
+    const T* xc = x + c * inner;
+    for (int64_t i = 0; i < nb; ++i) lse[i] = xc[i] > lse[i] ? xc[i] : lse[i];
+  }
+  for (int64_t c = 0; c < C; ++c) {
+    const T* xc = x + c * inner;
+    for (int64_t i = 0; i < nb; ++i) buf[c * nb + i] = xc[i] - lse[i];
+  }
+  L.exp(buf, buf, nb * C);
+  for (int64_t i = 0; i < nb; ++i) s0[i] = buf[i];
+  for (int64_t c = 1; c < C; ++c)
+    for (int64_t i = 0; i < nb; ++i) s0[i] += buf[c * nb + i];
+  L.log(s0, s0, nb);
+  for (int64_t i = 0; i < nb; ++i) lse[i] += s0[i];
+  if (tp) {  // sum_c w_c t'_c and sum_c w_c t'_c (lse - x_c)
+    for (int64_t i = 0; i < nb; ++i) s0[i] = s1[i] = T(0);
+    for (int64_t c = 0; c < C; ++c) {
+      const T* xc = x + c * inner;
+      const T* tc = tp + c * inner;
+      const T wc = W(c);
+      if (!w && eps == T(0)) {  // w_c t'_c is t_c: the same values, two operations fewer
+        for (int64_t i = 0; i < nb; ++i) {
+          s0[i] += tc[i];
+          s1[i] += tc[i] * (lse[i] - xc[i]);
+        }
+        continue;
+      }
+      for (int64_t i = 0; i < nb; ++i) {
+        const T wt = wc * ((T(1) - eps) * tc[i] + eps_c);
+        s0[i] += wt;
+        s1[i] += wt * (lse[i] - xc[i]);
+      }
+    }
+    if (sums) {  // a reduced loss without stats: the running sums here, in emit's order (emit's through
+      double sl = sums[0];  // its captures stayed in memory, a tenth of the loss's time)
+      for (int64_t i = 0; i < nb; ++i) sl += static_cast<double>(s1[i]);
+      sums[0] = sl;
+      sums[1] += static_cast<double>(nb);  // a weight of 1 per position
+      return;
+    }
+    for (int64_t i = 0; i < nb; ++i) emit(i, RowResult<T>{s1[i], 1, lse[i], s0[i]});
+    return;
+  }
+  T sw = 0;  // with smoothing: sum_c w_c, and sum_c w_c (lse - x_c) per position
+  if (eps != T(0)) {
+    for (int64_t c = 0; c < C; ++c) sw += W(c);
+    for (int64_t i = 0; i < nb; ++i) s1[i] = T(0);
+    for (int64_t c = 0; c < C; ++c) {
+      const T* xc = x + c * inner;
+      const T wc = W(c);
+      for (int64_t i = 0; i < nb; ++i) s1[i] += wc * (lse[i] - xc[i]);
+    }
+  }
+  for (int64_t i = 0; i < nb; ++i) {
+    const int64_t t = ti[i];
+    if (t == opt.ignore_index) {
+      emit(i, RowResult<T>{0, 0, 0, 0});
+      continue;
+    }
+    MT_CHECK_INDEX(t >= 0 && t < C, "Target ", t, " is out of bounds.");
+    const T wt = W(t), xt = x[t * inner + i];
+    if (eps == T(0))
+      emit(i, RowResult<T>{wt * (lse[i] - xt), wt, lse[i], wt});
+    else
+      emit(i, RowResult<T>{(T(1) - eps) * wt * (lse[i] - xt) + eps_c * s1[i], wt, lse[i],
+                           (T(1) - eps) * wt + eps_c * sw});
+  }
+}
+
 template <typename T>
 void class_loss_forward_typed(const Tensor& out, const Tensor& stats, const Tensor& total_weight,
                               const Tensor& input, const Tensor& target, const Tensor& weight,
@@ -333,7 +419,7 @@ void class_loss_forward_typed(const Tensor& out, const Tensor& stats, const Tens
   const bool short_rows = opt.kind != ClassLossKind::nll && C >= 2 && C <= kShortClasses && L.exp && L.log;
   auto run = [&](int64_t b, int64_t e) {
     for (int64_t k = b; k < e; ++k) {
-      double sl = 0, sw = 0;
+      double sl = 0, sw = 0, sums[2] = {0, 0};
       auto emit = [&](int64_t r, const RowResult<T>& rr) {
         if (none)
           o[r] = static_cast<T>(rr.loss);
@@ -354,25 +440,18 @@ void class_loss_forward_typed(const Tensor& out, const Tensor& stats, const Tens
           continue;
         }
         if (short_rows) {
-          // [N, C, d...]: blocks of positions within one n, their classes gathered into contiguous rows
-          // (a tile transpose) for the same row loop
+          // [N, C, d...]: blocks of positions within one n, read in place
           const int64_t B = std::max<int64_t>(1, kBlockElems / C);
-          T xb[kBlockElems], tb[kBlockElems];
           for (int64_t r0 = k * chunk; r0 < r1;) {
             const int64_t n = r0 / inner, i0 = r0 % inner;
             const int64_t nb = std::min(std::min(B, r1 - r0), inner - i0), base = n * C * inner + i0;
-            // stores in order, loads C lines apart (stores C apart measured 30 % of the loss's time)
-            for (int64_t i = 0; i < nb; ++i)
-              for (int64_t c = 0; c < C; ++c) xb[i * C + c] = x[base + c * inner + i];
-            if (prob)
-              for (int64_t i = 0; i < nb; ++i)
-                for (int64_t c = 0; c < C; ++c) tb[i * C + c] = tp[base + c * inner + i];
-            ce_short_rows(xb, prob ? nullptr : ti + r0, prob ? tb : nullptr, w, 0, nb, C, opt, L,
-                          [&](int64_t r, const RowResult<T>& rr) { emit(r0 + r, rr); });
+            ce_short_cols(
+                x + base, prob ? nullptr : ti + r0, prob ? tp + base : nullptr, w, nb, inner, C, opt, L,
+                [&](int64_t r, const RowResult<T>& rr) { emit(r0 + r, rr); }, none || st ? nullptr : sums);
             r0 += nb;
           }
-          if (!none) part_loss[k] = sl;
-          part_w[k] = sw;
+          if (!none) part_loss[k] = sl + sums[0];  // (one of the two is 0: a chunk sums one way)
+          part_w[k] = sw + sums[1];
           continue;
         }
       }

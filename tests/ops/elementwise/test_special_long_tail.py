@@ -472,3 +472,78 @@ def test_modified_bessel_rows_on_every_path(tmp_path, cap):
             got[name + " float32"], got[name + " float32 via float64"], err_msg=name
         )
         assert got[name + " empty"].tolist() == [0, 3]
+
+
+_POLY_ROWS_CHILD = """
+import sys
+import numpy as np
+import minitorch
+S = minitorch.special
+x, n = np.load(sys.argv[1]), np.load(sys.argv[2])
+out = {"cap": np.array(minitorch.backends.cpu.get_cpu_capability())}
+for name in sys.argv[4].split(","):
+    f = getattr(S, name)
+    for dt in ("float64", "float32"):
+        xt = minitorch.from_numpy(x).to(getattr(minitorch, dt))
+        nt = minitorch.from_numpy(n).to(getattr(minitorch, dt))
+        out[name + " " + dt] = f(xt, nt).double().numpy()
+        # x strided (every other element), n one value per row (stride 0 along the rows)
+        xs = minitorch.from_numpy(np.repeat(x[:512], 2)).to(getattr(minitorch, dt))[::2]
+        out[name + " " + dt + " strided"] = f(xs.reshape(16, 32), nt[:16, None]).double().numpy()
+        for k in (0.0, 1.0, 2.0, 5.0, 9.0, 70.0, -1.0, -0.5):
+            out[name + " " + dt + " n=" + str(k)] = f(xt, k).double().numpy()
+        # one x against every order (x stride 0)
+        out[name + " " + dt + " x=0.3"] = f(xt[7:8].expand(len(n)) * 0 + 0.3, nt).double().numpy()
+        out[name + " " + dt + " empty"] = np.array(f(xt[:0], nt[:0]).shape)
+np.savez(sys.argv[3], **out)
+"""
+
+
+@pytest.mark.parametrize("cap", ["avx512", "avx2"])
+def test_polynomial_rows_match_the_functors(tmp_path, cap):
+    """The polynomials' vector rows (kernels/cpu/vec/poly_avx2.cpp: the recurrence in lanes, the functor for the
+    ends, Chebyshev's trigonometric form and orders past 64) give the scalar functors' bits (the baseline's
+    path): x in and around each domain, the ends, 1 - 2^-24 and tiny x (the shifted forms' y rounding to -1),
+    +-0, +-inf, NaN, huge; n negative, fractional (truncated toward 0, -0.5 gives order 0), 0-12 and 60-70
+    (around the lanes' limit), NaN, +-inf, 1e20; float64, float32, strided, broadcast and empty."""
+    rng = np.random.default_rng(7)
+    x = np.concatenate(
+        [
+            rng.uniform(-1.5, 1.5, 3000),
+            rng.uniform(-0.1, 1.1, 2000),
+            [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -2.0, 1e-10, 1 - 2.0**-24, np.inf, -np.inf, np.nan, 1e30, -1e30],
+        ]
+    )
+    n = rng.uniform(-2, 12, x.size)
+    n[rng.permutation(x.size)[:600]] = rng.uniform(60, 71, 600)
+    for v in [np.nan, np.inf, -np.inf, 1e20, -0.5, -1.0, 64.0, 65.0]:
+        n[rng.permutation(x.size)[:40]] = v
+    files = {k: tmp_path / f"{k}.npy" for k in ("x", "n")}
+    np.save(files["x"], x)
+    np.save(files["n"], n)
+    got = {}
+    for c in (cap, "default"):
+        op = tmp_path / f"{c}.npz"
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                _POLY_ROWS_CHILD,
+                str(files["x"]),
+                str(files["n"]),
+                str(op),
+                ",".join(POLY_REF),
+            ],
+            check=True,
+            env=dict(os.environ, MINITORCH_CPU_CAPABILITY=c),
+            timeout=300,
+        )
+        got[c] = np.load(op)
+    assert str(got["default"]["cap"]) == "DEFAULT"
+    for key in got["default"].files:
+        if key == "cap":
+            continue
+        a, b = got["default"][key], got[cap][key]
+        assert a.shape == b.shape, key
+        same = (a.view(np.int64) == b.view(np.int64)) | (np.isnan(a) & np.isnan(b))
+        assert same.all(), (key, cap, np.argwhere(~same)[:3].tolist())

@@ -152,7 +152,8 @@ def test_cross_entropy_class_targets(device, dtype, reduction, shapes, weighted,
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("reduction", REDUCTIONS)
-@pytest.mark.parametrize("shape", [(6, 5), (5,), (2, 4, 3)], ids=str)
+# spatial: the CPU kernel's blocks of positions, one block per n or several (17 positions a block at 120 classes)
+@pytest.mark.parametrize("shape", [(6, 5), (5,), (2, 4, 3), (3, 9, 2, 3), (2, 120, 5, 5)], ids=str)
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("label_smoothing", [0.0, 0.3])
 def test_cross_entropy_probability_targets(device, dtype, reduction, shape, weighted, label_smoothing):

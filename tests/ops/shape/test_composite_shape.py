@@ -534,6 +534,11 @@ def test_gather_errors_and_gradients():
     x = minitorch.zeros(2, 3)
     with pytest.raises(RuntimeError, match="dtype of indices should be Long but got Int"):
         minitorch.take_along_dim(x, minitorch.zeros(2, 3, dtype=minitorch.int32), 1)
+    # without a dim, PyTorch 2.15 hands the flat indices to gather: int32 taken, the rest in gather's words
+    flat = minitorch.tensor([5, 0], dtype=minitorch.int32)
+    assert minitorch.take_along_dim(minitorch.arange(6.0).reshape(2, 3), flat).tolist() == [5.0, 0.0]
+    with pytest.raises(RuntimeError, match=r"^gather\(\): Expected dtype int32/int64 for index$"):
+        minitorch.take_along_dim(x, minitorch.zeros(2, dtype=minitorch.int16))
     with pytest.raises(
         RuntimeError, match="input and indices should have the same number of dimensions, but got 2"
     ):
