@@ -571,6 +571,13 @@ def more_terms(torch, F):
 _MORE = {}
 exec(MORE_TERMS, _MORE)  # noqa: S102 - the source the PyTorch test runs too
 CXX_TERM_CASES.update({k: (f, ((4, 5), (4, 5))) for k, f in _MORE["more_terms"](torch, F).items()})
+# the binary terms on a broadcast operand and transposed (strided) inputs: each term is summed to its input's shape
+CXX_TERM_CASES["binary_broadcast"] = (
+    lambda a, b: torch.atan2(a, b) + torch.hypot(b, a.t().contiguous().t()) * a
+    + torch.logaddexp(a.t(), b.unsqueeze(1)).t().sin() + torch.xlogy(a, b * b + 0.5)
+    + torch.logsumexp(a.t() * b.unsqueeze(1), -1) * b,
+    ((4, 5), (5,)),
+)  # fmt: skip
 
 
 def _dual_hvp(f, xs, vs, create_graph=False):
