@@ -262,6 +262,32 @@ Terms cumprod_term(const DualTerm& d, const Tensor& g) {
   const Tensor& x = d.x[0];
   return {div(sub(rcs(mul(g, d.tr)), mul(div(d.t[0], x), rcs(mul(g, d.r)))), x)};
 }
+// F.prelu's kernel (x, w), w one slope or one per channel (dim 1): B_x = g where(x >= 0, 1, w) and B_w = g
+// where(x >= 0, 0, x) summed per slope (the rule's x >= 0), so the terms are g where(x >= 0, 0, tw) and the
+// sum of g where(x >= 0, 0, tx). d.x[1] is the weight as the caller gave it (the wrapper reshapes it to
+// broadcast)
+Terms prelu_term(const DualTerm& d, const Tensor& g) {
+  const Tensor &x = d.x[0], &w = d.x[1], &tx = d.t[0], &tw = d.t[1];
+  const bool per_channel = w.numel() != 1;
+  std::vector<int64_t> shape;  // the weight as it broadcasts against x: (C, 1, ...) or a scalar
+  if (per_channel) {
+    shape.assign(static_cast<size_t>(x.dim() - 1), 1);
+    shape[0] = w.numel();
+  }
+  Tensor pos = mt::ge(x, S(0.0));
+  Terms out(2);
+  if (tw.defined())
+    out[0] = mt::where(pos, S(0.0), mul(g, mt::reshape(tw, IntArrayRef(shape.data(), shape.size()))));
+  if (tx.defined()) {
+    Tensor u = mt::where(pos, S(0.0), mul(g, tx));
+    std::vector<int64_t> dims;
+    for (int64_t i = 0; i < u.dim(); ++i)
+      if (!per_channel || i != 1) dims.push_back(i);
+    if (!dims.empty()) u = mt::sum(u, IntArrayRef(dims.data(), dims.size()), false);
+    out[1] = mt::reshape(u, w.sizes());
+  }
+  return out;
+}
 
 // The unary rows' expressions as term functions, and MT_DUAL_TERMS: every op whose term is C++
 #include "generated/dual_terms.inc"

@@ -1519,11 +1519,16 @@ def _dual_kind(rkey):
     return hit
 
 
+# the kernels public wrappers call under another name than _<name>
+_WRAPPED_ROWS = {"prelu": "_prelu_kernel"}
+
+
 def _private_row(ns, name):
-    """The schema row behind a public wrapper's rule key: `_<name>` (hypot's _hypot), torch.special's
-    `_special_<name>` or the op a special.* alias names (special.psi: digamma); None where there is none."""
+    """The schema row behind a public wrapper's rule key: `_<name>` (hypot's _hypot), F.prelu's _prelu_kernel,
+    torch.special's `_special_<name>` or the op a special.* alias names (special.psi: digamma); None where there is
+    none."""
     if ns in _NAMESPACES:
-        return "_" + name
+        return _WRAPPED_ROWS.get(name, "_" + name)
     if ns == "special":
         from minitorch.autograd._jvp_rules import _SPECIAL_ALIASES
 
@@ -1667,6 +1672,12 @@ def _cumprod_layout(op, swapped, pargs, pkwargs, tan):
     return (x,), (tan(0),), (float(dim % x.dim()),)
 
 
+def _prelu_layout(op, swapped, pargs, pkwargs, tan):
+    if len(pargs) != 2 or pkwargs or type(pargs[0]) is not _C.Tensor or type(pargs[1]) is not _C.Tensor:
+        return None
+    return (pargs[0], pargs[1]), (tan(0), tan(1)), ()
+
+
 # by the C++ function a schema row's `dual_term: fn <function>` names (tests/autograd/test_forward_over_reverse.py
 # checks that each has one)
 _LAYOUTS = {
@@ -1685,6 +1696,7 @@ _LAYOUTS = {
     "xlogy_term": _xlogy_layout,
     "logsumexp_term": _logsumexp_layout,
     "cumprod_term": _cumprod_layout,
+    "prelu_term": _prelu_layout,
 }
 
 
