@@ -3,7 +3,8 @@ weights inside a dual level, torch.func.jvp(grad(f)), torch.autograd.functional.
 trick) and reverse over forward (the gradient of a dual loss's tangent), each on a small MLP loss. Ours runs twice, with the second-order terms of the common nodes in C++ and with every term by the Python
 re-run of the op's rule (_forward_ad.CXX_TERMS off), interleaved with PyTorch in rounds. --rows-before adds a
 third path for the dual-level rows: the C++ terms but for the rows that got theirs in the second set (special
-functions, atan2/hypot/logaddexp/xlogy, logsumexp, gelu tanh, mish, hardswish), which take the re-run as before.
+functions, atan2/hypot/logaddexp/xlogy, logsumexp, cumprod, prelu, gelu tanh, mish, hardswish), which take the re-run
+as before.
 
 Run: OMP_NUM_THREADS=1 PYTHONPATH=python python benchmarks/bench_hvp.py [--oracle /path/to/python-with-torch]
 Reports microseconds per HVP (best of 5 repeats, per round) and R = PyTorch time / ours (not pass/fail).
@@ -112,7 +113,8 @@ def _time(call):
 # the schema rows whose second-order term the second set declared (dual31); --rows-before re-runs them as before
 SECOND_SET = {
     "erf", "erfc", "erfinv", "asin", "acos", "asinh", "acosh", "atanh", "lgamma", "digamma", "i0", "gelu",
-    "gelu_tanh", "mish", "hardswish", "atan2", "_hypot", "xlogy", "logaddexp", "logaddexp2", "logsumexp",
+    "gelu_tanh", "mish", "hardswish", "atan2", "_hypot", "xlogy", "logaddexp", "logaddexp2", "logsumexp", "cumprod",
+    "_prelu_kernel",
 }  # fmt: skip
 
 
