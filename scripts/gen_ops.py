@@ -51,9 +51,9 @@ KEYS = {
 JVP_TERM = re.compile(r"^jvp_[a-z_][a-z0-9_]*$")
 # the keys that hold Python for the transforms (forward AD, vmap), handed to Python through _op_schema_rules()
 TRANSFORM_KEYS = ("jvp", "jvp_args", "vmap", "rules")
-# the second-order term of forward-over-reverse (`dual_term:`): linear | zero | fallback | fn <function> [t_result] |
-# (a unary row) a C++ expression; DUAL_SCOPE is what the expression reads (dual_terms_inc)
-DUAL_WORDS = ("linear", "zero", "fallback")
+# the second-order term of forward-over-reverse (`dual_term:`): linear | zero | zero_real | fallback | fn <function>
+# [t_result] | (a unary row) a C++ expression; DUAL_SCOPE is what the expression reads (dual_terms_inc)
+DUAL_WORDS = ("linear", "zero", "zero_real", "fallback")
 DUAL_FN = re.compile(r"^fn ([a-z_][a-z0-9_]*)( t_result)?$")
 DUAL_SCOPE = ("grad", "self", "t_self", "result", "t_result")
 # a func's binding beyond its signature: how the call releases the GIL, a __torch_function__ last overload, the
@@ -705,7 +705,7 @@ def _finish_refuse(op, get, fail):
 
 
 def _finish_dual_term(op, get, fail):
-    """op.dual_term: None (the row says nothing), (word,) for linear | zero | fallback, ("fn", function, reads
+    """op.dual_term: None (the row says nothing), (word,) for linear | zero | zero_real | fallback, ("fn", function, reads
     t_result), or ("expr", C++ expression, reads t_result) on a unary row."""
     value, lineno = get("dual_term")
     op.dual_term = None
@@ -719,7 +719,7 @@ def _finish_dual_term(op, get, fail):
     elif op.kind != "unary" or not re.search(r"[(]", value):
         fail(
             lineno,
-            f"{op.name!r}: 'dual_term:' takes linear, zero, fallback, 'fn <function> [t_result]' or (a unary "
+            f"{op.name!r}: 'dual_term:' takes linear, zero, fallback, zero_real, 'fn <function> [t_result]' or (a unary "
             f"row) a C++ expression, got {value!r}",
         )
     elif value.count("(") != value.count(")"):

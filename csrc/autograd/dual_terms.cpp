@@ -56,6 +56,71 @@ Tensor gelu_second(const Tensor& x) {
 Tensor sq(const Tensor& x) {
   return mul(x, x);
 }
+// gelu x Phi(u) with approximate='tanh', u = k (x + c x^3), T = tanh(u): f'' = (1 - T^2) (u' + x (u'' - 2 T
+// u'^2) / 2)
+Tensor gelu_tanh_second(const Tensor& x) {
+  const double k = std::sqrt(2.0 / M_PI), c = 0.044715;
+  Tensor x2 = mul(x, x);
+  Tensor th = mt::tanh(mul(mul(x, add(mul(x2, S(c)), S(1.0))), S(k)));
+  Tensor u1 = mul(add(mul(x2, S(3.0 * c)), S(1.0)), S(k));                        // u'
+  Tensor inner = sub(mul(x, S(6.0 * k * c)), mul(mul(th, mul(u1, u1)), S(2.0)));  // u'' - 2 T u'^2
+  return mul(sub(S(1.0), mul(th, th)), add(u1, mul(mul(x, inner), S(0.5))));
+}
+// mish x T, T = tanh(softplus(x)) (its threshold 20, as mish_grad): f'' = (1 - T^2) s (2 + x (1 - s - 2 T s))
+Tensor mish_second(const Tensor& x) {
+  Tensor th = mt::tanh(mt::softplus(x, 1.0, 20.0));
+  Tensor s = mt::sigmoid(x);
+  Tensor inner = sub(sub(S(1.0), s), mul(mul(th, s), S(2.0)));
+  return mul(mul(sub(S(1.0), mul(th, th)), s), add(mul(x, inner), S(2.0)));
+}
+// The Bessel functions' second derivatives, each the derivative of derivatives.cpp's formula (where it takes
+// a value at 0 the derivative there is 0, as the re-run's of the rule's `where`). I1' = I0 - I1/x (1/2 at 0)
+Tensor i1_prime(const Tensor& x) {
+  return mt::where(mt::eq(x, S(0.0)), S(0.5), sub(mt::i0(x), div(mt::_special_i1(x), x)));
+}
+// I1'' = I1 - I1'/x + I1/x^2 (r = I1(x))
+Tensor i1_second(const Tensor& x, const Tensor& r) {
+  return mt::where(mt::eq(x, S(0.0)), S(0.0), add(sub(r, div(i1_prime(x), x)), div(r, sq(x))));
+}
+// i1e' = i0e - i1e (sign + 1/x) (1/2 at 0)
+Tensor i1e_prime(const Tensor& x, const Tensor& i1e) {
+  Tensor d = sub(mt::_special_i0e(x), mul(i1e, add(mt::sign(x), mt::reciprocal(x))));
+  return mt::where(mt::eq(x, S(0.0)), S(0.5), d);
+}
+// i0e' = i1e - sign i0e, so i0e'' = i1e' - sign i0e' (r = i0e(x))
+Tensor i0e_second(const Tensor& x, const Tensor& r) {
+  Tensor i1e = mt::_special_i1e(x), sg = mt::sign(x);
+  return sub(i1e_prime(x, i1e), mul(sg, sub(i1e, mul(sg, r))));
+}
+// i1e'' = i0e' - i1e' (sign + 1/x) + i1e / x^2 (0 at 0; r = i1e(x))
+Tensor i1e_second(const Tensor& x, const Tensor& r) {
+  Tensor sg = mt::sign(x);
+  Tensor i0e_prime = sub(r, mul(sg, mt::_special_i0e(x)));
+  Tensor d = add(sub(i0e_prime, mul(i1e_prime(x, r), add(sg, mt::reciprocal(x)))), div(r, sq(x)));
+  return mt::where(mt::eq(x, S(0.0)), S(0.0), d);
+}
+// J1' = J0 - J1/x (1/2 at 0); J1'' = -J1 - J1'/x + J1/x^2 (0 at 0; r = J1(x))
+Tensor j1_prime(const Tensor& x) {
+  return mt::where(mt::eq(x, S(0.0)), S(0.5),
+                   sub(mt::_special_bessel_j0(x), div(mt::_special_bessel_j1(x), x)));
+}
+Tensor j1_second(const Tensor& x, const Tensor& r) {
+  return mt::where(mt::eq(x, S(0.0)), S(0.0), add(sub(mt::neg(r), div(j1_prime(x), x)), div(r, sq(x))));
+}
+// Y1' = Y0 - Y1/x (inf at 0); Y1'' = -Y1 - Y1'/x + Y1/x^2 (the rule's -Y0 at 0 differentiates to Y1; r =
+// Y1(x))
+Tensor y1_prime(const Tensor& x) {
+  return mt::where(mt::eq(x, S(0.0)), S(HUGE_VAL),
+                   sub(mt::_special_bessel_y0(x), div(mt::_special_bessel_y1(x), x)));
+}
+Tensor y1_second(const Tensor& x, const Tensor& r) {
+  return mt::where(mt::eq(x, S(0.0)), r, add(sub(mt::neg(r), div(y1_prime(x), x)), div(r, sq(x))));
+}
+// K1' = -(K0 + K1/x); K1'' = K1 - K1'/x + K1/x^2 (r = K1(x))
+Tensor k1_second(const Tensor& x, const Tensor& r) {
+  Tensor k1_prime = mt::neg(add(mt::_special_modified_bessel_k0(x), div(r, x)));
+  return add(sub(r, div(k1_prime, x)), div(r, sq(x)));
+}
 
 // The `fn` terms of ops.schema's rows, each over the layout func/_forward_ad.py's _LAYOUTS gives its op.
 
@@ -121,6 +186,107 @@ Terms mse_loss_term(const DualTerm& d, const Tensor& g) {
   Tensor dt = tx.defined() ? (ty.defined() ? sub(tx, ty) : tx) : neg(ty);
   Tensor tx_term = mul(mul(g, dt), S(d.params[0]));
   return {tx_term, neg(tx_term)};
+}
+
+// gelu (params[0]: 1 for approximate='tanh'): f'' t at g
+Terms gelu_term(const DualTerm& d, const Tensor& g) {
+  return {mul(mul(g, d.t[0]), d.params[0] != 0.0 ? gelu_tanh_second(d.x[0]) : gelu_second(d.x[0]))};
+}
+// The binary rows' terms from their Hessians (an undefined tangent: zero): term_a = g (f_aa ta + f_ab tb),
+// term_b = g (f_ab ta + f_bb tb)
+Terms hessian_terms(const Tensor& g, const Tensor& ta, const Tensor& tb, const Tensor& faa, const Tensor& fab,
+                    const Tensor& fbb) {
+  auto part = [&](const Tensor& h1, const Tensor& h2) {
+    Tensor s;
+    if (ta.defined()) s = mul(h1, ta);
+    if (tb.defined()) s = s.defined() ? add(s, mul(h2, tb)) : mul(h2, tb);
+    return mul(g, s);
+  };
+  return {part(faa, fab), part(fab, fbb)};
+}
+// atan2(a, b), r2 = a^2 + b^2: f_aa = -2ab / r2^2 = -f_bb, f_ab = (a^2 - b^2) / r2^2
+Terms atan2_term(const DualTerm& d, const Tensor& g) {
+  const Tensor &a = d.x[0], &b = d.x[1];
+  Tensor q = mt::reciprocal(sq(add(sq(a), sq(b))));
+  Tensor fbb = mul(mul(mul(a, b), q), S(2.0));
+  return hessian_terms(g, d.t[0], d.t[1], mt::neg(fbb), mul(sub(sq(a), sq(b)), q), fbb);
+}
+// hypot(a, b) = h: f_aa = b^2 / h^3, f_ab = -ab / h^3, f_bb = a^2 / h^3
+Terms hypot_term(const DualTerm& d, const Tensor& g) {
+  const Tensor &a = d.x[0], &b = d.x[1];
+  Tensor q = mt::reciprocal(mul(d.r, sq(d.r)));
+  return hessian_terms(g, d.t[0], d.t[1], mul(sq(b), q), mt::neg(mul(mul(a, b), q)), mul(sq(a), q));
+}
+// logaddexp(a, b) (params[0] 1) and logaddexp2 (params[0] ln 2), p = sigmoid((a - b) params[0]): f_aa = f_bb
+// = -f_ab = params[0] p (1 - p)
+Terms logaddexp_term(const DualTerm& d, const Tensor& g) {
+  Tensor p = mt::sigmoid(mul(sub(d.x[0], d.x[1]), S(d.params[0])));
+  Tensor h = mul(mul(p, sub(S(1.0), p)), S(d.params[0]));
+  return hessian_terms(g, d.t[0], d.t[1], h, mt::neg(h), h);
+}
+// xlogy(a, b) (a a tensor or the number params[0]): B_a = g log b (0 where a == 0 and b <= 0), B_b = g a / b.
+// Terms: a: g tb / b; b: g ta / b (masked as B_a) - g a tb / b^2
+Terms xlogy_term(const DualTerm& d, const Tensor& g) {
+  const Tensor &b = d.x[1], &ta = d.t[0], &tb = d.t[1];
+  Tensor a = d.x[0].defined() ? d.x[0] : S(d.params[0]);
+  Terms out(2);
+  if (tb.defined()) out[0] = div(mul(g, tb), b);
+  Tensor s;
+  if (ta.defined()) {
+    Tensor masked = mt::logical_and(mt::eq(a, S(0.0)), mt::le(b, S(0.0)));
+    s = mt::where(masked, S(0.0), div(ta, b));
+  }
+  if (tb.defined()) {
+    Tensor u = div(mul(a, tb), sq(b));
+    s = s.defined() ? sub(s, u) : mt::neg(u);
+  }
+  if (s.defined()) out[1] = mul(g, s);
+  return out;
+}
+// logsumexp over dims params[1:] (params[0]: keepdim): B = g exp(x - r) with g and r kept at size 1 on the
+// dims, the term g exp(x - r) (t - tr)
+Terms logsumexp_term(const DualTerm& d, const Tensor& g) {
+  const Tensor& x = d.x[0];
+  std::vector<int64_t> kept(x.sizes().begin(), x.sizes().end());
+  for (size_t i = 1; i < d.params.size(); ++i) kept[static_cast<size_t>(d.params[i])] = 1;
+  const IntArrayRef ks(kept.data(), kept.size());
+  Tensor p = mt::exp(sub(x, mt::reshape(d.r, ks)));
+  return {mul(mul(mt::reshape(g, ks), p), sub(d.t[0], mt::reshape(d.tr, ks)))};
+}
+// cumprod along params[0] of x without zeros (the layout keeps the re-run otherwise): B = rcs(g r) / x with
+// rcs the reversed cumulative sum, so the term is (rcs(g tr) - t / x rcs(g r)) / x
+Terms cumprod_term(const DualTerm& d, const Tensor& g) {
+  int64_t dim[1] = {static_cast<int64_t>(d.params[0])};
+  const IntArrayRef dims(dim, 1);
+  auto rcs = [&](const Tensor& u) { return mt::flip(mt::cumsum(mt::flip(u, dims), dim[0]), dims); };
+  const Tensor& x = d.x[0];
+  return {div(sub(rcs(mul(g, d.tr)), mul(div(d.t[0], x), rcs(mul(g, d.r)))), x)};
+}
+// F.prelu's kernel (x, w), w one slope or one per channel (dim 1): B_x = g where(x >= 0, 1, w) and B_w = g
+// where(x >= 0, 0, x) summed per slope (the rule's x >= 0), so the terms are g where(x >= 0, 0, tw) and the
+// sum of g where(x >= 0, 0, tx). d.x[1] is the weight as the caller gave it (the wrapper reshapes it to
+// broadcast)
+Terms prelu_term(const DualTerm& d, const Tensor& g) {
+  const Tensor &x = d.x[0], &w = d.x[1], &tx = d.t[0], &tw = d.t[1];
+  const bool per_channel = w.numel() != 1;
+  std::vector<int64_t> shape;  // the weight as it broadcasts against x: (C, 1, ...) or a scalar
+  if (per_channel) {
+    shape.assign(static_cast<size_t>(x.dim() - 1), 1);
+    shape[0] = w.numel();
+  }
+  Tensor pos = mt::ge(x, S(0.0));
+  Terms out(2);
+  if (tw.defined())
+    out[0] = mt::where(pos, S(0.0), mul(g, mt::reshape(tw, IntArrayRef(shape.data(), shape.size()))));
+  if (tx.defined()) {
+    Tensor u = mt::where(pos, S(0.0), mul(g, tx));
+    std::vector<int64_t> dims;
+    for (int64_t i = 0; i < u.dim(); ++i)
+      if (!per_channel || i != 1) dims.push_back(i);
+    if (!dims.empty()) u = mt::sum(u, IntArrayRef(dims.data(), dims.size()), false);
+    out[1] = mt::reshape(u, w.sizes());
+  }
+  return out;
 }
 
 // The unary rows' expressions as term functions, and MT_DUAL_TERMS: every op whose term is C++

@@ -2346,6 +2346,9 @@ for _row in _C._op_schema():
 # F.selu and F.celu reach forward AD under either name (F.celu(x, alpha=...) as itself)
 JVP_RULES["F.selu"] = JVP_RULES["selu"]
 JVP_RULES["F.celu"] = JVP_RULES["celu"]
+# torch.copysign / nextafter cast and call their private rows (_copysign, _nextafter): the rows' rules are theirs
+for _name in ("copysign", "nextafter"):
+    JVP_RULES.setdefault(_name, JVP_RULES["_" + _name])
 # nn.functional names that are torch's own functions reach forward AD under the torch-level key (same signature)
 for _name in ("hardshrink", "prelu", "pdist", "pairwise_distance", "cosine_similarity", "rms_norm"):
     JVP_RULES.setdefault(_name, JVP_RULES["F." + _name])

@@ -1468,9 +1468,11 @@ def _set_dual_grad(leaf, t, level):
 
 # Each op's second-order term, as declared: ops.schema's `dual_term:` on the op's row (reached by its name, its
 # aliases and their Tensor./F. spellings), else the `dual_term` of its rule row in autograd/_jvp_rules.py (the
-# composites, by rule key or plain name); undeclared: the re-run. `linear`: the tangent is the op on the tangents,
-# so no term and no record; `zero`: the rule selects or masks the tangent by the primal's value, flat wherever it
-# is differentiable, so the term is zero; a C++ term (csrc/autograd/dual_terms.cpp, generated from the schema):
+# composites, by rule key or plain name), else the private row a public wrapper calls (`_hypot` for hypot,
+# `_special_i0e` for special.i0e, special.psi's digamma); undeclared: the re-run. `linear`: the tangent is the op
+# on the tangents, so no term and no record; `zero`: the rule selects or masks the tangent by the primal's value,
+# flat wherever it is differentiable, so the term is zero; `zero_real`: zero where every argument is real, the
+# re-run for a complex one (abs, sgn, angle: smooth off 0 in the complex plane); a C++ term (csrc/autograd/dual_terms.cpp, generated from the schema):
 # the call laid out by _LAYOUTS (by the C++ function the row names; a unary row's expression: _unary_layout).
 # CXX_TERMS off (benchmarks/bench_hvp.py and the tests compare the two) re-runs the `zero` and C++ ones too.
 CXX_TERMS = True
@@ -1494,7 +1496,7 @@ def _dual_declared():
 
 
 def _dual_kind(rkey):
-    """(kind, schema op, layout) of a rule key: kind linear | zero | fallback | cxx; for cxx, the schema row whose
+    """(kind, schema op, layout) of a rule key: kind linear | zero | zero_real | fallback | cxx; for cxx, the schema row whose
     C++ term it takes and the function that lays a call out for it."""
     hit = _DUAL_KINDS.get(rkey)
     if hit is not None:
@@ -1503,14 +1505,35 @@ def _dual_kind(rkey):
     ns, _, name = rkey.rpartition(".")
     op, value = schema.get(name, (None, None)) if ns in _NAMESPACES else (None, None)
     if value is None:  # a composite's row, by its key or (Tensor.sum) its plain name
-        op, value = None, rows.get(rkey) or (rows.get(name) if ns in _NAMESPACES else None) or "fallback"
-    if value in ("linear", "zero", "fallback"):
+        op, value = None, rows.get(rkey) or (rows.get(name) if ns in _NAMESPACES else None)
+    if (
+        value is None
+    ):  # the private row a public wrapper calls, with the wrapper's rule (tests check they agree)
+        op, value = schema.get(_private_row(ns, name), (None, "fallback"))
+    if value in ("linear", "zero", "zero_real", "fallback"):
         hit = (value, None, None)
     else:
         fn = value.split()[1] if value.startswith("fn ") else None
         hit = ("cxx", op, _LAYOUTS[fn] if fn else _unary_layout)
     _DUAL_KINDS[rkey] = hit
     return hit
+
+
+# the kernels public wrappers call under another name than _<name>
+_WRAPPED_ROWS = {"prelu": "_prelu_kernel"}
+
+
+def _private_row(ns, name):
+    """The schema row behind a public wrapper's rule key: `_<name>` (hypot's _hypot), F.prelu's _prelu_kernel,
+    torch.special's `_special_<name>` or the op a special.* alias names (special.psi: digamma); None where there is
+    none."""
+    if ns in _NAMESPACES:
+        return _WRAPPED_ROWS.get(name, "_" + name)
+    if ns == "special":
+        from minitorch.autograd._jvp_rules import _SPECIAL_ALIASES
+
+        return _SPECIAL_ALIASES.get(name, "_special_" + name)
+    return None
 
 
 _UNARY_KWARGS = ({}, {"inplace": False}, {"approximate": "none"})
@@ -1596,6 +1619,65 @@ def _mse_loss_layout(op, swapped, pargs, pkwargs, tan):
     return (x, y), (tan(0), tan(1)), (2.0 / x.numel() if red == "mean" else 2.0,)
 
 
+def _gelu_layout(op, swapped, pargs, pkwargs, tan):
+    approximate = pkwargs.get("approximate", "none") if pkwargs.keys() <= {"approximate"} else None
+    if len(pargs) != 1 or type(pargs[0]) is not _C.Tensor or approximate not in ("none", "tanh"):
+        return None
+    return (pargs[0],), (tan(0),), (float(approximate == "tanh"),)
+
+
+_LN2 = math.log(2.0)
+
+
+def _tensors_layout(op, swapped, pargs, pkwargs, tan):
+    """Two tensor operands (atan2, hypot, logaddexp(2)); logaddexp2's term reads ln 2."""
+    if len(pargs) != 2 or pkwargs or type(pargs[0]) is not _C.Tensor or type(pargs[1]) is not _C.Tensor:
+        return None
+    return (pargs[0], pargs[1]), (tan(0), tan(1)), (_LN2 if op == "logaddexp2" else 1.0,)
+
+
+def _xlogy_layout(op, swapped, pargs, pkwargs, tan):
+    T = _C.Tensor
+    if len(pargs) != 2 or pkwargs or type(pargs[1]) is not T:
+        return (
+            () if len(pargs) == 2 and not pkwargs and isinstance(pargs[1], _NUMBER) else None
+        )  # linear in x
+    a = pargs[0]
+    if type(a) is T:
+        return (a, pargs[1]), (tan(0), tan(1)), (0.0,)
+    if type(a) is bool or not isinstance(a, _NUMBER):
+        return None
+    return (None, pargs[1]), (None, tan(1)), (float(a),)
+
+
+def _logsumexp_layout(op, swapped, pargs, pkwargs, tan):
+    args = dict(zip(("input", "dim", "keepdim"), pargs), **pkwargs)
+    x, dim, keepdim = args.pop("input", None), args.pop("dim", None), args.pop("keepdim", False)
+    if args or type(x) is not _C.Tensor or x.dim() == 0 or type(keepdim) is not bool:
+        return None
+    dims = [dim] if type(dim) is int else list(dim) if isinstance(dim, (list, tuple)) else None
+    if not dims or any(type(d) is not int or not -x.dim() <= d < x.dim() for d in dims):
+        return None
+    return (x,), (tan(0),), (float(keepdim), *(float(d % x.dim()) for d in dims))
+
+
+def _cumprod_layout(op, swapped, pargs, pkwargs, tan):
+    """cumprod(x, dim) of an x without zeros (the term divides by x; a zero keeps the exact re-run)."""
+    args = dict(zip(("input", "dim"), pargs), **pkwargs)
+    x, dim, dtype = args.pop("input", None), args.pop("dim", None), args.pop("dtype", None)
+    if args or len(pargs) > 2 or type(x) is not _C.Tensor or x.dim() == 0 or type(dim) is not int:
+        return None
+    if not -x.dim() <= dim < x.dim() or dtype not in (None, x.dtype) or bool((x == 0).any()):
+        return None
+    return (x,), (tan(0),), (float(dim % x.dim()),)
+
+
+def _prelu_layout(op, swapped, pargs, pkwargs, tan):
+    if len(pargs) != 2 or pkwargs or type(pargs[0]) is not _C.Tensor or type(pargs[1]) is not _C.Tensor:
+        return None
+    return (pargs[0], pargs[1]), (tan(0), tan(1)), ()
+
+
 # by the C++ function a schema row's `dual_term: fn <function>` names (tests/autograd/test_forward_over_reverse.py
 # checks that each has one)
 _LAYOUTS = {
@@ -1607,6 +1689,14 @@ _LAYOUTS = {
     "softmax_term": _softmax_layout,
     "log_softmax_term": _softmax_layout,
     "mse_loss_term": _mse_loss_layout,
+    "gelu_term": _gelu_layout,
+    "atan2_term": _tensors_layout,
+    "hypot_term": _tensors_layout,
+    "logaddexp_term": _tensors_layout,
+    "xlogy_term": _xlogy_layout,
+    "logsumexp_term": _logsumexp_layout,
+    "cumprod_term": _cumprod_layout,
+    "prelu_term": _prelu_layout,
 }
 
 
@@ -1620,6 +1710,10 @@ def _record(key, pargs, pkwargs, tangents, level, result):
     if kind == "linear":
         return
     spec = None
+    if kind == "zero_real":
+        if CXX_TERMS and not any(type(a) is _C.Tensor and a.is_complex() for a in pargs):
+            return
+        kind = "fallback"
     if CXX_TERMS and kind != "fallback":
         if kind == "zero":
             return
