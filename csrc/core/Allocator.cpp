@@ -203,7 +203,9 @@ class CPUAllocator final : public Allocator {
           }
         }
         b.born = hits_;
-        b.fresh = to_huge;  // make_huge drops its pages below: they read as zeros again
+        // not fresh even when make_huge drops its pages below: that drop happens only where the kernel takes
+        // the huge-page advice, and a block holding its old values must never skip a zero fill
+        b.fresh = false;
         live_[b.ptr] = b;
         g.unlock();
         if (to_huge) make_huge(b.ptr, b.size);
