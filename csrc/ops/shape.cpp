@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/GradMode.h"
 #include "core/Parallel.h"
 #include "core/SafeMath.h"
 #include "generated/native.h"
@@ -488,6 +489,44 @@ Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
     if (s) out = cat({narrow(out, d, n - s, s), narrow(out, d, 0, n - s)}, d);
   }
   return out.is_same(self) ? clone(self) : out;
+}
+
+Tensor repeat(const Tensor& self, IntArrayRef repeats) {
+  const int64_t n = static_cast<int64_t>(repeats.size()), nd = self.dim();
+  MT_CHECK(n >= nd,
+           "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
+  // self's sizes padded with leading ones; the result viewed as (r0, s0, r1, s1, ...) is self, each size-1
+  // dim interleaved in front of its own, expanded: one strided copy fills it (PyTorch's unfolded view of the
+  // result)
+  DimVector inter, big, out;
+  bool ones = true;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t s = i < n - nd ? 1 : self.sizes()[i - (n - nd)];
+    inter.push_back(1);
+    inter.push_back(s);
+    big.push_back(repeats[i]);
+    big.push_back(s);
+    int64_t o = 0;
+    MT_CHECK(!__builtin_mul_overflow(repeats[i], s, &o), "repeat(): the result size overflows");
+    out.push_back(o);
+    ones = ones && repeats[i] == 1;
+  }
+  int64_t numel = 1;
+  for (int64_t o : out) {
+    MT_CHECK(o >= 0, "Trying to create tensor with negative dimension ", o, ": ", shape_str(out));
+    MT_CHECK(!__builtin_mul_overflow(numel, o, &numel), "repeat(): the result size ", shape_str(out),
+             " overflows");
+  }
+  Tensor x = reshape(self, inter);
+  // recorded through the view ops: expand's backward sums the gradient over the repeats (PyTorch's
+  // RepeatBackward0)
+  if (!ones && needs_grad(self)) return reshape(expand(x, big), out);
+  Tensor result = make_empty(out, self.dtype(), self.device());
+  if (ones)  // a copy all the same, as repeat always makes (copy_ records it under autograd)
+    copy_(result, reshape(x, out));
+  else if (result.numel() != 0)
+    copy_(view(result, big), expand(x, big));
+  return result;
 }
 
 Tensor movedim(const Tensor& self, int64_t src, int64_t dst) {

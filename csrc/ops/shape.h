@@ -51,6 +51,10 @@ Tensor flip(const Tensor& self, IntArrayRef dims);
 // A composite of narrow and cat (both recorded), so its gradient is the opposite roll.
 Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims);
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
+// self tiled repeats[i] times along dim i (Tensor.repeat; leading new dims when repeats is longer): a fresh
+// contiguous tensor written by one strided copy; differentiable through expand (the gradient sums over the
+// repeats).
+Tensor repeat(const Tensor& self, IntArrayRef repeats);
 // Infers one -1 in `shape` from numel; RuntimeError in PyTorch's words when impossible.
 DimVector infer_size(IntArrayRef shape, int64_t numel);
 

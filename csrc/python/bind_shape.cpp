@@ -75,6 +75,61 @@ std::vector<Tensor> tensor_split_by_tensor(const Tensor& self, const Tensor& t, 
 std::vector<Tensor> tensor_split_by_list(const Tensor& self, const IntListArg& list, int64_t dim) {
   return tensor_split(self, int_list_arg(list.h, "tensor_split", "indices", 2), dim);
 }
+// Tensor.repeat's and tile's Python functions (python/minitorch/functional.py repeat, _composite_shape.py
+// _tile_checked), which take every call the plain lane below does not: they word PyTorch's errors. Held for
+// the process's life (no decref at exit, as the torch-function hooks).
+PyObject* g_repeat_fallback = nullptr;
+PyObject* g_tile_fallback = nullptr;
+// The repeats of a call that needs no checks: separate Python ints, or one tuple or list of them, each in
+// [0, 2^31). False for any other (a bool, a tensor, a negative count: the fallback's).
+bool plain_repeats(PyObject* seq, DimVector& out) {
+  if (PyTuple_GET_SIZE(seq) == 1) {
+    PyObject* a = PyTuple_GET_ITEM(seq, 0);
+    if (PyTuple_CheckExact(a) || PyList_CheckExact(a)) seq = a;
+  }
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  PyObject** items = PySequence_Fast_ITEMS(seq);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (!PyLong_CheckExact(items[i])) return false;
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(items[i], &overflow);
+    if (overflow || v < 0 || v >= (1LL << 31)) return false;
+    out.push_back(v);
+  }
+  return true;
+}
+// self tiled by plain repeats (tile's pad with leading ones first), or None when the call is not plain: too
+// few repeats for repeat (its error), a result of 2^62 elements or more
+py::object repeat_lane(py::handle self, PyObject* seq, bool tile) {
+  if (!seq || !py::isinstance<TensorImpl>(self)) return py::none();
+  DimVector reps;
+  if (!plain_repeats(seq, reps)) return py::none();
+  const Tensor t = self.cast<Tensor>();
+  const int64_t nd = t.dim();
+  if (static_cast<int64_t>(reps.size()) < nd) {
+    if (!tile) return py::none();
+    DimVector padded(static_cast<size_t>(nd) - reps.size(), 1);
+    for (int64_t r : reps) padded.push_back(r);
+    reps = padded;
+  }
+  int64_t numel = 1;
+  const int64_t pad = static_cast<int64_t>(reps.size()) - nd;
+  for (int64_t i = 0; i < static_cast<int64_t>(reps.size()); ++i) {
+    const int64_t s = i < pad ? 1 : t.sizes()[i - pad];
+    int64_t o = 0;
+    if (__builtin_mul_overflow(reps[i], s, &o) || __builtin_mul_overflow(numel, o, &numel) ||
+        numel >= (int64_t(1) << 62) || o >= (int64_t(1) << 62))
+      return py::none();
+  }
+  return py::cast(nogil([&] { return repeat(t, reps); }, t));
+}
+py::object call_fallback(PyObject* fn, py::handle self, const py::args& args, const py::kwargs& kw) {
+  MT_CHECK(fn != nullptr, "minitorch._C: repeat's Python functions were not installed");
+  py::tuple all(args.size() + 1);
+  all[0] = self;
+  for (size_t i = 0; i < args.size(); ++i) all[i + 1] = args[i];
+  return py::reinterpret_borrow<py::object>(fn)(*all, **kw);
+}
 py::tuple to_tuple(const std::vector<Tensor>& ts) {
   py::tuple t(ts.size());
   for (size_t i = 0; i < ts.size(); ++i) t[i] = py::cast(ts[i]);
@@ -304,6 +359,52 @@ void init_shape(py::module_& m, TensorClass& cls) {
         return nogil([&] { return stack(v, dim); }, v);
       },
       py::arg("tensors"), py::arg("dim") = 0);
+  // Tensor.repeat, Tensor.tile and minitorch.tile: a call of plain ints straight to mt::repeat (PyTorch's are
+  // C++ calls of about 1 us; the Python functions' checks cost twice that on an empty result), any other to
+  // the Python functions _set_repeat_fallbacks installs
+  m.def("_set_repeat_fallbacks", [](py::object repeat_fn, py::object tile_fn) {
+    g_repeat_fallback = repeat_fn.release().ptr();
+    g_tile_fallback = tile_fn.release().ptr();
+  });
+  cls.def("repeat", [](py::handle self, py::args args, py::kwargs kw) {
+    if (kw.empty() && args.size() != 0)
+      if (py::object r = repeat_lane(self, args.ptr(), false); !r.is_none()) return r;
+    return call_fallback(g_repeat_fallback, self, args, kw);
+  });
+  cls.def("tile", [](py::handle self, py::args args, py::kwargs kw) {
+    if (kw.empty() && args.size() != 0)
+      if (py::object r = repeat_lane(self, args.ptr(), true); !r.is_none()) return r;
+    return call_fallback(g_tile_fallback, self, args, kw);
+  });
+  {
+    // the signature PyTorch's is (pybind11's own line, (*args, **kwargs), reads as bind_out.cpp's out= form)
+    py::options sig;
+    sig.disable_function_signatures();
+    m.def(
+        "tile",
+        [](py::args args, py::kwargs kw) {
+          // (input, dims) with dims a tuple or list: the function's dims is one sequence
+          if (kw.empty() && args.size() == 2) {
+            PyObject* dims = PyTuple_GET_ITEM(args.ptr(), 1);
+            if (PyTuple_CheckExact(dims) || PyList_CheckExact(dims)) {
+              py::tuple one = py::make_tuple(py::handle(dims));
+              if (py::object r = repeat_lane(args[0], one.ptr(), true); !r.is_none()) return r;
+            }
+          }
+          MT_CHECK(g_tile_fallback != nullptr, "minitorch._C: tile's Python function was not installed");
+          return py::reinterpret_borrow<py::object>(g_tile_fallback)(*args, **kw);
+        },
+        "tile(input, dims) -> Tensor\n\n`input` repeated `dims[i]` times along each dim (dims shorter than "
+        "input.dim() padded with ones in front): one strided copy.");
+  }
+  // the op itself, for the Python functions once they checked a call
+  m.def(
+      "_repeat",
+      [](const Tensor& t, py::handle repeats) {
+        DimVector r = parse_size(repeats);
+        return nogil([&] { return repeat(t, r); }, t);
+      },
+      py::arg("input"), py::arg("repeats"));
   m.def(
       "as_strided",
       [](const Tensor& t, py::handle size, py::handle stride, OptInt off) {

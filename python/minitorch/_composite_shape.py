@@ -240,20 +240,21 @@ def combinations(input, r=2, with_replacement=False):
     return _C.stack([input.index_select(0, i) for i in idx], 1)
 
 
-@_argcheck.parses("Tensor input, int[] dims", upfront=False)
-def tile(input, dims):
-    """`input` repeated `dims[i]` times along each dim; dims shorter than input.dim() is padded with ones in front."""
+@_argcheck.parses("Tensor input, int[] dims", name="tile", upfront=False)
+def _tile_checked(input, dims):
+    """torch.tile's and Tensor.tile's calls that are not plain ints (csrc/python/bind_shape.cpp binds both and
+    takes those itself): `input` repeated `dims[i]` times along each dim, dims shorter than input.dim() padded
+    with ones in front."""
     if isinstance(dims, _C.Tensor):  # the parser's int list takes no tensor here
         raise TypeError("tile(): argument 'dims' (position 2) must be tuple of ints, not Tensor")
-    if type(dims) in (list, tuple) and len(dims) == input.dim():
-        fast = _functional._repeat_fast(input, dims)  # which takes plain ints only
-        if fast is not None:
-            return fast
     dims = _as_dims(dims)
     if len(dims) < input.dim():
         dims = [1] * (input.dim() - len(dims)) + dims
-    fast = _functional._repeat_fast(input, dims)  # Tensor.repeat's own fast path, one call layer less
-    return fast if fast is not None else input.repeat(*dims)
+    return _functional.repeat(input, *dims)
+
+
+_C._set_repeat_fallbacks(_functional.repeat, _tile_checked)
+tile = _C.tile
 
 
 # ---- stacks and at-least
@@ -1284,7 +1285,6 @@ TENSOR_METHODS.update(
             "flipud",
             "rot90",
             "broadcast_to",
-            "tile",
             "diag",
             "diagflat",
             "diag_embed",

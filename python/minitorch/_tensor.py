@@ -23,7 +23,7 @@ from minitorch._dtype_names import dtype_name
 from minitorch._tensor_str import tensor_repr
 from minitorch.autograd import RemovableHandle
 from minitorch.fft import _stft
-from minitorch.functional import nanmean, nansum, repeat, repeat_interleave
+from minitorch.functional import nanmean, nansum, repeat_interleave
 from minitorch.utils import dlpack as _dl
 
 
@@ -191,7 +191,6 @@ def _install_tensor_methods(cls):
     cls.type_as = _type_as
     cls.new_tensor = _new_tensor
     cls.repeat_interleave = repeat_interleave
-    cls.repeat = repeat
     cls.nansum = nansum
     cls.nanmean = nanmean
     cls.as_subclass = _as_subclass

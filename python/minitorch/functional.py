@@ -161,49 +161,16 @@ def _sizes_keyword(fn, arg, positional, kwargs):
     return positional
 
 
-def _repeat_fast(self, repeats):
-    """Tensor.repeat of one plain non-negative int per dim, without the checks below (each of them passes):
-    the per-call Python was 5-7 us of a 1 us op (the sweep's `torch.tile(x, [1, 0])`: 0.17 of PyTorch's
-    speed). An empty result that records no graph is a fresh empty tensor, as ATen's early return. None: take
-    the full path."""
-    shape = self.shape
-    if len(repeats) != len(shape):
-        return None
-    out = []
-    numel = 1
-    for r, s in zip(repeats, shape):
-        if type(r) is not int or not 0 <= r < 2**31:
-            return None
-        out.append(r * s)
-        numel *= r * s
-    if numel >= 2**62 or (out and max(out) >= 2**62):
-        return None
-    if numel == 0 and type(self) is _C.Tensor and not (self.requires_grad and _C.is_grad_enabled()):
-        return self.new_empty(out)  # (half the binding's time of empty with dtype and device keywords)
-    return _tile(self, shape, repeats, out)
-
-
-def _tile(x, shape, repeats, out):
-    """x (of `shape`, as many dims as repeats) tiled to `out`: an expand of interleaved size-1 dims and one
-    reshape. Repeats of all ones copy: the expand would be a no-op and the reshape a view of x, and repeat
-    always copies, as PyTorch's."""
-    if all(r == 1 for r in repeats):
-        return x.clone(memory_format=_C.contiguous_format)
-    inter = [d for s in shape for d in (1, s)]
-    big = [d for r, s in zip(repeats, shape) for d in (r, s)]
-    return x.reshape(inter).expand(big).reshape(out)
-
-
 def repeat(self, *repeats, **kwargs):
-    """Tensor.repeat: tiles self `repeats[i]` times along dim i (leading new dims when repeats is longer), as an
-    expand of interleaved size-1 dims and one reshape, so autograd and every device come for free."""
+    """Tensor.repeat's calls that are not plain ints (keywords, tensors or bools for counts, a negative count,
+    too few counts): PyTorch's checks and errors, then the op (csrc/ops/shape.cpp repeat; the Tensor method is
+    bound in C++ and takes the plain calls itself, csrc/python/bind_shape.cpp)."""
     if kwargs or not repeats:
         repeats = _sizes_keyword("repeat", "repeats", repeats, kwargs)
     if len(repeats) == 1 and isinstance(repeats[0], (list, tuple)):
         repeats = tuple(repeats[0])
-    fast = _repeat_fast(self, repeats)
-    if fast is not None:
-        return fast
+    # NumPy integers are ints to PyTorch's parser (x.repeat(np.int64(2), 1))
+    repeats = tuple(int(r) if isinstance(r, np.integer) else r for r in repeats)
     for i, r in enumerate(repeats):
         if isinstance(r, int) and not -(2**63) <= r < 2**63:
             raise TypeError(
@@ -229,7 +196,7 @@ def repeat(self, *repeats, **kwargs):
         numel *= o
     if any(o >= 2**63 for o in out) or (numel >= 2**63):
         raise RuntimeError(f"repeat(): the result size {out} overflows")
-    return _tile(self.reshape(shape), shape, repeats, out)
+    return _C._repeat(self, list(repeats))
 
 
 @_argcheck.parses(

@@ -128,6 +128,69 @@ def test_flip_and_rot90_dims_are_ints():
     _same(minitorch.tensor(a).rot90(-1, (0, 1)), np.rot90(a, -1))
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_repeat_and_tile_plain_calls_every_dtype_and_layout(dtype):
+    # the plain-int calls go straight to the C++ op (csrc/python/bind_shape.cpp), any other through the Python
+    # checks to the same op: every spelling, dtype and layout against NumPy's tile
+    for layout in LAYOUTS:
+        a, x = _inputs((3, 4), dtype, "cpu", layout, seed=3)
+        for reps in [(2, 3), (1, 1), (3, 1, 2), (0, 2), (2, 0, 1)]:
+            want = np.tile(a, reps)
+            for got in (x.repeat(*reps), x.repeat(reps), x.repeat(list(reps)), x.tile(*reps), x.tile(reps)):
+                assert got.dtype == x.dtype and got.is_contiguous()
+                np.testing.assert_array_equal(to_np(got), want)
+            np.testing.assert_array_equal(to_np(minitorch.tile(x, reps)), want)
+            np.testing.assert_array_equal(to_np(minitorch.tile(x, list(reps))), want)
+        for reps in [(2,), (), [3]]:  # tile pads the counts with leading ones
+            np.testing.assert_array_equal(to_np(minitorch.tile(x, reps)), np.tile(a, reps))
+            np.testing.assert_array_equal(to_np(x.tile(reps)), np.tile(a, tuple(reps)))
+        # the fallback's spellings: NumPy ints, a Size, a keyword
+        np.testing.assert_array_equal(to_np(x.repeat(np.int64(2), 1)), np.tile(a, (2, 1)))
+        np.testing.assert_array_equal(to_np(x.repeat(repeats=minitorch.Size([1, 2]))), np.tile(a, (1, 2)))
+        np.testing.assert_array_equal(to_np(minitorch.tile(x, dims=(2,))), np.tile(a, (2,)))
+    e = minitorch.zeros(0, 3).to(dtype)
+    assert e.repeat(2, 2).shape == (0, 6) and minitorch.tile(e, (4,)).shape == (0, 12)
+    with pytest.raises(TypeError, match='tile\\(\\) missing 1 required positional arguments: "dims"'):
+        e.tile()  # PyTorch's own error for no counts at all
+    s = minitorch.tensor(1).to(dtype)
+    assert s.repeat(3).shape == (3,) and s.tile(()).shape == ()
+
+
+def test_repeat_lane_results_are_fresh_and_take_subclasses():
+    x = minitorch.arange(6.0).reshape(2, 3)
+    for y in (x.repeat(1, 1), minitorch.tile(x, (1,)), x.repeat(1, 0), x.tile(0, 1)):
+        assert type(y) is minitorch.Tensor and y._base is None and not y.requires_grad
+        if y.numel():
+            assert y.data_ptr() != x.data_ptr()
+    p = minitorch.nn.Parameter(minitorch.arange(3.0))
+    y = p.repeat(2, 1)
+    assert type(y) is minitorch.Tensor and y.grad_fn is not None
+    y.backward(minitorch.arange(6.0).reshape(2, 3))
+    np.testing.assert_array_equal(p.grad.numpy(), [3.0, 5.0, 7.0])  # summed over the repeats
+    with pytest.raises(TypeError, match="must be tuple of ints, but found element of type bool"):
+        x.repeat(True, 1)
+    with pytest.raises(RuntimeError, match="Number of dimensions of repeat dims can not be smaller"):
+        x.repeat([2])
+    with pytest.raises(TypeError, match=r"tile\(\): argument 'dims' \(position 2\) must be tuple of ints"):
+        minitorch.tile(x, minitorch.tensor([2]))
+
+
+def test_repeat_and_tile_gradients_sum_over_the_repeats():
+    x = _rand64(3, 4)
+    for fn in (
+        lambda t: t.repeat(2, 1, 3),
+        lambda t: t.repeat(1, 1),
+        lambda t: t.t().repeat(2, 2),
+        lambda t: minitorch.tile(t, (3,)),
+        lambda t: t.tile(2, 1, 1),
+    ):
+        assert gradcheck(fn, (x,))
+    g = minitorch.arange(24.0, dtype=F64).reshape(6, 4)
+    x.grad = None
+    x.repeat(2, 1).backward(g)
+    np.testing.assert_array_equal(x.grad.numpy(), g.numpy()[:3] + g.numpy()[3:])
+
+
 def test_flip_roll_rot90_tile_gradients():
     x = _rand64(3, 4)
     assert gradcheck(lambda t: minitorch.flip(t, (0, 1)), (x,))

@@ -5,6 +5,8 @@
 // lane by the C library inside the few formulas that need it, and its own table entry stays empty, so the op
 // runs the scalar functor (the same libm, the same results as MINITORCH_CPU_CAPABILITY=default). Everything
 // here has internal linkage: these bodies are compiled for AVX and must never serve baseline code.
+#include <type_traits>
+
 #include "kernels/cpu/VecUnary.h"
 #ifdef MT_VEC_AVX512
 #include "kernels/cpu/vec/avx512_math.h"
@@ -964,14 +966,18 @@ static V exp2_via_exp(V d) {
 // log1p(e) for e in [0, 1] (logaddexp's exp(-|a - b|)) with no exponent split: 1 + e is in [1, 2], halved
 // above sqrt 2, so s = (m - 1) / (m + 1) is e / (e + 2) or (e - 1) / (e + 3) with its numerator exact, |s| <=
 // 0.1716, and log1p(e) = k ln2 + 2 atanh(s) by the odd series: to s^11 (5e-11 relative) for float results,
-// to s^23 (4e-19) for double ones. NaN stays NaN.
-template <int Terms>
+// to s^23 (4e-19) for double ones. NaN stays NaN. Base2: log2(1 + e) = k + (2 / ln2) atanh(s), k exact (no
+// division by ln 2 after the sum: log2(2) = 1 exactly, so logaddexp2(-1, -1) = 0).
+template <int Terms, bool Base2 = false>
 static VD log1p_01(VD e) {
   const auto big = e > 0.41421356237309515;
-  const VD s = big ? (e - 1.0) / (e + 3.0) : e / (e + 2.0);
+  // one division of the selected operands (a select of both quotients divided twice, and a division by ln 2
+  // after, took most of logaddexp2's float32 time at AVX2)
+  const VD s = (big ? e - 1.0 : e) / (e + (big ? VD{} + 3.0 : VD{} + 2.0));
   const VD s2 = s * s;
   VD p = VD{} + 1.0 / (2 * Terms - 1);
   for (int j = Terms - 2; j >= 0; --j) p = p * s2 + 1.0 / (2 * j + 1);
+  if constexpr (Base2) return (big ? VD{} + 1.0 : VD{}) + (2.0 / 0.6931471805599453) * s * p;
   return (big ? VD{} + 0.6931471805599453 : VD{}) + 2.0 * s * p;
 }
 static VD log1p_01(VD e, double) {
@@ -984,18 +990,26 @@ static VF log1p_01(VF e, float) {
   return f32_via_f64(e, [](VD v) { return log1p_01<6>(v); });
 #endif
 }
+// log2(1 + e) for e in [0, 1]: log1p_01 divided by ln 2, not multiplied by 1 / ln 2: the multiply would fuse
+// with logaddexp2's add of the max into one FMA, and logaddexp2(-1, -1) would come out 1e-8, not 0. AVX2's
+// float lanes take the base-2 series in their double lanes instead (log2(2) = 1 there exactly).
+template <typename V, typename S>
+static V log2_1p_01(V e) {
+#ifndef MT_VEC_AVX512
+  if constexpr (std::is_same_v<S, float>) return f32_via_f64(e, [](VD v) { return log1p_01<6, true>(v); });
+#endif
+  return log1p_01(e, S()) / S(0.6931471805599453);
+}
 // logaddexp and logaddexp2 over a row, functors.h's formulas: max + log1p(exp(-|a - b|)); equal infinities
 // give that infinity, a NaN on either side NaN (through the difference)
 template <typename V, typename S, bool Base2>
-static V logaddexp_v(V a, V b) {
+__attribute__((always_inline)) static inline V logaddexp_v(V a, V b) {
   const V m = a > b ? a : b;
   V d = a - b;
   d = d > S(0) ? -d : d;  // -|a - b|, NaN kept
   V r;
   if constexpr (Base2)
-    // divided by ln 2, not multiplied by 1 / ln 2: the multiply would fuse with the add into one FMA, and
-    // logaddexp2(-1, -1) would come out 1e-8, not 0
-    r = m + log1p_01(exp2_via_exp<V, S>(d), S()) / S(0.6931471805599453);
+    r = m + log2_1p_01<V, S>(exp2_via_exp<V, S>(d));
   else
     r = m + log1p_01(exp_inner(d), S());
   const S inf = __builtin_inf();
