@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "autograd/AnomalyMode.h"
 #include "autograd/Node.h"
 #include "autograd/engine_dual.h"
 #include "core/TypeMeta.h"
@@ -179,18 +180,29 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
     std::string what =
         "[" + legacy_type_name(data_.dtype(), data_.is_cuda()) + " " + shape_str(data_.sizes()) + "]";
     std::string where;
+    // the node as PyTorch 2.15 names it here: its op, without the Backward<n> suffix ("output 0 of Exp")
+    auto op_of = [](std::string name) {
+      size_t end = name.size();
+      while (end > 0 && name[end - 1] >= '0' && name[end - 1] <= '9') --end;
+      if (end >= 8 && name.compare(end - 8, 8, "Backward") == 0) name.resize(end - 8);
+      return name;
+    };
     if (is_output_) {
-      where = ", which is output " + std::to_string(output_nr_) + " of " + owner->name() + ",";
+      where = ", which is output " + std::to_string(output_nr_) + " of " + op_of(owner->name()) + ",";
     } else if (!is_leaf_) {
       auto* m = data_.impl()->autograd_meta();
       if (m && m->grad_fn)
-        where = ", which is output " + std::to_string(m->output_nr) + " of " + m->grad_fn->name() + ",";
+        where =
+            ", which is output " + std::to_string(m->output_nr) + " of " + op_of(m->grad_fn->name()) + ",";
     }
     MT_ERROR(
         "one of the variables needed for gradient computation has been modified by an inplace operation: ",
-        what, where, " is at version ", data_.version(), "; expected version ", version_,
-        " instead. Hint: the backtrace further above shows the operation that failed to compute its "
-        "gradient. The variable in question was changed in there or anywhere later. Good luck!");
+        what, where, " is at version ", data_.version(), "; expected version ", version_, " instead. Hint: ",
+        g_anomaly_enabled.load(std::memory_order_relaxed)
+            ? "the backtrace further above shows the operation that failed to compute its gradient. The "
+              "variable in question was changed in there or anywhere later. Good luck!"
+            : "enable anomaly detection to find the operation that failed to compute its gradient, with "
+              "torch.autograd.set_detect_anomaly(True, check_nan=False).");
   }
   if (!is_output_ || !requires_grad_) return data_;
   // An output: rebuild its link to this node so that double backward sees it as a result of the graph.

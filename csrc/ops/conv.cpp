@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "core/FreshWrites.h"
 #include "core/SafeMath.h"
 #include "core/TypeMeta.h"
 #include "generated/native.h"
@@ -269,6 +270,7 @@ Tensor native::convolution(const Tensor& input, const Tensor& weight, const std:
   Tensor out = make_empty(os, input.dtype(), input.device());
   if (out.numel() == 0) return out;
   if (weight.sizes()[1] == 0 || weight.numel() == 0) {  // no input channels: an empty sum
+    FreshWrites fresh;
     zero_(out);
   } else {
     pick_kernel(cudnn_conv_forward_stub, conv_forward_stub, input.device())(out, contiguous(input),

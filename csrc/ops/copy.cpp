@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "core/FreshWrites.h"
 #include "core/GradMode.h"
 #include "core/TensorIterator.h"
 #include "core/TypeMeta.h"
@@ -47,7 +48,10 @@ Tensor unaliased_input(const Tensor& self, const Tensor& src) {
 }
 
 const Tensor& native::copy_(const Tensor& self, const Tensor& src_, bool non_blocking) {
-  if (self.is_same(src_)) return self;
+  if (self.is_same(src_)) {
+    wrote(self);
+    return self;
+  }
   check_writable(self);
   // src broadcasts to self, never the other way (PyTorch's texts; the iterator below assumes it)
   if (!IntArrayRef(src_.sizes()).equals(self.sizes())) {
@@ -58,6 +62,7 @@ const Tensor& native::copy_(const Tensor& self, const Tensor& src_, bool non_blo
   Tensor src = unaliased_input(self, src_);
   if (self.numel() == 0) {
     broadcast_strides(src, self.sizes());  // still validates shapes
+    wrote(self);
     return self;
   }
   if (is_complex(src.dtype()) && !is_complex(self.dtype()) && self.dtype() != ScalarType::Bool)
@@ -67,6 +72,7 @@ const Tensor& native::copy_(const Tensor& self, const Tensor& src_, bool non_blo
     MT_CHECK_NOT_IMPLEMENTED(!src.is_meta() || self.is_meta(), "Cannot copy out of meta tensor; no data!");
     if (self.is_meta()) {
       broadcast_strides(src, self.sizes());
+      wrote(self);
       return self;
     }
     if (src.dtype() != self.dtype())
@@ -78,7 +84,7 @@ const Tensor& native::copy_(const Tensor& self, const Tensor& src_, bool non_blo
     TensorIter it = TensorIter::make({self, src});
     copy_stub.get(self.device())(it);
   }
-  self.bump_version();
+  wrote(self);
   return self;
 }
 
@@ -95,12 +101,6 @@ Tensor fresh_like(const Tensor& self, ScalarType dtype, Device device) {
   if (self.numel() == 0) return make_view(make_empty({0}, dtype, device), self.sizes(), self.strides(), 0);
   return make_empty(self.sizes(), dtype, device);
 }
-// The output made by fresh_like (or in pinned memory) after the copy_ that wrote it: version 0, as PyTorch's
-// (its storage is its own, so no saved tensor can be watching the counter).
-Tensor fresh_version(const Tensor& t) {
-  t.storage()->version.store(0, std::memory_order_relaxed);
-  return t;
-}
 }  // namespace
 
 Tensor contiguous(const Tensor& self) {
@@ -110,8 +110,9 @@ Tensor contiguous(const Tensor& self) {
 
 Tensor native::clone(const Tensor& self) {
   Tensor out = fresh_like(self, self.dtype(), self.device());
+  FreshWrites fresh;
   copy_(out, self);
-  return fresh_version(out);
+  return out;
 }
 
 Tensor native::to(const Tensor& self, ScalarType dtype, Device device, bool copy, bool non_blocking) {
@@ -124,6 +125,7 @@ Tensor native::to(const Tensor& self, ScalarType dtype, Device device, bool copy
     out = make_empty_with(self.sizes(), dtype, device, cuda_hooks().pinned_allocator());
   else
     out = fresh_like(self, dtype, device);
+  FreshWrites fresh;
   if (self.dtype() != dtype && self.device() != device) {
     // convert on the source device, then move: one cross-device transfer of the final bytes
     Tensor converted = make_empty(self.sizes(), dtype, self.device());
@@ -132,7 +134,7 @@ Tensor native::to(const Tensor& self, ScalarType dtype, Device device, bool copy
   } else {
     mt::copy_(out, self, non_blocking);
   }
-  return fresh_version(out);
+  return out;
 }
 
 Tensor pin_memory(const Tensor& self) {
@@ -225,10 +227,13 @@ void check_scalar_fits(const Scalar& v, ScalarType t) {
 const Tensor& native::fill_(const Tensor& self, const Scalar& value) {
   check_writable(self);
   check_scalar_fits(value, self.dtype());
-  if (self.numel() == 0) return self;
+  if (self.numel() == 0) {
+    wrote(self);
+    return self;
+  }
   TensorIter it = TensorIter::make({self});
   fill_stub.get(self.device())(it, value);
-  self.bump_version();
+  wrote(self);
   return self;
 }
 

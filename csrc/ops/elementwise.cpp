@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/FreshWrites.h"
 #include "core/GradMode.h"
 #include "core/TensorIterator.h"
 #include "core/TypeMeta.h"
@@ -317,10 +318,13 @@ const Tensor& native::unary_(UnaryOp op, const Tensor& self) {
   auto [in, out_dt] = unary_dtypes(op, self.dtype(), self.device());  // (PyTorch's refusals first)
   if (in == self.dtype() && out_dt == self.dtype()) {
     check_writable(self);
-    if (self.numel() == 0) return self;
+    if (self.numel() == 0) {
+      wrote(self);
+      return self;
+    }
     TensorIter it = TensorIter::make({self, self});
     unary_stub.get(self.device())(it, op);
-    self.bump_version();
+    wrote(self);
     return self;
   }
   Tensor r = mt::unary(op, self);
@@ -429,12 +433,15 @@ const Tensor& native::binary_(BinaryOp op, const Tensor& self, const Tensor& oth
   DimVector shape = broadcast_shapes(self.sizes(), other.sizes());
   MT_CHECK(IntArrayRef(shape).equals(self.sizes()), "output with shape ", shape_str(self.sizes()),
            " doesn't match the broadcast shape ", shape_str(shape));
-  if (self.numel() == 0) return self;
+  if (self.numel() == 0) {
+    wrote(self);
+    return self;
+  }
   Tensor y = prepare(unaliased_input(self, other), compute, dev);
   if (self.dtype() == compute && out_dt == compute) {
     TensorIter it = TensorIter::make({self, self, y});
     binary_stub.get(dev)(it, op);
-    self.bump_version();
+    wrote(self);
     return self;
   }
   Tensor x = prepare(self, compute, dev);
@@ -511,12 +518,15 @@ bool binary_out(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out
   auto [compute, out_dt] = binary_dtypes(op, common);
   if (!can_cast(out_dt, out.dtype())) cast_error(out_dt, out.dtype());
   const bool warn = resize_out_for(out, shape, {&a, &b});
-  if (out.numel() == 0) return warn;
+  if (out.numel() == 0) {
+    wrote(out);
+    return warn;
+  }
   Tensor x = out_input(out, a, compute, dev), y = out_input(out, b, compute, dev);
   if (out.dtype() == out_dt) {
     TensorIter it = TensorIter::make({out, x, y});
     binary_stub.get(dev)(it, op);
-    out.bump_version();
+    wrote(out);
   } else {
     Tensor r = make_empty(shape, out_dt, dev);
     TensorIter it = TensorIter::make({r, x, y});
@@ -533,12 +543,15 @@ bool unary_out(UnaryOp op, const Tensor& self, const Tensor& out) {
   auto [in, out_dt] = unary_dtypes(op, self.dtype(), dev);
   if (!can_cast(out_dt, out.dtype())) cast_error(out_dt, out.dtype());
   const bool warn = resize_out_for(out, self.sizes(), {&self});
-  if (out.numel() == 0) return warn;
+  if (out.numel() == 0) {
+    wrote(out);
+    return warn;
+  }
   Tensor x = out_input(out, self, in, dev);
   if (out.dtype() == out_dt) {
     TensorIter it = TensorIter::make({out, x});
     unary_stub.get(dev)(it, op);
-    out.bump_version();
+    wrote(out);
   } else {
     Tensor res = make_empty(self.sizes(), out_dt, dev);
     TensorIter it = TensorIter::make({res, x});
@@ -750,7 +763,9 @@ Tensor native::masked_fill(const Tensor& self, const Tensor& mask, const Tensor&
   // result, and the expand is recorded, so the gradient sums over the new dims)
   DimVector shape = broadcast_shapes(mask.sizes(), self.sizes());
   Tensor out = mt::clone(IntArrayRef(shape).equals(self.sizes()) ? self : mt::expand(self, shape));
-  return mt::masked_fill_(out, mask, value);
+  FreshWrites fresh;
+  mt::masked_fill_(out, mask, value);
+  return out;
 }
 
 const Tensor& native::masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
@@ -766,10 +781,13 @@ const Tensor& native::masked_fill_(const Tensor& self, const Tensor& mask, const
   Tensor v = prepare(unaliased_input(self, value), self.dtype(), dev);
   Tensor m = prepare(unaliased_input(self, mask), ScalarType::Bool, dev);
   broadcast_strides(m, self.sizes());  // the mask must broadcast to self, not the other way round
-  if (self.numel() == 0) return self;
+  if (self.numel() == 0) {
+    wrote(self);
+    return self;
+  }
   TensorIter it = TensorIter::make({self, m, v, self});
   where_stub.get(dev)(it);
-  self.bump_version();
+  wrote(self);
   return self;
 }
 

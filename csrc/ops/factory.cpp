@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "core/FreshPages.h"
+#include "core/FreshWrites.h"
 #include "core/Generator.h"
 #include "core/SafeMath.h"
 #include "core/TensorIterator.h"
@@ -52,15 +53,6 @@ Generator& cuda_generator(int device) {
   return gens[device];
 }
 
-namespace {
-// A tensor made here starts at version 0, as PyTorch's, whatever wrote its first values (fill_ and the random
-// fills bump the version): its storage is its own, so no saved tensor can be watching the counter.
-Tensor fresh_version(const Tensor& t) {
-  t.storage()->version.store(0, std::memory_order_relaxed);
-  return t;
-}
-}  // namespace
-
 Tensor empty(IntArrayRef sizes, ScalarType dtype, Device device) {
   return make_empty(sizes, or_default(dtype), resolve_device(device));
 }
@@ -78,10 +70,10 @@ Tensor full(IntArrayRef sizes, const Scalar& value, ScalarType dtype, Device dev
   Tensor t = empty(sizes, dtype, device);
   // a large block fresh from the kernel reads as zeros already (numpy's zeros gets the same from calloc): the
   // fill would only fault every page in, a 1 GB max_unpool3d output's whole cost
-  if (t.device().is_cpu() && t.numel() > 0 && zero_bits(value) && cpu_take_fresh_zeroed(t.data_ptr()))
-    return fresh_version(t);
+  if (t.device().is_cpu() && t.numel() > 0 && zero_bits(value) && cpu_take_fresh_zeroed(t.data_ptr())) return t;
+  FreshWrites fresh;
   fill_(t, value);
-  return fresh_version(t);
+  return t;
 }
 
 Tensor zeros(IntArrayRef sizes, ScalarType dtype, Device device) {
@@ -226,8 +218,9 @@ Tensor eye(int64_t n, int64_t m, ScalarType dtype, Device device) {
   MT_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
   MT_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
   Tensor out = zeros({n, m}, dtype, device);
+  FreshWrites fresh;
   if (n > 0 && m > 0) fill_(diagonal(out, 0, 0, 1), Scalar(int64_t(1)));
-  return fresh_version(out);
+  return out;
 }
 
 // ---- random
@@ -266,10 +259,13 @@ Generator& generator_for(DeviceType type, int index) {
 Tensor& fill_random(Tensor& self, const RandomFillArgs& args) {
   Generator& g = generator_for(self.device().type, self.device().index);
   uint64_t seed = g.seed(), offset = g.reserve(1);
-  if (self.numel() == 0) return self;
+  if (self.numel() == 0) {
+    wrote(self);
+    return self;
+  }
   if (self.is_contiguous()) {
     random_fill_stub.get(self.device())(self, args, seed, offset);
-    self.bump_version();
+    wrote(self);
   } else {
     Tensor tmp = make_empty(self.sizes(), self.dtype(), self.device());
     random_fill_stub.get(self.device())(tmp, args, seed, offset);
@@ -321,8 +317,10 @@ Tensor& native::uniform_(Tensor& self, double from, double to_) {
 Tensor& native::normal_(Tensor& self, double mean, double std) {
   check_writable(self);
   MT_CHECK(std >= 0, "normal expects std >= 0.0, but found std ", std);
-  if (self.numel() == 0)
-    return self;  // PyTorch's kernel is not dispatched for no elements, whatever the dtype
+  if (self.numel() == 0) {  // PyTorch's kernel is not dispatched for no elements, whatever the dtype
+    wrote(self);
+    return self;
+  }
   if (is_complex(self.dtype())) {
     // each part N(mean, std^2 / 2), so that E|z - mean|^2 = std^2 (PyTorch's convention)
     Tensor parts = mt::view_as_real(self);
@@ -397,20 +395,24 @@ Tensor binomial(const Tensor& count, const Tensor& prob) {
   RandomFillArgs args{RandomKind::binomial};
   args.count = &c;
   args.prob = &p;
+  FreshWrites fresh;
   return fill_random(out, args);
 }
 
 Tensor rand(IntArrayRef sizes, ScalarType dtype, Device device) {
   Tensor t = empty(sizes, dtype, device);
-  return fresh_version(uniform_(t, 0.0, 1.0));
+  FreshWrites fresh;
+  return uniform_(t, 0.0, 1.0);
 }
 Tensor randn(IntArrayRef sizes, ScalarType dtype, Device device) {
   Tensor t = empty(sizes, dtype, device);
-  return fresh_version(normal_(t, 0.0, 1.0));
+  FreshWrites fresh;
+  return normal_(t, 0.0, 1.0);
 }
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, ScalarType dtype, Device device) {
   Tensor t = empty(sizes, dtype == ScalarType::Undefined ? ScalarType::Long : dtype, device);
-  return fresh_version(random_(t, low, high));
+  FreshWrites fresh;
+  return random_(t, low, high);
 }
 Tensor randperm(int64_t n, ScalarType dtype, Device device) {
   MT_CHECK(n >= 0, "n must be non-negative, got", n);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/FreshWrites.h"
 #include "core/TensorIterator.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
@@ -45,7 +46,11 @@ Tensor fft_c2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool 
   DimVector ds = fft_dims(self, dim);
   Tensor out = make_empty(self.sizes(), self.dtype(), self.device());
   if (out.numel() == 0) return out;
-  if (ds.empty()) return copy_(out, self), out;
+  if (ds.empty()) {
+    FreshWrites fresh;
+    copy_(out, self);
+    return out;
+  }
   fft_c2c_stub.get(self.device())(out, self, ds, forward, scale_of(normalization, self.sizes(), ds));
   return out;
 }
@@ -62,7 +67,11 @@ Tensor fft_r2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool 
   sizes[ds.back()] = sizes[ds.back()] / 2 + 1;
   Tensor out = make_empty(sizes, to_complex_type(dt), self.device());
   if (out.numel() == 0) return out;
-  if (self.numel() == 0) return fill_(out, Scalar(0.0)), out;
+  if (self.numel() == 0) {
+    FreshWrites fresh;
+    fill_(out, Scalar(0.0));
+    return out;
+  }
   fft_r2c_stub.get(self.device())(out, self, ds, scale_of(normalization, self.sizes(), ds));
   return out;
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/FreshWrites.h"
 #include "core/GradMode.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
@@ -117,7 +118,11 @@ void run_foreach(const char* name, const std::vector<const TensorList*>& lists, 
     TensorList sub_slots;
     std::vector<std::pair<Tensor, Tensor>> write_back;  // (strided original, dense stand-in)
     for (size_t i : g.index) {
-      if ((*lists[0])[i].numel() == 0) continue;
+      if ((*lists[0])[i].numel() == 0) {  // nothing to write, but the in-place op bumps it (PyTorch's)
+        for (size_t k = 0; k < lists.size(); ++k)
+          if (out_mask & (1u << k)) wrote((*lists[k])[i]);
+        continue;
+      }
       for (size_t k = 0; k < lists.size(); ++k) {
         const Tensor& t = (*lists[k])[i];
         if (t.is_contiguous()) {
@@ -152,7 +157,7 @@ void run_foreach(const char* name, const std::vector<const TensorList*>& lists, 
     foreach_stub.get(g.device)(sub, sub_slots, args);
     for (size_t k = 0; k < lists.size(); ++k)
       if (out_mask & (1u << k))
-        for (const Tensor& t : sub[k]) t.bump_version();
+        for (const Tensor& t : sub[k]) wrote(t);
     for (auto& [orig, dense] : write_back) copy_(orig, dense);
   }
 }

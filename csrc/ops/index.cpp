@@ -5,6 +5,7 @@
 
 #include <numeric>
 
+#include "core/FreshWrites.h"
 #include "core/GradMode.h"
 #include "core/TensorIterator.h"
 #include "generated/native.h"
@@ -307,7 +308,7 @@ const Tensor& native::index_put_(const Tensor& self, const std::vector<std::opti
     index_put_stub.get(self.device())(self, w, p.outer.data<int64_t>(), p.outer.numel(), p.inner.data(),
                                       static_cast<int64_t>(p.inner.size()),
                                       accumulate ? PutMode::add : PutMode::assign);
-  self.bump_version();
+  wrote(self);
   return self;
 }
 
@@ -461,12 +462,15 @@ const Tensor& scatter_mode_(const Tensor& self, int64_t dim, const Tensor& index
            "Index tensor must have the same number of dimensions as src tensor");
   Tensor s = src.dim() == 0 ? reshape(to(src, src.dtype(), self.device()), {1}) : src;
   check_dim_index(self, d, index_, "scatter", &s);
-  if (self.is_meta() || index_.numel() == 0) return self;
+  if (self.is_meta() || index_.numel() == 0) {
+    wrote(self);
+    return self;
+  }
   const Tensor index = as_long_index(index_);
   ScatterDimFn kernel = scatter_dim_stub.fns[static_cast<int>(self.device().type)];
   if (use_dim_kernel(self, d, index, reinterpret_cast<const void*>(kernel)) && s.dim() == index.dim()) {
     kernel(self, d, index, s, mode);
-    self.bump_version();
+    wrote(self);
     return self;
   }
   std::vector<int64_t> off, soff;
@@ -480,7 +484,7 @@ const Tensor& scatter_mode_(const Tensor& self, int64_t dim, const Tensor& index
     index_put_stub.get(self.device())(self, vals, off.data(), static_cast<int64_t>(off.size()), &zero, 1,
                                       mode);
   }
-  self.bump_version();
+  wrote(self);
   return self;
 }
 
@@ -520,12 +524,14 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                const std::string& reduce) {
   Tensor out = clone(self);
+  FreshWrites fresh;
   scatter_(out, dim, index, src, reduce);
   return out;
 }
 
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   Tensor out = clone(self);
+  FreshWrites fresh;
   scatter_add_(out, dim, index, src);
   return out;
 }

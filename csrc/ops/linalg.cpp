@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "core/FreshWrites.h"
 #include "core/TensorIterator.h"
 #include "core/TypeMeta.h"
 #include "generated/native.h"
@@ -155,6 +156,7 @@ Tensor native::addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, con
   DimVector shape{m1.sizes()[0], m2.sizes()[1]};
   Tensor bias = mt::expand(self, shape);  // errors in PyTorch's words when self does not broadcast
   Tensor out = make_empty(shape, m1.dtype(), m1.device());
+  FreshWrites fresh;
   // beta == 0 ignores self entirely (NaN/inf in it must not leak), as BLAS does.
   bool use_bias = beta.to_double() != 0.0;
   // alpha == 0 reads neither factor (BLAS's rule too): inf or NaN in them does not reach the result

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "core/FreshWrites.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
@@ -301,7 +302,10 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_lstsq(const Tensor& A, const 
   Tensor a = colmajor(A, dev);
   // B padded to max(m, n) rows: LAPACK writes the n-row solution over the m-row right-hand side.
   Tensor b = zeros(DimVector{nb, B.size(-1), rows}, A.dtype(), dev);
-  if (b.numel()) copy_(narrow(b, 2, 0, m), colmajor(B, dev));
+  if (b.numel()) {
+    FreshWrites fresh;
+    copy_(narrow(b, 2, 0, m), colmajor(B, dev));
+  }
   bool svd = driver == "gelsd" || driver == "gelss";
   Tensor s = zeros(DimVector{svd ? nb : 0, svd ? k : 0}, to_real_type(A.dtype()), dev);
   Tensor rank = zeros(DimVector{nb}, ScalarType::Long, dev);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/FreshWrites.h"
 #include "core/GradMode.h"
 #include "core/TensorIterator.h"
 #include "core/TypeMeta.h"
@@ -175,6 +176,7 @@ std::tuple<Tensor, Tensor, Tensor> class_loss_forward(const Tensor& input, const
   if (for_backward || opt.reduction == Reduction::Mean) total_weight = make_empty({}, opmath_type(dt), dev);
   if (rows == 0) {
     // PyTorch: the sum over no samples is 0 and their mean 0/0
+    FreshWrites fresh;
     if (opt.reduction != Reduction::None)
       fill_(out, Scalar(opt.reduction == Reduction::Mean ? std::numeric_limits<double>::quiet_NaN() : 0.0));
     if (total_weight.defined()) fill_(total_weight, Scalar(0.0));

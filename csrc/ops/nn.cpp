@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/FreshWrites.h"
 #include "core/Generator.h"
 #include "core/GradMode.h"
 #include "core/TypeMeta.h"
@@ -82,6 +83,7 @@ Tensor native::linear(const Tensor& input, const Tensor& weight, const OptTensor
   Tensor out = make_empty(shape, input.dtype(), input.device());
   if (out.numel() == 0) return out;
   Tensor out3 = make_view(out, {1, rows, out_f}, {rows * out_f, out_f, 1}, 0);
+  FreshWrites fresh;
   // the bias broadcast into the output, then GEMM with beta = 1 accumulates onto it (no separate add pass)
   if (bias) copy_(out3, mt::expand(*bias, {1, rows, out_f}));
   if (in == 0) {
@@ -496,6 +498,7 @@ Tensor pdist_forward(const Tensor& input, double p) {
   if (n > 1 && input.sizes()[1] > 0) {
     pdist_stub.get(DeviceType::CPU)(out, Tensor(), contiguous(input), Tensor(), p);
   } else if (out.numel() > 0) {
+    FreshWrites fresh;
     fill_(out, Scalar(0.0));
   }
   return out;
@@ -509,6 +512,7 @@ Tensor pdist_backward(const Tensor& grad, const Tensor& input, double p, const T
   Tensor out = make_empty(input.sizes(), input.dtype(), input.device());
   if (input.numel() == 0) return out;
   if (pdist.numel() == 0) {  // one row: no pairs, a zero gradient
+    FreshWrites fresh;
     fill_(out, Scalar(0.0));
     return out;
   }

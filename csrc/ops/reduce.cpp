@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/FreshWrites.h"
 #include "generated/native.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
@@ -218,6 +219,7 @@ Tensor run_reduce(const Tensor& self, IntArrayRef dims, bool keepdim, ReduceOp o
       default:
         break;
     }
+    FreshWrites fresh;
     if (is_floating(out_dt))
       fill_(out, Scalar(v));
     else

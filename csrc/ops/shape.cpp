@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/FreshWrites.h"
 #include "core/GradMode.h"
 #include "core/Parallel.h"
 #include "core/SafeMath.h"
@@ -87,12 +88,13 @@ const Tensor& resize_(const Tensor& self, IntArrayRef sizes) {
     Tensor bigger = make_empty({off + n}, self.dtype(), self.device());
     if (have > 0) {
       Tensor old = make_view(self, {have}, {1}, 0);
+      FreshWrites fresh;
       copy_(make_view(bigger, {have}, {1}, 0), old);
     }
     self.impl()->set_data(*bigger.impl());
   }
   self.impl()->set_sizes_strides(sizes, contiguous_strides(sizes), off);
-  self.bump_version();
+  wrote(self);
   return self;
 }
 

@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/FreshWrites.h"
 #include "core/GradMode.h"
 #include "generated/native.h"
 #include "ops/copy.h"
@@ -325,7 +326,7 @@ const Tensor& triangle_(const Tensor& self, int64_t diagonal, bool lower) {
   check_triangle(self, lower);
   check_writable(self);
   if (self.numel() > 0) triangle_stub.get(self.device())(self, self, diagonal, lower);
-  self.bump_version();
+  wrote(self);
   return self;
 }
 
@@ -395,7 +396,11 @@ Tensor searchsorted_sorted(const Tensor& sorted_sequence, const Tensor& values, 
                            "'");
   Tensor out = make_empty(values.sizes(), ScalarType::Long, values.device());
   if (out.numel() == 0) return out;
-  if (seq.sizes()[seq.dim() - 1] == 0) return fill_(out, Scalar(int64_t{0})), out;
+  if (seq.sizes()[seq.dim() - 1] == 0) {
+    FreshWrites fresh;
+    fill_(out, Scalar(int64_t{0}));
+    return out;
+  }
   searchsorted_stub.get(seq.device())(out, contiguous(seq), contiguous(values), right);
   return out;
 }

@@ -4,9 +4,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "autograd/AnomalyMode.h"
 #include "autograd/Node.h"
 #include "autograd/engine_dual.h"
 #include "autograd/record.h"
+#include "core/FreshWrites.h"
 #include "core/TypeMeta.h"
 #include "ops/ops.h"
 #include "python/bind.h"
@@ -536,10 +538,38 @@ void init_autograd(py::module_& m, TensorClass& cls) {
     meta.output_nr = nr;
     return t;
   });
+  m.def("_set_anomaly_enabled", [](bool on) { autograd::g_anomaly_enabled.store(on); });
   m.def("_increment_version", [](const std::vector<Tensor>& ts) {
     for (const Tensor& t : ts)
       if (!t.is_inference()) t.bump_version();  // an inference tensor has no version counter
   });
+  // `with _C._fresh_writes:` around a Python composite's in-place writes into the result it is building
+  // (core/FreshWrites.h): they leave the version counter alone, so the result starts at 0 as PyTorch's does.
+  // A plain C type: pybind11's dispatch of __enter__/__exit__ cost ~550 ns a block, more than F.pad's own
+  // work.
+  static PyMethodDef fresh_methods[] = {{"__enter__",
+                                         [](PyObject* self, PyObject*) -> PyObject* {
+                                           ++tls_fresh_writes;
+                                           g_fresh_scopes.fetch_add(1, std::memory_order_relaxed);
+                                           Py_INCREF(self);
+                                           return self;
+                                         },
+                                         METH_NOARGS, nullptr},
+                                        {"__exit__",
+                                         reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(
+                                             +[](PyObject*, PyObject* const*, Py_ssize_t) -> PyObject* {
+                                               g_fresh_scopes.fetch_sub(1, std::memory_order_relaxed);
+                                               --tls_fresh_writes;
+                                               Py_RETURN_NONE;  // an exception inside propagates
+                                             })),
+                                         METH_FASTCALL, nullptr},
+                                        {nullptr, nullptr, 0, nullptr}};
+  static PyType_Slot fresh_slots[] = {{Py_tp_methods, fresh_methods}, {0, nullptr}};
+  static PyType_Spec fresh_spec = {"minitorch._C._FreshWrites", sizeof(PyObject), 0, Py_TPFLAGS_DEFAULT,
+                                   fresh_slots};
+  py::object fresh_type = py::reinterpret_steal<py::object>(PyType_FromSpec(&fresh_spec));
+  if (!fresh_type) throw py::error_already_set();
+  m.attr("_fresh_writes") = fresh_type();
   m.def("_set_grad_enabled", [](bool v) { autograd::GradMode::set_enabled(v); });
   // forward AD registers its DualTensor type and the check a dual argument of a builtin goes through
   m.def("_set_dual_tensor_type", [](py::type t, py::function check) {

@@ -3,6 +3,7 @@
 // the index family's schema rows with `binding: own` (index_put/index_put_'s indices, nonzero's as_tuple);
 // the other rows (index_select, gather, scatter, scatter_add, masked_select) are generated from
 // csrc/ops/ops.schema.
+#include "core/FreshWrites.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
 #include "ops/index.h"
@@ -165,7 +166,7 @@ void init_index(py::module_& m, TensorClass& cls) {
       nogil([&] { index_put_(p.view, p.advanced, v, false); }, p.view, v);
     }
     // one bump per assignment, as PyTorch's; the write bumps none when it selected nothing
-    if (self.version() == version) self.bump_version();
+    if (self.version() == version) wrote(self);
   });
   cls.def(
       "index_put_",
@@ -183,6 +184,7 @@ void init_index(py::module_& m, TensorClass& cls) {
         return nogil(
             [&] {
               Tensor out = clone(self);
+              FreshWrites fresh;
               index_put_(out, idx, values, accumulate);
               return out;
             },

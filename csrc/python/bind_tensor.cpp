@@ -5,6 +5,7 @@
 #include "autograd/AutogradMeta.h"
 #include "autograd/Node.h"
 #include "autograd/record.h"
+#include "core/FreshWrites.h"
 #include "core/Parallel.h"
 #include "core/TypeMeta.h"
 #include "cuda/CUDAHooks.h"
@@ -188,9 +189,8 @@ void check_rank(const Tensor& t, MemoryFormat mf) {
 Tensor copy_with_strides(const Tensor& t, IntArrayRef strides, ScalarType dtype, Device device,
                          bool non_blocking = false) {
   Tensor r = empty_strided_dense(t.sizes(), strides, dtype, resolve_device(device));
+  FreshWrites fresh;  // a new tensor starts at version 0, as PyTorch's, though copy_ wrote it
   copy_(r, t, non_blocking);
-  // a new tensor starts at version 0, as PyTorch's, though copy_ wrote it (nothing else holds its storage)
-  r.storage()->version.store(0, std::memory_order_relaxed);
   return r;
 }
 

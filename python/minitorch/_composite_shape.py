@@ -585,25 +585,27 @@ def block_diag(*tensors):
             # keep the one fill, cheaper than the zero_ calls beside each
             out = _C.empty(size, dtype=dtype, device=dev)
             r = c = 0
-            for m in mats:
-                h, w = m.shape
-                if h:
-                    band = out.narrow(0, r, h)
-                    if c:
-                        band.narrow(1, 0, c).zero_()
-                    if w:
-                        band.narrow(1, c, w).copy_(m)
-                    if size[1] - c - w:
-                        band.narrow(1, c + w, size[1] - c - w).zero_()
-                r, c = r + h, c + w
+            with _C._fresh_writes:  # the writes that build the result leave its version at 0, as PyTorch's
+                for m in mats:
+                    h, w = m.shape
+                    if h:
+                        band = out.narrow(0, r, h)
+                        if c:
+                            band.narrow(1, 0, c).zero_()
+                        if w:
+                            band.narrow(1, c, w).copy_(m)
+                        if size[1] - c - w:
+                            band.narrow(1, c + w, size[1] - c - w).zero_()
+                    r, c = r + h, c + w
             return out
         out = _C.zeros(size, dtype=dtype, device=dev)
         r = c = 0
-        for m in mats:
-            h, w = m.shape
-            if h and w:
-                out.narrow(0, r, h).narrow(1, c, w).copy_(m)
-            r, c = r + h, c + w
+        with _C._fresh_writes:
+            for m in mats:
+                h, w = m.shape
+                if h and w:
+                    out.narrow(0, r, h).narrow(1, c, w).copy_(m)
+                r, c = r + h, c + w
         return out
     return _block_diag_of([m.to(dtype) for m in mats])
 
@@ -1185,7 +1187,8 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     # PyTorch's composition: a clone with the slice view overwritten (an index_put of an arange along dim cost
     # 1.5x PyTorch's time at 256x256); the copy into a view records CopySlices for autograd
     out = input.clone()
-    out[(slice(None),) * d + (slice(start, end, step),)] = src.to(input.dtype)
+    with _C._fresh_writes:  # the write that builds the result leaves its version at 0, as PyTorch's
+        out[(slice(None),) * d + (slice(start, end, step),)] = src.to(input.dtype)
     return out
 
 
@@ -1196,7 +1199,8 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     out = input.clone()
     view = out.as_strided(size, stride, storage_offset)
     _check_slice_src(src, view.shape)
-    view.copy_(src)
+    with _C._fresh_writes:  # the write that builds the result leaves its version at 0, as PyTorch's
+        view.copy_(src)
     return out
 
 

@@ -60,7 +60,8 @@ def normal(
             dtype, device = dtype or out.dtype, device or out.device
         z = _C.randn(tuple(size), generator=generator, dtype=dtype, device=device)
         if mean != 0 or std != 1:
-            z.mul_(std).add_(mean)
+            with _C._fresh_writes:  # the writes that build the result leave its version at 0, as PyTorch's
+                z.mul_(std).add_(mean)
         return _write_out(z.requires_grad_(requires_grad) if requires_grad else z, out)
     if size is not None:
         raise TypeError("normal(): a size is taken only with float mean and float std")
@@ -88,9 +89,11 @@ def normal(
     if not std_t and not mean.requires_grad:
         # in place on the fresh draws: z * std + mean rounds as mean + std * z does (the same two operations,
         # each commutative), without two more tensors; std = 1 (the default) skips the product (1 * z is z)
-        if std != 1:
-            z.mul_(std)
-        return _write_out(z.add_(mean), out)
+        with _C._fresh_writes:  # the writes that build the result leave its version at 0, as PyTorch's
+            if std != 1:
+                z.mul_(std)
+            z.add_(mean)
+        return _write_out(z, out)
     r = mean + std * z
     return _write_out(r if r.dtype == ref.dtype else r.to(ref.dtype), out)
 
@@ -109,7 +112,8 @@ def bernoulli(input, p=_NO_P, *, generator=None, out=None):
     if p is None:
         _argcheck.check_call("bernoulli", _BERNOULLI_SIGNATURES, (input, p), {})
     if p is not _NO_P:
-        r = _C.empty_like(input).bernoulli_(p, generator=generator)
+        with _C._fresh_writes:  # the draw that builds the result leaves its version at 0, as PyTorch's
+            r = _C.empty_like(input).bernoulli_(p, generator=generator)
         return _write_out(r, out)
     if not input.dtype.is_floating_point:
         kind = "cuda" if input.is_cuda else "cpu"
@@ -158,6 +162,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
     if not lambd > 0.0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_std_fmt(lambd)}")
     if self.numel() == 0:  # PyTorch's kernel (and its dtype check) is not dispatched for no elements
+        _C._increment_version([self])  # but the in-place op counts, as every in-place op on an empty tensor
         return self
     _continuous(self, "Exponential")
     with grad_mode.no_grad():
@@ -178,7 +183,8 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     mean, std = float(mean), float(std)  # a 0-d tensor is a number to PyTorch's parser
     if not std > 0.0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_std_fmt(std)}")
-    if self.numel() == 0:  # as exponential_: no kernel, no dtype check
+    if self.numel() == 0:  # as exponential_: no kernel, no dtype check, a version bump
+        _C._increment_version([self])
         return self
     _check_float(self, "log_normal")
     with grad_mode.no_grad():

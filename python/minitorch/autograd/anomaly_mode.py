@@ -32,6 +32,7 @@ def set_anomaly_enabled(enabled, check_nan=True):
     global _enabled, _check_nan
     _enabled = bool(enabled)
     _check_nan = bool(check_nan)
+    _C._set_anomaly_enabled(_enabled)  # the engine's version error words its hint by it
 
 
 class detect_anomaly:

@@ -1,5 +1,6 @@
 """minitorch.autograd.Function: custom forward/backward in Python, recorded as one node of the C++ graph."""
 
+import functools
 import inspect
 import sys
 from collections import namedtuple
@@ -155,6 +156,8 @@ class Function:
         tangents = {}
         pargs = tuple(fad._unwrap(a, level, tangents, i) for i, a in enumerate(args))
         ctx = FunctionCtx()
+        if tangents:
+            ctx._keep_for_dual = True  # _apply keeps the saved tensors and forward's outputs (fad's record)
         out = cls._apply(ctx, pargs, kwargs)
         if not tangents:
             return out
@@ -170,6 +173,7 @@ class Function:
             ctx._in_jvp = False
         if isinstance(out, tuple) and not isinstance(tan, tuple):
             tan = (tan,)
+        fad._record_function(cls, ctx, pargs, tangents, tan, level)
         return fad._attach(out, tan, level)
 
     @classmethod
@@ -209,6 +213,8 @@ class Function:
         to_save = list(getattr(ctx, "to_save", ()))
         ctx.to_save = ()
         ctx._recorded = True
+        if getattr(ctx, "_keep_for_dual", False):
+            ctx._dual_keep = (tuple(to_save), tuple(outs[i] for i in tensor_pos))
         recorded = _C._function_record(
             cls.__name__ + "Backward",
             cls.backward,
@@ -223,3 +229,48 @@ class Function:
         for i, t in zip(tensor_pos, recorded):
             result[i] = t
         return tuple(result) if is_tuple else result[0]
+
+
+_ONCE_DIFFERENTIABLE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+class _DelayedError(Function):
+    """The node behind once_differentiable's outputs when its backward ran where a graph is recorded: the outputs
+    alias the values, and differentiating through them raises (PyTorch's DelayedError)."""
+
+    @staticmethod
+    def forward(ctx, *values):
+        return tuple(v.detach() for v in values)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(_ONCE_DIFFERENTIABLE)
+
+
+def once_differentiable(fn):
+    """Decorates a Function's backward that is not itself differentiable: it runs without recording (forward-mode
+    tangents still flow through it, as in PyTorch), and under create_graph with inputs that require grad its
+    results raise when differentiated again."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not _C.is_grad_enabled() or not any(_C._is_tensor(a) and a.requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        pos = [
+            i for i, o in enumerate(outs) if _C._is_tensor(o) and (o.is_floating_point() or o.is_complex())
+        ]
+        if not pos:
+            return outputs
+        # the values enter _DelayedError as if they required grad, so its node is recorded
+        vals = [outs[i].detach().requires_grad_() for i in pos]
+        wrapped = _DelayedError.apply(*vals)
+        res = list(outs)
+        for i, w in zip(pos, wrapped):
+            res[i] = w
+        return res[0] if single else tuple(res)
+
+    return wrapper

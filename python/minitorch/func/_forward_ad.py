@@ -1780,6 +1780,103 @@ def _record_inplace(key, old_self, pargs, pkwargs, tangents, level):
     )
 
 
+class _FunctionRecord(NamedTuple):
+    """What the dual backward pass needs of a custom autograd.Function applied to duals: PyTorch runs its
+    backward under forward AD, with the saved tensors and the tensors kept on ctx dual where they are the
+    Function's dual inputs or its outputs (the tangents jvp gave them), so the backward's own derivative along
+    those tangents is the node's second-order term (_function_terms)."""
+
+    cls: type
+    ctx: object
+    inputs: tuple  # forward's primal inputs (the node's edges)
+    saved: tuple  # save_for_backward's tensors (an output as a detached alias: no strong link to the node)
+    tangent_of: dict  # id(an input, an output or its alias) -> (the primal to use, its tangent)
+    level: int
+    outputs: tuple  # (shape, dtype, device) of each tensor output: backward's zeros for a missing gradient
+
+
+def _record_function(cls, ctx, pargs, tangents, out_tangents, level):
+    """Records, by the node a custom Function's apply made, what _function_terms reads (see _FunctionRecord);
+    nothing where the apply recorded no node."""
+    keep = ctx.__dict__.pop("_dual_keep", None)
+    del ctx._keep_for_dual
+    if keep is None:
+        return
+    saved, outs = keep
+    node = next((o.grad_fn for o in outs if o.grad_fn is not None), None)
+    if node is None:
+        return
+    tangent_of = {}
+    for i, t in tangents.items():
+        x = pargs[i] if isinstance(i, int) else None
+        if type(x) is _C.Tensor and type(t) is _C.Tensor:
+            tangent_of[id(x)] = (x, t)
+    # an output's tangent is the one jvp gave it; it is looked up by the object forward returned (what ctx and
+    # save_for_backward hold; alive as long as they hold it, so its id is not reused meanwhile)
+    tans = out_tangents if isinstance(out_tangents, (tuple, list)) else (out_tangents,)
+    alias = {}
+    for o, t in zip(outs, tans):
+        if type(t) is _C.Tensor and _differentiable(o):
+            a = alias[id(o)] = o.detach()
+            tangent_of[id(o)] = tangent_of[id(a)] = (a, _fit(t, o))
+    if not tangent_of:
+        return
+    saved = tuple(alias.get(id(x), x) for x in saved)
+    geometry = tuple((o.shape, o.dtype, o.device) for o in outs)
+    rec = _FunctionRecord(cls, ctx, tuple(pargs), saved, tangent_of, level, geometry)
+    _C._fwad_set_record(node, rec, None)
+
+
+def _function_terms(rec, grads):
+    """A custom Function node's second-order term: its backward re-run on the node's incoming gradients with
+    the saved tensors and ctx's tensors dual (their tangents from the record), as PyTorch's backward runs under
+    forward AD; the tangent of each input's gradient is the term for that input (the gradients' own tangents
+    reach the inputs through the engine's linear pass)."""
+    from minitorch.autograd.function import FunctionCtx
+    from minitorch.autograd.grad_mode import set_grad_enabled
+
+    create = _pass().create_graph
+    level = rec.level
+
+    def dual(x):
+        if type(x) is _C.Tensor:
+            hit = rec.tangent_of.get(id(x))
+            if hit is None:
+                return x
+            p, t = hit
+            return _make(p if create else p.detach(), t if create else t.detach(), level)
+        if type(x) is tuple or type(x) is list:
+            return type(x)(dual(y) for y in x)
+        return x
+
+    ctx = FunctionCtx.__new__(type(rec.ctx))
+    for k, v in vars(rec.ctx).items():
+        setattr(ctx, k, dual(v))
+    ctx._saved_tensors = tuple(dual(t) for t in rec.saved)
+    ctx._in_jvp = False
+    gs = [g if g is None or create else g.detach() for g in grads]
+    if getattr(ctx, "materialize_grads", True):
+        gs = [
+            _C.zeros(shape, dtype=dt, device=dev) if g is None else g
+            for g, (shape, dt, dev) in zip(gs, rec.outputs)
+        ]
+    with set_grad_enabled(create):
+        STATE.rerun += 1
+        try:
+            res = rec.cls.backward(ctx, *gs)
+        finally:
+            STATE.rerun -= 1
+    res = res if isinstance(res, tuple) else (res,)
+    terms = []
+    for x, r in zip(rec.inputs, res):
+        if type(r) is not DualTensor or type(x) is not _C.Tensor or not x.requires_grad:
+            continue
+        t = _split(r, level)[1]
+        if t is not None:
+            terms.append((x, t))
+    return terms
+
+
 def _second_order(rec, grads):
     """A recorded node's second-order term: for each primal input x_i that requires grad, the gradient of
     <g, rule(x, t)> with respect to x_i at the tangents t held fixed (the derivative of the node's backward
@@ -1788,6 +1885,10 @@ def _second_order(rec, grads):
     from minitorch.autograd.engine import grad as _grad
     from minitorch.autograd.grad_mode import enable_grad
 
+    if type(rec) is _FunctionRecord:
+        if not STATE.passes or _pass().level != rec.level or not _is_active(rec.level):
+            return []
+        return _function_terms(rec, grads)
     key, pargs, pkwargs, tangents, level, outs, *self_edge = rec
     if not STATE.passes or _pass().level != level or not _is_active(level):
         return []

@@ -49,7 +49,8 @@ def pad(input, pad, mode="constant", value=None):
         inner = out
         for dim, lo, _ in lows:
             inner = inner.narrow(dim, lo, src.shape[dim])
-        inner.copy_(src)
+        with _C._fresh_writes:  # the writes that build the result leave its version at 0, as PyTorch's
+            inner.copy_(src)
         return out
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unsupported padding mode: {mode}")

@@ -329,8 +329,10 @@ def _unpool(input, indices, out_size):
             sizes = "x".join(str(s) for s in out_size)
             raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size {sizes})")
     out = _C.zeros(lead + (total,), dtype=input.dtype, device=input.device)
-    # in place into the fresh zeros: the out-of-place scatter copied the whole output once more first
-    out.scatter_(-1, flat_idx, input.reshape(lead + (-1,)))
+    # in place into the fresh zeros (the out-of-place scatter copied the whole output once more first), which
+    # keeps its version at 0 as PyTorch's result
+    with _C._fresh_writes:
+        out.scatter_(-1, flat_idx, input.reshape(lead + (-1,)))
     return out.reshape(lead + out_size)
 
 
