@@ -474,6 +474,41 @@ Tensor prod_backward(const Tensor& g, const Tensor& x, const DimVector& dims, bo
   return mt::mul(unsqueeze_dims(g, dims, keepdim), mt::conj(factor));  // conj: complex convention
 }
 
+// cumprod's gradient with zeros (PyTorch's cumprod_backward): d out_j / d x_i for j >= i is the product of
+// x up to j without x_i. Before a slice's first zero that is out_j / x_i (the reversed cumulative sum of
+// g * out, over x); at the first zero it is the cumprod of x with that zero set to 1; after it every product
+// holds that zero, so 0. Never divides by zero; conj: complex convention.
+Tensor cumprod_backward(const Tensor& g, const Tensor& x, const Tensor& result, int64_t d) {
+  auto rev_cumsum = [d](const Tensor& t) {
+    return t.dim() == 0 ? t : mt::add(mt::sub(mt::sum(t, {d}, true), mt::cumsum(t, d)), t);
+  };
+  Tensor is0 = mt::eq(x, S(0));
+  if (x.dim() == 0 || !item(mt::any(is0)).to_bool())
+    return mt::div(rev_cumsum(mt::mul(g, mt::conj(result))), mt::conj(x));
+  if (GradMode::is_enabled()) {
+    // create_graph: the masks below are exact values but no derivative (past the first zero the gradient is 0
+    // only because that zero is), so PyTorch's O(n^2) form: for each k, the products without x_k, prod_{m<k}
+    // x_m times the cumprod from k + 1, against g from k on
+    const Tensor xc = mt::conj(x);
+    const int64_t n = x.sizes()[d];
+    std::vector<Tensor> cols;
+    for (int64_t k = 0; k < n; ++k) {
+      Tensor before = k ? mt::prod(mt::narrow(xc, d, 0, k), {d}, true)
+                        : mt::add(zeros_like(mt::narrow(xc, d, 0, 1)), S(1));
+      Tensor omitted = before;
+      if (k + 1 < n)
+        omitted = mt::cat({before, mt::mul(before, mt::cumprod(mt::narrow(xc, d, k + 1, n - k - 1), d))}, d);
+      cols.push_back(mt::sum(mt::mul(mt::narrow(g, d, k, n - k), omitted), {d}, true));
+    }
+    return mt::cat(cols, d);
+  }
+  Tensor seen = mt::cumsum(is0, d);  // zeros up to and including each position
+  Tensor first = mt::logical_and(is0, mt::eq(seen, S(1)));
+  Tensor before = mt::div(rev_cumsum(mt::mul(g, mt::conj(result))), mt::conj(mt::where(is0, S(1), x)));
+  Tensor at = rev_cumsum(mt::mul(g, mt::conj(mt::cumprod(mt::where(first, S(1), x), d))));
+  return mt::where(mt::eq(seen, S(0)), before, mt::where(first, at, S(0)));
+}
+
 // the p-norm's gradient: d||x||_p/dx = x |x|^(p-2) / ||x||_p^(p-1), zero where the norm is zero; sign(x)
 // for p = 1, shared evenly among the extremes for p = inf
 Tensor norm_backward(const Tensor& grad, const Tensor& x, const Tensor& result, double p,

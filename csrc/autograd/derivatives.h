@@ -6,8 +6,8 @@
 #include <memory>
 #include <vector>
 
-#include "core/GradMode.h"
 #include "autograd/Node.h"
+#include "core/GradMode.h"
 #include "core/Tensor.h"
 
 namespace mt::autograd {

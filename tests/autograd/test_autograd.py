@@ -840,6 +840,23 @@ def test_cumprod_scatter_einsum_masked_select(device):
     assert gradcheck(lambda t: t.masked_select(mask), (x,))
 
 
+def test_cumprod_gradient_with_zeros(device):
+    """cumprod's gradient where the input holds zeros (one, two, leading, in a middle dim, complex): the
+    product of the others, as PyTorch's cumprod_backward; the plain formula divided by the zero (NaN). Against
+    central differences, and twice differentiable."""
+    rows = [[1.5, 0.0, 2.0, 3.0], [1.5, 0.0, 2.0, 0.0], [0.0, 0.0, 2.0, -1.0], [2.0, -1.0, 0.5, 0.0]]
+    x = torch.tensor(rows, dtype=torch.float64, device=device, requires_grad=True)
+    for dim in (0, 1):
+        assert gradcheck(lambda t, d=dim: t.cumprod(d), (x,))
+        g = torch.autograd.grad(x.cumprod(dim).sum(), x)[0]
+        assert torch.isfinite(g).all()
+    assert gradgradcheck(lambda t: t.cumprod(1), (x,))
+    g = torch.autograd.grad(torch.cumprod(x[0], 0).sum(), x)[0][0]
+    assert g.tolist() == [1.0, 1.5 + 1.5 * 2 + 1.5 * 2 * 3, 0.0, 0.0]  # at the zero: the products without it
+    c = torch.tensor([[1.5 + 1j, 0.0, 2.0 - 1j], [0.5j, 2.0, 0.0]], dtype=torch.complex128, device=device)
+    assert gradcheck(lambda t: t.cumprod(1), (c.requires_grad_(),))
+
+
 def test_random_fill_of_leaf_requires_no_grad():
     w = torch.empty(3, requires_grad=True)
     with pytest.raises(RuntimeError, match="leaf Variable"):
