@@ -588,8 +588,10 @@ PyObject* dispatch(PyObject* self, PyObject* const* args, size_t nargsf, PyObjec
       const bool with_out = g_out_overloads.count(fn) > 0;
       if (dep != g_deprecated.end()) {
         chain = py::detail::function_record_ptr_from_PyObject(fn);
+        ++rs.depth;  // the handler's own calls keep this call's refusals, which reword reads
         PyObject* result =
             try_deprecated(dep->second, chain, args, PyVectorcall_NARGS(nargsf), kwnames, with_out);
+        --rs.depth;
         if (result != Py_NotImplemented) {
           rs.n = base;
           Py_XDECREF(type);

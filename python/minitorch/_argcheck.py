@@ -523,7 +523,9 @@ def _raise_own_error(fname, params, args, kwargs, positional):
                 )
             continue
         v = bound[p.name]
-        if not _accepts(p, v):
+        # (a sole int list given by position may be its first int, as `_varargs` takes it: t.sum_to_size(3))
+        sole_ints = p.kind == "int[]" and i < len(args) and len(by_pos) == 1 and _list_int(v, True)
+        if not _accepts(p, v) and not sole_ints:
             by_keyword = i >= len(args)
             where = f" (position {i + 1})" if positional or not by_keyword else ""
             if p.kind == "int[]" and isinstance(v, (list, tuple)):
