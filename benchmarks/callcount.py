@@ -44,13 +44,22 @@ clamp, clip, result_type = torch.clamp, torch.clip, torch.result_type
 xm, x1 = torch.rand(3, 4), torch.rand(1, 3, 1)
 transpose, squeeze = torch.transpose, torch.squeeze
 x4, o4 = torch.rand(4, 4), torch.empty(4)
+xo = torch.empty(4, 4)
 sum_, max_, tril_indices = torch.sum, torch.max, torch.tril_indices
+addmm, addmv, addcmul = torch.addmm, torch.addmv, torch.addcmul
 """
 
 CASES = [
     ("empty loop", "pass"),
     # controls: bindings the generator did not touch
     ("add(x, y)", "add(x, y)"),
+    # the scaled products, whose deprecated scalars-first forms are tried only once a call fails
+    ("addmm(x4, x4, x4)", "addmm(x4, x4, x4)"),
+    ("addmm(x4, x4, x4, beta=0.5)", "addmm(x4, x4, x4, beta=0.5)"),
+    ("x4.addmm(x4, x4)", "x4.addmm(x4, x4)"),
+    ("addmm(x4, x4, x4, out=xo)", "addmm(x4, x4, x4, out=xo)"),
+    ("addmv(o4, x4, o4)", "addmv(o4, x4, o4)"),
+    ("addcmul(x, y, y, value=2)", "addcmul(x, y, y, value=2)"),
     ("neg(x)", "neg(x)"),
     ("x.neg()", "x.neg()"),
     # the moved bindings

@@ -60,7 +60,8 @@ DUAL_SCOPE = ("grad", "self", "t_self", "result", "t_result")
 # submodule of _C it binds into, a statement run under the GIL before the call
 FUNC_BINDING_KEYS = ("nogil", "torch_function", "module", "before")
 # func argument types: (C++ parameter type, how the binding turns it into the value the call reads). A type
-# with a conversion arrives as a py::handle named <name>_obj.
+# with a conversion arrives as a py::handle named <name>_obj (python/bind_kinds.h's, which names its kind in the
+# pybind11 signature, for the messages of arg_errors.cpp).
 ARG_TYPES = {
     "Tensor": ("const Tensor&", None),
     # PyTorch's Tensor(a!) self: written in place, the method returns the very object (fill_, uniform_)
@@ -69,30 +70,30 @@ ARG_TYPES = {
     # PyTorch's Tensor[] and Tensor?[] (einsum's operands, index_put's indices)
     "Tensor[]": ("const std::vector<Tensor>&", None),
     "Tensor?[]": ("const std::vector<std::optional<Tensor>>&", None),
-    "int": ("py::handle", "int64_t {n} = int_arg({n}_obj, {where});"),
-    "SymInt": ("py::handle", "int64_t {n} = symint_arg({n}_obj, {where});"),
-    "int?": ("py::handle", "std::optional<int64_t> {n} = opt_arg({n}_obj, int_arg, {where});"),
-    "float?": ("py::handle", "std::optional<double> {n} = opt_arg({n}_obj, float_arg, {where});"),
+    "int": ("IntKind", "int64_t {n} = int_arg({n}_obj, {where});"),
+    "SymInt": ("IntKind", "int64_t {n} = symint_arg({n}_obj, {where});"),
+    "int?": ("IntKind", "std::optional<int64_t> {n} = opt_arg({n}_obj, int_arg, {where});"),
+    "float?": ("FloatKind", "std::optional<double> {n} = opt_arg({n}_obj, float_arg, {where});"),
     # PyTorch's double: a number (bool and NumPy scalars too) or a 0-dim tensor without grad, never a tensor with
     # dims (pybind11's double took anything with __float__, a one-element tensor included)
-    "float": ("py::handle", "double {n} = float_arg({n}_obj, {where});"),
-    "bool": ("py::handle", "bool {n} = bool_arg({n}_obj, {where});"),
-    "bool?": ("py::handle", "std::optional<bool> {n} = opt_arg({n}_obj, bool_arg, {where});"),
+    "float": ("FloatKind", "double {n} = float_arg({n}_obj, {where});"),
+    "bool": ("BoolKind", "bool {n} = bool_arg({n}_obj, {where});"),
+    "bool?": ("BoolKind", "std::optional<bool> {n} = opt_arg({n}_obj, bool_arg, {where});"),
     "str": ("std::string", None),
     "str?": ("std::optional<std::string>", None),
     # a list of numbers or None (F.interpolate's scale factors, which its Python normalizes first)
     "float[]?": ("std::optional<std::vector<double>>", None),
-    "int[]": ("py::handle", "DimVector {n} = ints_arg({n}_obj, {where});"),
+    "int[]": ("IntListKind", "DimVector {n} = ints_arg({n}_obj, {where});"),
     # PyTorch's sized int list (conv2d's int[2] stride): one int (or one-element integer tensor) stands for the
     # whole list, also where the row has overloads; the op reads the one-element list as every entry's value
-    **{f"int[{k}]": ("py::handle", "DimVector {n} = ints_arg({n}_obj, {where});") for k in (1, 2, 3)},
+    **{f"int[{k}]": ("IntListKind", "DimVector {n} = ints_arg({n}_obj, {where});") for k in (1, 2, 3)},
     # an int list whose entries may be None (the adaptive pools' output_size: None keeps that input size)
-    "int?[]": ("py::handle", "std::vector<std::optional<int64_t>> {n} = opt_ints_arg({n}_obj, {where});"),
+    "int?[]": ("IntListKind", "std::vector<std::optional<int64_t>> {n} = opt_ints_arg({n}_obj, {where});"),
     # a factory's shape given as one argument (full's size): a sequence of ints, or one int
-    "SymInt[]": ("py::handle", "DimVector {n} = parse_size({n}_obj);"),
-    "ScalarType?": ("py::handle", "ScalarType {n} = parse_dtype({n}_obj);"),
-    "Scalar": ("py::handle", "Scalar {n} = scalar_arg({n}_obj, {where});"),
-    "Scalar?": ("py::handle", "std::optional<Scalar> {n} = opt_arg({n}_obj, scalar_arg, {where});"),
+    "SymInt[]": ("IntListKind", "DimVector {n} = parse_size({n}_obj);"),
+    "ScalarType?": ("DtypeKind", "ScalarType {n} = parse_dtype({n}_obj);"),
+    "Scalar": ("NumberKind", "Scalar {n} = scalar_arg({n}_obj, {where});"),
+    "Scalar?": ("NumberKind", "std::optional<Scalar> {n} = opt_arg({n}_obj, scalar_arg, {where});"),
     # PyTorch's Tensor and Scalar overloads in one: a number becomes a wrapped 0-dim tensor (clamp_min's min)
     "Tensor|Scalar": ("py::handle", 'Tensor {n} = to_operand({n}_obj, "{n}");'),
     "Tensor|Scalar?": (
@@ -104,14 +105,14 @@ ARG_TYPES = {
     # its caster refuses anything else, and arg_errors.cpp words PyTorch's "invalid combination of arguments"
     "Scalar|Tensor": ("ScalarOrTensorArg", 'RankedScalar {n} = ranked_scalar({n}_obj.h, "{n}");'),
     # the random ops' generator=: the draws of this call come from it (bind.h's GeneratorScope)
-    "Generator?": ("py::handle", "GeneratorScope {n}({n}_obj);"),
+    "Generator?": ("GeneratorKind", "GeneratorScope {n}({n}_obj);"),
 }
 # The factories' arguments, handed to the call as the Python objects `<name>_obj` (python/bind_factory.h's
 # helpers read them as PyTorch's factories do): the device (None: out='s, the input's or the default device),
 # the layout (strided only, accepted as PyTorch's), the memory format, and out= (written by the helper).
 RAW_ARGS = ("Device?", "Layout?", "MemoryFormat?", "Tensor(a!)?")
-for _t in RAW_ARGS:
-    ARG_TYPES[_t] = ("py::handle", "")
+for _t, _kind in zip(RAW_ARGS, ("DeviceKind", "LayoutKind", "MemoryFormatKind", "OutKind")):
+    ARG_TYPES[_t] = (_kind, "")
 # the sizes of a sized factory, first: positional ints, one sequence, or the keyword size= (a sequence)
 VARARGS = "int..."
 ARG_TYPES[VARARGS] = ("py::args", 'DimVector {n} = factory_size("{fn}", {n}_args, {n}_obj);')

@@ -8,9 +8,12 @@
 // from the signatures), the call's arguments and the refusals the strict casters recorded (strict_args.h). A
 // call that binds pays one indirect call and a few loads and stores (about 2 ns on x.dim(), measured against
 // the unrouted dispatcher).
+#include <unistd.h>
+
 #include <cstring>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/Exception.h"
@@ -43,6 +46,16 @@ struct Refusals {
 // One for the process: casters and dispatches run under the GIL (a thread-local cost a lookup on every call)
 Refusals g_refusals;
 
+// A pybind11 type text in PyTorch's spelling for the "expected one of" list.
+std::string torch_type(std::string t) {
+  if (t.rfind("typing.SupportsInt", 0) == 0) return "int";
+  if (t.rfind("typing.SupportsFloat", 0) == 0) return "float";
+  auto none = t.find(" | None");
+  if (none != std::string::npos) t = t.substr(0, none);
+  if (t.rfind("minitorch._C.", 0) == 0) t = t.substr(13);
+  return t;
+}
+
 // One parameter of a pybind11 signature: "name: type = default", "*args", "**kwargs".
 struct Param {
   std::string name, type, dflt;
@@ -52,6 +65,7 @@ struct Param {
 struct Sig {
   std::vector<Param> params;  // self included for a method
   bool has_args = false, has_kwargs = false;
+  std::string returns;  // the annotation after "->": "Tensor", "object"
 };
 
 // "(self: minitorch._C.Tensor, k: int, dim: int = -1, *, out: object = None) -> object": commas inside
@@ -82,6 +96,8 @@ Sig parse_signature(const char* text) {
     }
   }
   parts.push_back(s.substr(start, i - start));
+  size_t arrow = s.find(" -> ", i);
+  if (arrow != std::string::npos) sig.returns = torch_type(s.substr(arrow + 4));
   bool kw_only = false;
   for (std::string part : parts) {
     size_t b = part.find_first_not_of(' '), e = part.find_last_not_of(' ');
@@ -205,16 +221,6 @@ Bound bind(const char* fname, const Sig& sig, bool method, PyObject* const* args
   return b;
 }
 
-// A pybind11 type text in PyTorch's spelling for the "expected one of" list.
-std::string torch_type(std::string t) {
-  if (t.rfind("typing.SupportsInt", 0) == 0) return "int";
-  if (t.rfind("typing.SupportsFloat", 0) == 0) return "float";
-  auto none = t.find(" | None");
-  if (none != std::string::npos) t = t.substr(0, none);
-  if (t.rfind("minitorch._C.", 0) == 0) t = t.substr(13);
-  return t;
-}
-
 // The first argument the overload refuses, as PyTorch's parser words it ("" when none is known to fail): a
 // Tensor parameter takes tensors only; a strict kind refused what its caster recorded.
 std::string first_refused(const char* fname, const Sig& sig, const Bound& b, bool method, int base) {
@@ -257,11 +263,21 @@ int unions(const Sig& sig) {
   return n;
 }
 
-// One of the signatures PyTorch lists: a Scalar|Tensor parameter is Tensor where its bit of `choice` is
-// clear, Number where it is set (the first such parameter the lowest bit: PyTorch's order for linspace's
-// four).
-std::string describe(const Sig& sig, bool method, unsigned choice = 0) {
-  std::string out = " * (";
+// One of the signatures PyTorch lists, "(Tensor input, ...)": a Scalar|Tensor parameter is Tensor where its
+// bit of `choice` is clear, Number where it is set (the first such parameter the lowest bit: PyTorch's order
+// for linspace's four).
+// Whether a function's out= overload (bind_out.cpp's catch-all) stands for this overload's out= parameter in
+// PyTorch's signature: where the overload returns one tensor and names no out of its own. PyTorch lists it
+// last of the keywords. (Which overloads PyTorch gives out= is not known here: prod's and median's without a
+// dim have none, so it is listed only, not counted where a signature's plausibility is weighed.)
+bool takes_out(const Sig& sig) {
+  for (const Param& p : sig.params)
+    if (p.name == "out") return false;
+  return sig.returns == "Tensor";
+}
+
+std::string describe(const Sig& sig, bool method, unsigned choice, bool with_out) {
+  std::string out = "(";
   bool first = true, star = false;
   int u = 0;
   for (size_t j = method ? 1 : 0; j < sig.params.size(); ++j) {
@@ -278,8 +294,152 @@ std::string describe(const Sig& sig, bool method, unsigned choice = 0) {
       out += torch_type(p.type) + " " + p.name;
     if (p.has_default) out += " = " + p.dflt;
   }
-  return out + ")\n";
+  if (with_out && takes_out(sig))
+    out += std::string(first ? "" : ", ") + (star || sig.has_args ? "" : "*, ") + "Tensor out = None";
+  return out + ")";
 }
+
+// PyTorch's format_invalid_args (torch/csrc/utils/invalid_arguments.cpp), step by step on the printed
+// signatures, quirks included: it splits a signature at ", " and takes each piece's last word as the name and
+// the rest as the type, so `*` and `Number beta = 1` (type "Number beta =", name "1") count as parameters and
+// never match; a signature gets its "didn't match" line only when the call gives as many arguments as these
+// pieces; a type matches an argument only by the exact type name ("Number", "tuple of ints" never do), "int"
+// an int and "float" an int or a float. Keywords come in the order of its std::unordered_map (Kwargs).
+namespace invalid_args {
+
+struct Piece {
+  std::string type, name;
+};
+
+std::vector<std::string> split(const std::string& s, const std::string& delim) {
+  std::vector<std::string> out;
+  size_t start = 0, end;
+  while ((end = s.find(delim, start)) != std::string::npos) {
+    out.push_back(s.substr(start, end - start));
+    start = end + delim.size();
+  }
+  out.push_back(s.substr(start));
+  return out;
+}
+
+struct Option {
+  std::vector<Piece> pieces;
+  bool variadic = false;
+};
+
+Option parse(const std::string& text) {
+  Option o;
+  std::string body = text.substr(1, text.size() - 2);
+  for (const std::string& arg : split(body, ", ")) {
+    size_t type_end = arg.find_last_of(' ');
+    size_t name_start = type_end == std::string::npos ? 0 : type_end + 1;
+    if (type_end != std::string::npos && arg.find("...") != std::string::npos) type_end -= 4;
+    o.pieces.push_back({arg.substr(0, type_end), arg.substr(name_start)});
+  }
+  o.variadic = body.find("...") != std::string::npos;
+  return o;
+}
+
+bool matches(const std::string& type, py::handle v) {
+  if (type == "float") return PyFloat_Check(v.ptr()) || PyLong_Check(v.ptr());
+  if (type == "int") return PyLong_Check(v.ptr());
+  return type == arg_type_name(v);
+}
+
+// the keywords as PyTorch holds them: inserted in the call's order, listed in the map's own order
+using Kwargs = std::unordered_map<std::string, PyObject*>;
+
+bool count_matches(const Option& o, size_t nargs, const Kwargs& kw) {
+  size_t expected = o.pieces.size(), got = nargs + kw.size();
+  return got == expected || (o.variadic && got > expected);
+}
+
+std::vector<std::string> unmatched_keywords(const Option& o, const Kwargs& kw) {
+  std::vector<std::string> out;
+  size_t start = o.pieces.size() > kw.size() ? o.pieces.size() - kw.size() : 0;
+  for (const auto& [name, v] : kw) {
+    bool found = false;
+    for (size_t i = start; i < o.pieces.size() && !found; ++i) found = o.pieces[i].name == name;
+    if (!found) out.push_back(name);
+  }
+  return out;
+}
+
+std::string plain(const std::vector<PyObject*>& args, const Kwargs& kw) {
+  std::string out = "(";
+  for (PyObject* a : args) out += arg_type_name(a) + ", ";
+  for (const auto& [name, v] : kw) out += name + "=" + arg_type_name(v) + ", ";
+  if (!args.empty()) out.erase(out.size() - 2);
+  return out + ")";
+}
+
+// the call with each argument the signature's piece does not take between `!`s (red on a terminal)
+std::string marked(const Option& o, const std::vector<PyObject*>& args, const Kwargs& kw) {
+  const bool tty = isatty(1) && isatty(2);
+  const std::string red = tty ? "\33[31;1m" : "!", reset_red = tty ? "\33[0m" : "!",
+                    green = tty ? "\33[32;1m" : "", reset_green = tty ? "\33[0m" : "";
+  std::string out = "(";
+  for (size_t i = 0; i < args.size() + kw.size(); ++i) {
+    bool is_kw = i >= args.size();
+    PyObject* v = nullptr;
+    if (!is_kw) {
+      v = args[i];
+    } else if (i < o.pieces.size()) {
+      for (const auto& [name, value] : kw)
+        if (name == o.pieces[i].name) v = value;
+    }
+    if (!v) return plain(args, kw);  // (PyTorch's unordered_map::at would throw: not reached by its checks)
+    bool ok =
+        i < o.pieces.size() ? matches(o.pieces[i].type, v) : o.variadic && matches(o.pieces.back().type, v);
+    out += ok ? green : red;
+    if (is_kw) out += o.pieces[i].name + "=";
+    bool tuple = PyTuple_Check(v);
+    if (tuple || PyList_Check(v)) {
+      out += arg_type_name(v) + " of " + (tuple ? "(" : "[");
+      py::sequence seq = py::reinterpret_borrow<py::sequence>(v);
+      for (size_t e = 0; e < seq.size(); ++e) out += (e ? ", " : "") + arg_type_name(seq[e]);
+      out += tuple ? (seq.size() == 1 ? ",)" : ")") : "]";
+    } else {
+      out += arg_type_name(v);
+    }
+    out += (ok ? reset_green : reset_red) + ", ";
+  }
+  if (!args.empty()) out.erase(out.size() - 2);
+  return out + ")";
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+std::string format(const std::string& fname, const std::vector<PyObject*>& args, const Kwargs& kw,
+                   const std::vector<std::string>& options) {
+  std::string msg = fname + "() received an invalid combination of arguments - ";
+  if (options.size() == 1) {
+    Option o = parse(options[0]);
+    std::vector<std::string> unmatched = kw.empty() ? std::vector<std::string>{} : unmatched_keywords(o, kw);
+    if (!unmatched.empty()) return msg + "got unrecognized keyword arguments: " + join(unmatched);
+    return msg + "got " + (count_matches(o, args.size(), kw) ? marked(o, args, kw) : plain(args, kw)) +
+           ", but expected " + options[0];
+  }
+  msg += "got " + plain(args, kw) + ", but expected one of:\n";
+  for (const std::string& text : options) {
+    msg += " * " + text + "\n";
+    Option o = parse(text);
+    if (!count_matches(o, args.size(), kw)) continue;
+    std::vector<std::string> unmatched = kw.empty() ? std::vector<std::string>{} : unmatched_keywords(o, kw);
+    if (!unmatched.empty())
+      msg += "      didn't match because some of the keywords were incorrect: " + join(unmatched) + "\n";
+    else
+      msg += "      didn't match because some of the arguments have invalid types: " + marked(o, args, kw) +
+             "\n";
+  }
+  return msg;
+}
+
+}  // namespace invalid_args
 
 // A binding's own "f(): argument 'k' (position 2) must be ..." (the generated ones word it without knowing
 // how the argument came) for an argument given by keyword, which PyTorch's messages give no position; "" for
@@ -298,26 +458,46 @@ std::string unposition(const std::string& text, const char* fname, PyObject* kwn
   return "";
 }
 
-// The message for a call no overload took, or "" to keep pybind11's.
-std::string reword(const py::detail::function_record* chain, PyObject* const* args, size_t nargs,
-                   PyObject* kwnames, int base) {
-  const char* fname = chain->name;
-  bool method = chain->is_method;
-  struct Candidate {
-    Sig sig;
-    Bound bound;
-  };
+struct Candidate {
+  Sig sig;
+  Bound bound;
+};
+
+// The overloads of a function as PyTorch's signatures, bound to the call.
+std::vector<Candidate> candidates(const py::detail::function_record* chain, PyObject* const* args,
+                                  size_t nargs, PyObject* kwnames) {
   std::vector<Candidate> cands;
   for (auto* rec = chain; rec; rec = rec->next) {
     Sig sig = parse_signature(rec->signature);
     // a catch-all (*args, **kwargs: bind_out.cpp's out= overload) is no signature of PyTorch's
-    if (sig.has_args && sig.has_kwargs && sig.params.size() <= (method ? 1u : 0u)) continue;
-    Bound b = bind(fname, sig, method, args, nargs, kwnames);
+    if (sig.has_args && sig.has_kwargs && sig.params.size() <= (chain->is_method ? 1u : 0u)) continue;
+    Bound b = bind(chain->name, sig, chain->is_method, args, nargs, kwnames);
     cands.push_back({std::move(sig), std::move(b)});
   }
+  return cands;
+}
+
+// The signatures PyTorch's message lists, in its spelling ("(Tensor input, ...)").
+std::vector<std::string> listed(const std::vector<Candidate>& cands, bool method, bool with_out) {
+  std::vector<std::string> out;
+  for (auto& c : cands)
+    for (unsigned choice = 0; choice < (1u << unions(c.sig)); ++choice)
+      out.push_back(describe(c.sig, method, choice, with_out && !method));
+  return out;
+}
+
+// The message for a call no overload took, or "" to keep pybind11's. hidden: the function also has
+// signatures PyTorch's message leaves out (the deprecated ones), so even one listed signature is not its
+// only.
+std::string reword(const py::detail::function_record* chain, PyObject* const* args, size_t nargs,
+                   PyObject* kwnames, int base, bool hidden, bool with_out) {
+  const char* fname = chain->name;
+  bool method = chain->is_method;
+  std::vector<Candidate> cands = candidates(chain, args, nargs, kwnames);
   if (cands.empty()) return "";
-  // PyTorch's parser: a signature is plausible when the number of arguments given (by position and keyword)
-  // lies between its required and all its parameters; where one is, its own error, else the combination
+  // PyTorch's parser: a function of one signature raises that signature's own error; else a signature is
+  // plausible when the number of arguments given (by position and keyword) lies between its required and all
+  // its parameters; where one is, its own error, else the combination
   Py_ssize_t given = static_cast<Py_ssize_t>(nargs) + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
   std::vector<const Candidate*> plausible;
   for (auto& c : cands) {
@@ -328,26 +508,37 @@ std::string reword(const py::detail::function_record* chain, PyObject* const* ar
   // a Scalar|Tensor parameter stands for two of PyTorch's signatures: any call none takes is the combination
   bool several = false;
   for (auto& c : cands) several = several || unions(c.sig) > 0;
-  if (!several && (plausible.size() == 1 || cands.size() == 1)) {
+  if (!several && (plausible.size() == 1 || (cands.size() == 1 && !hidden))) {
     const Candidate& c = plausible.size() == 1 ? *plausible[0] : cands[0];
     if (!c.bound.why.empty()) return c.bound.why;
     return first_refused(fname, c.sig, c.bound, method, base);
   }
-  std::string got;
-  for (size_t i = method ? 1 : 0; i < nargs; ++i) got += (got.empty() ? "" : ", ") + arg_type_name(args[i]);
-  // PyTorch's listing: the keywords last given first, and a list of keywords alone ends in ", "
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  bool positional = !got.empty();
-  for (Py_ssize_t k = nkw - 1; k >= 0; --k)
-    got += (got.empty() ? "" : ", ") + std::string(py::str(PyTuple_GET_ITEM(kwnames, k))) + "=" +
-           arg_type_name(args[nargs + k]);
-  if (!positional && nkw > 0) got += ", ";
-  std::string msg = std::string(fname) + "() received an invalid combination of arguments - got (" + got +
-                    "), but expected one of:\n";
-  for (auto& c : cands)
-    for (unsigned choice = 0; choice < (1u << unions(c.sig)); ++choice)
-      msg += describe(c.sig, method, choice);
-  return msg;
+  std::vector<PyObject*> positional(args + (method ? 1 : 0), args + nargs);
+  invalid_args::Kwargs kw;
+  for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); ++k)
+    kw.emplace(py::str(PyTuple_GET_ITEM(kwnames, k)), args[nargs + k]);
+  return invalid_args::format(fname, positional, kw, listed(cands, method, with_out));
+}
+
+// PyTorch's deprecated signatures of a function (add/sub's are bind_elementwise.cpp's own), by its record
+// capsule: a Python handler (_argcheck.py's), called with the call and the listed signatures once no overload
+// took the call, returns the result of the call a deprecated signature takes, or NotImplemented.
+std::unordered_map<PyObject*, PyObject*> g_deprecated;
+
+// the handler's answer: a new reference to the result, nullptr with the error set, or Py_NotImplemented
+PyObject* try_deprecated(PyObject* handler, const py::detail::function_record* chain, PyObject* const* args,
+                         size_t nargs, PyObject* kwnames, bool with_out) {
+  py::tuple pos(nargs);
+  for (size_t i = 0; i < nargs; ++i) pos[i] = py::reinterpret_borrow<py::object>(args[i]);
+  py::dict kw;
+  for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); ++k)
+    kw[PyTuple_GET_ITEM(kwnames, k)] = py::reinterpret_borrow<py::object>(args[nargs + k]);
+  py::list options;
+  for (const std::string& o : listed(candidates(chain, args, nargs, kwnames), chain->is_method, with_out))
+    options.append(o);
+  PyObject* r = PyObject_CallFunctionObjArgs(handler, pos.ptr(), kw.ptr(), options.ptr(), nullptr);
+  if (r == Py_NotImplemented) Py_DECREF(r);  // (the singleton lives on)
+  return r;
 }
 
 // bind_out.cpp's out= overloads, each alone, by the function whose chain ends in it (both by their record
@@ -368,6 +559,7 @@ PyObject* out_overload(PyObject* self, PyObject* kwnames) {
 }
 
 PyObject* dispatch(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  PyObject* fn = self;  // the function's own record capsule (an out= call goes to its overload alone)
   if (kwnames && g_out_name)
     if (PyObject* o = out_overload(self, kwnames)) self = o;
   Refusals& rs = g_refusals;
@@ -391,9 +583,26 @@ PyObject* dispatch(PyObject* self, PyObject* const* args, size_t nargsf, PyObjec
   std::string msg;
   try {
     std::string text = py::str(value);
-    if (text.rfind(std::string(chain->name) + "(): incompatible function arguments", 0) == 0)
-      msg = reword(chain, args, PyVectorcall_NARGS(nargsf), kwnames, base);
-    else if (kwnames)
+    if (text.rfind(std::string(chain->name) + "(): incompatible function arguments", 0) == 0) {
+      auto dep = g_deprecated.find(fn);
+      const bool with_out = g_out_overloads.count(fn) > 0;
+      if (dep != g_deprecated.end()) {
+        chain = py::detail::function_record_ptr_from_PyObject(fn);
+        ++rs.depth;  // the handler's own calls keep this call's refusals, which reword reads
+        PyObject* result =
+            try_deprecated(dep->second, chain, args, PyVectorcall_NARGS(nargsf), kwnames, with_out);
+        --rs.depth;
+        if (result != Py_NotImplemented) {
+          rs.n = base;
+          Py_XDECREF(type);
+          Py_XDECREF(value);
+          Py_XDECREF(tb);
+          return result;  // (nullptr: the handler's error stands)
+        }
+      }
+      msg =
+          reword(chain, args, PyVectorcall_NARGS(nargsf), kwnames, base, dep != g_deprecated.end(), with_out);
+    } else if (kwnames)
       msg = unposition(text, chain->name, kwnames);
   } catch (...) {  // a message we cannot word keeps pybind11's
     PyErr_Clear();
@@ -480,7 +689,33 @@ bool refuse(PyObject* o, const char* kind) {
   return false;
 }
 
+bool deprecated_overload_first_use() {
+  static bool used = false;  // one flag for every deprecated signature: PyTorch warns once per process
+  return !std::exchange(used, true);
+}
+
 void init_argument_errors(py::module_& m) {
+  // PyTorch's deprecated signatures of a function or Tensor method: `handler(args, kwargs, listed)` (see
+  // g_deprecated), tried once no overload takes a call
+  m.def("_register_deprecated", [](py::handle fn, py::object handler) {
+    PyObject* f = PyInstanceMethod_Check(fn.ptr()) ? PyInstanceMethod_GET_FUNCTION(fn.ptr()) : fn.ptr();
+    MT_CHECK_TYPE(
+        PyCFunction_Check(f) && py::detail::function_record_ptr_from_PyObject(PyCFunction_GET_SELF(f)),
+        "_register_deprecated: not a function of _C");
+    PyObject*& slot = g_deprecated[PyCFunction_GET_SELF(f)];
+    Py_XDECREF(slot);
+    slot = handler.release().ptr();  // held for the process, as the module holds fn
+  });
+  m.def("_deprecated_overload_first_use", &deprecated_overload_first_use);
+  // the same message for the functions written in Python (_argcheck.py): options as "(Tensor input, ...)"
+  m.def("_format_invalid_args", [](const std::string& fname, const py::tuple& args, const py::dict& kwargs,
+                                   const std::vector<std::string>& options) {
+    std::vector<PyObject*> positional;
+    for (py::handle a : args) positional.push_back(a.ptr());
+    invalid_args::Kwargs kw;
+    for (auto item : kwargs) kw.emplace(py::str(item.first), item.second.ptr());
+    return invalid_args::format(fname, positional, kw, options);
+  });
   py::object probe = m.attr("eye");  // any function pybind11 bound: its dispatcher is every one's
   MT_INTERNAL_ASSERT(PyCFunction_Check(probe.ptr()) &&
                          py::detail::function_record_ptr_from_PyObject(PyCFunction_GET_SELF(probe.ptr())),

@@ -127,9 +127,7 @@ void deprecated_alpha_first(const std::string& name, bool method, py::handle alp
   if (!kw.empty() || !alpha_ok || !other_ok)
     throw py::type_error(name + (method ? "() takes 1 positional argument but 2 were given"
                                         : "() takes 2 positional arguments but 3 were given"));
-  static std::set<std::string> warned;
-  const std::string key = name + (method ? "/method" : "");
-  if (warned.insert(key).second) {
+  if (deprecated_overload_first_use()) {
     const std::string old_sig =
         method ? name + "(Number alpha, Tensor other)"
                : name + "(Tensor input, Number alpha, Tensor other, *, Tensor out = None)";

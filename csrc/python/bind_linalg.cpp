@@ -117,8 +117,8 @@ void init_linalg(py::module_& m, TensorClass& cls) {
 // The last overload of the schema's rows with `torch_function: fallback` (mm, matmul, addmm), tried only
 // after every typed one (out= included) refused the arguments: an argument whose type defines
 // __torch_function__ (minitorch.sparse's tensors, a user's tensor-like) gets the call, as PyTorch's argument
-// parser hands it over; anything else is PyTorch's TypeError. Dense calls never reach it, so they cost
-// nothing more.
+// parser hands it over; anything else moves on to arg_errors.cpp (PyTorch's deprecated signatures, then its
+// TypeError). Dense calls never reach it, so they cost nothing more.
 void init_linalg_torch_function_fallbacks(py::module_& m) {
 #define MT_FALLBACK_NAME(name) name,
   static constexpr const char* kFallbacks[] = {MT_FUNC_TORCH_FUNCTION(MT_FALLBACK_NAME)};
@@ -143,7 +143,7 @@ void init_linalg_torch_function_fallbacks(py::module_& m) {
           if (!r.is(py::reinterpret_borrow<py::object>(Py_NotImplemented))) return r;
         }
       }
-      throw py::type_error(std::string(name) + "() received an invalid combination of arguments");
+      throw py::reference_cast_error();  // no overload took the call: arg_errors.cpp words PyTorch's error
     });
   }
 }

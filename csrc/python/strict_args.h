@@ -27,6 +27,8 @@ struct Refusal {
 std::string arg_type_name(pybind11::handle v);
 // Records a refusal (the first few of a call are kept) and returns false, the caster's answer.
 bool refuse(PyObject* o, const char* kind);
+// True the first time any of PyTorch's deprecated signatures is used in the process (its one warning).
+bool deprecated_overload_first_use();
 
 // An int as PyTorch's parser takes it: a Python int that is not a bool, a NumPy integer, an integer tensor as
 // load_tensor_int says; for a SymInt (symint) also anything else with __index__ (a 0-d NumPy array). False

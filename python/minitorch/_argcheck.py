@@ -19,7 +19,10 @@ and are left unwrapped, so the frame costs nothing there."""
 import functools
 import inspect
 import numbers
+import os
+import sys
 import types
+import warnings
 
 import numpy as np
 
@@ -189,7 +192,7 @@ def translating(fn, name=None, method=False, checks="all"):
     if method and parse is not None and not parse["method"]:
         # a function with PyTorch's signatures, installed as a Tensor method: the same checks with self taken
         # out of the signatures, so the positions count from the argument after self as PyTorch's do
-        sigs = [params[1:] for params in parse["sigs"]]
+        sigs = [[p for p in params[1:] if p.name != "out"] for params in parse["sigs"]]
         return parsing(
             fn.__wrapped__, sigs, name or parse["name"], True, parse["upfront"], parse["positional"]
         )
@@ -451,10 +454,12 @@ def _varargs(params, args, kwargs):
 _PARSED = {}
 
 
-def check_call(fname, signatures, args, kwargs, positional=False):
+def check_call(fname, signatures, args, kwargs, positional=False, deprecated=()):
     """raises PyTorch's TypeError when no signature (each a string, see above) takes (args, kwargs).
     positional: the messages give every argument's position, as for a Python function of PyTorch's that
-    hands all its arguments to the C++ op by position."""
+    hands all its arguments to the C++ op by position. deprecated: the function's deprecated signatures
+    (_deprecated_signatures), tried after the others and listed by no message: the one that takes the call is
+    returned as a _DeprecatedCall."""
     try:
         sigs, fast = _PARSED[tuple(signatures)]
     except (KeyError, TypeError):  # not seen yet, or signatures parsed already (lists: no key)
@@ -476,46 +481,65 @@ def check_call(fname, signatures, args, kwargs, positional=False):
                         raise err
             return args
     args = given
-    if len(sigs) == 1:
-        params = sigs[0]
-        by_pos = [p for p in params if not p.kw_only]
-        if len(args) > len(by_pos):
-            lo, hi = sum(1 for p in by_pos if not p.has_default), len(by_pos)
-            takes = f"{hi} positional argument{'s' if hi != 1 else ''}" if lo == hi else f"from {lo} to {hi}"
-            takes += " positional arguments" if lo != hi else ""
-            raise TypeError(f"{fname}() takes {takes} but {len(args)} were given")
-        names = {p.name for p in params}
-        for k in kwargs:
-            if k not in names:
-                raise TypeError(f"{fname}() got an unexpected keyword argument '{k}'")
-            if k in (p.name for p in by_pos[: len(args)]):
-                raise TypeError(f"{fname}() got multiple values for argument '{k}'")
-        bound = {**dict(zip((p.name for p in by_pos), args)), **kwargs}
-        missing = [p.name for p in params if p.name not in bound and not p.has_default]
-        if missing:  # PyTorch's parser's words, its plural as it writes it ("arguments" for one)
-            plural = "s" if len(missing) == 1 else ""
-            raise TypeError(
-                f"{fname}() missing {len(missing)} required positional argument{plural}: "
-                + ", ".join(f'"{m}"' for m in missing)
-            )
-        for i, p in enumerate(params):
-            if p.name in bound and not _accepts(p, bound[p.name]):
-                v = bound[p.name]
-                where = f" (position {i + 1})" if positional or p.name not in kwargs else ""
-                if p.kind == "int[]" and isinstance(v, (list, tuple)):
-                    raise TypeError(
-                        f"{fname}(): argument '{p.name}'{where} must be tuple of ints, but found element of "
-                        f"type {_type_name(v[0])} at pos 0"
-                    )
+    for params in deprecated:
+        bound = _bind(params, args, kwargs)
+        if bound is not None and all(_accepts(p, bound[p.name]) for p in params if p.name in bound):
+            return _DeprecatedCall(params, bound)
+    hidden = bool(deprecated)
+    # PyTorch's parser: a function of one signature raises that signature's own error; else a signature is
+    # plausible when the count of arguments lies between its required and all its parameters, and where one
+    # is, its own error; else the combination (hidden: deprecated signatures, which no message lists, stand
+    # beside these)
+    given_n = len(args) + len(kwargs)
+    plausible = [p for p in sigs if sum(1 for q in p if not q.has_default) <= given_n <= len(p)]
+    if len(sigs) == 1 and not hidden:
+        _raise_own_error(fname, sigs[0], args, kwargs, positional)
+    elif len(plausible) == 1:
+        _raise_own_error(fname, plausible[0], args, kwargs, positional)
+    raise TypeError(_C._format_invalid_args(fname, tuple(args), kwargs, [_format_sig(p) for p in sigs]))
+
+
+def _raise_own_error(fname, params, args, kwargs, positional):
+    """raises the TypeError PyTorch's parser gives for the one signature params, in its order: too many
+    arguments by position, then each parameter in turn (missing, or of a wrong kind), then the keywords left
+    (unknown, or given by position too); returns where it finds none"""
+    by_pos = [p for p in params if not p.kw_only]
+    if len(args) > len(by_pos):
+        lo, hi = sum(1 for p in by_pos if not p.has_default), len(by_pos)
+        takes = f"{hi} positional argument{'s' if hi != 1 else ''}" if lo == hi else f"from {lo} to {hi}"
+        takes += " positional arguments" if lo != hi else ""
+        raise TypeError(f"{fname}() takes {takes} but {len(args)} were given")
+    bound = {**kwargs, **dict(zip((p.name for p in by_pos), args))}
+    missing = [p.name for p in params if p.name not in bound and not p.has_default]
+    for i, p in enumerate(params):
+        if p.name not in bound:
+            if (
+                not p.has_default
+            ):  # PyTorch's parser's words, its plural as it writes it ("arguments" for one)
+                plural = "s" if len(missing) == 1 else ""
                 raise TypeError(
-                    f"{fname}(): argument '{p.name}'{where} must be {p.word}, not {_type_name(v)}"
+                    f"{fname}() missing {len(missing)} required positional argument{plural}: "
+                    + ", ".join(f'"{m}"' for m in missing)
                 )
-    got = [_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
-    expected = "\n".join(f" * {_format_sig(params)}" for params in sigs)
-    raise TypeError(
-        f"{fname}() received an invalid combination of arguments - got ({', '.join(got)}), but expected one "
-        f"of:\n{expected}\n"
-    )
+            continue
+        v = bound[p.name]
+        # (a sole int list given by position may be its first int, as `_varargs` takes it: t.sum_to_size(3))
+        sole_ints = p.kind == "int[]" and i < len(args) and len(by_pos) == 1 and _list_int(v, True)
+        if not _accepts(p, v) and not sole_ints:
+            by_keyword = i >= len(args)
+            where = f" (position {i + 1})" if positional or not by_keyword else ""
+            if p.kind == "int[]" and isinstance(v, (list, tuple)):
+                raise TypeError(
+                    f"{fname}(): argument '{p.name}'{where} must be tuple of ints, but found element of "
+                    f"type {_type_name(v[0])} at pos 0"
+                )
+            raise TypeError(f"{fname}(): argument '{p.name}'{where} must be {p.word}, not {_type_name(v)}")
+    names = {p.name for p in params}
+    for k in kwargs:
+        if k not in names:
+            raise TypeError(f"{fname}() got an unexpected keyword argument '{k}'")
+        if k in (p.name for p in by_pos[: len(args)]):
+            raise TypeError(f"{fname}() got multiple values for argument '{k}'")
 
 
 _ANY = object()  # a _fast_kind that takes every value
@@ -671,6 +695,8 @@ def parsing(fn, signatures, name=None, method=False, upfront=True, positional=Fa
     sigs = [_signature(s) if isinstance(s, str) else s for s in signatures]
     skip = 1 if method else 0
     parse = {"sigs": sigs, "name": fname, "method": method, "upfront": upfront, "positional": positional}
+    deprecated = _deprecated_signatures(fname, method)
+    listed = [_format_sig(params) for params in sigs]
 
     if upfront:
         fast = _fast_checks(sigs)
@@ -679,7 +705,9 @@ def parsing(fn, signatures, name=None, method=False, upfront=True, positional=Fa
             rest = args[skip:]
             if fast is not None and fast(rest, kwargs):
                 return fn(*args, **kwargs)
-            parsed = check_call(fname, sigs, rest, kwargs, positional)
+            parsed = check_call(fname, sigs, rest, kwargs, positional, deprecated)
+            if isinstance(parsed, _DeprecatedCall):
+                return parsed.call(fn, fname, args[:skip], listed)
             if parsed is not rest:  # separate ints taken as the int list
                 args = args[:skip] + parsed
             return fn(*args, **kwargs)
@@ -695,11 +723,13 @@ def parsing(fn, signatures, name=None, method=False, upfront=True, positional=Fa
         except (AttributeError, RuntimeError, IndexError, ValueError, TypeError, NotImplementedError):
             rest = args[skip:]
             try:
-                parsed = check_call(fname, sigs, rest, kwargs, positional)
+                parsed = check_call(fname, sigs, rest, kwargs, positional, deprecated)
             except TypeError as e:
                 raise e from None
             if parsed is rest:
                 raise
+        if isinstance(parsed, _DeprecatedCall):
+            return parsed.call(fn, fname, args[:skip], listed)
         return fn(*(args[:skip] + parsed), **kwargs)  # separate ints taken as the int list
 
     on_error._parse = parse
@@ -709,3 +739,106 @@ def parsing(fn, signatures, name=None, method=False, upfront=True, positional=Fa
 def parses(*signatures, name=None, method=False, upfront=True, positional=False):
     """decorator form of `parsing`"""
     return lambda fn: parsing(fn, signatures, name, method, upfront, positional)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# PyTorch's deprecated signatures (its tools/autograd/deprecated.yaml): the scalars first, as PyTorch's early
+# API had them (`addmm(beta, input, alpha, mat1, mat2)`, `x.addmm_(beta, mat1, mat2)`). Its parser tries them
+# after the others, lists them in no message, and warns once per process at the first call one takes. The
+# functions written in Python try them through `parsing` (check_call's `deprecated`); the generated bindings
+# through arg_errors.cpp, which calls `_deprecated_handler` once no overload took a call, so a call of the
+# usual form costs nothing more. add/sub's deprecated (input, alpha, other) is bind_elementwise.cpp's.
+# Each signature as PyTorch writes it, with `self` where the tensor goes; the function spelling adds
+# `*, Tensor? out=None` and calls `self` input, the method spellings (in-place too) leave self and out out.
+DEPRECATED = {
+    name: (
+        f"Scalar beta, Tensor self, Scalar alpha, Tensor {a}, Tensor {b}",
+        f"Scalar beta, Tensor self, Tensor {a}, Tensor {b}",
+    )
+    for name, (a, b) in {
+        "addmm": ("mat1", "mat2"), "addmv": ("mat", "vec"), "addr": ("vec1", "vec2"),
+        "baddbmm": ("batch1", "batch2"), "addbmm": ("batch1", "batch2"),
+    }.items()
+}  # fmt: skip
+DEPRECATED.update(
+    {name: ("Tensor self, Scalar value, Tensor tensor1, Tensor tensor2",) for name in ("addcmul", "addcdiv")}
+)
+
+
+def _deprecated_signatures(fname, method):
+    """the parsed deprecated signatures of fname (an in-place method's are its function's), for the function
+    or the method spelling"""
+    texts = DEPRECATED.get(fname[:-1] if method and fname.endswith("_") else fname, ())
+    if method:
+        return [[p for p in _signature(t) if p.name != "self"] for t in texts]
+    return [_signature(t.replace("Tensor self", "Tensor input") + ", *, Tensor? out=None") for t in texts]
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _outside_stacklevel():
+    """warnings.warn's stacklevel, from its caller, of the first frame outside minitorch: the user's line"""
+    frame, level = sys._getframe(2), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+class _DeprecatedCall:
+    """a call a deprecated signature takes: its parameters and the values bound to them"""
+
+    __slots__ = ("bound", "params")
+
+    def __init__(self, params, bound):
+        self.params, self.bound = params, bound
+
+    def call(self, fn, fname, head, listed):
+        """PyTorch's one warning, then fn called in its usual form: head (a method's self) or the input first,
+        the rest by keyword. listed: the signatures PyTorch suggests instead, "(Tensor input, ...)"."""
+        if _C._deprecated_overload_first_use():
+            instead = "".join(f"\n\t{fname}{text}" for text in listed)
+            warnings.warn(
+                f"This overload of {fname} is deprecated:\n\t{fname}{_format_sig(self.params)}\nConsider using "
+                f"one of the following signatures instead:{instead}",
+                UserWarning,
+                stacklevel=_outside_stacklevel(),
+            )
+        kwargs = dict(self.bound)
+        first = head or (kwargs.pop("input"),)
+        for p in self.params:  # a Number given as a 0-dim tensor is its value, as PyTorch's parser reads it
+            if p.kind == "Scalar" and _is_tensor(kwargs.get(p.name)):
+                kwargs[p.name] = kwargs[p.name].item()
+        return fn(*first, **kwargs)
+
+
+def _deprecated_handler(fn, fname, method):
+    """arg_errors.cpp's hook for a generated binding fn: (args, kwargs, listed) -> the result of the call a
+    deprecated signature takes, or NotImplemented"""
+    sigs = _deprecated_signatures(fname, method)
+
+    def handler(args, kwargs, listed):
+        rest = args[1:] if method else args
+        for params in sigs:
+            bound = _bind(params, rest, kwargs)
+            if bound is not None and all(_accepts(p, bound[p.name]) for p in params if p.name in bound):
+                return _DeprecatedCall(params, bound).call(fn, fname, args[:1] if method else (), listed)
+        return NotImplemented
+
+    return handler
+
+
+def _register_deprecated():
+    """the generated bindings among DEPRECATED's names (functions, methods, in-place methods) get the hook"""
+    for name in DEPRECATED:
+        for fname, fn, method in (
+            (name, getattr(_C, name, None), False),
+            (name, _C.Tensor.__dict__.get(name), True),
+            (name + "_", _C.Tensor.__dict__.get(name + "_"), True),
+        ):
+            if isinstance(fn, types.BuiltinFunctionType) or type(fn).__name__ == "instancemethod":
+                call = getattr(_C.Tensor, fname) if method else fn
+                _C._register_deprecated(fn, _deprecated_handler(call, fname, method))
+
+
+_register_deprecated()

@@ -172,8 +172,9 @@ def _inplace_of(fn):
     # fn's parameters, so _argcheck names a wrong argument as PyTorch's parser does for the in-place method too
     inplace.__signature__ = inspect.signature(fn)
     if parse is not None:
+        sigs = [[p for p in params if p.name != "out"] for params in parse["sigs"]]  # in place: no out=
         return _argcheck.parsing(
-            inplace, parse["sigs"], inplace.__name__, parse["method"], parse["upfront"], parse["positional"]
+            inplace, sigs, inplace.__name__, parse["method"], parse["upfront"], parse["positional"]
         )
     return inplace
 
@@ -250,46 +251,15 @@ def _fused_addc(input, tensor1, tensor2, value):
     )
 
 
-_VALUE_FIRST_WARNED = set()
-_NO_VALUE = object()  # value= not given (None is a value PyTorch's parser refuses)
+# addcmul/addcdiv's signatures as PyTorch's parser reads them; their deprecated (input, value, tensor1,
+# tensor2) forms are _argcheck.DEPRECATED's
+_ADDC = "Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None"
+_ADDC_ = "Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1"
 
 
-def _value_first(name, method, value, tensor1, rest, kw_value):
-    """PyTorch's deprecated addcmul/addcdiv(input, value, tensor1, tensor2) and its method/in-place forms
-    (`value` a Number, no value= keyword): (tensor1, tensor2, value), with the overload's one-time warning.
-    Anything else is the refusal of the extra positional argument."""
-    if len(rest) != 1 or kw_value is not _NO_VALUE or not _argcheck.is_number(value):
-        given = 3 + len(rest) - method
-        raise TypeError(f"{name}() takes {given - 1} positional arguments but {given} were given")
-    key = (name, method)
-    if key not in _VALUE_FIRST_WARNED:
-        _VALUE_FIRST_WARNED.add(key)
-        if method:
-            old, new = (
-                f"{name}(Number value, Tensor tensor1, Tensor tensor2)",
-                (f"{name}(Tensor tensor1, Tensor tensor2, *, Number value = 1)"),
-            )
-        else:
-            out = ", *, Tensor out = None" if not name.endswith("_") else ""
-            old = f"{name}(Tensor input, Number value, Tensor tensor1, Tensor tensor2{out})"
-            new = f"{name}(Tensor input, Tensor tensor1, Tensor tensor2, *, Number value = 1{out[3:]})"
-        warnings.warn(
-            f"This overload of {name} is deprecated:\n\t{old}\nConsider using one of the following signatures "
-            f"instead:\n\t{new}",
-            UserWarning,
-            stacklevel=3,
-        )
-    if isinstance(value, _C.Tensor):
-        value = value.item()
-    return tensor1, rest[0], value
-
-
-def addcmul(input, tensor1, tensor2, *deprecated, value=_NO_VALUE, out=None):
+@_argcheck.parses(_ADDC, upfront=False)
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 * tensor2."""
-    if deprecated:
-        tensor1, tensor2, value = _value_first("addcmul", False, tensor1, tensor2, deprecated, value)
-    elif value is _NO_VALUE:
-        value = 1
     if isinstance(value, builtins.float) and not builtins.any(
         _is_float(t) or t.is_complex() for t in (input, tensor1, tensor2)
     ):
@@ -320,12 +290,9 @@ def _foreach_fusable(self, tensor1, tensor2):
     )
 
 
-def addcmul_(self, tensor1, tensor2, *deprecated, value=_NO_VALUE):
+@_argcheck.parses(_ADDC_, name="addcmul_", upfront=False)
+def addcmul_(self, tensor1, tensor2, *, value=1):
     """In-place addcmul: self += value * tensor1 * tensor2 (one fused kernel when no autograd is involved)."""
-    if deprecated:
-        tensor1, tensor2, value = _value_first("addcmul_", True, tensor1, tensor2, deprecated, value)
-    elif value is _NO_VALUE:
-        value = 1
     if _foreach_fusable(self, tensor1, tensor2):
         _C._foreach_addcmul_([self], [tensor1], [tensor2], value)
         return self
@@ -343,12 +310,9 @@ _ADDCDIV_INT = (
 )
 
 
-def addcdiv(input, tensor1, tensor2, *deprecated, value=_NO_VALUE, out=None):
+@_argcheck.parses(_ADDC, upfront=False)
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 / tensor2 (true division; integral tensor1 and tensor2 are refused)."""
-    if deprecated:
-        tensor1, tensor2, value = _value_first("addcdiv", False, tensor1, tensor2, deprecated, value)
-    elif value is _NO_VALUE:
-        value = 1
     if not _is_float(tensor1) and not _is_float(tensor2):
         raise RuntimeError(_ADDCDIV_INT)
     input, tensor1, tensor2 = _common(input, tensor1, tensor2)
@@ -362,12 +326,9 @@ def addcdiv(input, tensor1, tensor2, *deprecated, value=_NO_VALUE, out=None):
     return write_out(r, out, "addcdiv", "castable")
 
 
-def addcdiv_(self, tensor1, tensor2, *deprecated, value=_NO_VALUE):
+@_argcheck.parses(_ADDC_, name="addcdiv_", upfront=False)
+def addcdiv_(self, tensor1, tensor2, *, value=1):
     """In-place addcdiv: self += value * tensor1 / tensor2 (fused when no autograd is involved)."""
-    if deprecated:
-        tensor1, tensor2, value = _value_first("addcdiv_", True, tensor1, tensor2, deprecated, value)
-    elif value is _NO_VALUE:
-        value = 1
     if not _is_float(tensor1) and not _is_float(tensor2):
         raise RuntimeError(_ADDCDIV_INT)
     if _foreach_fusable(self, tensor1, tensor2):
@@ -406,6 +367,12 @@ def _expand_for_bmm(input, batch1, batch2, batched):
         input.expand(shape)
 
 
+# baddbmm/addbmm/addmv/addr's signature as PyTorch's parser reads it (their deprecated scalars-first forms are
+# _argcheck.DEPRECATED's)
+_SCALED = "Tensor input, Tensor {}, Tensor {}, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None"
+
+
+@_argcheck.parses(_SCALED.format("batch1", "batch2"), upfront=False)
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (batch1 @ batch2), batched over dim 0."""
     _expand_for_bmm(input, batch1, batch2, True)
@@ -413,6 +380,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return write_out(r, out, "baddbmm")
 
 
+@_argcheck.parses(_SCALED.format("batch1", "batch2"), upfront=False)
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * sum_b(batch1[b] @ batch2[b]), as one matmul over the concatenated inner dim."""
     _expand_for_bmm(input, batch1, batch2, False)
@@ -427,6 +395,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return write_out(r, out, "addbmm", dtype_error=_ADDBMM_OUT, warn_resize=False)
 
 
+@_argcheck.parses(_SCALED.format("mat", "vec"), upfront=False)
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat @ vec)."""
     if not (mat.dim() == 2 and vec.dim() == 1 and input.dim() <= 1):
@@ -435,6 +404,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     return write_out(r, out, "addmv")
 
 
+@_argcheck.parses(_SCALED.format("vec1", "vec2"), upfront=False)
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * outer(vec1, vec2)."""
     r = _beta_alpha(input, _C.outer(vec1, vec2), beta, alpha)
@@ -1859,6 +1829,9 @@ def lerp_(self, end, weight):
     return _store(self, _C.lerp(self, end, weight))
 
 
+@_argcheck.parses(
+    "Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1", name="addmm_", upfront=False
+)
 def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
     """In-place addmm: self = beta * self + alpha * (mat1 @ mat2)."""
     out_shape = [mat1.shape[0] if mat1.dim() else 0, mat2.shape[-1] if mat2.dim() else 0]

@@ -500,8 +500,8 @@ def test_operators_and_keywords_in_pytorchs_words(recwarn):
     assert torch.add(x, y, alpha=2).tolist() == [7.0, 12.0] and x.sub(y, alpha=0.5).tolist() == [-0.5, -0.5]
     z = x.clone()
     assert z.add_(y, alpha=-1) is z and z.tolist() == [-2.0, -3.0]
-    assert torch.add(x, 2, y).tolist() == [7.0, 12.0]  # the deprecated (input, alpha, other) spelling
-    assert any("This overload of add is deprecated" in str(w.message) for w in recwarn.list)
+    # the deprecated (input, alpha, other) spelling (its one warning per process: test_deprecated_signatures.py)
+    assert torch.add(x, 2, y).tolist() == [7.0, 12.0]
     with pytest.raises(TypeError):  # `subtract` has no deprecated form
         torch.subtract(x, 2, y)
     with pytest.raises(
