@@ -400,11 +400,18 @@ Tensor native::std(const Tensor& self, IntArrayRef dims, double correction, bool
 Tensor native::norm(const Tensor& self, double p, IntArrayRef dims, bool keepdim) {
   if (is_complex(self.dtype())) return mt::norm(abs(self), p, dims, keepdim);  // a p-norm only reads |z|
   check_float(self, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ");
-  if (p < 0 && self.numel() == 0)
-    MT_ERROR("linalg.vector_norm cannot compute the ", p,
-             " norm on an empty tensor because the operation does not "
-             "have an identity");
-  if (std::isinf(p)) check_nonempty(self, dim_mask(self, dims, true), "linalg.vector_norm");
+  // the orders without an identity (negative, inf) on no elements: PyTorch's linalg_vector_norm refuses every
+  // dim when none is named, else only a named dim that is empty (a (0, 5) tensor's norm over its last dim is
+  // an empty result)
+  if ((p < 0 || std::isinf(p)) && self.numel() == 0) {
+    MT_CHECK(!dims.empty(), "linalg.vector_norm cannot compute the ", p,
+             " norm on an empty tensor because the operation does not have an identity");
+    for (int64_t d : dims) {
+      const int64_t w = wrap_dim(d, self.dim());
+      MT_CHECK(self.sizes()[w] != 0, "linalg.vector_norm cannot compute the ", p, " norm on the dimension ",
+               w, "because this dimension is empty and the operation does not have an identity");
+    }
+  }
   // One element per result: its norm is |x| exactly (for p != 0), which the squaring p = 2 path would
   // overflow for float32 |x| > 1.8e19; PyTorch's kernel returns |x| there too, for every order, NaN included
   // (pairwise_distance of two numbers, found by the differential fuzzer). Except for a 0-dim tensor reduced

@@ -5252,3 +5252,29 @@ def test_fuzz_4428_kinds_and_python_functions():
     assert piv.shape == (2, 0) and info.tolist() == [0, 0]
     with pytest.raises(NotImplementedError, match="\"lu_cpu\" not implemented for 'Long'"):
         T.linalg.lu(T.ones(2, 2, dtype=T.int64))
+
+
+def test_fuzz_4428_vector_norm_kinds_and_empty():
+    """Fuzz seed 4428: vector_norm's ord takes a bool (a Number to PyTorch's parser), its int[1] dim one integer
+    element of a tensor (0-d included) and nothing longer or empty; the orders without an identity on no
+    elements refuse only an empty named dim (pairwise_distance of (0, 5) operands with p < 0 is empty)"""
+    T = minitorch
+    x = T.tensor([1.5, -2.0], dtype=T.float64)
+    assert T.linalg.vector_norm(x, True, -1).item() == 3.5
+    assert T.linalg.vector_norm(x, False).item() == 2.0
+    assert T.linalg.vector_norm(T.tensor([[3.0, 4.0]]), 2, T.tensor(1)).tolist() == [5.0]
+    for dim in (T.empty(0, dtype=T.int64), T.tensor([0, 1]), T.tensor(1.0)):
+        with pytest.raises(
+            TypeError, match=re.escape("argument 'dim' (position 3) must be tuple of ints, not Tensor")
+        ):
+            T.linalg.vector_norm(T.ones(2, 2), 2, dim)
+    e = T.empty(0, 5)
+    for p in (-0.5, float("inf"), float("-inf")):
+        assert e.norm(p, -1).shape == (0,)
+        with pytest.raises(RuntimeError, match="norm on the dimension 0because this dimension is empty"):
+            e.norm(p, 0)
+        with pytest.raises(RuntimeError, match="norm on an empty tensor because the operation does not have"):
+            e.norm(p)
+    assert T.pairwise_distance(
+        T.empty(0, 5, 5, dtype=T.int64), T.empty(0, 5, 5, dtype=T.int64), -0.5
+    ).shape == (0, 5)

@@ -98,6 +98,10 @@ def _dims(dim, ndim):
         return tuple(range(ndim))
     if isinstance(dim, int):
         dim = (dim,)
+    if isinstance(dim, _C.Tensor):  # the parser's int[1]: one integer element stands for the dim, nothing else
+        if dim.numel() != 1 or dim.is_floating_point() or dim.is_complex():
+            raise TypeError("linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, not Tensor")
+        dim = (int(dim.item()),)
     if isinstance(dim, str):  # the parser's int list (iterating would read its characters)
         raise TypeError("linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, not str")
     out = []
@@ -115,7 +119,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     ord: any real number or +-inf: inf is max |x|, -inf min |x|, 0 the count of nonzeros, p the p-norm
     (sum |x|^p)^(1/p). dtype: the dtype x is cast to before reducing (no narrowing casts), and of the result.
     minitorch.norm and Tensor.norm with a numeric p compute the same kernel."""
-    if isinstance(ord, (str, bool)) or not isinstance(ord, (int, float)):
+    if isinstance(ord, str) or not isinstance(ord, (int, float)):  # a bool is a Number to PyTorch's parser
         raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
     _check_float_input(x, "linalg.vector_norm")
     _C._check_norm_dtype(dtype, x.dtype, "linalg.vector_norm")
@@ -123,7 +127,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     dims = _dims(dim, x.dim())
     if ord < 0 or ord == _math.inf:
         # max/min have no identity: an empty reduction has no value
-        whole = dim is None or (not isinstance(dim, int) and len(dim) == 0)
+        whole = dim is None or (not isinstance(dim, (int, _C.Tensor)) and len(dim) == 0)
         if x.numel() == 0 and whole:
             raise RuntimeError(
                 f"linalg.vector_norm cannot compute the {_fmt_ord(ord)} norm on an empty tensor because the "
