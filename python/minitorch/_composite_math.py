@@ -578,8 +578,13 @@ def float_power(input, exponent, *, out=None):
     return write_out(r, out, "pow", dtype_error=_FLOAT_POWER_OUT)
 
 
+_FLOAT_POWER_SIGS = ("Tensor exponent", "Scalar exponent")
+
+
 def float_power_(self, exponent):
     """In-place float_power; self must already be float64."""
+    if not isinstance(exponent, (_C.Tensor, numbers.Number)):  # the parser's two overloads, before the dtype
+        _argcheck.check_call("float_power_", _FLOAT_POWER_SIGS, (exponent,), {})
     if self.dtype != _C.float64:
         raise RuntimeError(
             f"the base given to float_power_ has dtype {scalar_name(self.dtype)} but the operation's result "
@@ -902,8 +907,17 @@ def logcumsumexp(input, dim):
 _export(logcumsumexp)
 
 
+def _trapz_bool(name, y, x):
+    if y.dtype == _C.bool or (isinstance(x, _C.Tensor) and x.dtype == _C.bool):
+        which = "`x` or `y`" if isinstance(x, _C.Tensor) else "`y`"
+        raise NotImplementedError(f"{name}: received a bool input for {which}, but bool is not supported")
+
+
 def _trapz_dim(name, y, x, dim):
-    """dim wrapped against y, after PyTorch's checks of it: its range and a 0-dim y"""
+    """dim wrapped against y, after PyTorch's checks of it: its range and a 0-dim y (cumulative_trapezoid
+    refuses bool before either)"""
+    if name == "cumulative_trapezoid":
+        _trapz_bool(name, y, x)
     y.movedim(dim, -1)  # PyTorch's dim check and its IndexError
     # PyTorch's 0-dim errors: trapezoid asks for the dim's size (wrapped when x is a tensor), the other slices
     if y.dim() == 0:
@@ -917,9 +931,7 @@ def _trapz_setup(name, y, x, d):
     """(y's left and right samples along the wrapped dim d, x's differences or None). PyTorch's bool refusal and
     its view of x: a 1-d x lies along d, a lower-dim x gains leading ones, a higher-dim x is sliced along the
     same dim; the differences then broadcast with y's samples."""
-    if y.dtype == _C.bool or (isinstance(x, _C.Tensor) and x.dtype == _C.bool):
-        which = "`x` or `y`" if isinstance(x, _C.Tensor) else "`y`"
-        raise NotImplementedError(f"{name}: received a bool input for {which}, but bool is not supported")
+    _trapz_bool(name, y, x)
     head = (slice(None),) * d
     left, right = y[(*head, slice(None, -1))], y[(*head, slice(1, None))]
     if x is None:

@@ -142,7 +142,14 @@ rot90.__wrapped__ = _rot90_checked.__wrapped__
 
 def broadcast_to(input, size):
     """`input` expanded (a view) to `size`, as torch.broadcast_to."""
-    return input.expand(*size) if not isinstance(size, numbers.Integral) else input.expand(size)
+    return input.expand(size)  # one sequence: () reaches expand's own error, as PyTorch's
+
+
+def _broadcast_to_method(self, *size, **kwargs):
+    """Tensor.broadcast_to: the size as one sequence or as separate ints (PyTorch's int-list parser)."""
+    if not size and not kwargs:
+        raise TypeError('broadcast_to() missing 1 required positional arguments: "size"')
+    return self.expand(*size, **kwargs)
 
 
 def broadcast_tensors(*tensors):
@@ -1278,6 +1285,7 @@ __all__ += [
     "vstack",
 ]
 
+TENSOR_METHODS["broadcast_to"] = _broadcast_to_method
 TENSOR_METHODS.update(
     {
         n: globals()[n]
@@ -1288,7 +1296,6 @@ TENSOR_METHODS.update(
             "fliplr",
             "flipud",
             "rot90",
-            "broadcast_to",
             "diag",
             "diagflat",
             "diag_embed",

@@ -26,14 +26,15 @@ def broadcast_shapes(*shapes):
     out = [1] * ndim
     for k, s in enumerate(shapes):
         for i, n in enumerate(s, ndim - len(s)):
+            # PyTorch's order: a mismatch with what came before, then the sign
+            if n != 1 and out[i] not in (1, n):
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {n} at {i - ndim}! Mismatching argument "
+                    f"at index {k} had {s}; but expected shape should be broadcastable to {out}"
+                )
             if n < 0:
                 raise ValueError("Attempting to broadcast a dimension with negative length!")
             if n != 1:
-                if out[i] not in (1, n):
-                    raise RuntimeError(
-                        f"Attempting to broadcast a dimension of length {n} at {i - ndim}! Mismatching argument "
-                        f"at index {k} had {s}; but expected shape should be broadcastable to {out}"
-                    )
                 out[i] = n
     return Size(out)
 

@@ -5278,3 +5278,62 @@ def test_fuzz_4428_vector_norm_kinds_and_empty():
     assert T.pairwise_distance(
         T.empty(0, 5, 5, dtype=T.int64), T.empty(0, 5, 5, dtype=T.int64), -0.5
     ).shape == (0, 5)
+
+
+def test_fuzz_4429_order_and_kinds():
+    """Fuzz seed 4429: Tensor.broadcast_to takes separate ints and hands () to expand's own error (the
+    missing-sizes check of 4428 had caught its internal call), broadcast_shapes checks a mismatch before a
+    negative size, the losses read target.size() first (a plain value's AttributeError names .size()),
+    huber_loss's reduction before its kernel's dtype, cumulative_trapezoid's bool before its dims,
+    float_power_'s exponent kinds before its dtype"""
+    T = minitorch
+    F = T.nn.functional
+    x = T.ones(2, 1)
+    assert x.broadcast_to(2, 2, 3).shape == (2, 2, 3) and x.broadcast_to([2, 4]).shape == (2, 4)
+    assert x.broadcast_to(size=(2, 3)).shape == (2, 3) and T.broadcast_to(x, (2, 5)).shape == (2, 5)
+    t = T.tensor([[1.0, 2.0], [3.0, 4.0]])
+    for call, exc, msg in [
+        (
+            lambda: x.broadcast_to(()),
+            RuntimeError,
+            "the number of sizes provided (0) must be greater or equal",
+        ),
+        (
+            lambda: x.broadcast_to(),
+            TypeError,
+            'broadcast_to() missing 1 required positional arguments: "size"',
+        ),
+        (
+            lambda: T.broadcast_shapes((2,), (-3,)),
+            RuntimeError,
+            "Attempting to broadcast a dimension of length -3",
+        ),
+        (lambda: T.broadcast_shapes((2, -1), (-3,)), ValueError, "with negative length"),
+        (lambda: F.l1_loss(t, 3), AttributeError, "'int' object has no attribute 'size'"),
+        (lambda: F.mse_loss(3, t), AttributeError, "'int' object has no attribute 'size'"),
+        (
+            lambda: F.huber_loss(T.tensor([True]), T.tensor([True]), reduction="nuc"),
+            ValueError,
+            "nuc is not a valid value for reduction",
+        ),
+        (
+            lambda: T.cumulative_trapezoid(T.tensor(True)),
+            NotImplementedError,
+            "received a bool input for `y`",
+        ),
+        (
+            lambda: T.trapezoid(T.tensor(True)),
+            IndexError,
+            "Dimension specified as -1 but tensor has no dimensions",
+        ),
+        (
+            lambda: T.tensor([1.5], dtype=T.bfloat16).float_power_([2]),
+            TypeError,
+            "float_power_() received an invalid combination of arguments - got (list)",
+        ),
+    ]:
+        with pytest.raises(exc, match=re.escape(msg)):
+            call()
+    assert F.pairwise_distance(T.tensor([[1, 2]]), T.tensor([[4, 6]])).tolist() == pytest.approx(
+        [5.0], abs=1e-5
+    )

@@ -98,9 +98,12 @@ def _dims(dim, ndim):
         return tuple(range(ndim))
     if isinstance(dim, int):
         dim = (dim,)
-    if isinstance(dim, _C.Tensor):  # the parser's int[1]: one integer element stands for the dim, nothing else
+    # the parser's int[1]: one integer element of a tensor stands for the dim, nothing else
+    if isinstance(dim, _C.Tensor):
         if dim.numel() != 1 or dim.is_floating_point() or dim.is_complex():
-            raise TypeError("linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, not Tensor")
+            raise TypeError(
+                "linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, not Tensor"
+            )
         dim = (int(dim.item()),)
     if isinstance(dim, str):  # the parser's int list (iterating would read its characters)
         raise TypeError("linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, not str")

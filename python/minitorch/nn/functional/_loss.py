@@ -110,11 +110,12 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    _floating_pair(input, target, "huber")
     _warn_size(input, target)
     x, y = _broadcast_pair(input, target)
-    if not isinstance(reduction, str) or reduction not in _REDUCTIONS:  # PyTorch's get_enum
+    # PyTorch's get_enum, before the kernel
+    if not isinstance(reduction, str) or reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    _floating_pair(input, target, "huber")
     if weight is not None:
         return _weighted(_nn.huber_loss(x, y, "none", delta), weight, input, reduction, False)
     return _nn.huber_loss(x, y, reduction, delta)
@@ -189,7 +190,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 def _warn_size(input, target):
-    if tuple(target.shape) != tuple(input.shape):
+    if target.size() != input.size():  # PyTorch reads .size(): a plain value fails there
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
             "This will likely lead to incorrect results due to broadcasting. Please ensure they have the same "
