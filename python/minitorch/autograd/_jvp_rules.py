@@ -1199,6 +1199,27 @@ def _lu_factor_jvp(A, t_A, result):
     return (dL.tril(-1) + dU,) + (None,) * (len(result) - 1)
 
 
+def _householder_product_jvp(A, tau, t_A, t_tau):
+    """The product rule through Q = H_1 ... H_k [I]_{:, :n}, H_j = I - tau_j v_j v_j^H (linalg's composed
+    householder_product), carried alongside it: d(H_j Q) = H_j dQ + dH_j Q."""
+    torch = _root()
+    m, n = A.shape[-2], A.shape[-1]
+    k = tau.shape[-1]
+    eye = torch.eye(m, k, dtype=A.dtype, device=A.device)
+    V = A[..., :, :k].tril(-1) + eye
+    dV = t_A[..., :, :k].tril(-1)
+    Q = torch.eye(m, n, dtype=A.dtype, device=A.device).expand(*A.shape[:-2], m, n)
+    dQ = torch.zeros_like(Q)
+    for j in reversed(range(k)):
+        v, dv = V[..., :, j : j + 1], dV[..., :, j : j + 1]
+        vh, dvh = v.mH, dv.mH
+        t, dt = tau[..., j, None, None], t_tau[..., j, None, None]
+        w, dw = vh @ Q, dvh @ Q + vh @ dQ
+        dQ = dQ - (dt * v + t * dv) @ w - (t * v) @ dw
+        Q = Q - (t * v) @ w
+    return dQ
+
+
 def _matrix_power_jvp(A, t, n):
     """d(A^n) = sum_k A^k dA A^(n-1-k); a negative power is the positive power of A^-1, dA^-1 = -A^-1 dA A^-1."""
     torch = _root()
@@ -2164,6 +2185,15 @@ _COMPOSITE_RULES = {
     },
     # torch.linalg: the classic first-order formulas (the others take the generic JVP through their backward)
     "linalg.inv": {"args": "A, *, out=None", "jvp": "-(result @ t_A @ result)"},
+    "linalg.householder_product": {
+        "args": "A, tau, *, out=None",
+        "jvp": "_householder_product_jvp(A, tau, t_A, t_tau)",
+    },
+    "orgqr": {"args": "input, input2", "jvp": "_householder_product_jvp(input, input2, t_input, t_input2)"},
+    "Tensor.orgqr": {
+        "args": "self, input2",
+        "jvp": "_householder_product_jvp(self, input2, t_self, t_input2)",
+    },
     "inverse": {"args": "self, *, out=None", "jvp": "-(result @ t_self @ result)"},
     "linalg.det": {
         "args": "A, *, out=None",

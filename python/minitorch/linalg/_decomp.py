@@ -775,19 +775,59 @@ def geqrf(input, *, out=None):
 )
 def householder_product(A, tau, *, out=None):
     """The first n columns of the product of the Householder reflectors stored in A's columns (LAPACK orgqr)."""
-    _check(A, "torch.linalg.householder_product", square=False, kernel="orgqr")
-    if A.requires_grad or tau.requires_grad:
-        raise NotImplementedError(
-            "linalg.householder_product: the derivative is not implemented in minitorch (use linalg.qr, which is "
-            "differentiable)"
-        )
+    _householder_check(A, tau)
+    if _C.is_grad_enabled() and (A.requires_grad or tau.requires_grad):
+        Q = _householder_product_composed(A, tau)
+    else:
+        Q = _C._linalg_householder_product(A, tau)
     return write_out(
-        _C._linalg_householder_product(A, tau),
+        Q,
         out,
         "linalg_householder_product",
         "castable",
         "torch.linalg.householder_product" + _CASTABLE_TAIL,
     )
+
+
+def _householder_check(A, tau):
+    """PyTorch's checks of householder_product's operands, in its words and order: the shapes before the dtypes."""
+    fn = "torch.linalg.householder_product"
+    if A.dim() < 2:
+        raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
+    if A.size(-2) < A.size(-1):
+        raise RuntimeError(f"{fn}: input.shape[-2] must be greater than or equal to input.shape[-1]")
+    if A.size(-1) < tau.size(-1):
+        raise RuntimeError(f"{fn}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    if A.dim() - tau.dim() != 1:
+        raise RuntimeError(
+            f"{fn}: Expected tau to have one dimension less than input, but got tau.ndim equal to {tau.dim()} and "
+            f"input.ndim is equal to {A.dim()}"
+        )
+    if tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):
+        raise RuntimeError(
+            f"{fn}: Expected batch dimensions of tau to be equal to input.shape[:-2], but got {list(tau.shape[:-1])}"
+        )
+    if tau.dtype != A.dtype:
+        raise RuntimeError(
+            f"{fn}: tau dtype {scalar_name(tau.dtype)} does not match input dtype {scalar_name(A.dtype)}"
+        )
+    if A.dtype not in _INEXACT:
+        raise NotImplementedError(f"\"orgqr_cpu\" not implemented for '{scalar_name(A.dtype)}'")
+
+
+def _householder_product_composed(A, tau):
+    """householder_product in recorded ops, so autograd differentiates it (to any order) in A and tau:
+    Q = H_1 H_2 ... H_k applied to the first n columns of I, H_j = I - tau_j v_j v_j^H, v_j being A's column j
+    below the diagonal with an implicit 1 on it (LAPACK's orgqr)."""
+    m, n = A.shape[-2], A.shape[-1]
+    k = tau.shape[-1]
+    V = A[..., :, :k].tril(-1) + _C.eye(m, k, dtype=A.dtype, device=A.device)
+    Vh = _mH(V)
+    Q = _C.eye(m, n, dtype=A.dtype, device=A.device).expand(*A.shape[:-2], m, n)
+    for j in reversed(range(k)):
+        # H_j Q = Q - tau_j v_j (v_j^H Q)
+        Q = Q - (tau[..., j, None, None] * V[..., :, j : j + 1]) @ (Vh[..., j : j + 1, :] @ Q)
+    return Q
 
 
 def _syminvadj(X):
@@ -1725,12 +1765,6 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
             )
     if input.dtype not in _INEXACT:
         raise NotImplementedError(f"\"ormqr_cpu\" not implemented for '{scalar_name(input.dtype)}'")
-    if _C.is_grad_enabled() and (input.requires_grad or tau.requires_grad):
-        raise NotImplementedError(
-            "torch.ormqr: the derivative with respect to input and tau is not implemented in minitorch (it is "
-            "with respect to other)"
-        )
-    input, tau = input.detach(), tau.detach()
     m, n = input.shape[-2], input.shape[-1]
     # householder_product gives the first columns of H_1...H_k applied to the identity: m of them is all of Q
     if n < m:

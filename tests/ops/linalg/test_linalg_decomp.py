@@ -788,7 +788,6 @@ def test_ormqr_errors_are_pytorchs():
         (lambda: torch.ormqr(g, tau.double(), C), RuntimeError, "torch.ormqr: Expected input and tau to have the same dtype, but input has dtypeFloat and tau has dtype Double"),
         (lambda: torch.ormqr(g, tau, C.double()), RuntimeError, "torch.ormqr: Expected input and other to have the same dtype, but input has dtypeFloat and other has dtype Double"),
         (lambda: torch.ormqr(g.int(), tau.int(), C.int()), NotImplementedError, "\"ormqr_cpu\" not implemented for 'Int'"),
-        (lambda: torch.ormqr(g.requires_grad_(), tau, C), NotImplementedError, "torch.ormqr: the derivative with respect to input and tau is not implemented"),
     ]  # fmt: skip
     for call, cls, msg in cases:
         with pytest.raises(cls) as e:

@@ -239,26 +239,6 @@ def _geqrf_py(a):
     return a, tau
 
 
-def _householder_product(A, tau):
-    """linalg.householder_product, or the same product composed of differentiable ops where this build has no
-    derivative for it: Q = H_0 H_1 ... H_{k-1} applied to the first n columns of I, H_j = I - tau_j v_j v_j^H."""
-    try:
-        return _linalg("householder_product")(A, tau)
-    except NotImplementedError:
-        if not (_C.is_grad_enabled() and (A.requires_grad or tau.requires_grad)):
-            raise
-    m, n = A.size(-2), A.size(-1)
-    rows = _C.arange(m, device=A.device)
-    Q = _C.eye(m, n, dtype=A.dtype, device=A.device).expand(*A.shape[:-2], m, n)
-    for j in reversed(range(tau.size(-1))):
-        # v_j: 1 at row j, A's column j below it, zeros above
-        below = (rows > j).to(A.dtype)
-        v = A[..., :, j] * below + (rows == j).to(A.dtype)
-        w = (v.conj() if v.is_complex() else v).unsqueeze(-2) @ Q
-        Q = Q - tau[..., j, None, None] * v.unsqueeze(-1) * w
-    return Q
-
-
 class _OrthMaps(Enum):
     matrix_exp = auto()
     cayley = auto()
@@ -296,7 +276,7 @@ class _Orthogonal(Module):
         else:
             A = X.tril(diagonal=-1)
             tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
-            Q = _householder_product(A, tau)
+            Q = _linalg("householder_product")(A, tau)
             Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
         if hasattr(self, "base"):
             Q = self.base @ Q
