@@ -5337,3 +5337,6 @@ def test_fuzz_4429_order_and_kinds():
     assert F.pairwise_distance(T.tensor([[1, 2]]), T.tensor([[4, 6]])).tolist() == pytest.approx(
         [5.0], abs=1e-5
     )
+    # seed 4430: an integer eps is still PyTorch's double (int32 operands gave an int32 difference)
+    d = T.pairwise_distance(T.tensor([[1, 2]], dtype=T.int32), T.tensor([[4, 6]], dtype=T.int32), 2.0, 0)
+    assert d.dtype == T.float32 and d.tolist() == [5.0]

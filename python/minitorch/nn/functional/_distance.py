@@ -61,7 +61,9 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
             raise TypeError(
                 f"pairwise_distance(): argument '{name}' (position {pos}) must be Tensor, not {type(x).__name__}"
             )
-    return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
+    return (x1 - x2 + float(eps)).norm(
+        p, -1, keepdim=keepdim
+    )  # eps is a double: integer operands give floats
 
 
 def pdist(input, p=2.0):
