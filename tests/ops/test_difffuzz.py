@@ -33,8 +33,9 @@ DOC = os.path.join(REPO, "docs", "reliability.md")
 # 0.60 %, accepted_bad 0.93 % (issue 34's helper; fresh seeds 401/402 in docs/reliability.md). The tenth session
 # (the bindings' refusals in PyTorch's words, the deprecated overloads, dtype rules on the common dtype) measured
 # exc_type 0.68 %, accepted_bad 0.38 %, missing 0.22 % on this sample; the nineteenth (fuzz seeds 4417-4425 fixed,
-# reductions as rows) exc_type 0.28 %, missing 0.13 %, accepted_bad 0.10 %.
-LIMITS = {"accepted_bad": 0.0025, "missing": 0.0025, "exc_type": 0.0040}
+# reductions as rows) exc_type 0.28 %, missing 0.13 %, accepted_bad 0.10 %; the twentieth (seeds 4427-4430, the
+# deprecated signatures) exc_type 0.13 %, missing 0.08 %, accepted_bad 0.10 %.
+LIMITS = {"accepted_bad": 0.0020, "missing": 0.0015, "exc_type": 0.0025}
 
 
 def known_differences():
