@@ -811,8 +811,8 @@ static void check_float_activation(const Tensor& self, const char* op) {
 // nearbyint(x / 10^-d) * 10^-d, in the opmath of the element type (float for float16/bfloat16, rounded back
 // once), the power of ten rounded to that type as its kernel's static_cast does. Its kernel ("round_cpu")
 // takes floating types only; decimals=0 is round's kernel, which refuses integers too ("round_vml_cpu",
-// where torch.round(x) without decimals returns them unchanged). Composed of the autograd ops: the
-// gradient is round's, zero.
+// where torch.round(x) without decimals returns them unchanged). Composed of the table's ops; the bindings
+// call autograd::round_decimals, which records it as PyTorch's one RoundBackward1 node (gradient zero).
 Tensor round_decimals(const Tensor& self, int64_t decimals) {
   const ScalarType dt = self.dtype();
   if (!is_floating(dt))

@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 
+#include "autograd/record.h"
 #include "generated/bindings.h"
 #include "kernels/cpu/VecUnary.h"
 #include "ops/copy.h"
@@ -276,14 +277,16 @@ void bind_rounding_mode(py::module_& m, TensorClass& cls, const Spelling& s) {
 // round's `int decimals` (PyTorch's round.decimals overload), a second overload beside each spelling's own,
 // so round(x) stays one direct call and a bad decimals words PyTorch's TypeError (arg_errors.cpp)
 void bind_decimals(py::module_& m, TensorClass& cls, const Spelling& s) {
-  auto fn = [](const Tensor& x, StrictInt d) { return nogil([&] { return round_decimals(x, d); }, x); };
+  auto fn = [](const Tensor& x, StrictInt d) {
+    return nogil([&] { return autograd::round_decimals(x, d); }, x);
+  };
   auto fn_ = [](py::object self, StrictInt d) {
     const Tensor x = self.cast<Tensor>();
     // decimals=0 is round_ (in place, one pass) on floating types; round_decimals refuses the others
     if (d == 0 && is_floating(x.dtype()))
       un_(UnaryOp::round, x);
     else
-      copy_(x, nogil([&] { return round_decimals(x, d); }, x));
+      copy_(x, nogil([&] { return autograd::round_decimals(x, d); }, x));
     return self;
   };
   m.def(s.name, fn, py::arg("input"), py::kw_only(), py::arg("decimals"));

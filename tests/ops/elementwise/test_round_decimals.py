@@ -152,7 +152,10 @@ def test_refusals_in_pytorchs_words():
 
 def test_gradient_forward_ad_and_vmap_are_rounds():
     x = torch.tensor([1.26, -2.35, 0.5], dtype=torch.float64, requires_grad=True)
-    (torch.round(x, decimals=1) * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)).sum().backward()
+    y = torch.round(x, decimals=1)
+    assert y.grad_fn.name() == "RoundBackward1"  # PyTorch's node of round.decimals
+    assert torch.round(x.detach(), decimals=1).grad_fn is None
+    (y * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)).sum().backward()
     assert x.grad.tolist() == [0.0, 0.0, 0.0]
     with fwAD.dual_level():
         d = fwAD.make_dual(x.detach(), torch.ones(3, dtype=torch.float64))
