@@ -519,8 +519,10 @@ def _finish(op, fail):
 OPERATOR_FORMS = {"unary": ("unary", "invert"), "binary": ("fwd", "rev", "inplace", "reciprocal_mul")}
 OPERATOR_WORD = re.compile(r"^([a-z]+)(?:\[([a-z_]+)\])?$")
 # a binary row's keyword-only argument after `other` (add's `Scalar alpha=1`, div's `str? rounding_mode=None`),
-# each a binding form of bind_elementwise.cpp; and the deprecated spellings it binds on the op's own name
-KEYWORDS = ("alpha", "rounding_mode")
+# a unary row's after self (round's `int decimals`, PyTorch's round.decimals overload), each a binding form of
+# bind_elementwise.cpp; and the deprecated spellings it binds on the op's own name
+KEYWORDS = ("alpha", "rounding_mode", "decimals")
+KIND_KEYWORDS = {"binary": ("alpha", "rounding_mode"), "unary": ("decimals",)}
 DEPRECATED = {"alpha_first": "alpha"}  # the form -> the keyword it needs
 
 
@@ -555,12 +557,11 @@ def _finish_operators(op, get, fail):
 
 
 def _finish_keyword(op, get, fail):
-    for key in ("keyword", "deprecated"):
-        if key in op.fields and op.kind != "binary":
-            fail(op.fields[key][1], f"{op.kind} {op.name!r}: '{key}:' is for binary rows")
+    if "deprecated" in op.fields and op.kind != "binary":
+        fail(op.fields["deprecated"][1], f"{op.kind} {op.name!r}: 'deprecated:' is for binary rows")
     keyword, lineno = get("keyword")
-    if keyword is not None and keyword not in KEYWORDS:
-        fail(lineno, f"keyword takes one of {', '.join(KEYWORDS)}, got {keyword!r}")
+    if keyword is not None and keyword not in KIND_KEYWORDS[op.kind]:
+        fail(lineno, f"keyword takes one of {', '.join(KIND_KEYWORDS[op.kind])}, got {keyword!r}")
     op.keyword = keyword
     deprecated, lineno = get("deprecated")
     if deprecated is not None:
@@ -574,7 +575,7 @@ def _finish_keyword(op, get, fail):
 def keyword_enum():
     """The spellings' keyword column as a C++ enum (bind_elementwise.cpp binds each, bind_out.cpp reads it)."""
     return (
-        "// a binary row's keyword-only argument after `other` (ops.schema's `keyword:`)\n"
+        "// a binary row's keyword-only argument after `other`, a unary row's after self (ops.schema's `keyword:`)\n"
         f"namespace mt {{\nenum class ElementwiseKeyword {{ none, {', '.join(KEYWORDS)} }};\n}}  // namespace mt\n\n"
     )
 

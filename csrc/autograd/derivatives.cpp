@@ -788,6 +788,15 @@ Tensor unary(UnaryOp op, const Tensor& self) {
       });
 }
 
+// round.decimals: composed of the table's ops (ops/elementwise.h's round_decimals), recorded as PyTorch's one
+// node, whose gradient is round's, zero
+Tensor round_decimals(const Tensor& self, int64_t decimals) {
+  if (!needs_grad(self)) return mt::round_decimals(self, decimals);
+  return twin(
+      "RoundBackward1", [&] { return mt::round_decimals(self, decimals); }, {&self}, {},
+      [](FnNode&, V& g) -> V { return {zeros_like(g[0])}; });
+}
+
 Tensor binary(BinaryOp op, const Tensor& self, const Tensor& other) {
   BinaryFormula f = binary_formula(op);
   return twin(

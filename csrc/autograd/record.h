@@ -102,5 +102,7 @@ using TensorQuad = std::tuple<Tensor, Tensor, Tensor, Tensor>;
 #define MT_DECLARE_TWIN(name, family, ret, params) ret name params;
 MT_AUTOGRAD_TWINS(MT_DECLARE_TWIN)
 #undef MT_DECLARE_TWIN
+// round.decimals, recorded as one node (derivatives.cpp)
+Tensor round_decimals(const Tensor& self, int64_t decimals);
 
 }  // namespace mt::autograd

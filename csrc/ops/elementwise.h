@@ -71,6 +71,8 @@ const Tensor& clamp_(const Tensor& self, const std::optional<Tensor>& min, const
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
 const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value);
+// torch.round(x, decimals=d) (PyTorch's round.decimals); elementwise.cpp says how it computes
+Tensor round_decimals(const Tensor& self, int64_t decimals);
 Tensor softplus(const Tensor& self, double beta, double threshold);
 Tensor log_sigmoid(const Tensor& self);
 Tensor leaky_relu(const Tensor& self, double negative_slope);

@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 
+#include "autograd/record.h"
 #include "generated/bindings.h"
 #include "kernels/cpu/VecUnary.h"
 #include "ops/copy.h"
@@ -273,6 +274,30 @@ void bind_rounding_mode(py::module_& m, TensorClass& cls, const Spelling& s) {
             py::arg("rounding_mode") = py::none());
 }
 
+// round's `int decimals` (PyTorch's round.decimals overload), a second overload beside each spelling's own,
+// so round(x) stays one direct call and a bad decimals words PyTorch's TypeError (arg_errors.cpp)
+void bind_decimals(py::module_& m, TensorClass& cls, const Spelling& s) {
+  auto fn = [](const Tensor& x, StrictInt d) {
+    return nogil([&] { return autograd::round_decimals(x, d); }, x);
+  };
+  auto fn_ = [](py::object self, StrictInt d) {
+    const Tensor x = self.cast<Tensor>();
+    // decimals=0 is round_ (in place, one pass) on floating types; round_decimals refuses the others
+    if (d == 0 && is_floating(x.dtype()))
+      un_(UnaryOp::round, x);
+    else
+      copy_(x, nogil([&] { return autograd::round_decimals(x, d); }, x));
+    return self;
+  };
+  m.def(s.name, fn, py::arg("input"), py::kw_only(), py::arg("decimals"));
+  if (s.method) cls.def(s.name, fn, py::kw_only(), py::arg("decimals"));
+  if (s.inplace) cls.def(inplace_name(s.name).c_str(), fn_, py::kw_only(), py::arg("decimals"));
+  if (s.torch_inplace)
+    m.def(
+        inplace_name(s.name).c_str(), [fn_](py::object x, StrictInt d) { return fn_(x, d); },
+        py::arg("input"), py::kw_only(), py::arg("decimals"));
+}
+
 }  // namespace
 
 void init_elementwise(py::module_& m, TensorClass& cls) {
@@ -319,6 +344,7 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
             return x;
           },
           py::arg("input"));
+    if (s.keyword == ElementwiseKeyword::decimals) bind_decimals(m, cls, s);
   }
 
   for (const Spelling& s : kBinarySpellings) {

@@ -132,10 +132,10 @@ def _other_classes(text):
 
 
 def _old_form(op, name):
-    """1 where the spelling also has a three-positional overload: every `keyword: alpha` spelling has PyTorch's
+    """1 where the spelling also has a second overload of its own: every `keyword: alpha` spelling has PyTorch's
     (Tensor input, Number other, Number alpha=1), which on the op's own name also reads the deprecated
-    add(input, alpha, other) (`deprecated:`)."""
-    return int(op.keyword == "alpha" or (op.deprecated is not None and name == op.name))
+    add(input, alpha, other) (`deprecated:`); `keyword: decimals` (round) its (Tensor input, *, int decimals)."""
+    return int(op.keyword in ("alpha", "decimals") or (op.deprecated is not None and name == op.name))
 
 
 def _hand_bound(text):
@@ -434,6 +434,7 @@ def test_extension_carries_the_operators_and_keywords():
         "add": "alpha",
         "sub": "alpha",
         "div": "rounding_mode",
+        "round": "decimals",
     }
 
 
@@ -486,6 +487,10 @@ def test_generator_rejects_malformed_operators_and_keywords():
         row + "  operators: add\nbinary bar\n  functor: Bar\n  dtype: arith\n  grad: none\n  operators: add\n"
     )
     assert "keyword takes one of alpha, rounding_mode" in _err(row + "  keyword: beta\n")
+    assert "keyword takes one of alpha, rounding_mode, got 'decimals'" in _err(row + "  keyword: decimals\n")
+    unary = "unary foo\n  functor: Foo\n  dtype: same\n  grad: none\n"
+    assert "keyword takes one of decimals, got 'alpha'" in _err(unary + "  keyword: alpha\n")
+    assert "'deprecated:' is for binary rows" in _err(unary + "  deprecated: alpha_first\n")
     assert "needs 'keyword: alpha'" in _err(row + "  deprecated: alpha_first\n")
     assert "'binding:' is for funcs" in _err(row + "  binding: own\n")
     (foo,) = gen_ops.parse(row + "  operators: foo rfoo ifoo\n  keyword: alpha\n", "s")

@@ -137,14 +137,9 @@ def log_softmax(input, dim, *, dtype=None):
 
 
 def round(input, *, decimals=0):
-    """Round half to even, to `decimals` decimal places."""
-    if not input.is_floating_point() and not input.is_complex():
-        # torch.round takes integers, torch.special.round's kernel (round_vml) does not
-        _cm._not_implemented("round_vml_cuda" if input.is_cuda else "round_vml_cpu", input)
-    if decimals == 0:
-        return _C.round(input)
-    scale = 10.0**decimals
-    return _C.div(_C.round(_C.mul(input, scale)), scale)
+    """Round half to even, to `decimals` decimal places: torch.round's decimals overload, whose decimals=0
+    refuses integers as PyTorch's special.round does ("round_vml_cpu")."""
+    return _C.round(input, decimals=decimals)
 
 
 def sinc(input):
