@@ -70,7 +70,8 @@ Tensor full(IntArrayRef sizes, const Scalar& value, ScalarType dtype, Device dev
   Tensor t = empty(sizes, dtype, device);
   // a large block fresh from the kernel reads as zeros already (numpy's zeros gets the same from calloc): the
   // fill would only fault every page in, a 1 GB max_unpool3d output's whole cost
-  if (t.device().is_cpu() && t.numel() > 0 && zero_bits(value) && cpu_take_fresh_zeroed(t.data_ptr())) return t;
+  if (t.device().is_cpu() && t.numel() > 0 && zero_bits(value) && cpu_take_fresh_zeroed(t.data_ptr()))
+    return t;
   FreshWrites fresh;
   fill_(t, value);
   return t;
