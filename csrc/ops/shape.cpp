@@ -524,7 +524,8 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats) {
   // RepeatBackward0)
   if (!ones && needs_grad(self)) return reshape(expand(x, big), out);
   Tensor result = make_empty(out, self.dtype(), self.device());
-  FreshWrites fresh;  // the result's own filling: it starts at version 0, as PyTorch's
+  // the result's own filling: it starts at version 0, as PyTorch's
+  FreshWrites fresh;
   if (ones)  // a copy all the same, as repeat always makes (copy_ records it under autograd)
     copy_(result, reshape(x, out));
   else if (result.numel() != 0)
