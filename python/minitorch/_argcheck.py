@@ -513,9 +513,8 @@ def _raise_own_error(fname, params, args, kwargs, positional):
     missing = [p.name for p in params if p.name not in bound and not p.has_default]
     for i, p in enumerate(params):
         if p.name not in bound:
-            if (
-                not p.has_default
-            ):  # PyTorch's parser's words, its plural as it writes it ("arguments" for one)
+            # PyTorch's parser's words, its plural as it writes it ("arguments" for one)
+            if not p.has_default:
                 plural = "s" if len(missing) == 1 else ""
                 raise TypeError(
                     f"{fname}() missing {len(missing)} required positional argument{plural}: "

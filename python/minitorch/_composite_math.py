@@ -931,7 +931,8 @@ def _trapz_setup(name, y, x, d):
     """(y's left and right samples along the wrapped dim d, x's differences or None). PyTorch's bool refusal and
     its view of x: a 1-d x lies along d, a lower-dim x gains leading ones, a higher-dim x is sliced along the
     same dim; the differences then broadcast with y's samples."""
-    _trapz_bool(name, y, x)
+    if name != "cumulative_trapezoid":  # which refused bool before its dims (_trapz_dim)
+        _trapz_bool(name, y, x)
     head = (slice(None),) * d
     left, right = y[(*head, slice(None, -1))], y[(*head, slice(1, None))]
     if x is None:

@@ -26,9 +26,8 @@ import numpy as np
 def _wrap(dim, ndim):
     """dim in [-ndim, ndim) made non-negative, with PyTorch's IndexError otherwise (a 0-d tensor takes 0 and -1)."""
     n = builtins.max(ndim, 1)
-    if (
-        type(dim) is not int
-    ):  # a float tensor is no dim (its TypeError lets a caller's parse name the argument)
+    # a float tensor is no dim (its TypeError lets a caller's parse name the argument)
+    if type(dim) is not int:
         dim = operator.index(dim)
     if not -n <= dim < n:
         raise IndexError(

@@ -140,9 +140,8 @@ def lobpcg(
     """The k largest (or smallest, largest=False) eigenvalues E and B-orthonormal eigenvectors X of
     A X = B X diag(E) for symmetric A (and positive definite B), by LOBPCG with n >= k search vectors
     (X's columns when given, else random); A of shape (*, m, m) with batches solved one by one."""
-    if (
-        not A.requires_grad and B is not None and not isinstance(B, _C.Tensor)
-    ):  # PyTorch reads B.requires_grad
+    # PyTorch reads B.requires_grad
+    if not A.requires_grad and B is not None and not isinstance(B, _C.Tensor):
         raise AttributeError(f"'{type(B).__name__}' object has no attribute 'requires_grad'")
     if A.dim() < 2 and A.requires_grad:  # PyTorch's differentiable path starts with A.mT (else an IndexError)
         raise RuntimeError(

@@ -1506,9 +1506,8 @@ def _dual_kind(rkey):
     op, value = schema.get(name, (None, None)) if ns in _NAMESPACES else (None, None)
     if value is None:  # a composite's row, by its key or (Tensor.sum) its plain name
         op, value = None, rows.get(rkey) or (rows.get(name) if ns in _NAMESPACES else None)
-    if (
-        value is None
-    ):  # the private row a public wrapper calls, with the wrapper's rule (tests check they agree)
+    # the private row a public wrapper calls, with the wrapper's rule (tests check they agree)
+    if value is None:
         op, value = schema.get(_private_row(ns, name), (None, "fallback"))
     if value in ("linear", "zero", "zero_real", "fallback"):
         hit = (value, None, None)

@@ -348,9 +348,8 @@ def _check_lu(A, pivot):
         raise RuntimeError(
             f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead"
         )
-    if (
-        A.dtype not in _INEXACT and A.numel()
-    ):  # its kernel refuses other dtypes by name (no matrices: no kernel)
+    # its kernel refuses other dtypes by name (no matrices: no kernel)
+    if A.dtype not in _INEXACT and A.numel():
         raise NotImplementedError(f"\"lu_{A.device.type}\" not implemented for '{scalar_name(A.dtype)}'")
     if not pivot:
         raise RuntimeError(f"{fn}: LU without pivoting is not implemented on the CPU")
@@ -1250,9 +1249,8 @@ def matrix_rank(A, tol=_NO_TOL, hermitian=False, *, atol=None, rtol=None, out=No
     if A.dtype not in _INEXACT:
         if tol is None:
             raise RuntimeError("This function doesn't handle types other than float and double")
-        if (
-            A.numel()
-        ):  # the deprecated positional tol goes straight to svd, which refuses (no matrices: zeros)
+        # the deprecated positional tol goes straight to svd, which refuses (no matrices: zeros)
+        if A.numel():
             raise NotImplementedError(
                 f"linalg.svd: Expected a floating point or complex tensor as input. Got {scalar_name(A.dtype)}"
             )
