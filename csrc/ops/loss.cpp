@@ -490,14 +490,14 @@ Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction red
       !needs_grad(target),
       "The function 'soft_margin_loss' is not differentiable with respect to argument 'target'. This input "
       "cannot have requires_grad True.");
-  DimVector shape = broadcast_shapes(input.sizes(), target.sizes());
-  MT_CHECK(IntArrayRef(shape).equals(input.sizes()), "output with shape ", shape_str(input.sizes()),
-           " doesn't match the broadcast shape ", shape_str(shape));
-  // PyTorch's kernel negates input first
+  // PyTorch's kernel negates input first, then multiplies by target in place
   MT_CHECK_NOT_IMPLEMENTED(
       input.dtype() != ScalarType::Bool,
       "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
       "invert a mask, use the `~` or `logical_not()` operator instead.");
+  DimVector shape = broadcast_shapes(input.sizes(), target.sizes());
+  MT_CHECK(IntArrayRef(shape).equals(input.sizes()), "output with shape ", shape_str(input.sizes()),
+           " doesn't match the broadcast shape ", shape_str(shape));
   if (!is_floating(input.dtype())) {
     ScalarType r = result_type(input, target);
     MT_CHECK(false, "result type ", dtype_short_name(is_floating(r) ? r : default_dtype()),

@@ -85,6 +85,9 @@ const Tensor& resize_(const Tensor& self, IntArrayRef sizes) {
   const int64_t n = compute_numel(sizes), off = self.storage_offset();
   const int64_t have = static_cast<int64_t>(self.storage()->nbytes / self.itemsize());
   if (off + n > have) {
+    // borrowed memory (NumPy arrays, buffers, DLPack, shared memory) cannot grow: a copy would leave the
+    // owner's array behind, and later writes would no longer reach it
+    MT_CHECK(!self.storage()->deleter, "Trying to resize storage that is not resizable");
     Tensor bigger = make_empty({off + n}, self.dtype(), self.device());
     if (have > 0) {
       Tensor old = make_view(self, {have}, {1}, 0);

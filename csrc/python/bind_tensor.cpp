@@ -1,4 +1,5 @@
 // Tensor's Python surface for metadata, autograd flags, conversions and NumPy interop (zero-copy both ways).
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
@@ -101,15 +102,23 @@ struct NumpyOwner {
   PyObject* array;
 };
 
-Tensor from_numpy(py::array arr) {
-  ScalarType st = from_numpy_dtype(arr.dtype());
+// The tensor layout of a NumPy array: sizes, strides in elements, and the byte extent the elements span (the
+// checks are PyTorch's from_numpy's).
+struct NumpyLayout {
+  ScalarType dtype;
+  DimVector sizes, strides;
+  size_t nbytes;
+};
+
+NumpyLayout numpy_layout(const py::array& arr) {
+  NumpyLayout l;
+  l.dtype = from_numpy_dtype(arr.dtype());
   MT_CHECK_VALUE(
       arr.dtype().attr("isnative").cast<bool>(),
       "given numpy array has byte order different from the native byte order. Conversion between byte "
       "orders is currently not supported.");
   int64_t item = static_cast<int64_t>(arr.itemsize());
-  DimVector sizes, strides;
-  int64_t lo = 0, hi = 0;  // byte extent relative to data pointer
+  int64_t hi = 0;  // byte extent relative to data pointer
   for (py::ssize_t d = 0; d < arr.ndim(); ++d) {
     int64_t s = arr.strides(d);
     MT_CHECK_VALUE(
@@ -120,14 +129,20 @@ Tensor from_numpy(py::array arr) {
     MT_CHECK_VALUE(s % item == 0,
                    "given numpy array strides not a multiple of the element byte size. Copy the "
                    "numpy array to reallocate the memory.");
-    sizes.push_back(arr.shape(d));
-    strides.push_back(s / item);
+    l.sizes.push_back(arr.shape(d));
+    l.strides.push_back(s / item);
     if (arr.shape(d) > 0) hi += (arr.shape(d) - 1) * s;
   }
-  // an empty array keeps NumPy's strides (zeros in NumPy 2), as PyTorch's from_numpy and tensor() do
+  l.nbytes = arr.size() == 0 ? 0 : static_cast<size_t>(hi + item);
+  return l;
+}
+
+// an empty array keeps NumPy's strides (zeros in NumPy 2), as PyTorch's from_numpy and tensor() do
+Tensor from_numpy(py::array arr) {
+  NumpyLayout l = numpy_layout(arr);
   auto storage = std::make_shared<StorageImpl>();
   storage->data = const_cast<void*>(arr.data());
-  storage->nbytes = arr.size() == 0 ? 0 : static_cast<size_t>(hi - lo + item);
+  storage->nbytes = l.nbytes;
   storage->device = Device(DeviceType::CPU);
   storage->deleter_ctx = arr.inc_ref().ptr();
   storage->deleter = [](void* ctx, void*) {
@@ -135,7 +150,17 @@ Tensor from_numpy(py::array arr) {
     py::gil_scoped_acquire g;
     Py_DECREF(static_cast<PyObject*>(ctx));
   };
-  return Tensor(std::make_shared<TensorImpl>(storage, sizes, strides, 0, st));
+  return Tensor(std::make_shared<TensorImpl>(storage, l.sizes, l.strides, 0, l.dtype));
+}
+
+// A copy of an array in a storage of our own (allocator memory), so it may grow under resize_ where
+// from_numpy's borrowed one may not (torch.tensor, unpickling); the array's strides and byte extent are kept.
+Tensor from_numpy_copy(py::array arr) {
+  NumpyLayout l = numpy_layout(arr);
+  Tensor out = empty_strided_dense(l.sizes, l.strides, l.dtype, Device(DeviceType::CPU));
+  const size_t n = std::min(l.nbytes, out.storage()->nbytes);
+  if (n) std::memcpy(out.data_ptr(), arr.data(), n);
+  return out;
 }
 
 // (a template, so that each dtype's branch is only compiled for that dtype)
@@ -710,6 +735,7 @@ void init_tensor(py::module_& m, TensorClass& cls) {
       .def("__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); });
 
   m.def("from_numpy", [](py::array arr) { return from_numpy(arr); });
+  m.def("_from_numpy_copy", [](py::array arr) { return from_numpy_copy(arr); });
   m.def("_is_tensor", [](py::handle h) { return py::isinstance<TensorImpl>(h); });
   // A 1-D CPU tensor of `dtype` holding a copy of `buf` (whose size must be a multiple of the element size).
   m.def("_tensor_from_bytes", [](py::bytes buf, py::handle dtype) {

@@ -1,5 +1,7 @@
 """allclose, isclose and equal, with PyTorch's defaults (rtol=1e-5, atol=1e-8)."""
 
+import numbers
+
 from minitorch import _C
 from minitorch._dtype_names import scalar_name
 
@@ -17,12 +19,20 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return _close("isclose", input, other, rtol, atol, equal_nan)
 
 
-def _close(fname, input, other, rtol, atol, equal_nan):
+def _close(fname, input, other, rtol, atol, equal_nan, shift=0):
+    """shift: 1 for the method form, whose positions PyTorch counts without self."""
     _expect_tensor(fname, "input", 1, input)
-    _expect_tensor(fname, "other", 2, other)
-    for pos, name, tol in ((3, "rtol", rtol), (4, "atol", atol)):
-        if isinstance(tol, _C.Tensor) and (tol.dim() != 0 or tol.requires_grad):  # the parser's float
-            raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be float, not Tensor")
+    _expect_tensor(fname, "other", 2 - shift, other)
+    for pos, name, tol in ((3 - shift, "rtol", rtol), (4 - shift, "atol", atol)):
+        # the parser's float: a real number or a 0-d tensor not requiring grad
+        if isinstance(tol, _C.Tensor):
+            bad = tol.dim() != 0 or tol.requires_grad
+        else:
+            bad = not isinstance(tol, numbers.Real)
+        if bad:
+            raise TypeError(
+                f"{fname}(): argument '{name}' (position {pos}) must be float, not {type(tol).__name__}"
+            )
     if input.dtype != other.dtype:
         raise RuntimeError(f"{scalar_name(input.dtype)} did not match {scalar_name(other.dtype)}")
     for pos, name, tol in ((3, "rtol", rtol), (4, "atol", atol)):
@@ -61,6 +71,17 @@ def _close(fname, input, other, rtol, atol, equal_nan):
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True when every element of input is close to other (broadcasting), as torch.allclose."""
     close = _close("allclose", input, other, rtol, atol, equal_nan)
+    return close.numel() == 0 or bool(_C.all(close).item())
+
+
+def _isclose_method(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Tensor.isclose: isclose with self as input."""
+    return _close("isclose", self, other, rtol, atol, equal_nan, shift=1)
+
+
+def _allclose_method(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Tensor.allclose: allclose with self as input."""
+    close = _close("allclose", self, other, rtol, atol, equal_nan, shift=1)
     return close.numel() == 0 or bool(_C.all(close).item())
 
 

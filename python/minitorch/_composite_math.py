@@ -802,8 +802,9 @@ def lcm(input, other):
 _export_with_inplace(gcd, torch_inplace=True)
 _export_with_inplace(lcm, torch_inplace=True)
 
-for _name in ("isclose", "allclose", "equal"):
-    TENSOR_METHODS[_name] = getattr(_compare, _name)
+TENSOR_METHODS["isclose"] = _compare._isclose_method
+TENSOR_METHODS["allclose"] = _compare._allclose_method
+TENSOR_METHODS["equal"] = _compare.equal
 
 # ---------------------------------------------------------------------------------------------- reductions
 
@@ -1240,7 +1241,7 @@ def _histogramdd_impl(input, bins, range, weight, density):
     if input.dim() < 2:
         raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
     d = input.shape[-1]
-    x = input.detach().reshape(-1, d)
+    x = input.detach().reshape(math.prod(input.shape[:-1]), d)
     if isinstance(bins, _C.Tensor):
         bins = [bins]
     elif isinstance(bins, numbers.Integral):
@@ -1289,6 +1290,10 @@ def _histogramdd_impl(input, bins, range, weight, density):
             edges.append(_C.linspace(lo, hi, b + 1, dtype=input.dtype, device=input.device))
     counts = [e.numel() - 1 for e in edges]
     acc = input.dtype
+    if d == 0:
+        # points with no coordinates fall in no bin: PyTorch's 0-d zero (its density 0 / 0)
+        hist = _C.zeros((), dtype=acc, device=input.device)
+        return (_C.div(hist, _C.sum(hist)) if density else hist), edges
     keep = _C.ones(x.shape[0], dtype=_C.bool, device=input.device)
     flat = _C.zeros(x.shape[0], dtype=_C.int64, device=input.device)
     for i, e in enumerate(edges):

@@ -116,7 +116,7 @@ def _flat_numbers(data, dtype):
         arr = np.array(data, dtype=npd)
     except (OverflowError, ValueError, TypeError):
         return None
-    return _C.from_numpy(arr)
+    return _C._from_numpy_copy(arr)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -154,11 +154,12 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                 raise ValueError("expected sequence of equal-length lists")
         if dtype == _C.bfloat16:
             # np.array, not np.ascontiguousarray: the latter turns a 0-dim array into shape (1,)
-            out = _C.from_numpy(np.array(arr, dtype=np.float32, order="C")).to(_C.bfloat16)
+            out = _C._from_numpy_copy(np.array(arr, dtype=np.float32, order="C")).to(_C.bfloat16)
         else:
             if dtype is not None:
                 arr = arr.astype(_np_of[dtype], copy=False)
-            out = _C.from_numpy(np.array(arr, copy=True, order="C"))
+            # np.ascontiguousarray would copy a contiguous array only when it must: a fresh array, then ours
+            out = _C._from_numpy_copy(np.asarray(arr, order="C"))
         if arr.size == 0 and not isinstance(data, np.ndarray):
             # an empty list has no NumPy strides to keep (NumPy gives zeros): PyTorch's are the contiguous ones
             out = _C.empty(out.shape, dtype=out.dtype)

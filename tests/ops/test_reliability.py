@@ -5340,3 +5340,92 @@ def test_fuzz_4429_order_and_kinds():
     # seed 4430: an integer eps is still PyTorch's double (int32 operands gave an int32 difference)
     d = T.pairwise_distance(T.tensor([[1, 2]], dtype=T.int32), T.tensor([[4, 6]], dtype=T.int32), 2.0, 0)
     assert d.dtype == T.float32 and d.tolist() == [5.0]
+
+
+def test_fuzz_4431_kinds_and_order():
+    """Fuzz seed 4431: allclose/isclose check their tolerances' kinds before their values (the method form
+    counts positions without self), Tensor.unflatten reads the sizes' truth first as PyTorch's Python method,
+    histogramdd of points with no coordinates, soft_margin_loss refuses a bool input before broadcasting"""
+    T = minitorch
+    a = T.tensor([1.0, 2.0])
+    for call, exc, msg in [
+        (
+            lambda: a.allclose(a, -1, "zeros"),
+            TypeError,
+            "allclose(): argument 'atol' (position 3) must be float, not str",
+        ),
+        (
+            lambda: T.allclose(a, a, -1, "zeros"),
+            TypeError,
+            "allclose(): argument 'atol' (position 4) must be float, not str",
+        ),
+        (
+            lambda: a.isclose(a, 1j),
+            TypeError,
+            "isclose(): argument 'rtol' (position 2) must be float, not complex",
+        ),
+        (lambda: a.allclose(a, None), TypeError, "argument 'rtol' (position 2) must be float, not NoneType"),
+        (
+            lambda: a.allclose(1),
+            TypeError,
+            "allclose(): argument 'other' (position 1) must be Tensor, not int",
+        ),
+        (lambda: a.allclose(a, -1), RuntimeError, "rtol must be greater than or equal to zero, but got -1"),
+        (
+            lambda: a.unflatten(T.tensor([-1.0, 1.0]), T.tensor([1, 2])),
+            RuntimeError,
+            "Boolean value of Tensor",
+        ),
+        (lambda: a.unflatten(T.tensor([0.0]), 0), RuntimeError, "unflatten: sizes must be non-empty"),
+        (lambda: a.unflatten(0, ()), RuntimeError, "unflatten: sizes must be non-empty"),
+        (
+            lambda: T.nn.functional.soft_margin_loss(T.tensor([[True, False]]), T.empty(0, dtype=T.int64)),
+            NotImplementedError,
+            "Negation, the `-` operator, on a bool tensor is not supported",
+        ),
+    ]:
+        with pytest.raises(exc, match=re.escape(msg)):
+            call()
+    assert a.allclose(a, True, np.float32(0)) and bool(a.isclose(a, np.int64(0), 0).all())
+    assert T.zeros(6).unflatten(0, [-1, 3]).shape == (2, 3)
+    assert a.unflatten(T.tensor(0), [2]).shape == (2,)
+    for shape in [(4, 0), (0, 0), (3, 4, 0)]:
+        hist, edges = T.histogramdd(T.empty(shape), 4)
+        assert hist.shape == () and hist.item() == 0.0 and edges == ()
+    assert math.isnan(T.histogramdd(T.empty(4, 0), 4, density=True)[0].item())
+
+
+def test_fuzz_4431_borrowed_storage_does_not_grow():
+    """Fuzz seed 4431: resize_ beyond a NumPy array's (or buffer's) memory raises as PyTorch's; ours copied
+    into new memory, so later writes no longer reached the array. Tensors that own their memory still grow,
+    torch.tensor's and unpickled ones included."""
+    a = np.zeros(10, dtype=np.float32)
+    t = minitorch.from_numpy(a)
+    for call in [
+        lambda: t.resize_(24),
+        lambda: t[::2].resize_(2, 3, 4),
+        lambda: minitorch.frombuffer(bytearray(8), dtype=minitorch.float32).resize_(5),
+    ]:
+        with pytest.raises(RuntimeError, match="Trying to resize storage that is not resizable"):
+            call()
+    assert t.resize_(2, 5).shape == (2, 5) and t.resize_(3).shape == (3,)  # within its memory: allowed
+    t.fill_(7.0)
+    assert a[:3].tolist() == [7.0] * 3
+    for own in [
+        minitorch.tensor([1.0, 2.0, 3.0]),
+        minitorch.tensor([[1, 2], [3, 4]]),
+        minitorch.tensor(np.arange(6.0).reshape(2, 3).T),
+        minitorch.tensor([1.0, 2.0], dtype=minitorch.bfloat16),
+        minitorch.zeros(3),
+    ]:
+        vals = own.flatten().tolist()
+        grown = own.resize_(2, 3, 4)
+        assert grown.shape == (2, 3, 4) and grown.flatten()[: len(vals)].tolist() == vals
+    buf = io.BytesIO()
+    minitorch.save(minitorch.tensor([1.0, 2.0]), buf)
+    buf.seek(0)
+    assert minitorch.load(buf).resize_(5).shape == (5,)
+    # a copied array keeps its strides, an empty one NumPy's
+    f = minitorch.tensor(np.asfortranarray(np.arange(6.0).reshape(2, 3)))
+    assert f.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert minitorch.tensor(np.zeros((0, 3))).shape == (0, 3)
