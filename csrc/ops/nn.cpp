@@ -342,6 +342,9 @@ void check_indices(const Tensor& indices, const char* op) {
 }  // namespace
 
 Tensor embedding_forward(const Tensor& weight, const Tensor& indices) {
+  // PyTorch's autograd node reads the table's length first (a table requiring grad)
+  MT_CHECK_INDEX(weight.dim() > 0 || !weight.requires_grad(),
+                 "Dimension specified as 0 but tensor has no dimensions");
   MT_CHECK(weight.dim() == 2, "'weight' must be 2-D");
   check_indices(indices, "embedding");
   MT_CHECK(weight.device() == indices.device(),

@@ -400,6 +400,12 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat @ vec)."""
     if not (mat.dim() == 2 and vec.dim() == 1 and input.dim() <= 1):
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, {vec.dim()}")
+    if mat.shape[1] != vec.shape[0] or not (mat.shape[0] == input.numel() or input.numel() == 1):
+        if input.dim() == 0:  # PyTorch's message reads input.size(0)
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        raise RuntimeError(
+            f"size mismatch, got input ({input.shape[0]}), mat ({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})"
+        )
     r = _beta_alpha(input, _C.mv(mat, vec), beta, alpha)
     return write_out(r, out, "addmv")
 
@@ -407,6 +413,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
 @_argcheck.parses(_SCALED.format("vec1", "vec2"), upfront=False)
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * outer(vec1, vec2)."""
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.dim() != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.dim()}-D")
+    # PyTorch expands input to the product's shape: it never broadcasts the result past it
+    input = input.expand(vec1.shape[0], vec2.shape[0])
     r = _beta_alpha(input, _C.outer(vec1, vec2), beta, alpha)
     return write_out(r, out, "addr", "castable")
 

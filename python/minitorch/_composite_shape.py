@@ -1515,6 +1515,7 @@ def masked_scatter(input, mask, source):
     return _masked_scatter(input.expand(shape), mask.expand(shape), source)
 
 
+@_argcheck.parses("Tensor mask, Tensor source", method=True, upfront=False)
 def masked_scatter_(self, mask, source):
     """In-place masked_scatter (mask broadcasts to self's shape)."""
     _check_mask(self, mask, source)

@@ -5429,3 +5429,110 @@ def test_fuzz_4431_borrowed_storage_does_not_grow():
     f = minitorch.tensor(np.asfortranarray(np.arange(6.0).reshape(2, 3)))
     assert f.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
     assert minitorch.tensor(np.zeros((0, 3))).shape == (0, 3)
+
+
+def test_fuzz_4432_checks_as_pytorch():
+    """Fuzz seed 4432: addr expands input to the product's shape (ours broadcast the result past it), addmv's
+    size check with PyTorch's message (a 0-d input's IndexError), lu_unpack's int32 pivots, F.pad's parser
+    kinds and its mode checked first, a 0-d embedding table requiring grad, a NaN 0-d tensor p for the dropouts,
+    masked_scatter_'s argument kinds before the mask's dtype"""
+    T = minitorch
+    F = T.nn.functional
+    x = T.ones(1, 2, 3)
+    for call, exc, msg in [
+        (
+            lambda: T.tensor([1.0, 2.0]).addr(T.tensor([1.0, 2.0]), T.tensor([1.0])),
+            RuntimeError,
+            (
+                "The expanded size of the tensor (1) must match the existing size (2) at non-singleton "
+                "dimension 1.  Target sizes: [2, 1].  Tensor sizes: [2]"
+            ),
+        ),
+        (
+            lambda: T.addr(T.ones(2, 2), T.ones(2, 1), T.ones(2)),
+            RuntimeError,
+            "addr: Expected 1-D argument vec1, but got 2-D",
+        ),
+        (
+            lambda: T.addr(T.ones(2, 2), T.ones(2), T.ones(2, 1)),
+            RuntimeError,
+            "addr: Expected 1-D argument vec2, but got 2-D",
+        ),
+        (
+            lambda: T.addmv(T.tensor(0.5), T.ones(3, 1), T.ones(3)),
+            IndexError,
+            "Dimension specified as 0 but tensor has no dimensions",
+        ),
+        (
+            lambda: T.addmv(T.ones(2), T.ones(3, 1), T.ones(1)),
+            RuntimeError,
+            "size mismatch, got input (2), mat (3x1), vec (1)",
+        ),
+        (
+            lambda: T.lu_unpack(T.ones(4, 1), T.tensor([2.0])),
+            RuntimeError,
+            "LU_pivots is expected to be a contiguous tensor of torch.int32 dtype",
+        ),
+        (
+            lambda: T.lu_unpack(T.ones(2, 2), T.tensor([1, 2])),
+            RuntimeError,
+            "LU_pivots is expected to be a contiguous tensor of torch.int32 dtype",
+        ),
+        (
+            lambda: F.pad(x, T.tensor([1, 1])),
+            TypeError,
+            "pad(): argument 'pad' (position 2) must be tuple of ints, not Tensor",
+        ),
+        (
+            lambda: F.pad(x, T.tensor(1)),
+            TypeError,
+            "pad(): argument 'pad' (position 2) must be tuple of ints, not Tensor",
+        ),
+        (lambda: F.pad(x, 1), TypeError, "pad(): argument 'pad' (position 2) must be tuple of ints, not int"),
+        (lambda: F.pad(x, (1, 1), 3), TypeError, "pad(): argument 'mode' (position 3) must be str, not int"),
+        (lambda: F.pad(x, (1,), "foo"), NotImplementedError, "Unrecognised padding mode foo"),
+        (lambda: F.pad(x, (1, 1), "foo"), NotImplementedError, "Unrecognised padding mode foo"),
+        (lambda: F.pad(x, (1,)), RuntimeError, "Padding length must be divisible by 2"),
+        (
+            lambda: F.pad(x, [1.5, 1]),
+            TypeError,
+            "must be tuple of ints, but found element of type float at pos 0",
+        ),
+        (
+            lambda: T.embedding(T.tensor(1.5, requires_grad=True), T.tensor([0])),
+            IndexError,
+            "Dimension specified as 0",
+        ),
+        (lambda: T.embedding(T.tensor(1.5), T.tensor([0])), RuntimeError, "'weight' must be 2-D"),
+        (
+            lambda: F.alpha_dropout(T.tensor(1.0), T.tensor(float("nan"))),
+            RuntimeError,
+            "between 0 and 1, but got nan",
+        ),
+        (lambda: F.alpha_dropout(T.tensor(1.0), float("nan")), RuntimeError, "between 0 and 1, but got nan"),
+        (lambda: F.alpha_dropout(T.tensor(1.0), 1.5), ValueError, "between 0 and 1, but got 1.5"),
+        (
+            lambda: T.ones(1, 2).masked_scatter_(T.ones(1, 2), 3),
+            TypeError,
+            "masked_scatter_(): argument 'source' (position 2) must be Tensor, not int",
+        ),
+        (
+            lambda: T.ones(1, 2).masked_scatter_(T.ones(1, 2), T.ones(2)),
+            RuntimeError,
+            "masked_scatter_ only supports boolean masks",
+        ),
+    ]:
+        with pytest.raises(exc, match=re.escape(msg)):
+            call()
+    # what PyTorch accepts: the product's shape from a broadcastable input, an index-like pad, int32 pivots
+    r = T.addr(T.tensor([1.0, 2.0]), T.tensor([1.0, 2.0]), T.tensor([1.0, 3.0]))
+    assert r.tolist() == [[2.0, 5.0], [3.0, 8.0]]
+    assert T.addmv(T.tensor(0.5), T.ones(3, 2), T.ones(2)).tolist() == [2.5] * 3
+    assert F.pad(x, [T.tensor(1), np.int64(1)]).shape == (1, 2, 5)
+    assert F.pad(x, (1, 1), value=2.0)[0, 0].tolist() == [2.0, 1.0, 1.0, 1.0, 2.0]
+    LU, piv = T.linalg.lu_factor(T.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    P, L, U = T.lu_unpack(LU, piv)
+    assert np.allclose((P @ L @ U).numpy(), [[1.0, 2.0], [3.0, 4.0]])
+    assert T.lu_unpack(LU, piv.long(), unpack_pivots=False)[0].numel() == 0
+    m = T.tensor([[True, False]])
+    assert T.zeros(1, 2).masked_scatter_(mask=m, source=T.ones(3)).tolist() == [[1.0, 0.0]]

@@ -410,6 +410,11 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
         raise RuntimeError(
             f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: {list(LU_data.shape)} instead"
         )
+    if unpack_pivots and LU_pivots.dtype != _C.int32:
+        raise RuntimeError(
+            "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"
+            "Note: this function is intended to be used with the output produced by torch.linalg.lu_factor"
+        )
     m, n = LU_data.shape[-2], LU_data.shape[-1]
     k = builtins.min(m, n)
     batch = tuple(LU_data.shape[:-2])

@@ -1,6 +1,5 @@
 """nn.functional's dropout: element-wise, feature (channel) and alpha dropout."""
 
-import math
 import warnings
 
 from minitorch import _C, _argcheck, _dtype_names
@@ -11,7 +10,8 @@ _nn = _C._nn
 def _check_p(p):
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if isinstance(p, float) and math.isnan(p):  # NaN passes PyTorch's Python check; its kernel's refuses it
+    # NaN (a float or a 0-d tensor) passes PyTorch's Python check; its kernel's refuses it
+    if not p == p:  # noqa: PLR0124
         raise RuntimeError("dropout probability has to be between 0 and 1, but got nan")
 
 

@@ -1,6 +1,8 @@
 """nn.functional.pad: constant, reflect, replicate and circular padding."""
 
-from minitorch import _C
+import operator
+
+from minitorch import _C, _argcheck
 from minitorch._creation import tensor as _tensor
 
 _NON_CONSTANT_PAD_HELP = (
@@ -11,14 +13,23 @@ _NON_CONSTANT_PAD_HELP = (
 )
 
 
+_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+@_argcheck.parses('Tensor input, SymInt[] pad, str mode="constant", float? value=None', upfront=False)
 def pad(input, pad, mode="constant", value=None):
-    # PyTorch's F.pad is C++ (torch._C._nn.pad): its argument errors are RuntimeErrors, its parser's TypeErrors
-    for i, p in enumerate(pad):
-        if isinstance(p, bool) or not isinstance(p, int):
-            raise TypeError(
-                "pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "
-                f"{type(p).__name__} at pos {i}"
-            )
+    # PyTorch's F.pad is C++ (torch._C._nn.pad): its parser's TypeErrors (raised here by the signature above
+    # once the body has refused a kind), then its argument errors, the mode's first
+    if not isinstance(pad, (tuple, list)) or not isinstance(mode, str):
+        raise TypeError("pad(): unexpected argument kinds")
+    if any(type(p) is not int for p in pad):
+        # an int list's elements may be anything with __index__ (0-d integer tensors, NumPy ints), not bools
+        for p in pad:
+            if isinstance(p, bool) or not hasattr(type(p), "__index__"):
+                raise TypeError("pad(): unexpected element kinds")
+        pad = [operator.index(p) for p in pad]
+    if mode not in _MODES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > input.dim():
@@ -52,8 +63,6 @@ def pad(input, pad, mode="constant", value=None):
         with _C._fresh_writes:  # the writes that build the result leave its version at 0, as PyTorch's
             inner.copy_(src)
         return out
-    if mode not in ("reflect", "replicate", "circular"):
-        raise NotImplementedError(f"Unsupported padding mode: {mode}")
     # each non-constant mode pads the last 1, 2 or 3 dims of a batched or unbatched input
     if not pad or input.dim() - len(pad) // 2 not in (1, 2):
         raise NotImplementedError(
