@@ -5536,3 +5536,39 @@ def test_fuzz_4432_checks_as_pytorch():
     assert T.lu_unpack(LU, piv.long(), unpack_pivots=False)[0].numel() == 0
     m = T.tensor([[True, False]])
     assert T.zeros(1, 2).masked_scatter_(mask=m, source=T.ones(3)).tolist() == [[1.0, 0.0]]
+
+
+def test_fuzz_4433_kinds_and_order():
+    """Fuzz seed 4433: matrix_power's n takes what PyTorch's int parser takes (a 0-d integer tensor, a NumPy
+    int), F.pad's int list too; smooth_l1_loss reads target.size() first as PyTorch's Python"""
+    T = minitorch
+    x = T.tensor([[1.0, 1.0], [0.0, 1.0]])
+    for n in [T.tensor(3), T.tensor(3, dtype=T.int16), np.int64(3)]:
+        assert T.linalg.matrix_power(x, n).tolist() == [[1.0, 3.0], [0.0, 1.0]]
+        assert T.matrix_power(x, n).tolist() == [[1.0, 3.0], [0.0, 1.0]]
+    assert T.nn.functional.pad(T.ones(1, 2), [T.tensor([1]), True]).shape == (1, 4)
+    for call, exc, msg in [
+        (
+            lambda: T.linalg.matrix_power(T.ones(3), T.tensor(2)),
+            RuntimeError,
+            "must have at least 2 dimensions",
+        ),
+        (
+            lambda: T.linalg.matrix_power(x, T.tensor(2.0)),
+            TypeError,
+            "argument 'n' (position 2) must be int, not Tensor",
+        ),
+        (lambda: T.matrix_power(x, True), TypeError, "argument 'n' (position 2) must be int, not bool"),
+        (
+            lambda: T.nn.functional.pad(T.ones(1, 2), [True, 1]),
+            TypeError,
+            "must be tuple of ints, but found element of type bool at pos 0",
+        ),
+        (
+            lambda: T.nn.functional.smooth_l1_loss(T.ones(2), 1, T.tensor([0, 0])),
+            AttributeError,
+            "'int' object has no attribute 'size'",
+        ),
+    ]:
+        with pytest.raises(exc, match=re.escape(msg)):
+            call()

@@ -4,6 +4,7 @@
 
 import math as _math
 import numbers as _numbers
+import operator as _operator
 import warnings
 
 from minitorch import _C, _argcheck
@@ -395,11 +396,11 @@ def cross(input, other, *, dim=-1, out=None):
 def matrix_power(A, n, *, out=None):
     """A multiplied by itself n times over the last two dims, by repeated squaring: the identity for n == 0,
     inv(A) multiplied |n| times for a negative n."""
-    if isinstance(n, bool) or not isinstance(n, int):
+    if not _argcheck._int_like(n, True):  # the parser's int: a 0-d integer tensor or NumPy int too
         raise TypeError(
             f"linalg_matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}"
         )
-    return _decomp.matrix_power_impl(A, n, out)
+    return _decomp.matrix_power_impl(A, _operator.index(n), out)
 
 
 def vander(x, *, N=None):

@@ -12,6 +12,7 @@ which are plain transposes and no-ops on real tensors, so the same code serves b
 import builtins
 import functools
 import math
+import operator
 import warnings
 
 from minitorch import _C, _argcheck, _creation
@@ -1716,11 +1717,11 @@ def matrix_power_impl(A, n, out=None):
 def _matrix_power_spelling(position):
     def matrix_power(input, n):
         """torch.matrix_power: linalg.matrix_power (input multiplied by itself n times)."""
-        if isinstance(n, bool) or not isinstance(n, int):
+        if not _argcheck._int_like(n, True):  # the parser's int: a 0-d integer tensor or NumPy int too
             raise TypeError(
                 f"matrix_power(): argument 'n' (position {position}) must be int, not {type(n).__name__}"
             )
-        return matrix_power_impl(input, n)
+        return matrix_power_impl(input, operator.index(n))
 
     return matrix_power
 

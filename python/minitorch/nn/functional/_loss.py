@@ -101,12 +101,13 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
-    _floating_pair(input, target, "smooth_l1")
+    # PyTorch's Python order: target.size() (its warning), the legacy reduction, the broadcast, then the kernel
+    _warn_size(input, target)
     if size_average is not None or reduce is not None:
         reduction = _reduction(size_average, reduce, reduction)
-    _warn_size(input, target)
-    input, target = _broadcast_pair(input, target)
-    return _nn.smooth_l1_loss(input, target, reduction, beta)
+    input_b, target_b = _broadcast_pair(input, target)
+    _floating_pair(input, target, "smooth_l1")
+    return _nn.smooth_l1_loss(input_b, target_b, reduction, beta)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):

@@ -23,10 +23,9 @@ def pad(input, pad, mode="constant", value=None):
     if not isinstance(pad, (tuple, list)) or not isinstance(mode, str):
         raise TypeError("pad(): unexpected argument kinds")
     if any(type(p) is not int for p in pad):
-        # an int list's elements may be anything with __index__ (0-d integer tensors, NumPy ints), not bools
-        for p in pad:
-            if isinstance(p, bool) or not hasattr(type(p), "__index__"):
-                raise TypeError("pad(): unexpected element kinds")
+        # the parser's int list: NumPy ints and one-element integer tensors too, bools after the first
+        if not all(_argcheck._list_int(p, i == 0) for i, p in enumerate(pad)):
+            raise TypeError("pad(): unexpected element kinds")
         pad = [operator.index(p) for p in pad]
     if mode not in _MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
