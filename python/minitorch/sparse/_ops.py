@@ -15,16 +15,20 @@ from minitorch._dtype_names import scalar_name
 from minitorch.autograd.function import Function
 from minitorch.sparse import _layout
 from minitorch.sparse._types import (
+    _COMPRESSED,
+    SparseCompressedTensor,
     SparseCooTensor,
-    SparseCsrTensor,
+    _blocksize_arg,
     _crow_of,
     _index_add,
     _linear_index,
     _prod,
     _rows_of,
     _SparseTensor,
+    _validate_compressed,
+    coo_to_compressed,
+    dense_to_compressed,
     dense_to_coo,
-    dense_to_csr,
     wrap_dim,
 )
 
@@ -35,12 +39,33 @@ def is_sparse(x):
 
 
 def _coo(x):
-    return x.to_sparse() if isinstance(x, SparseCsrTensor) else x
+    return x.to_sparse() if isinstance(x, SparseCompressedTensor) else x
 
 
 def _like_layout(result, *inputs):
-    """A COO result back in CSR when every sparse input was CSR (PyTorch keeps the operands' layout)."""
-    if all(isinstance(x, SparseCsrTensor) for x in inputs if is_sparse(x)) and result.dim() == 2:
+    """A sparse COO result back in the compressed layout of the sparse inputs when they all have one (PyTorch
+    keeps the operands' layout), with their batch dims and block size."""
+    sparse = [x for x in inputs if is_sparse(x)]
+    if not is_sparse(result) or not sparse or not all(isinstance(x, SparseCompressedTensor) for x in sparse):
+        return result
+    first = sparse[0]
+    nb = first._nbatch
+    if result.dim() != first.dim() or result.sparse_dim() != nb + 2:
+        return result
+    if first._info.blocked:
+        out = dense_to_compressed(result.to_dense(), first.layout, first._blocksize(), first.dense_dim())
+    elif first.layout is _layout.sparse_csr and nb == 0:
+        out = result.to_sparse_csr()
+    else:
+        out = coo_to_compressed(result, first.layout, nb)
+    if first._cidx.dtype == _C.int32:  # the operands' index dtype, as PyTorch keeps it
+        out._cidx, out._pidx = out._cidx.to(_C.int32), out._pidx.to(_C.int32)
+    return out
+
+
+def _product_layout(result, a, b):
+    """A sparse @ sparse product: CSR when both operands are compressed (whatever their layouts, as PyTorch)."""
+    if isinstance(a, SparseCompressedTensor) and isinstance(b, SparseCompressedTensor):
         return result.to_sparse_csr()
     return result
 
@@ -66,7 +91,7 @@ def _check_dtype(s, dense):
 def _check_product_dtype(s, x):
     """PyTorch's sparse products have no bool kernel (its CSR ones are MKL's, named in the message)."""
     if s.dtype == _C.bool:
-        if isinstance(s, SparseCsrTensor):
+        if isinstance(s, SparseCompressedTensor):
             kernel = "addmv_out_sparse_csr_impl_mkl" if x.dim() == 1 else "addmm_out_sparse_csr_impl_mkl"
         else:
             kernel = "addmm_sparse_dense"
@@ -74,6 +99,8 @@ def _check_product_dtype(s, x):
 
 
 def _check_matrix(s):
+    if isinstance(s, SparseCompressedTensor) and (s._nbatch or s.dense_dim()):
+        raise RuntimeError("Sparse CSR tensors do not have strides")
     if s.dim() < 2:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
     if s.dim() != 2 or s.sparse_dim() != 2:
@@ -82,8 +109,10 @@ def _check_matrix(s):
 
 def _entries(s):
     """(rows, cols, values) of a sparse matrix, COO or CSR (no coalescing: duplicates add up by linearity)."""
-    if isinstance(s, SparseCsrTensor):
-        return s._row_indices(), s._col.to(_C.int64), s._vals
+    if isinstance(s, SparseCompressedTensor):
+        if s.layout is _layout.sparse_csr and s._is_plain_matrix():
+            return s._row_indices(), s._pidx.to(_C.int64), s._vals
+        s = s.to_sparse()
     return s._idx[0], s._idx[1], s._vals
 
 
@@ -106,13 +135,8 @@ def _has_native(device_type):
 
 
 def _csr_structure(s):
-    """(crow, col) of a sparse matrix whose entries are sorted by row, in one index dtype; None when a COO tensor
-    is not coalesced (its rows may come in any order). A COO tensor keeps its row pointers once computed."""
-    if isinstance(s, SparseCsrTensor):
-        crow, col = s._crow, s._col
-        if crow.dtype != col.dtype:
-            crow, col = crow.to(_C.int64), col.to(_C.int64)
-        return crow, col
+    """(crow, col) of a coalesced COO matrix (its entries are sorted by row), kept once computed; None when it is
+    not coalesced (its rows may come in any order)."""
     if not s.is_coalesced():
         return None
     cached = getattr(s, "_csr_cache", None)
@@ -120,6 +144,21 @@ def _csr_structure(s):
         cached = (_crow_of(s._idx[0], s.shape[0]), s._idx[1])
         s._csr_cache = cached
     return cached
+
+
+def _compressed_structure(s):
+    """(crow, col, cols, transposed) of a 2-D CSR or CSC matrix for the kernels: a CSC matrix's arrays are the
+    CSR arrays of its transpose. Indices of another dtype (PyTorch keeps what it was given) become int64; on a
+    GPU, where the kernels do not check the indices, a tensor built without checks is checked once first."""
+    crow, col = s._cidx, s._pidx
+    if crow.dtype != col.dtype or crow.dtype not in (_C.int32, _C.int64):
+        crow, col = crow.to(_C.int64), col.to(_C.int64)
+    if crow.device.type != "cpu" and not s._checked:
+        _validate_compressed(s._info, crow, col, s._vals, tuple(s.shape), 0, (1, 1))
+        s._checked = True
+    if s.layout is _layout.sparse_csc:
+        return crow, col, s.shape[0], True
+    return crow, col, s.shape[1], False
 
 
 class _CsrMm(Function):
@@ -169,6 +208,11 @@ def _native_product(s, x, transpose):
         or not _has_native(x.device.type)
     ):
         return None
+    if isinstance(s, SparseCompressedTensor):
+        if not s._is_plain_matrix():
+            return None
+        crow, col, cols, flipped = _compressed_structure(s)
+        return _CsrMm.apply(crow, col, s._vals, x, cols, transpose != flipped)
     structure = _csr_structure(s)
     if structure is None:
         return None
@@ -184,7 +228,7 @@ def sparse_dense(s, x, what="addmm"):
         raise _dim_error_mm(x)
     kx = x.shape[0] if x.dim() == 1 else x.shape[-2]
     if kx != k:
-        if isinstance(s, SparseCsrTensor):
+        if isinstance(s, SparseCompressedTensor):
             n = x.shape[-1] if x.dim() > 1 else 1
             raise RuntimeError(f"{what}: mat1 and mat2 shapes cannot be multiplied ({m}x{k} and {kx}x{n})")
         raise RuntimeError(f"{what}: Argument #3 (dense): Expected dim 0 size {k}, got {kx}")
@@ -208,7 +252,7 @@ def dense_sparse(x, s, what="addmm"):
     if x.dim() == 0:
         raise _dim_error_mm(x)
     if x.shape[-1] != k:
-        if isinstance(s, SparseCsrTensor):
+        if isinstance(s, SparseCompressedTensor):
             p = x.shape[-2] if x.dim() > 1 else 1
             raise RuntimeError(
                 f"{what}: mat1 and mat2 shapes cannot be multiplied ({p}x{x.shape[-1]} and {k}x{n})"
@@ -246,9 +290,12 @@ def sparse_sparse(a, b):
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {scalar_name(a.dtype)} but found {scalar_name(b.dtype)}")
     ra, ca, va = _entries(a)
-    bc = b if isinstance(b, SparseCsrTensor) and b._sorted else _coo(b).to_sparse_csr()
-    crow = bc._crow.to(_C.int64)
-    cb, vb = bc._col.to(_C.int64), bc._vals
+    plain_csr = (
+        isinstance(b, SparseCompressedTensor) and b.layout is _layout.sparse_csr and b._is_plain_matrix()
+    )
+    bc = b if plain_csr and b._is_sorted() else _coo(b).to_sparse_csr()
+    crow = bc._cidx.to(_C.int64)
+    cb, vb = bc._pidx.to(_C.int64), bc._vals
     start = crow.index_select(0, ca)
     count = crow.index_select(0, ca + 1) - start
     ends = count.cumsum(0)
@@ -269,7 +316,7 @@ def mm(input, mat2):
     """torch.mm with a sparse operand: sparse @ dense and dense @ sparse give dense, sparse @ sparse sparse."""
     si, s2 = is_sparse(input), is_sparse(mat2)
     if si and s2:
-        return _like_layout(sparse_sparse(input, mat2), input, mat2)
+        return _product_layout(sparse_sparse(input, mat2), input, mat2)
     if si:
         if mat2.dim() != 2:
             raise IndexError(
@@ -292,13 +339,13 @@ def matmul(input, other):
         other = other.to_dense()
     si, so = is_sparse(input), is_sparse(other)
     if si and so:
-        return _like_layout(sparse_sparse(input, other), input, other)
+        return _product_layout(sparse_sparse(input, other), input, other)
     if si:
-        if input.dim() > 2:
+        if input.dim() > 2 and not isinstance(input, SparseCompressedTensor):
             raise RuntimeError("reshape is not implemented for sparse tensors")
         return sparse_dense(input, other)
     if so:
-        if other.dim() > 2:
+        if other.dim() > 2 and not isinstance(other, SparseCompressedTensor):
             raise RuntimeError("reshape is not implemented for sparse tensors")
         return dense_sparse(input, other)
     return _C.matmul(input, other)
@@ -307,11 +354,11 @@ def matmul(input, other):
 def sparse_mm(mat1, mat2, reduce=None):
     """torch.sparse.mm: mm with a sparse first (or second) operand; reduce ('sum', 'mean', 'amax', 'amin')
     combines each output row's products other than by summing (CSR input only, as in PyTorch)."""
-    if reduce is None or reduce == "sum" and isinstance(mat1, SparseCsrTensor):
+    if reduce is None or reduce == "sum" and isinstance(mat1, SparseCompressedTensor):
         if not is_sparse(mat1) and not is_sparse(mat2):
             return _C.mm(mat1, mat2)
         return mm(mat1, mat2)
-    if not isinstance(mat1, SparseCsrTensor):
+    if not isinstance(mat1, SparseCompressedTensor):
         raise NotImplementedError(
             "Could not run 'aten::_sparse_mm_reduce_impl' with arguments from the 'SparseCPU' backend."
         )
@@ -420,6 +467,10 @@ def add(input, other, *, alpha=1):
         if a._coalesced and b._coalesced:
             out = out.coalesce()
         return _like_layout(out, input, other)
+    if si and isinstance(input, SparseCompressedTensor) and isinstance(other, _C.Tensor):
+        # PyTorch adds a dense tensor of the same shape to a compressed one (the result is dense)
+        _same_size_dense(other, input)
+        return _C.add(input.to_dense(), other, alpha=alpha)
     if si:
         raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
     if so:
@@ -427,6 +478,14 @@ def add(input, other, *, alpha=1):
             raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
         return _dense_plus_sparse(input, _coo(other), alpha)
     return _C.add(input, other, alpha=alpha)
+
+
+def _same_size_dense(d, s):
+    if tuple(d.shape) != tuple(s.shape):
+        raise RuntimeError(
+            f"add: expected 'self' and 'other' to have same size, but self has size {list(d.shape)} while other "
+            f"has size {list(s.shape)} (FYI: op2-sparse addition does not currently support broadcasting)"
+        )
 
 
 def _dense_plus_sparse(d, s, alpha):
@@ -553,6 +612,10 @@ def _unary(name):
     """A zero-preserving elementwise op on the coalesced values (f(0) = 0 keeps the pattern)."""
 
     def op(input, *args, **kwargs):
+        if (
+            isinstance(input, SparseCompressedTensor) and input._is_sorted()
+        ):  # no duplicates: the values alone
+            return input._with_values(getattr(input._vals, name)(*args, **kwargs))
         c = _coo(input).coalesce()
         return _like_layout(c._with_values(getattr(c._vals, name)(*args, **kwargs)), input)
 
@@ -573,6 +636,8 @@ def pow(input, exponent):
         raise RuntimeError("minitorch: pow of a sparse tensor takes a positive number exponent")
     if exponent <= 0:
         raise RuntimeError(f"pow: a sparse tensor's exponent must be positive, got {exponent}")
+    if isinstance(input, SparseCompressedTensor) and input._is_sorted():
+        return input._with_values(input._vals.pow(exponent))
     c = _coo(input).coalesce()
     return _like_layout(c._with_values(c._vals.pow(exponent)), input)
 
@@ -625,7 +690,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 def _softmax(input, dim, dtype, log):
     name = "_sparse_log_softmax" if log else "_sparse_softmax"
     if not isinstance(input, SparseCooTensor):
-        where = "CPU" if not is_sparse(input) else "SparseCsrCPU"
+        where = "CPU" if not is_sparse(input) else input._layout_word + "CPU"
         raise NotImplementedError(f"Could not run 'aten::{name}' with arguments from the '{where}' backend.")
     n, sd = input.dim(), input.sparse_dim()
     dim = wrap_dim(dim, n)
@@ -689,9 +754,45 @@ def sparse_mask(dense, mask):
 
 
 def dense_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
-    """Tensor.to_sparse(sparse_dim) / to_sparse(layout=...) of a dense tensor."""
-    if layout is _layout.sparse_csr:
-        return dense_to_csr(self)
+    """Tensor.to_sparse(sparse_dim) / to_sparse(layout=..., blocksize=..., dense_dim=...) of a dense tensor."""
+    if (
+        sparse_dim is not None and layout is not None
+    ):  # PyTorch's two overloads: (sparse_dim) or keywords only
+        raise TypeError("to_sparse() takes 0 positional arguments but 1 was given")
+    if layout in _COMPRESSED:
+        info = _COMPRESSED[layout]
+        if info.blocked != (blocksize is not None):
+            how = "without" if info.blocked else "with"
+            raise RuntimeError(
+                f"dense_to_sparse: conversion from Strided to {info.word} {how} blocksize argument given is not "
+                "supported"
+            )
+        if info.blocked:
+            blocksize = _blocksize_arg(blocksize, "to_sparse")
+        return dense_to_compressed(self, layout, blocksize, dense_dim)
+    if layout is _layout.strided:
+        return self
     if layout not in (None, _layout.sparse_coo):
         raise NotImplementedError(f"minitorch: conversion to {layout} is not supported")
+    if dense_dim is not None and sparse_dim is None:
+        sparse_dim = self.dim() - dense_dim
     return dense_to_coo(self, sparse_dim)
+
+
+def dense_to_layout(layout):
+    """Tensor.to_sparse_csr/csc(dense_dim) and to_sparse_bsr/bsc(blocksize, dense_dim) of a dense tensor."""
+    info = _COMPRESSED[layout]
+    name = f"to_sparse_{info.short}"
+    if info.blocked:
+
+        def method(self, blocksize, dense_dim=None):
+            return dense_to_compressed(self, layout, _blocksize_arg(blocksize, name), dense_dim)
+
+    else:
+
+        def method(self, dense_dim=None):
+            return dense_to_compressed(self, layout, None, dense_dim)
+
+    method.__name__ = name
+    method.__doc__ = f"The {info.short.upper()} form of a dense tensor (its last dense_dim dims stay dense)."
+    return method
