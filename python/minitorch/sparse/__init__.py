@@ -18,7 +18,7 @@ gradient through ``torch.mm`` / ``@``); ``grad_fn`` names are those of the dense
 BSR/BSC arithmetic goes through dense blocks (a block of explicit zeros is dropped).
 """
 
-from minitorch import _C, _creation
+from minitorch import _C, _argcheck, _creation
 from minitorch import serialization as _serialization
 from minitorch.sparse import _aware, _layout, _ops, _types
 from minitorch.sparse._layout import (
@@ -283,6 +283,7 @@ def _layout_error(what, expected):
     return method
 
 
+@_argcheck.parses("ScalarType? dtype=None, *, bool? masked_grad=None", name="to_dense", method=True)
 def _dense_to_dense(self, dtype=None, *, masked_grad=None):
     return self if dtype is None or dtype == self.dtype else self.to(dtype)
 

@@ -779,19 +779,25 @@ def dense_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense
     return dense_to_coo(self, sparse_dim)
 
 
+def _int_or_none(x):
+    return None if x is None else int(x)  # the parser took an int (or a 0-dim integer tensor)
+
+
 def dense_to_layout(layout):
     """Tensor.to_sparse_csr/csc(dense_dim) and to_sparse_bsr/bsc(blocksize, dense_dim) of a dense tensor."""
     info = _COMPRESSED[layout]
     name = f"to_sparse_{info.short}"
     if info.blocked:
 
+        @_argcheck.parses("int[2] blocksize, int? dense_dim=None", name=name, method=True)
         def method(self, blocksize, dense_dim=None):
-            return dense_to_compressed(self, layout, _blocksize_arg(blocksize, name), dense_dim)
+            return dense_to_compressed(self, layout, _blocksize_arg(blocksize, name), _int_or_none(dense_dim))
 
     else:
 
+        @_argcheck.parses("int? dense_dim=None", name=name, method=True)
         def method(self, dense_dim=None):
-            return dense_to_compressed(self, layout, None, dense_dim)
+            return dense_to_compressed(self, layout, None, _int_or_none(dense_dim))
 
     method.__name__ = name
     method.__doc__ = f"The {info.short.upper()} form of a dense tensor (its last dense_dim dims stay dense)."

@@ -851,28 +851,30 @@ class SparseCompressedTensor(_SparseTensor):
         n = self.dim()
         d0, d1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
         nb = self._nbatch
-        kinds = ["Batch" if d < nb else "Sparse" if d < nb + 2 else "Dense" for d in (d0, d1)]
+        if d0 == d1:
+            return self
+        if self.dense_dim():
+            raise RuntimeError(
+                "transpose(): hybrid sparse compressed tensors with dense dimensions are not supported"
+            )
+        kinds = ["Batch" if d < nb else "Sparse" for d in (d0, d1)]
         if kinds[0] != kinds[1]:
             raise RuntimeError(
                 "transpose(): can only transpose dimensions of the same type (Batch, Sparse, Dense), got "
                 f"{d0}({kinds[0]}) and {d1}({kinds[1]})"
             )
-        if d0 == d1:
-            return self
         shape = list(self._shape)
         shape[d0], shape[d1] = shape[d1], shape[d0]
-        if kinds[0] == "Dense":
-            raise RuntimeError(
-                "transpose(): hybrid sparse compressed tensors with dense dimensions are not supported"
-            )
         if kinds[0] == "Batch":
             return SparseCompressedTensor(
-                self._cidx.transpose(d0, d1), self._pidx.transpose(d0, d1), self._vals.transpose(d0, d1), shape,
-                self.layout, self._sorted, None, self._checked,
-            )  # fmt: skip
-        if self.dense_dim():
-            raise RuntimeError(
-                "transpose(): hybrid sparse compressed tensors with dense dimensions are not supported"
+                self._cidx.transpose(d0, d1),
+                self._pidx.transpose(d0, d1),
+                self._vals.transpose(d0, d1),
+                shape,
+                self.layout,
+                self._sorted,
+                None,
+                self._checked,
             )
         flipped = {
             _layout.sparse_csr: _layout.sparse_csc,
@@ -1143,9 +1145,7 @@ def _rebuild_sparse_csr(crow, col, values, size, requires_grad):
 def _rebuild_sparse_compressed(cidx, pidx, values, size, requires_grad, short):
     """Unpickling (and minitorch.load): a compressed tensor again, its invariants checked first."""
     layout = {info.short: lay for lay, info in _COMPRESSED.items()}[short]
-    return sparse_compressed_tensor(
-        cidx, pidx, values, size, layout=layout, requires_grad=requires_grad, check_invariants=True
-    )
+    return _sparse_compressed(cidx, pidx, values, size, None, layout, None, requires_grad, True)
 
 
 # ------------------------------------------------------------------------------ compressed layouts: building
@@ -1189,21 +1189,44 @@ def _compress(layout, shape, nbatch_dims, p, q, batch, comp, plain, values, inde
 
 
 def _blocksize_arg(blocksize, name):
-    """A to_sparse_bsr/bsc blocksize as (rows, cols): an int is square; PyTorch's errors otherwise."""
-    if blocksize is None:
-        raise TypeError(f"{name}(): argument 'blocksize' (position 1) must be tuple of ints, not NoneType")
-    if isinstance(blocksize, int) and not isinstance(blocksize, bool):
-        blocksize = (blocksize, blocksize)
-    blocksize = tuple(int(b) for b in blocksize)
-    return blocksize
+    """A to_sparse_bsr/bsc blocksize as PyTorch's parser reads its `int[2]`: an int is square, a sequence of
+    ints is taken as it is (its length checked later); anything else is its TypeError."""
+
+    def is_int(x):
+        return isinstance(x, int) and not isinstance(x, bool)
+
+    if isinstance(blocksize, _C.Tensor) and blocksize.numel() == 1 and not blocksize.is_floating_point():
+        blocksize = int(blocksize)  # the parser takes a one-element integer tensor for an int
+    if isinstance(
+        blocksize, (tuple, list)
+    ):  # one-element integer tensors count as ints, as in PyTorch's lists
+        blocksize = [
+            int(b) if isinstance(b, _C.Tensor) and b.numel() == 1 and not b.is_floating_point() else b
+            for b in blocksize
+        ]
+    if is_int(blocksize):
+        return (blocksize, blocksize)
+    if not isinstance(blocksize, (tuple, list)):
+        raise TypeError(
+            f"{name}(): argument 'blocksize' (position 1) must be tuple of ints, not {type(blocksize).__name__}"
+        )
+    for i, b in enumerate(blocksize):
+        if not is_int(b):
+            raise TypeError(
+                f"{name}(): argument 'blocksize' (position 1) must be tuple of ints, but found element of type "
+                f"{type(b).__name__} at pos {i}"
+            )
+    return tuple(blocksize)
 
 
 def _check_blocksize(blocksize, shape, name):
+    """PyTorch's refusals of a blocksize: its length, its sign, then (given the two sparse sizes) whether the
+    blocks tile the matrix."""
     if len(blocksize) != 2:
         raise RuntimeError(f"{name}: blocksize needs to be a tuple of size 2, but got {len(blocksize)}")
     if blocksize[0] <= 0 or blocksize[1] <= 0:
         raise RuntimeError(f"{name}: blocksize needs to be positive, but got {list(blocksize)}")
-    if shape[0] % blocksize[0] or shape[1] % blocksize[1]:
+    if shape is not None and (shape[0] % blocksize[0] or shape[1] % blocksize[1]):
         raise RuntimeError(
             f"{name}: tensor sparse size ({shape[0]},{shape[1]}) must be divisible by given blocksize "
             f"({blocksize[0]},{blocksize[1]})"
@@ -1217,13 +1240,16 @@ def dense_to_compressed(t, layout, blocksize=None, dense_dim=None, name=None):
     name = name or f"dense_to_sparse_{info.short}"
     n = t.dim()
     dd = 0 if dense_dim is None else int(dense_dim)
-    if info.blocked:  # PyTorch reads the sparse dims' sizes first: its errors for too few dims
+    if info.blocked:  # the blocksize, then the sparse dims' sizes (PyTorch's errors for too few dims)
+        _check_blocksize(blocksize, None, name)
         for d in (-2 - dd, -1 - dd):
             if n == 0:
                 raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
             if not -n <= d < n:
                 raise _dim_error(d, n)
-        _check_blocksize(blocksize, (t.shape[n - 2 - dd], t.shape[n - 1 - dd]), name)
+        _check_blocksize(blocksize, (t.shape[-2 - dd], t.shape[-1 - dd]), name)
+        if not 0 <= dd <= n - 2:
+            raise RuntimeError(f"{name}: dense_dim argument must be in [0,{n - 2}] range, but {dd} is given")
     else:
         if dense_dim is not None and not 0 <= dd <= n - 2:
             raise RuntimeError(f"{name}: dense_dim argument must be in [0,{n - 2}] range, but {dd} is given")
@@ -1235,6 +1261,8 @@ def dense_to_compressed(t, layout, blocksize=None, dense_dim=None, name=None):
             raise _dim_error(1, 1)
     nb = n - 2 - dd
     shape = tuple(t.shape)
+    if nb and _prod(shape[:nb]) == 0:
+        raise RuntimeError(f"to_sparse_{info.short}: Expected product of batch dimensions to be non-zero.")
     nrows, ncols, dense = shape[nb], shape[nb + 1], shape[nb + 2 :]
     br, bc = blocksize if info.blocked else (1, 1)
     nbatch = _prod(shape[:nb])
@@ -1395,9 +1423,14 @@ def _estimate_size(info, cidx, pidx, values, nb, blocksize):
     br, bc = blocksize
     rows, cols = (ncomp * br, nplain * bc) if info.rowwise else (nplain * br, ncomp * bc)
     size = tuple(cidx.shape[:nb]) + (rows, cols) + tuple(values.shape[nb + 1 + (2 if info.blocked else 0) :])
-    if builtins.min(size) < 0:
-        raise RuntimeError("numel: integer multiplication overflow")
+    _check_numel(size)
     return size
+
+
+def _check_numel(size):
+    """PyTorch's numel of a size with a negative dim: an unsigned overflow unless another dim is 0."""
+    if size and builtins.min(size) < 0 and 0 not in size:
+        raise RuntimeError("numel: integer multiplication overflow")
 
 
 def _validate_compressed(info, cidx, pidx, values, size, nb, blocksize):
@@ -1493,6 +1526,19 @@ def _layout_word_of(layout):
     return layout._name.capitalize()
 
 
+_COMPRESSED_KW = (
+    "*, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, "
+    "bool requires_grad=False, bool? check_invariants=None"
+)
+
+
+def _compressed_signatures(compressed, plain):
+    """PyTorch's two overloads of a compressed constructor (with and without a size)."""
+    head = f"object? {compressed}, object? {plain}, object? values"  # None: the conversion's own error
+    return (f"{head}, int[] size, {_COMPRESSED_KW}", f"{head}, {_COMPRESSED_KW}")
+
+
+@_argcheck.parses(*_compressed_signatures("compressed_indices", "plain_indices"))
 def sparse_compressed_tensor(
     compressed_indices,
     plain_indices,
@@ -1513,14 +1559,31 @@ def sparse_compressed_tensor(
     As in PyTorch, the invariants (index ranges, monotone compressed indices, sorted plain indices) are checked
     only with check_invariants=True (or under torch.sparse.check_sparse_tensor_invariants); operations on a
     tensor that breaks them raise (the indices reach bounds-checked dense ops), they never read out of bounds."""
+    return _sparse_compressed(
+        compressed_indices,
+        plain_indices,
+        values,
+        size,
+        dtype,
+        layout,
+        device,
+        requires_grad,
+        check_invariants,
+    )
+
+
+def _sparse_compressed(
+    compressed_indices, plain_indices, values, size, dtype, layout, device, requires_grad, check_invariants
+):
+    """sparse_compressed_tensor once PyTorch's parser took its arguments."""
+    cidx, pidx = _index_arg(compressed_indices), _index_arg(plain_indices)
+    if not isinstance(values, _C.Tensor):
+        values = _creation.tensor(values, dtype=dtype)
     if layout not in _COMPRESSED:
         raise RuntimeError(
             f"sparse_compressed_tensor expected sparse compressed tensor layout but got {_layout_word_of(layout)}"
         )
     info = _COMPRESSED[layout]
-    cidx, pidx = _index_arg(compressed_indices), _index_arg(plain_indices)
-    if not isinstance(values, _C.Tensor):
-        values = _creation.tensor(values, dtype=dtype)
     if dtype is not None and values.dtype != dtype:
         values = values.to(dtype)
     if device is not None:
@@ -1544,11 +1607,11 @@ def sparse_compressed_tensor(
     else:
         if isinstance(size, int):
             raise TypeError("size must be a tuple of ints, not int")
-        size = tuple(int(d) for d in size)
+        size = tuple(int(d) for d in size)  # the parser took ints (0-dim integer tensors too)
         if size and builtins.min(size) < 0:
             if checks:
                 raise RuntimeError(f"`0 <= {info.plain} < {info.nplain}` is not satisfied.")
-            raise RuntimeError("numel: integer multiplication overflow")
+            _check_numel(size)
     if checks:
         _validate_compressed(info, cidx, pidx, values, size, nb, blocksize)
     out = SparseCompressedTensor(cidx, pidx, values, size, layout)
@@ -1564,6 +1627,7 @@ def sparse_compressed_tensor(
     return out
 
 
+@_argcheck.parses(*_compressed_signatures("crow_indices", "col_indices"))
 def sparse_csr_tensor(
     crow_indices,
     col_indices,
@@ -1578,19 +1642,20 @@ def sparse_csr_tensor(
 ):
     """A sparse tensor in CSR layout: row i of each batch holds the columns col_indices[crow_indices[i]:
     crow_indices[i + 1]] with their values (torch.sparse_compressed_tensor with layout=torch.sparse_csr)."""
-    return sparse_compressed_tensor(
+    return _sparse_compressed(
         crow_indices,
         col_indices,
         values,
         size,
-        dtype=dtype,
-        layout=_layout.sparse_csr,
-        device=device,
-        requires_grad=requires_grad,
-        check_invariants=check_invariants,
+        dtype,
+        _layout.sparse_csr,
+        device,
+        requires_grad,
+        check_invariants,
     )
 
 
+@_argcheck.parses(*_compressed_signatures("ccol_indices", "row_indices"))
 def sparse_csc_tensor(
     ccol_indices,
     row_indices,
@@ -1605,19 +1670,20 @@ def sparse_csc_tensor(
 ):
     """A sparse tensor in CSC layout: column j of each batch holds the rows row_indices[ccol_indices[j]:
     ccol_indices[j + 1]] with their values."""
-    return sparse_compressed_tensor(
+    return _sparse_compressed(
         ccol_indices,
         row_indices,
         values,
         size,
-        dtype=dtype,
-        layout=_layout.sparse_csc,
-        device=device,
-        requires_grad=requires_grad,
-        check_invariants=check_invariants,
+        dtype,
+        _layout.sparse_csc,
+        device,
+        requires_grad,
+        check_invariants,
     )
 
 
+@_argcheck.parses(*_compressed_signatures("crow_indices", "col_indices"))
 def sparse_bsr_tensor(
     crow_indices,
     col_indices,
@@ -1631,19 +1697,20 @@ def sparse_bsr_tensor(
     check_invariants=None,
 ):
     """A sparse tensor in BSR layout: CSR over blocks, values (*batch, nnz, block rows, block cols, *dense)."""
-    return sparse_compressed_tensor(
+    return _sparse_compressed(
         crow_indices,
         col_indices,
         values,
         size,
-        dtype=dtype,
-        layout=_layout.sparse_bsr,
-        device=device,
-        requires_grad=requires_grad,
-        check_invariants=check_invariants,
+        dtype,
+        _layout.sparse_bsr,
+        device,
+        requires_grad,
+        check_invariants,
     )
 
 
+@_argcheck.parses(*_compressed_signatures("ccol_indices", "row_indices"))
 def sparse_bsc_tensor(
     ccol_indices,
     row_indices,
@@ -1657,16 +1724,16 @@ def sparse_bsc_tensor(
     check_invariants=None,
 ):
     """A sparse tensor in BSC layout: CSC over blocks, values (*batch, nnz, block rows, block cols, *dense)."""
-    return sparse_compressed_tensor(
+    return _sparse_compressed(
         ccol_indices,
         row_indices,
         values,
         size,
-        dtype=dtype,
-        layout=_layout.sparse_bsc,
-        device=device,
-        requires_grad=requires_grad,
-        check_invariants=check_invariants,
+        dtype,
+        _layout.sparse_bsc,
+        device,
+        requires_grad,
+        check_invariants,
     )
 
 
