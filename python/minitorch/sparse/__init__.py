@@ -11,8 +11,8 @@ TypeError, so dense calls do not pay for the sparse path.
 
 Known differences from PyTorch: a sparse tensor is not an instance of ``torch.Tensor`` (``torch.is_tensor``
 is True for it); a COO tensor's index bounds are checked at construction whatever check_invariants says (a
-compressed tensor's invariants only with check_invariants, as PyTorch; our ops on a broken one raise instead of
-reading out of bounds); a sparse leaf's ``.grad`` keeps its own pattern for every op (PyTorch gives a dense
+compressed tensor's invariants only with check_invariants, as PyTorch, and else at its first use, where PyTorch
+would read out of bounds); a sparse leaf's ``.grad`` keeps its own pattern for every op (PyTorch gives a dense
 gradient through ``torch.mm`` / ``@``); ``grad_fn`` names are those of the dense ops underneath; products of
 2-D CSR/CSC matrices run our CSR kernels (cuSPARSE on CUDA), the other layouts' gathers and scatter-adds, and
 BSR/BSC arithmetic goes through dense blocks (a block of explicit zeros is dropped).
@@ -86,8 +86,9 @@ def log_softmax(input, dim, *, dtype=None):
 
 class check_sparse_tensor_invariants:
     """Turns on the constructors' invariant checks (check_invariants=None follows it): as a context manager,
-    a decorator, or through the static enable()/disable()/is_enabled(). minitorch always checks index
-    bounds; the switch adds the checks of an is_coalesced=True claim and of sorted CSR columns."""
+    a decorator, or through the static enable()/disable()/is_enabled(). minitorch always checks a COO
+    tensor's index bounds; the switch adds the checks of an is_coalesced=True claim and all of a compressed
+    tensor's invariants (PyTorch's), which are otherwise checked at its first use."""
 
     @staticmethod
     def is_enabled():

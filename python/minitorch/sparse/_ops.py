@@ -25,7 +25,6 @@ from minitorch.sparse._types import (
     _prod,
     _rows_of,
     _SparseTensor,
-    _validate_compressed,
     coo_to_compressed,
     dense_to_compressed,
     dense_to_coo,
@@ -148,14 +147,12 @@ def _csr_structure(s):
 
 def _compressed_structure(s):
     """(crow, col, cols, transposed) of a 2-D CSR or CSC matrix for the kernels: a CSC matrix's arrays are the
-    CSR arrays of its transpose. Indices of another dtype (PyTorch keeps what it was given) become int64; on a
-    GPU, where the kernels do not check the indices, a tensor built without checks is checked once first."""
+    CSR arrays of its transpose. Indices of another dtype (PyTorch keeps what it was given) become int64; a
+    tensor built without checks is checked once first (on a GPU the kernels do not check the indices)."""
     crow, col = s._cidx, s._pidx
     if crow.dtype != col.dtype or crow.dtype not in (_C.int32, _C.int64):
         crow, col = crow.to(_C.int64), col.to(_C.int64)
-    if crow.device.type != "cpu" and not s._checked:
-        _validate_compressed(s._info, crow, col, s._vals, tuple(s.shape), 0, (1, 1))
-        s._checked = True
+    s._ensure_valid()
     if s.layout is _layout.sparse_csc:
         return crow, col, s.shape[0], True
     return crow, col, s.shape[1], False

@@ -355,9 +355,27 @@ def _crow_of(rows, nrows):
 
 def _rows_of(crow, nnz):
     """The row (int64) of each of the nnz stored elements of CSR row pointers."""
-    crow = crow.to(_C.int64)
-    pos = _C.arange(nnz, dtype=_C.int64, device=crow.device)
-    return _composite_math.searchsorted(crow, pos, right=True) - 1
+    return _slots_of(crow.reshape(1, -1), nnz).reshape(-1)
+
+
+def _slots_of(cidx, nnz):
+    """The compressed slot (int64, (batches, nnz)) of each stored element of compressed indices (batches, n + 1):
+    slot i begins at element cidx[b, i], so an element's slot counts the interior pointers at or before it (a
+    scatter of ones and a running sum; pointers outside [0, nnz] are an index error, not a wrong answer)."""
+    cidx = cidx.to(_C.int64)
+    nbatch, n = cidx.shape[0], cidx.shape[1] - 1
+    dev = cidx.device
+    if nbatch == 0 or nnz == 0:
+        return _C.zeros((nbatch, nnz), dtype=_C.int64, device=dev)
+    inner = cidx[:, 1:-1]  # each batch's marks at its own offset: stride nnz + 1 keeps a trailing one inside
+    marks = _C.zeros((nbatch * (nnz + 1),), dtype=_C.int64, device=dev)
+    if inner.numel():
+        offsets = _C.arange(nbatch, dtype=_C.int64, device=dev).unsqueeze(1) * (nnz + 1)
+        at = (inner + offsets).reshape(-1)
+        marks = marks.index_add(0, at, _C.ones_like(at))
+    counts = marks.cumsum(0).reshape(nbatch, nnz + 1)[:, :nnz]
+    earlier = _C.arange(nbatch, dtype=_C.int64, device=dev).unsqueeze(1) * builtins.max(n - 1, 0)
+    return counts - earlier
 
 
 class SparseCooTensor(_SparseTensor):
@@ -435,9 +453,7 @@ class SparseCooTensor(_SparseTensor):
         if self._nnz() <= 1:
             return SparseCooTensor(self._idx, self._vals, self._shape, True)
         idx, inverse = _coalesce_pattern(self)
-        v = self._vals
-        out = _C.zeros((idx.shape[1],) + tuple(v.shape[1:]), dtype=v.dtype, device=v.device)
-        return SparseCooTensor(idx, _index_add(out, inverse, v), self._shape, True)
+        return SparseCooTensor(idx, _summed_into_zeros(idx.shape[1], inverse, self._vals), self._shape, True)
 
     # -- conversions
     def to_dense(self, dtype=None, *, masked_grad=None):
@@ -445,10 +461,7 @@ class SparseCooTensor(_SparseTensor):
         v = self._vals if dtype is None else self._vals.to(dtype)
         sd = self.sparse_dim()
         lead = self._shape[:sd]
-        out = _C.zeros((_prod(lead),) + tuple(self._shape[sd:]), dtype=v.dtype, device=v.device)
-        if self._nnz():
-            out = _index_add(out, _linear_index(self._idx, lead), v)
-        return out.reshape(tuple(self._shape))
+        return _summed_into_zeros(_prod(lead), _linear_index(self._idx, lead), v).reshape(tuple(self._shape))
 
     def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
         """Itself (a COO tensor already), or its form in the compressed `layout`."""
@@ -717,6 +730,7 @@ class SparseCompressedTensor(_SparseTensor):
     def _row_indices(self):
         """The row of each stored element (nnz,), int64, of a 2-D CSR matrix (kept: the structure is fixed)."""
         if self._rows is None:
+            self._ensure_valid()
             self._rows = _rows_of(self._cidx, self._nnz())
         return self._rows
 
@@ -738,8 +752,24 @@ class SparseCompressedTensor(_SparseTensor):
         """PyTorch's error: coalescing is for COO tensors."""
         self._layout_error("is_coalesced")
 
+    def _ensure_valid(self):
+        """PyTorch's invariant checks, once, before the first use of a tensor built without them: an invalid
+        tensor is an error here rather than a wrong result (PyTorch would read out of bounds)."""
+        if self._checked:
+            return
+        nb = self._nbatch
+        _check_compressed_dims(self._info, self._cidx, self._pidx, self._vals)
+        blocksize = (1, 1)
+        if self._info.blocked:
+            blocksize = (builtins.max(1, self._vals.shape[nb + 1]), builtins.max(1, self._vals.shape[nb + 2]))
+        _validate_compressed(
+            self._info, self._cidx, self._pidx, self._vals, tuple(self._shape), nb, blocksize
+        )
+        self._checked = True
+
     def _is_sorted(self):
         """Whether each compressed slot's plain indices are sorted and distinct (looked at once)."""
+        self._ensure_valid()
         if self._sorted is None:
             self._sorted = _plain_sorted(self)
         return self._sorted
@@ -747,14 +777,13 @@ class SparseCompressedTensor(_SparseTensor):
     def _structure(self):
         """(batch, compressed, plain): int64 (N,) tensors of the batch (flat index), compressed and plain index
         of each of the N = batches * nnz stored elements (blocks), in storage order."""
+        self._ensure_valid()
         nb = self._nbatch
         nbatch = _prod(self._shape[:nb])
         nnz = self._nnz()
         dev = self._vals.device
         ncomp = self._cidx.shape[-1] - 1
-        cidx = self._cidx.to(_C.int64).reshape(nbatch, ncomp + 1)
-        pos = _C.arange(nnz, dtype=_C.int64, device=dev).expand(nbatch, nnz)
-        comp = (_composite_math.searchsorted(cidx, pos.contiguous(), right=True) - 1).reshape(-1)
+        comp = _slots_of(self._cidx.reshape(nbatch, ncomp + 1), nnz).reshape(-1)
         batch = _C.arange(nbatch, dtype=_C.int64, device=dev).repeat_interleave(nnz)
         return batch, comp, self._pidx.to(_C.int64).reshape(-1)
 
@@ -772,9 +801,7 @@ class SparseCompressedTensor(_SparseTensor):
         p, q = (nrows // br, ncols // bc) if self._info.rowwise else (ncols // bc, nrows // br)
         nbatch = _prod(batch_shape)
         batch, comp, plain = self._structure()
-        out = _C.zeros((nbatch * p * q,) + inner, dtype=v.dtype, device=v.device)
-        if batch.numel():
-            out = _index_add(out, (batch * p + comp) * q + plain, v.reshape((-1,) + inner))
+        out = _summed_into_zeros(nbatch * p * q, (batch * p + comp) * q + plain, v.reshape((-1,) + inner))
         out = out.reshape((nbatch, p, q) + inner)
         if not self._info.rowwise:
             out = out.transpose(1, 2)  # (batch, row blocks, column blocks, ...)
@@ -922,6 +949,20 @@ def _index_add(out, index, source):
     if source.dtype == _C.bool:
         return out.to(_C.int64).index_add(0, index, source.to(_C.int64)) != 0
     return out.index_add(0, index, source)
+
+
+def _summed_into_zeros(rows, index, source):
+    """zeros (rows, *source.shape[1:]) with source's rows added at `index` (repeats add up; bool as 'any');
+    differentiable to source. Written in place into the fresh zeros: index_put_'s accumulation is several times
+    faster than index_add's copy of the whole output."""
+    if source.dtype == _C.bool:
+        return _summed_into_zeros(rows, index, source.to(_C.int64)) != 0
+    out = _C.zeros((rows,) + tuple(source.shape[1:]), dtype=source.dtype, device=source.device)
+    if index.numel():
+        if index.device.type == "cpu" and int(index.amin()) < 0:  # index_put would wrap it
+            raise IndexError(f"index {int(index.amin())} is out of bounds for dimension 0 with size {rows}")
+        out.index_put_((index,), source, accumulate=True)
+    return out
 
 
 def _coalesce_pattern(s):
@@ -1152,12 +1193,24 @@ def _rebuild_sparse_compressed(cidx, pidx, values, size, requires_grad, short):
 
 
 def _plain_sorted(s):
-    """Whether each compressed slot's plain indices are strictly increasing (the sorted-and-distinct invariant)."""
-    if s._nnz() <= 1:
+    """Whether each compressed slot's plain indices are strictly increasing (the sorted-and-distinct invariant):
+    every step between neighbours increases, except a step into the first element of a slot."""
+    nnz = s._nnz()
+    if nnz <= 1:
         return True
-    batch, comp, plain = s._structure()
-    same = (batch[1:] == batch[:-1]) & (comp[1:] == comp[:-1])
-    return bool(((~same) | (plain[1:] > plain[:-1])).all())
+    nbatch = _prod(s.shape[: s._nbatch])
+    if nbatch == 0:
+        return True
+    plain = s._pidx.reshape(nbatch, nnz)
+    cidx = s._cidx.to(_C.int64).reshape(nbatch, -1)
+    dev = plain.device
+    starts = _C.zeros((nbatch * (nnz + 1),), dtype=_C.bool, device=dev)
+    inner = cidx[:, 1:-1]
+    if inner.numel():
+        offsets = _C.arange(nbatch, dtype=_C.int64, device=dev).unsqueeze(1) * (nnz + 1)
+        starts = starts.index_fill(0, (inner.clamp(0, nnz) + offsets).reshape(-1), True)
+    starts = starts.reshape(nbatch, nnz + 1)[:, 1:nnz]
+    return bool(((plain[:, 1:] > plain[:, :-1]) | starts).all())
 
 
 def _compress(layout, shape, nbatch_dims, p, q, batch, comp, plain, values, index_dtype=_C.int64):
@@ -1557,8 +1610,9 @@ def sparse_compressed_tensor(
     rows (columns, blocks). `size` defaults to what the indices need.
 
     As in PyTorch, the invariants (index ranges, monotone compressed indices, sorted plain indices) are checked
-    only with check_invariants=True (or under torch.sparse.check_sparse_tensor_invariants); operations on a
-    tensor that breaks them raise (the indices reach bounds-checked dense ops), they never read out of bounds."""
+    at construction only with check_invariants=True (or under torch.sparse.check_sparse_tensor_invariants);
+    otherwise the first operation that reads the indices checks them (all but the sorting) and raises the same
+    error, where PyTorch would read out of bounds."""
     return _sparse_compressed(
         compressed_indices,
         plain_indices,
