@@ -647,6 +647,7 @@ class SparseCompressedTensor(_SparseTensor):
 
     @property
     def is_sparse_csr(self):
+        """True for the CSR layout only (PyTorch's flag; CSC, BSR and BSC tensors answer False)."""
         return self.layout is _layout.sparse_csr
 
     def _map_tensors(self, fn, values):
