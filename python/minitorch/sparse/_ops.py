@@ -679,9 +679,35 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         if dim is None:
             return _C.sum(input, dtype=dtype)
         return _C.sum(input, dim, keepdim, dtype=dtype)
+    if isinstance(input, SparseCompressedTensor) and dim is not None:
+        return _compressed_sum(input, dim, keepdim, dtype)
     if keepdim:
         raise NotImplementedError("minitorch: sum(keepdim=True) of a sparse tensor")
     return sparse_sum(input, dim, dtype)
+
+
+def _compressed_sum(input, dim, keepdim, dtype):
+    """Tensor.sum(dim, keepdim=True) of a CSR matrix, as PyTorch: a CSR matrix with the summed dims of size 1
+    holding the sums of the rows (columns) that have stored elements."""
+    if input.layout is not _layout.sparse_csr:
+        raise RuntimeError(
+            "Currently the only compressed sparse format supported for sum.dim_IntList is CSR, but got layout "
+            f"{input._layout_word}"
+        )
+    if not keepdim:
+        raise RuntimeError("reduction operations on CSR tensors with keepdim=False is unsupported")
+    if input.dim() != 2 or input.dense_dim():
+        raise NotImplementedError("minitorch: sum over dims of a batched or hybrid CSR tensor (PyTorch has none)")
+    dims = _dims(dim, 2)
+    coo = input.to_sparse()
+    vals = coo._vals
+    if dtype is not None:
+        vals = vals.to(dtype)
+    elif not vals.is_floating_point() and not vals.is_complex():
+        vals = vals.to(_C.int64)  # sum's promotion of integers and bools
+    idx = _C.stack([_C.zeros_like(coo._idx[d]) if d in dims else coo._idx[d] for d in range(2)], 0)
+    shape = [1 if d in dims else input.shape[d] for d in range(2)]
+    return SparseCooTensor(idx, vals, shape, False).coalesce().to_sparse_csr()
 
 
 def _softmax(input, dim, dtype, log):

@@ -372,6 +372,10 @@ def cases(torch):
         lambda: (d.to_sparse_csr() @ d.to_sparse_csr()).to_dense(),
         lambda: (d.to_sparse_csc() @ d.to_sparse_csc()).to_dense(),  # PyTorch's columns come unsorted
         lambda: x.to_sparse_csc().sum(),
+        lambda: d.to_sparse_csr().sum(1, keepdim=True),
+        lambda: d.to_sparse_csr().sum((0, 1), keepdim=True),
+        lambda: d.int().to_sparse_csr().sum(0, keepdim=True),
+        lambda: d.to_sparse_csr().sum(-1, keepdim=True, dtype=torch.float64),
         lambda: d.to_sparse_csr() + torch.ones(4, 4),
     ]
     out = []
@@ -481,6 +485,9 @@ def cases(torch):
         lambda: d.row_indices(),
         lambda: torch.ones(2, 2, 3).to_sparse_csr() @ torch.ones(3, 2),
         lambda: d.to_sparse_csr() @ torch.ones(3, 2),
+        lambda: d.to_sparse_csr().sum(0),
+        lambda: d.to_sparse_csc().sum(0, keepdim=True),
+        lambda: d.to_sparse_bsr((2, 2)).sum(1, keepdim=True),
     ]
     out = []
     for k in ({}, {"check_invariants": True}):
