@@ -697,7 +697,9 @@ def _compressed_sum(input, dim, keepdim, dtype):
     if not keepdim:
         raise RuntimeError("reduction operations on CSR tensors with keepdim=False is unsupported")
     if input.dim() != 2 or input.dense_dim():
-        raise NotImplementedError("minitorch: sum over dims of a batched or hybrid CSR tensor (PyTorch has none)")
+        raise NotImplementedError(
+            "minitorch: sum over dims of a batched or hybrid CSR tensor (PyTorch has none)"
+        )
     dims = _dims(dim, 2)
     coo = input.to_sparse()
     vals = coo._vals
