@@ -1570,6 +1570,14 @@ def _check_compressed_dims(info, cidx, pidx, values):
         )
 
 
+def _check_layout_arg(name, layout, expected):
+    """PyTorch's refusal of a layout= other than the constructor's own."""
+    if layout is not None and layout is not expected:
+        raise RuntimeError(
+            f"{name}: layout must be {_COMPRESSED[expected].word} but got {_layout_word_of(layout)}"
+        )
+
+
 def _layout_word_of(layout):
     if layout is None:
         return "none"
@@ -1577,6 +1585,8 @@ def _layout_word_of(layout):
         return "Strided"
     if layout is _layout.sparse_coo:
         return "Sparse"
+    if layout in _COMPRESSED:
+        return _COMPRESSED[layout].word
     return layout._name.capitalize()
 
 
@@ -1690,6 +1700,7 @@ def sparse_csr_tensor(
     size=None,
     *,
     dtype=None,
+    layout=None,
     device=None,
     pin_memory=False,
     requires_grad=False,
@@ -1697,6 +1708,7 @@ def sparse_csr_tensor(
 ):
     """A sparse tensor in CSR layout: row i of each batch holds the columns col_indices[crow_indices[i]:
     crow_indices[i + 1]] with their values (torch.sparse_compressed_tensor with layout=torch.sparse_csr)."""
+    _check_layout_arg("sparse_csr_tensor", layout, _layout.sparse_csr)
     return _sparse_compressed(
         crow_indices,
         col_indices,
@@ -1718,6 +1730,7 @@ def sparse_csc_tensor(
     size=None,
     *,
     dtype=None,
+    layout=None,
     device=None,
     pin_memory=False,
     requires_grad=False,
@@ -1725,6 +1738,7 @@ def sparse_csc_tensor(
 ):
     """A sparse tensor in CSC layout: column j of each batch holds the rows row_indices[ccol_indices[j]:
     ccol_indices[j + 1]] with their values."""
+    _check_layout_arg("sparse_csc_tensor", layout, _layout.sparse_csc)
     return _sparse_compressed(
         ccol_indices,
         row_indices,
@@ -1746,12 +1760,14 @@ def sparse_bsr_tensor(
     size=None,
     *,
     dtype=None,
+    layout=None,
     device=None,
     pin_memory=False,
     requires_grad=False,
     check_invariants=None,
 ):
     """A sparse tensor in BSR layout: CSR over blocks, values (*batch, nnz, block rows, block cols, *dense)."""
+    _check_layout_arg("sparse_bsr_tensor", layout, _layout.sparse_bsr)
     return _sparse_compressed(
         crow_indices,
         col_indices,
@@ -1773,12 +1789,14 @@ def sparse_bsc_tensor(
     size=None,
     *,
     dtype=None,
+    layout=None,
     device=None,
     pin_memory=False,
     requires_grad=False,
     check_invariants=None,
 ):
     """A sparse tensor in BSC layout: CSC over blocks, values (*batch, nnz, block rows, block cols, *dense)."""
+    _check_layout_arg("sparse_bsc_tensor", layout, _layout.sparse_bsc)
     return _sparse_compressed(
         ccol_indices,
         row_indices,
