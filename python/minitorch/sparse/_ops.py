@@ -609,9 +609,8 @@ def _unary(name):
     """A zero-preserving elementwise op on the coalesced values (f(0) = 0 keeps the pattern)."""
 
     def op(input, *args, **kwargs):
-        if (
-            isinstance(input, SparseCompressedTensor) and input._is_sorted()
-        ):  # no duplicates: the values alone
+        # no duplicates: the values alone
+        if isinstance(input, SparseCompressedTensor) and input._is_sorted():
             return input._with_values(getattr(input._vals, name)(*args, **kwargs))
         c = _coo(input).coalesce()
         return _like_layout(c._with_values(getattr(c._vals, name)(*args, **kwargs)), input)
@@ -778,12 +777,20 @@ def sparse_mask(dense, mask):
     return _like_layout(out, mask)
 
 
-def dense_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+def dense_to_sparse(self, *args, **kwargs):
     """Tensor.to_sparse(sparse_dim) / to_sparse(layout=..., blocksize=..., dense_dim=...) of a dense tensor."""
-    if (
-        sparse_dim is not None and layout is not None
-    ):  # PyTorch's two overloads: (sparse_dim) or keywords only
-        raise TypeError("to_sparse() takes 0 positional arguments but 1 was given")
+    # PyTorch's two overloads: (sparse_dim) or keywords only; both given is Python's own refusal there
+    if args and kwargs.get("layout") is not None:
+        raise TypeError(f"to_sparse() takes 0 positional arguments but {len(args)} was given")
+    return _dense_to_sparse(self, *args, **kwargs)
+
+
+@_argcheck.parses(
+    "*, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None", "int sparse_dim", name="to_sparse",
+    method=True,
+)  # fmt: skip
+def _dense_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+    sparse_dim, dense_dim = _int_or_none(sparse_dim), _int_or_none(dense_dim)
     if layout in _COMPRESSED:
         info = _COMPRESSED[layout]
         if info.blocked != (blocksize is not None):

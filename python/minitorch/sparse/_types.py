@@ -1251,9 +1251,8 @@ def _blocksize_arg(blocksize, name):
 
     if isinstance(blocksize, _C.Tensor) and blocksize.numel() == 1 and not blocksize.is_floating_point():
         blocksize = int(blocksize)  # the parser takes a one-element integer tensor for an int
-    if isinstance(
-        blocksize, (tuple, list)
-    ):  # one-element integer tensors count as ints, as in PyTorch's lists
+    if isinstance(blocksize, (tuple, list)):
+        # one-element integer tensors count as ints, as in PyTorch's lists
         blocksize = [
             int(b) if isinstance(b, _C.Tensor) and b.numel() == 1 and not b.is_floating_point() else b
             for b in blocksize
@@ -1477,6 +1476,12 @@ def _estimate_size(info, cidx, pidx, values, nb, blocksize):
     br, bc = blocksize
     rows, cols = (ncomp * br, nplain * bc) if info.rowwise else (nplain * br, ncomp * bc)
     size = tuple(cidx.shape[:nb]) + (rows, cols) + tuple(values.shape[nb + 1 + (2 if info.blocked else 0) :])
+    for d in (rows, cols):  # PyTorch's int64 arithmetic: the largest index + 1 wraps around
+        wrapped = (d + 2**63) % 2**64 - 2**63
+        if wrapped != d or d < -(2**62):
+            raise RuntimeError(
+                f"IntArrayRef contains an int that cannot be represented as a SymInt: {wrapped}"
+            )
     _check_numel(size)
     return size
 
