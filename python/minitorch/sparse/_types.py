@@ -931,6 +931,35 @@ class SparseCompressedTensor(_SparseTensor):
         """The transpose of the last two dims (the rows and columns of each batch)."""
         return self.transpose(-2, -1)
 
+    def select(self, dim, index):
+        """The slice at `index` along `dim`: a batch dim gives the compressed tensor of that batch (the same
+        layout), a row or column dim a COO vector, as PyTorch."""
+        n = self.dim()
+        dim = wrap_dim(dim, n)
+        size = self._shape[dim]
+        if not -size <= index < size:
+            raise IndexError(f"select(): index {index} out of range for tensor of size {list(self._shape)} at "
+                             f"dimension {dim}")  # fmt: skip
+        index %= size
+        if dim >= self._nbatch:
+            return self.to_sparse().select(dim, index)
+        shape = list(self._shape)
+        del shape[dim]
+        return SparseCompressedTensor(
+            self._cidx.select(dim, index), self._pidx.select(dim, index), self._vals.select(dim, index), shape,
+            self.layout, self._sorted, None, self._checked,
+        )  # fmt: skip
+
+    def unbind(self, dim=0):
+        """The slices along `dim` (select at each index)."""
+        dim = wrap_dim(dim, self.dim())
+        return tuple(self.select(dim, i) for i in range(self._shape[dim]))
+
+    def __getitem__(self, key):
+        if isinstance(key, int) and not isinstance(key, bool):
+            return self.select(0, key)
+        raise NotImplementedError("minitorch: a sparse tensor is indexed by one integer (select) only")
+
     def __reduce__(self):
         return (
             _rebuild_sparse_compressed,

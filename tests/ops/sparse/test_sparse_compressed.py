@@ -377,6 +377,11 @@ def cases(torch):
         lambda: d.int().to_sparse_csr().sum(0, keepdim=True),
         lambda: d.to_sparse_csr().sum(-1, keepdim=True, dtype=torch.float64),
         lambda: d.to_sparse_csr() + torch.ones(4, 4),
+        lambda: x.to_sparse_csr()[1],
+        lambda: x.to_sparse_csc().select(0, -2),
+        lambda: x.to_sparse_bsr((1, 2)).unbind(0)[1],
+        lambda: x.to_sparse_csr()[0][1],
+        lambda: d.to_sparse_csr().select(1, 2),
     ]
     out = []
     for f in builds:
