@@ -51,6 +51,14 @@ def cases(nodes, edges, features):
             "scipy": lambda: sp.coo_matrix((vals, (idx[0], idx[1])), shape=shape).tocsr()
         },
         "to_dense (2k x 2k part)": {},
+        "sparse_csr_tensor(crow, col, values, size)": {
+            "scipy": lambda: sp.csr_matrix((csr.data, csr.indices, csr.indptr), shape=shape)
+        },
+        "same, check_invariants=True": {},
+        "CSR to_dense (2k x 2k part)": {},
+        "dense 2k x 2k .to_sparse_csr()": {},
+        "CSC @ X": {"scipy": lambda: csr.tocsc() @ x},
+        "batched CSR (8 x 500 x 500) to_dense": {},
     }
 
     # minitorch
@@ -81,6 +89,30 @@ def cases(nodes, edges, features):
     out["to_dense (2k x 2k part)"]["scipy"] = lambda: sp.coo_matrix(
         (vals, (idx[0] % 2000, idx[1] % 2000)), shape=(2000, 2000)
     ).toarray()
+
+    # the compressed layouts: construction from arrays, to and from dense, a CSC product, a batched to_dense
+    crow, col, cvals = (minitorch.from_numpy(a) for a in (csr.indptr.astype(np.int64), csr.indices.astype(np.int64),
+                                                          csr.data))  # fmt: skip
+    small_csr = sp.coo_matrix((vals, (idx[0] % 2000, idx[1] % 2000)), shape=(2000, 2000)).tocsr()
+    small_dense = small_csr.toarray()
+    SC = minitorch.from_numpy(small_dense).to_sparse_csr()
+    SD = minitorch.from_numpy(small_dense)
+    CSC = C.to_sparse_csc()
+    mask = small_dense[:500, :500] != 0  # one pattern, other values per batch (PyTorch's batches share nnz)
+    batched = np.where(mask, np.random.default_rng(1).random((8, 500, 500)) + 0.5, 0).astype(np.float32)
+    BC = minitorch.from_numpy(batched).to_sparse_csr()
+    out["sparse_csr_tensor(crow, col, values, size)"]["minitorch"] = lambda: minitorch.sparse_csr_tensor(
+        crow, col, cvals, shape
+    )
+    out["same, check_invariants=True"]["minitorch"] = lambda: minitorch.sparse_csr_tensor(
+        crow, col, cvals, shape, check_invariants=True
+    )
+    out["CSR to_dense (2k x 2k part)"]["minitorch"] = lambda: SC.to_dense()
+    out["CSR to_dense (2k x 2k part)"]["scipy"] = lambda: small_csr.toarray()
+    out["dense 2k x 2k .to_sparse_csr()"]["minitorch"] = lambda: SD.to_sparse_csr()
+    out["dense 2k x 2k .to_sparse_csr()"]["scipy"] = lambda: sp.csr_matrix(small_dense)
+    out["CSC @ X"]["minitorch"] = lambda: CSC @ X
+    out["batched CSR (8 x 500 x 500) to_dense"]["minitorch"] = lambda: BC.to_dense()
 
     if real_torch is not None:
         with warnings.catch_warnings():
@@ -114,6 +146,24 @@ def cases(nodes, edges, features):
         out["COO @ X, backward"]["torch"] = torch_backward
         out["coalesce (with duplicates)"]["torch"] = lambda: tU.coalesce()
         out["to_dense (2k x 2k part)"]["torch"] = lambda: tsmall.to_dense()
+        tcrow, tcol, tcvals = (real_torch.from_numpy(a) for a in (csr.indptr.astype(np.int64),
+                                                                  csr.indices.astype(np.int64), csr.data))  # fmt: skip
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tSC = real_torch.from_numpy(small_dense).to_sparse_csr()
+            tCSC = tC.to_sparse_csc()
+            tBC = real_torch.from_numpy(batched).to_sparse_csr()
+        tSD = real_torch.from_numpy(small_dense)
+        out["sparse_csr_tensor(crow, col, values, size)"]["torch"] = lambda: real_torch.sparse_csr_tensor(
+            tcrow, tcol, tcvals, shape, check_invariants=False
+        )
+        out["same, check_invariants=True"]["torch"] = lambda: real_torch.sparse_csr_tensor(
+            tcrow, tcol, tcvals, shape, check_invariants=True
+        )
+        out["CSR to_dense (2k x 2k part)"]["torch"] = lambda: tSC.to_dense()
+        out["dense 2k x 2k .to_sparse_csr()"]["torch"] = lambda: tSD.to_sparse_csr()
+        out["CSC @ X"]["torch"] = lambda: tCSC @ tX
+        out["batched CSR (8 x 500 x 500) to_dense"]["torch"] = lambda: tBC.to_dense()
     return out
 
 

@@ -570,6 +570,10 @@ def _fast_kind(p, bare_int_ok=False):
         types, test = {str}, lambda v: isinstance(v, str)
     elif k in ("PyObject", "Device", "Layout"):  # kinds _accepts leaves to the function
         return _ANY
+    elif k == "object":  # anything but None (an optional one takes None too)
+        if none_ok:
+            return _ANY
+        types, test = set(), lambda v: v is not None
     elif k == "Tensor[]":
         types, test = set(), lambda v: type(v) in (tuple, list) and all(_is_tensor(e) for e in v)
     elif k == "Generator":

@@ -1,20 +1,24 @@
-"""torch.sparse: COO and CSR sparse tensors over dense minitorch ops, with PyTorch's names, semantics and errors.
+"""torch.sparse: COO and compressed (CSR, CSC, BSR, BSC) sparse tensors over dense minitorch ops, with PyTorch's
+names, semantics and errors.
 
 What the package root takes from here (see `torch_namespace` and `_install_tensor_methods`): the constructors
-``sparse_coo_tensor`` / ``sparse_csr_tensor``, the layouts (``torch.strided``, ``torch.sparse_coo``, ...),
+``sparse_coo_tensor`` / ``sparse_csr_tensor`` / ``sparse_csc_tensor`` / ``sparse_bsr_tensor`` /
+``sparse_bsc_tensor`` / ``sparse_compressed_tensor``, the layouts (``torch.strided``, ``torch.sparse_coo``, ...),
 ``spmm`` / ``smm`` / ``hspmm``, the dense Tensor's ``to_sparse`` / ``to_dense`` / ``layout`` / ``is_sparse``
 / ``sparse_mask``, and sparse-aware versions of the C++ functions a sparse argument reaches (``torch.mm``,
 ``torch.add``, ...). Those call the C++ function first and look for a sparse argument only when it raised a
 TypeError, so dense calls do not pay for the sparse path.
 
 Known differences from PyTorch: a sparse tensor is not an instance of ``torch.Tensor`` (``torch.is_tensor``
-is True for it); index bounds are checked at construction whatever check_invariants says; a sparse leaf's
-``.grad`` keeps its own pattern for every op (PyTorch gives a dense gradient through ``torch.mm`` / ``@``);
-``grad_fn`` names are those of the dense ops underneath; CSR tensors are 2-D (no batch or dense dims) and
-have no CSC transpose; products run as gathers and scatter-adds (no cuSPARSE or MKL sparse kernels yet).
+is True for it); a COO tensor's index bounds are checked at construction whatever check_invariants says (a
+compressed tensor's invariants only with check_invariants, as PyTorch, and else at its first use, where PyTorch
+would read out of bounds); a sparse leaf's ``.grad`` keeps its own pattern for every op (PyTorch gives a dense
+gradient through ``torch.mm`` / ``@``); ``grad_fn`` names are those of the dense ops underneath; products of
+2-D CSR/CSC matrices run our CSR kernels (cuSPARSE on CUDA), the other layouts' gathers and scatter-adds, and
+BSR/BSC arithmetic goes through dense blocks (a block of explicit zeros is dropped).
 """
 
-from minitorch import _C, _creation
+from minitorch import _C, _argcheck, _creation
 from minitorch import serialization as _serialization
 from minitorch.sparse import _aware, _layout, _ops, _types
 from minitorch.sparse._layout import (
@@ -29,13 +33,26 @@ from minitorch.sparse._layout import (
 )
 from minitorch.sparse._spdiags import spdiags
 from minitorch.sparse._types import (
+    SparseCompressedTensor,
     SparseCooTensor,
-    SparseCsrTensor,
+    sparse_bsc_tensor,
+    sparse_bsr_tensor,
+    sparse_compressed_tensor,
     sparse_coo_tensor,
+    sparse_csc_tensor,
     sparse_csr_tensor,
 )
 
-__all__ = ["addmm", "check_sparse_tensor_invariants", "log_softmax", "mm", "softmax", "spdiags", "sum"]
+__all__ = [
+    "SparseCsrTensor",
+    "addmm",
+    "check_sparse_tensor_invariants",
+    "log_softmax",
+    "mm",
+    "softmax",
+    "spdiags",
+    "sum",
+]
 
 
 def mm(mat1, mat2, reduce=None):
@@ -69,8 +86,9 @@ def log_softmax(input, dim, *, dtype=None):
 
 class check_sparse_tensor_invariants:
     """Turns on the constructors' invariant checks (check_invariants=None follows it): as a context manager,
-    a decorator, or through the static enable()/disable()/is_enabled(). minitorch always checks index
-    bounds; the switch adds the checks of an is_coalesced=True claim and of sorted CSR columns."""
+    a decorator, or through the static enable()/disable()/is_enabled(). minitorch always checks a COO
+    tensor's index bounds; the switch adds the checks of an is_coalesced=True claim and all of a compressed
+    tensor's invariants (PyTorch's), which are otherwise checked at its first use."""
 
     @staticmethod
     def is_enabled():
@@ -170,7 +188,11 @@ def _install_sparse_methods():
         def op(self, other, **kwargs):
             out = fn(self, other, **kwargs)
             if type(out) is not type(self):
-                out = out.to_sparse_csr() if isinstance(self, SparseCsrTensor) else out.to_sparse()
+                out = (
+                    _ops._like_layout(out, self)
+                    if isinstance(self, SparseCompressedTensor)
+                    else out.to_sparse()
+                )
             # the tensor's own fields rebound to the result (its values tensor is replaced, not written to)
             self.__dict__.update(out.__dict__)
             return self
@@ -217,7 +239,7 @@ def _install_sparse_methods():
     }
     for name in _ops._UNARY:
         methods[name] = _unary_method(name)
-    for cls in (SparseCooTensor, SparseCsrTensor):
+    for cls in (SparseCooTensor, SparseCompressedTensor):
         for name, fn in methods.items():
             setattr(cls, name, fn)
     _types._SparseTensor.__torch_function__ = classmethod(_aware.torch_function)
@@ -232,6 +254,10 @@ def torch_namespace(root):
     out = {
         "sparse_coo_tensor": sparse_coo_tensor,
         "sparse_csr_tensor": sparse_csr_tensor,
+        "sparse_csc_tensor": sparse_csc_tensor,
+        "sparse_bsr_tensor": sparse_bsr_tensor,
+        "sparse_bsc_tensor": sparse_bsc_tensor,
+        "sparse_compressed_tensor": sparse_compressed_tensor,
         "spmm": _ops.spmm,
         "smm": _ops.smm,
         "hspmm": _ops.hspmm,
@@ -258,6 +284,7 @@ def _layout_error(what, expected):
     return method
 
 
+@_argcheck.parses("ScalarType? dtype=None, *, bool? masked_grad=None", name="to_dense", method=True)
 def _dense_to_dense(self, dtype=None, *, masked_grad=None):
     return self if dtype is None or dtype == self.dtype else self.to(dtype)
 
@@ -271,7 +298,10 @@ def _install_tensor_methods(cls):
         "is_sparse_csr": False,
         "to_sparse": _ops.dense_to_sparse,
         "to_sparse_coo": lambda self: _types.dense_to_coo(self),
-        "to_sparse_csr": lambda self, dense_dim=None: _types.dense_to_csr(self, dense_dim),
+        "to_sparse_csr": _ops.dense_to_layout(sparse_csr),
+        "to_sparse_csc": _ops.dense_to_layout(sparse_csc),
+        "to_sparse_bsr": _ops.dense_to_layout(sparse_bsr),
+        "to_sparse_bsc": _ops.dense_to_layout(sparse_bsc),
         "to_dense": _dense_to_dense,
         "sparse_mask": _ops.sparse_mask,
         "sparse_dim": lambda self: 0,
@@ -284,6 +314,8 @@ def _install_tensor_methods(cls):
         "is_coalesced": _layout_error("is_coalesced", coo),
         "crow_indices": _layout_error("crow_indices", "sparse row compressed tensor layout"),
         "col_indices": _layout_error("col_indices", "sparse row compressed tensor layout"),
+        "ccol_indices": _layout_error("ccol_indices", "sparse column compressed tensor layout"),
+        "row_indices": _layout_error("row_indices", "sparse column compressed tensor layout"),
     }
     for name, value in attrs.items():
         if name in cls.__dict__:
@@ -293,8 +325,8 @@ def _install_tensor_methods(cls):
 
 _install_sparse_methods()
 _creation.register_tensor_type(SparseCooTensor)
-_creation.register_tensor_type(SparseCsrTensor)
+_creation.register_tensor_type(SparseCompressedTensor)
 # minitorch.load(weights_only=True) may rebuild sparse tensors: their rebuild functions check the indices
-for _fn in (_types._rebuild_sparse_coo, _types._rebuild_sparse_csr):
+for _fn in (_types._rebuild_sparse_coo, _types._rebuild_sparse_csr, _types._rebuild_sparse_compressed):
     _serialization._SAFE_GLOBALS[(_fn.__module__, _fn.__name__)] = _fn
 del _fn

@@ -15,16 +15,19 @@ from minitorch._dtype_names import scalar_name
 from minitorch.autograd.function import Function
 from minitorch.sparse import _layout
 from minitorch.sparse._types import (
+    _COMPRESSED,
+    SparseCompressedTensor,
     SparseCooTensor,
-    SparseCsrTensor,
+    _blocksize_arg,
     _crow_of,
     _index_add,
     _linear_index,
     _prod,
     _rows_of,
     _SparseTensor,
+    coo_to_compressed,
+    dense_to_compressed,
     dense_to_coo,
-    dense_to_csr,
     wrap_dim,
 )
 
@@ -35,12 +38,33 @@ def is_sparse(x):
 
 
 def _coo(x):
-    return x.to_sparse() if isinstance(x, SparseCsrTensor) else x
+    return x.to_sparse() if isinstance(x, SparseCompressedTensor) else x
 
 
 def _like_layout(result, *inputs):
-    """A COO result back in CSR when every sparse input was CSR (PyTorch keeps the operands' layout)."""
-    if all(isinstance(x, SparseCsrTensor) for x in inputs if is_sparse(x)) and result.dim() == 2:
+    """A sparse COO result back in the compressed layout of the sparse inputs when they all have one (PyTorch
+    keeps the operands' layout), with their batch dims and block size."""
+    sparse = [x for x in inputs if is_sparse(x)]
+    if not is_sparse(result) or not sparse or not all(isinstance(x, SparseCompressedTensor) for x in sparse):
+        return result
+    first = sparse[0]
+    nb = first._nbatch
+    if result.dim() != first.dim() or result.sparse_dim() != nb + 2:
+        return result
+    if first._info.blocked:
+        out = dense_to_compressed(result.to_dense(), first.layout, first._blocksize(), first.dense_dim())
+    elif first.layout is _layout.sparse_csr and nb == 0:
+        out = result.to_sparse_csr()
+    else:
+        out = coo_to_compressed(result, first.layout, nb)
+    if first._cidx.dtype == _C.int32:  # the operands' index dtype, as PyTorch keeps it
+        out._cidx, out._pidx = out._cidx.to(_C.int32), out._pidx.to(_C.int32)
+    return out
+
+
+def _product_layout(result, a, b):
+    """A sparse @ sparse product: CSR when both operands are compressed (whatever their layouts, as PyTorch)."""
+    if isinstance(a, SparseCompressedTensor) and isinstance(b, SparseCompressedTensor):
         return result.to_sparse_csr()
     return result
 
@@ -66,7 +90,7 @@ def _check_dtype(s, dense):
 def _check_product_dtype(s, x):
     """PyTorch's sparse products have no bool kernel (its CSR ones are MKL's, named in the message)."""
     if s.dtype == _C.bool:
-        if isinstance(s, SparseCsrTensor):
+        if isinstance(s, SparseCompressedTensor):
             kernel = "addmv_out_sparse_csr_impl_mkl" if x.dim() == 1 else "addmm_out_sparse_csr_impl_mkl"
         else:
             kernel = "addmm_sparse_dense"
@@ -74,6 +98,8 @@ def _check_product_dtype(s, x):
 
 
 def _check_matrix(s):
+    if isinstance(s, SparseCompressedTensor) and (s._nbatch or s.dense_dim()):
+        raise RuntimeError("Sparse CSR tensors do not have strides")
     if s.dim() < 2:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
     if s.dim() != 2 or s.sparse_dim() != 2:
@@ -82,8 +108,10 @@ def _check_matrix(s):
 
 def _entries(s):
     """(rows, cols, values) of a sparse matrix, COO or CSR (no coalescing: duplicates add up by linearity)."""
-    if isinstance(s, SparseCsrTensor):
-        return s._row_indices(), s._col.to(_C.int64), s._vals
+    if isinstance(s, SparseCompressedTensor):
+        if s.layout is _layout.sparse_csr and s._is_plain_matrix():
+            return s._row_indices(), s._pidx.to(_C.int64), s._vals
+        s = s.to_sparse()
     return s._idx[0], s._idx[1], s._vals
 
 
@@ -106,13 +134,8 @@ def _has_native(device_type):
 
 
 def _csr_structure(s):
-    """(crow, col) of a sparse matrix whose entries are sorted by row, in one index dtype; None when a COO tensor
-    is not coalesced (its rows may come in any order). A COO tensor keeps its row pointers once computed."""
-    if isinstance(s, SparseCsrTensor):
-        crow, col = s._crow, s._col
-        if crow.dtype != col.dtype:
-            crow, col = crow.to(_C.int64), col.to(_C.int64)
-        return crow, col
+    """(crow, col) of a coalesced COO matrix (its entries are sorted by row), kept once computed; None when it is
+    not coalesced (its rows may come in any order)."""
     if not s.is_coalesced():
         return None
     cached = getattr(s, "_csr_cache", None)
@@ -120,6 +143,19 @@ def _csr_structure(s):
         cached = (_crow_of(s._idx[0], s.shape[0]), s._idx[1])
         s._csr_cache = cached
     return cached
+
+
+def _compressed_structure(s):
+    """(crow, col, cols, transposed) of a 2-D CSR or CSC matrix for the kernels: a CSC matrix's arrays are the
+    CSR arrays of its transpose. Indices of another dtype (PyTorch keeps what it was given) become int64; a
+    tensor built without checks is checked once first (on a GPU the kernels do not check the indices)."""
+    crow, col = s._cidx, s._pidx
+    if crow.dtype != col.dtype or crow.dtype not in (_C.int32, _C.int64):
+        crow, col = crow.to(_C.int64), col.to(_C.int64)
+    s._ensure_valid()
+    if s.layout is _layout.sparse_csc:
+        return crow, col, s.shape[0], True
+    return crow, col, s.shape[1], False
 
 
 class _CsrMm(Function):
@@ -169,6 +205,11 @@ def _native_product(s, x, transpose):
         or not _has_native(x.device.type)
     ):
         return None
+    if isinstance(s, SparseCompressedTensor):
+        if not s._is_plain_matrix():
+            return None
+        crow, col, cols, flipped = _compressed_structure(s)
+        return _CsrMm.apply(crow, col, s._vals, x, cols, transpose != flipped)
     structure = _csr_structure(s)
     if structure is None:
         return None
@@ -184,7 +225,7 @@ def sparse_dense(s, x, what="addmm"):
         raise _dim_error_mm(x)
     kx = x.shape[0] if x.dim() == 1 else x.shape[-2]
     if kx != k:
-        if isinstance(s, SparseCsrTensor):
+        if isinstance(s, SparseCompressedTensor):
             n = x.shape[-1] if x.dim() > 1 else 1
             raise RuntimeError(f"{what}: mat1 and mat2 shapes cannot be multiplied ({m}x{k} and {kx}x{n})")
         raise RuntimeError(f"{what}: Argument #3 (dense): Expected dim 0 size {k}, got {kx}")
@@ -208,7 +249,7 @@ def dense_sparse(x, s, what="addmm"):
     if x.dim() == 0:
         raise _dim_error_mm(x)
     if x.shape[-1] != k:
-        if isinstance(s, SparseCsrTensor):
+        if isinstance(s, SparseCompressedTensor):
             p = x.shape[-2] if x.dim() > 1 else 1
             raise RuntimeError(
                 f"{what}: mat1 and mat2 shapes cannot be multiplied ({p}x{x.shape[-1]} and {k}x{n})"
@@ -246,9 +287,12 @@ def sparse_sparse(a, b):
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {scalar_name(a.dtype)} but found {scalar_name(b.dtype)}")
     ra, ca, va = _entries(a)
-    bc = b if isinstance(b, SparseCsrTensor) and b._sorted else _coo(b).to_sparse_csr()
-    crow = bc._crow.to(_C.int64)
-    cb, vb = bc._col.to(_C.int64), bc._vals
+    plain_csr = (
+        isinstance(b, SparseCompressedTensor) and b.layout is _layout.sparse_csr and b._is_plain_matrix()
+    )
+    bc = b if plain_csr and b._is_sorted() else _coo(b).to_sparse_csr()
+    crow = bc._cidx.to(_C.int64)
+    cb, vb = bc._pidx.to(_C.int64), bc._vals
     start = crow.index_select(0, ca)
     count = crow.index_select(0, ca + 1) - start
     ends = count.cumsum(0)
@@ -269,7 +313,7 @@ def mm(input, mat2):
     """torch.mm with a sparse operand: sparse @ dense and dense @ sparse give dense, sparse @ sparse sparse."""
     si, s2 = is_sparse(input), is_sparse(mat2)
     if si and s2:
-        return _like_layout(sparse_sparse(input, mat2), input, mat2)
+        return _product_layout(sparse_sparse(input, mat2), input, mat2)
     if si:
         if mat2.dim() != 2:
             raise IndexError(
@@ -292,13 +336,13 @@ def matmul(input, other):
         other = other.to_dense()
     si, so = is_sparse(input), is_sparse(other)
     if si and so:
-        return _like_layout(sparse_sparse(input, other), input, other)
+        return _product_layout(sparse_sparse(input, other), input, other)
     if si:
-        if input.dim() > 2:
+        if input.dim() > 2 and not isinstance(input, SparseCompressedTensor):
             raise RuntimeError("reshape is not implemented for sparse tensors")
         return sparse_dense(input, other)
     if so:
-        if other.dim() > 2:
+        if other.dim() > 2 and not isinstance(other, SparseCompressedTensor):
             raise RuntimeError("reshape is not implemented for sparse tensors")
         return dense_sparse(input, other)
     return _C.matmul(input, other)
@@ -307,11 +351,11 @@ def matmul(input, other):
 def sparse_mm(mat1, mat2, reduce=None):
     """torch.sparse.mm: mm with a sparse first (or second) operand; reduce ('sum', 'mean', 'amax', 'amin')
     combines each output row's products other than by summing (CSR input only, as in PyTorch)."""
-    if reduce is None or reduce == "sum" and isinstance(mat1, SparseCsrTensor):
+    if reduce is None or reduce == "sum" and isinstance(mat1, SparseCompressedTensor):
         if not is_sparse(mat1) and not is_sparse(mat2):
             return _C.mm(mat1, mat2)
         return mm(mat1, mat2)
-    if not isinstance(mat1, SparseCsrTensor):
+    if not isinstance(mat1, SparseCompressedTensor):
         raise NotImplementedError(
             "Could not run 'aten::_sparse_mm_reduce_impl' with arguments from the 'SparseCPU' backend."
         )
@@ -420,6 +464,10 @@ def add(input, other, *, alpha=1):
         if a._coalesced and b._coalesced:
             out = out.coalesce()
         return _like_layout(out, input, other)
+    if si and isinstance(input, SparseCompressedTensor) and isinstance(other, _C.Tensor):
+        # PyTorch adds a dense tensor of the same shape to a compressed one (the result is dense)
+        _same_size_dense(other, input)
+        return _C.add(input.to_dense(), other, alpha=alpha)
     if si:
         raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
     if so:
@@ -427,6 +475,14 @@ def add(input, other, *, alpha=1):
             raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
         return _dense_plus_sparse(input, _coo(other), alpha)
     return _C.add(input, other, alpha=alpha)
+
+
+def _same_size_dense(d, s):
+    if tuple(d.shape) != tuple(s.shape):
+        raise RuntimeError(
+            f"add: expected 'self' and 'other' to have same size, but self has size {list(d.shape)} while other "
+            f"has size {list(s.shape)} (FYI: op2-sparse addition does not currently support broadcasting)"
+        )
 
 
 def _dense_plus_sparse(d, s, alpha):
@@ -553,6 +609,9 @@ def _unary(name):
     """A zero-preserving elementwise op on the coalesced values (f(0) = 0 keeps the pattern)."""
 
     def op(input, *args, **kwargs):
+        # no duplicates: the values alone
+        if isinstance(input, SparseCompressedTensor) and input._is_sorted():
+            return input._with_values(getattr(input._vals, name)(*args, **kwargs))
         c = _coo(input).coalesce()
         return _like_layout(c._with_values(getattr(c._vals, name)(*args, **kwargs)), input)
 
@@ -573,6 +632,8 @@ def pow(input, exponent):
         raise RuntimeError("minitorch: pow of a sparse tensor takes a positive number exponent")
     if exponent <= 0:
         raise RuntimeError(f"pow: a sparse tensor's exponent must be positive, got {exponent}")
+    if isinstance(input, SparseCompressedTensor) and input._is_sorted():
+        return input._with_values(input._vals.pow(exponent))
     c = _coo(input).coalesce()
     return _like_layout(c._with_values(c._vals.pow(exponent)), input)
 
@@ -617,15 +678,43 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         if dim is None:
             return _C.sum(input, dtype=dtype)
         return _C.sum(input, dim, keepdim, dtype=dtype)
+    if isinstance(input, SparseCompressedTensor) and dim is not None:
+        return _compressed_sum(input, dim, keepdim, dtype)
     if keepdim:
         raise NotImplementedError("minitorch: sum(keepdim=True) of a sparse tensor")
     return sparse_sum(input, dim, dtype)
 
 
+def _compressed_sum(input, dim, keepdim, dtype):
+    """Tensor.sum(dim, keepdim=True) of a CSR matrix, as PyTorch: a CSR matrix with the summed dims of size 1
+    holding the sums of the rows (columns) that have stored elements."""
+    if input.layout is not _layout.sparse_csr:
+        raise RuntimeError(
+            "Currently the only compressed sparse format supported for sum.dim_IntList is CSR, but got layout "
+            f"{input._layout_word}"
+        )
+    if not keepdim:
+        raise RuntimeError("reduction operations on CSR tensors with keepdim=False is unsupported")
+    if input.dim() != 2 or input.dense_dim():
+        raise NotImplementedError(
+            "minitorch: sum over dims of a batched or hybrid CSR tensor (PyTorch has none)"
+        )
+    dims = _dims(dim, 2)
+    coo = input.to_sparse()
+    vals = coo._vals
+    if dtype is not None:
+        vals = vals.to(dtype)
+    elif not vals.is_floating_point() and not vals.is_complex():
+        vals = vals.to(_C.int64)  # sum's promotion of integers and bools
+    idx = _C.stack([_C.zeros_like(coo._idx[d]) if d in dims else coo._idx[d] for d in range(2)], 0)
+    shape = [1 if d in dims else input.shape[d] for d in range(2)]
+    return SparseCooTensor(idx, vals, shape, False).coalesce().to_sparse_csr()
+
+
 def _softmax(input, dim, dtype, log):
     name = "_sparse_log_softmax" if log else "_sparse_softmax"
     if not isinstance(input, SparseCooTensor):
-        where = "CPU" if not is_sparse(input) else "SparseCsrCPU"
+        where = "CPU" if not is_sparse(input) else input._layout_word + "CPU"
         raise NotImplementedError(f"Could not run 'aten::{name}' with arguments from the '{where}' backend.")
     n, sd = input.dim(), input.sparse_dim()
     dim = wrap_dim(dim, n)
@@ -688,10 +777,60 @@ def sparse_mask(dense, mask):
     return _like_layout(out, mask)
 
 
-def dense_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
-    """Tensor.to_sparse(sparse_dim) / to_sparse(layout=...) of a dense tensor."""
-    if layout is _layout.sparse_csr:
-        return dense_to_csr(self)
+def dense_to_sparse(self, *args, **kwargs):
+    """Tensor.to_sparse(sparse_dim) / to_sparse(layout=..., blocksize=..., dense_dim=...) of a dense tensor."""
+    # PyTorch's two overloads: (sparse_dim) or keywords only; both given is Python's own refusal there
+    if args and kwargs.get("layout") is not None:
+        raise TypeError(f"to_sparse() takes 0 positional arguments but {len(args)} was given")
+    return _dense_to_sparse(self, *args, **kwargs)
+
+
+@_argcheck.parses(
+    "*, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None", "int sparse_dim", name="to_sparse",
+    method=True,
+)  # fmt: skip
+def _dense_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+    sparse_dim, dense_dim = _int_or_none(sparse_dim), _int_or_none(dense_dim)
+    if layout in _COMPRESSED:
+        info = _COMPRESSED[layout]
+        if info.blocked != (blocksize is not None):
+            how = "without" if info.blocked else "with"
+            raise RuntimeError(
+                f"dense_to_sparse: conversion from Strided to {info.word} {how} blocksize argument given is not "
+                "supported"
+            )
+        if info.blocked:
+            blocksize = _blocksize_arg(blocksize, "to_sparse")
+        return dense_to_compressed(self, layout, blocksize, dense_dim)
+    if layout is _layout.strided:
+        return self
     if layout not in (None, _layout.sparse_coo):
         raise NotImplementedError(f"minitorch: conversion to {layout} is not supported")
+    if dense_dim is not None and sparse_dim is None:
+        sparse_dim = self.dim() - dense_dim
     return dense_to_coo(self, sparse_dim)
+
+
+def _int_or_none(x):
+    return None if x is None else int(x)  # the parser took an int (or a 0-dim integer tensor)
+
+
+def dense_to_layout(layout):
+    """Tensor.to_sparse_csr/csc(dense_dim) and to_sparse_bsr/bsc(blocksize, dense_dim) of a dense tensor."""
+    info = _COMPRESSED[layout]
+    name = f"to_sparse_{info.short}"
+    if info.blocked:
+
+        @_argcheck.parses("int[2] blocksize, int? dense_dim=None", name=name, method=True)
+        def method(self, blocksize, dense_dim=None):
+            return dense_to_compressed(self, layout, _blocksize_arg(blocksize, name), _int_or_none(dense_dim))
+
+    else:
+
+        @_argcheck.parses("int? dense_dim=None", name=name, method=True)
+        def method(self, dense_dim=None):
+            return dense_to_compressed(self, layout, None, _int_or_none(dense_dim))
+
+    method.__name__ = name
+    method.__doc__ = f"The {info.short.upper()} form of a dense tensor (its last dense_dim dims stay dense)."
+    return method

@@ -760,32 +760,46 @@ def test_csr_construct_and_convert(device):
 
 
 def test_csr_errors():
+    """PyTorch's invariant errors with check_invariants=True; without it the same inputs are accepted, as
+    PyTorch accepts them, and the first operation on them raises the same error (PyTorch reads out of bounds)"""
+
     def csr(cr, co, v, size=(2, 3), **kw):
         return minitorch.sparse_csr_tensor(
             minitorch.tensor(cr), minitorch.tensor(co), minitorch.tensor(v), size, **kw
         )
 
-    with pytest.raises(RuntimeError, match=r"^`crow_indices\[\.\.\., -1\] == nnz` is not satisfied\.$"):
-        csr([0, 1, 4], [1, 0, 2], [2.0, 3, 4])
-    with pytest.raises(RuntimeError, match=r"^`0 <= col_indices < ncols` is not satisfied\.$"):
-        csr([0, 1, 3], [1, 0, 5], [2.0, 3, 4])
-    with pytest.raises(
-        RuntimeError,
-        match=r"^col_indices\.shape\[-1\] must be equal to nnz \(=2\) as defined by values\.shape\[0\], but got 3$",
-    ):
-        csr([0, 1, 3], [1, 0, 2], [2.0, 3])
-    with pytest.raises(
-        RuntimeError,
-        match=r"^crow_indices\.shape\[-1\] must be equal to the number of rows \+ 1 \(=3\), but got 4$",
-    ):
-        csr([0, 1, 3, 3], [1, 0, 2], [2.0, 3, 4])
-    with pytest.raises(RuntimeError, match=r"^`crow_indices\[\.\.\., 0\] == 0` is not satisfied\.$"):
-        csr([1, 1, 3], [1, 0, 2], [2.0, 3, 4])
-    with pytest.raises(
-        RuntimeError,
-        match=r"^`0 <= crow_indices\[\.\.\., 1:\] - crow_indices\[\.\.\., :-1\] <= ncols` is not satisfied\.$",
-    ):
-        csr([0, 4, 0, 3], [1, 0, 2], [2.0, 3, 4], (3, 3))
+    bad = [
+        (([0, 1, 4], [1, 0, 2], [2.0, 3, 4]), r"^`crow_indices\[\.\.\., -1\] == nnz` is not satisfied\.$"),
+        (([0, 1, 3], [1, 0, 5], [2.0, 3, 4]), r"^`0 <= col_indices < ncols` is not satisfied\.$"),
+        (
+            ([0, 1, 3], [1, 0, 2], [2.0, 3]),
+            r"^col_indices\.shape\[-1\] must be equal to nnz \(=2\) as defined by values\.shape\[0\], but got 3$",
+        ),
+        (
+            ([0, 1, 3, 3], [1, 0, 2], [2.0, 3, 4]),
+            r"^crow_indices\.shape\[-1\] must be equal to the number of rows \+ 1 \(=3\), but got 4$",
+        ),
+        (([1, 1, 3], [1, 0, 2], [2.0, 3, 4]), r"^`crow_indices\[\.\.\., 0\] == 0` is not satisfied\.$"),
+        (
+            ([0, 4, 0, 3], [1, 0, 2], [2.0, 3, 4], (3, 3)),
+            r"^`0 <= crow_indices\[\.\.\., 1:\] - crow_indices\[\.\.\., :-1\] <= ncols` is not satisfied\.$",
+        ),
+    ]
+    for args, message in bad:
+        with pytest.raises(RuntimeError, match=message):
+            csr(*args, check_invariants=True)
+        with sparse.check_sparse_tensor_invariants(), pytest.raises(RuntimeError, match=message):
+            csr(*args)
+        csr(*args)  # unchecked: accepted, as PyTorch
+    for args, message in bad:  # the checks run at the first use instead: an error, not a wrong result
+        unchecked = csr(*args)
+        for use in (
+            lambda s: s.to_dense(),
+            lambda s: s @ minitorch.ones(s.shape[1], 1),
+            lambda s: s.to_sparse(),
+        ):
+            with pytest.raises(RuntimeError, match=message):
+                use(unchecked)
     with pytest.raises(
         RuntimeError,
         match="^crow_indices and col_indices must have the same dtype, bot got Int and Long, respectively$",
@@ -795,6 +809,7 @@ def test_csr_errors():
             minitorch.tensor([1, 0, 2]),
             minitorch.tensor([2.0, 3, 4]),
             (2, 3),
+            check_invariants=True,
         )
     unsorted = csr([0, 1, 3], [1, 2, 0], [2.0, 3, 4])  # accepted without checks, as PyTorch
     assert not unsorted.to_sparse().is_coalesced()
@@ -803,8 +818,6 @@ def test_csr_errors():
         RuntimeError, match="are sorted and distinct along the last dimension values` is not satisfied"
     ):
         csr([0, 1, 3], [1, 2, 2], [2.0, 3, 4], check_invariants=True)
-    with pytest.raises(NotImplementedError):
-        minitorch.ones(2, 3, 4).to_sparse_csr()  # batched CSR is not supported
 
 
 def test_csr_arithmetic(device):
