@@ -1,6 +1,7 @@
 """Per-call cost of the ops the version counter touches: in-place ops (one bump each, empty tensors too) and the
 out-of-place ops that build their result by in-place writes (masked_fill, index_put, scatter, F.pad, clone,
-the factories), on small tensors where the call's overhead is the cost, beside PyTorch.
+the factories), and `.data` (a new version counter: an alias storage here), on small tensors where the call's
+overhead is the cost, beside PyTorch.
 
 A report, not a test. Best of `--repeats` timeit loops per case, minitorch's and PyTorch's loops alternating.
 Usage: PYTHONPATH=python python benchmarks/bench_version.py [--repeats 5] [--number 100000] [--cpu-time]
@@ -44,6 +45,9 @@ def cases(lib):
         "F.pad(x, (1, 1))": lambda: F.pad(x, (1, 1)),
         "F.linear(x, y, b)": lambda: F.linear(x, y, y[0]),
         "x + y": lambda: x + y,
+        "x.data": lambda: x.data,
+        "x.data.add_(1)": lambda: x.data.add_(1),
+        "x.detach()": lambda: x.detach(),
     }
 
 

@@ -5,6 +5,7 @@
 
 #include "autograd/AutogradMeta.h"
 #include "core/SafeMath.h"
+#include "core/StorageAlias.h"
 
 namespace mt {
 
@@ -146,6 +147,42 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
              " elements");
   }
   return Tensor(std::make_shared<TensorImpl>(base.storage(), sizes, strides, offset, dtype));
+}
+
+namespace {
+// An alias's deleter: its context is the root Storage it keeps alive.
+void release_root(void* ctx, void*) {
+  delete static_cast<Storage*>(ctx);
+}
+}  // namespace
+
+const StorageImpl* storage_root(const StorageImpl* s) {
+  return s->deleter == release_root ? static_cast<const Storage*>(s->deleter_ctx)->get() : s;
+}
+
+Storage alias_storage(const Storage& src, uint32_t version) {
+  const Storage& root = src->deleter == release_root ? *static_cast<const Storage*>(src->deleter_ctx) : src;
+  auto s = std::make_shared<StorageImpl>();
+  s->data = root->data;
+  s->nbytes = root->nbytes;
+  s->device = root->device;
+  s->inference = root->inference;
+  s->deleter_ctx = new Storage(root);
+  s->deleter = release_root;
+  s->version.store(version, std::memory_order_relaxed);
+  return s;
+}
+
+Tensor data_alias(const Tensor& t) {
+  return Tensor(std::make_shared<TensorImpl>(alias_storage(t.storage(), 0), t.sizes(), t.strides(),
+                                             t.storage_offset(), t.dtype()));
+}
+
+void set_data_keep_version(const Tensor& self, const Tensor& src) {
+  if (self.is_same(src)) return;
+  TensorImpl moved(alias_storage(src.storage(), self.version()), src.sizes(), src.strides(),
+                   src.storage_offset(), src.dtype());
+  self.impl()->set_data(moved);
 }
 
 }  // namespace mt

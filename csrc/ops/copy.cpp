@@ -5,6 +5,7 @@
 
 #include "core/FreshWrites.h"
 #include "core/GradMode.h"
+#include "core/StorageAlias.h"
 #include "core/TensorIterator.h"
 #include "core/TypeMeta.h"
 #include "cuda/CUDAHooks.h"
@@ -40,7 +41,7 @@ void check_writable(const Tensor& self) {
 }
 
 Tensor unaliased_input(const Tensor& self, const Tensor& src) {
-  if (!src.defined() || src.storage() != self.storage()) return src;
+  if (!src.defined() || !same_memory(src, self)) return src;
   if (src.storage_offset() * int64_t(src.itemsize()) == self.storage_offset() * int64_t(self.itemsize()) &&
       src.sizes() == self.sizes() && src.strides() == self.strides())
     return src;

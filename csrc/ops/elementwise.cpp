@@ -8,6 +8,7 @@
 
 #include "core/FreshWrites.h"
 #include "core/GradMode.h"
+#include "core/StorageAlias.h"
 #include "core/TensorIterator.h"
 #include "core/TypeMeta.h"
 #include "core/WrapMath.h"
@@ -476,14 +477,17 @@ bool resize_out(const Tensor& out, IntArrayRef shape) {
   const size_t need = static_cast<size_t>(out.storage_offset() + n) * out.itemsize();
   if (need <= out.storage()->nbytes)
     out.impl()->set_sizes_strides(shape, contiguous_strides(shape), out.storage_offset());
-  else
-    out.impl()->set_data(*make_empty(shape, out.dtype(), out.device()).impl());
+  else {
+    Tensor bigger = make_empty(shape, out.dtype(), out.device());
+    bigger.storage()->version.store(out.version(), std::memory_order_relaxed);  // out keeps its version count
+    out.impl()->set_data(*bigger.impl());
+  }
   return had_elements;
 }
 
 void check_out_overlap(const Tensor& out, const Tensor& input) {
   if (!input.defined() || out.is_same(input) || out.numel() == 0 || input.numel() == 0) return;
-  if (out.storage() != input.storage()) return;
+  if (!same_memory(out, input)) return;
   if (!non_overlapping_and_dense(out) || !non_overlapping_and_dense(input)) return;  // PyTorch's TooHard
   const char* ob = static_cast<const char*>(out.data_ptr());
   const char* oe = ob + out.numel() * out.itemsize();
@@ -609,7 +613,7 @@ const Tensor& add_scaled_(const Tensor& self, const Tensor& other, const Scalar&
   if (!unit_alpha(alpha) && !alpha.is_bool() && !alpha.is_complex() && is_floating(self.dtype()) &&
       other.dtype() == self.dtype() && other.device() == self.device() && other.sizes() == self.sizes() &&
       self.numel() >= 4096 && self.is_contiguous() && other.is_contiguous() && !needs_grad(self, other) &&
-      !autocast::active() && (other.storage() != self.storage() || other.data_ptr() == self.data_ptr())) {
+      !autocast::active() && (!same_memory(other, self) || other.data_ptr() == self.data_ptr())) {
     check_scalar_fits(alpha, self.dtype());
     const double a = alpha.to_double();
     foreach_add_({self}, {other}, subtract ? -a : a);

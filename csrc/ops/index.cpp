@@ -7,6 +7,7 @@
 
 #include "core/FreshWrites.h"
 #include "core/GradMode.h"
+#include "core/StorageAlias.h"
 #include "core/TensorIterator.h"
 #include "generated/native.h"
 #include "kernels/cpu/MaskScan.h"
@@ -288,8 +289,8 @@ const Tensor& native::index_put_(const Tensor& self, const std::vector<std::opti
            "Expected all tensors to be on the same device, but found at least two devices, ",
            self.device().str(), " and ", values.device().str(), "!");
   // PyTorch's assert_no_overlap: values in self's own memory would be read after earlier puts overwrote them
-  if (values.storage() == self.storage() && values.numel() > 0 && self.numel() > 0 &&
-      values.is_contiguous() && self.is_contiguous()) {
+  if (same_memory(values, self) && values.numel() > 0 && self.numel() > 0 && values.is_contiguous() &&
+      self.is_contiguous()) {
     const char* s0 = static_cast<const char*>(self.data_ptr());
     const char* v0 = static_cast<const char*>(values.data_ptr());
     const int64_t sn = self.numel() * static_cast<int64_t>(self.itemsize());

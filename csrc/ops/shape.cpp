@@ -94,6 +94,8 @@ const Tensor& resize_(const Tensor& self, IntArrayRef sizes) {
       FreshWrites fresh;
       copy_(make_view(bigger, {have}, {1}, 0), old);
     }
+    // the new memory continues self's version count (PyTorch grows the storage in place, counter and all)
+    bigger.storage()->version.store(self.version(), std::memory_order_relaxed);
     self.impl()->set_data(*bigger.impl());
   }
   self.impl()->set_sizes_strides(sizes, contiguous_strides(sizes), off);

@@ -8,6 +8,7 @@
 #include "autograd/record.h"
 #include "core/FreshWrites.h"
 #include "core/Parallel.h"
+#include "core/StorageAlias.h"
 #include "core/TypeMeta.h"
 #include "cuda/CUDAHooks.h"
 #include "ops/complex.h"
@@ -568,7 +569,8 @@ void init_tensor(py::module_& m, TensorClass& cls) {
       .def("_storage_key",
            [](const Tensor& t) {
              // meta storages have no data address: their own identity tells them apart
-             const void* key = t.is_meta() ? static_cast<const void*>(t.storage().get()) : t.storage()->data;
+             const void* key =
+                 t.is_meta() ? static_cast<const void*>(storage_root(t.storage().get())) : t.storage()->data;
              return py::make_tuple(t.device().str(), reinterpret_cast<uintptr_t>(key));
            })
       .def("_storage_nbytes", [](const Tensor& t) { return t.storage()->nbytes; })
@@ -583,7 +585,7 @@ void init_tensor(py::module_& m, TensorClass& cls) {
            })
       .def("untyped_storage_nbytes", [](const Tensor& t) { return t.storage()->nbytes; })
       .def_property_readonly("_version", [](const Tensor& t) { return t.version(); })
-      .def("_is_view_of", [](const Tensor& a, const Tensor& b) { return a.storage() == b.storage(); })
+      .def("_is_view_of", [](const Tensor& a, const Tensor& b) { return same_memory(a, b); })
       // autograd flags; the graph's surface (grad_fn, backward, hooks) is in bind_autograd.cpp
       .def("is_inference", [](const Tensor& t) { return t.is_inference(); })
       .def_property(
@@ -608,8 +610,8 @@ void init_tensor(py::module_& m, TensorClass& cls) {
             t.impl()->ensure_autograd_meta().grad = grad;
           })
       .def_property(
-          "data", [](const Tensor& t) { return autograd::detach(t); },
-          [](const Tensor& t, const Tensor& src) { t.impl()->set_data(*src.impl()); })
+          "data", [](const Tensor& t) { return data_alias(t); },
+          [](const Tensor& t, const Tensor& src) { set_data_keep_version(t, src); })
       // conversions
       .def("to", strict_fn(&tensor_to))
       .def(

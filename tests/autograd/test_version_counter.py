@@ -186,6 +186,218 @@ def cases(torch, F):
     return out
 """
 
+# cases(torch, F) -> name -> versions, values or errors around `.data`: a new version counter (writes through it
+# hidden from autograd's check), while views and detach() share the tensor's, and `x.data = y` keeps x's count
+DATA = r"""
+def cases(torch, F):
+    def run(f):
+        try:
+            return f()
+        except Exception as e:
+            return [type(e).__name__, str(e).split("\n")[0]]
+
+    def vals(t):
+        return [round(v, 6) for v in t.reshape(-1).tolist()]
+
+    def fresh_and_separate():
+        x = torch.zeros(3)
+        x.add_(1)
+        d = x.data
+        seq = [x._version, d._version]
+        d.add_(1)
+        seq += [x._version, d._version]
+        x.mul_(2)
+        seq += [x._version, d._version, vals(d)]
+        return seq
+
+    def views_of_data_share_its_counter():
+        x = torch.zeros(2, 3)
+        d = x.data
+        v, t = d[1:], d.t()
+        v.add_(1)
+        return [x._version, d._version, v._version, t._version, d.detach()._version, d.data._version]
+
+    def detach_shares():
+        x = torch.zeros(3)
+        dd = x.detach()
+        dd.add_(1)
+        x.view(3).add_(1)
+        return [x._version, dd._version]
+
+    def data_of_a_view():
+        base = torch.zeros(4, 2, requires_grad=True).clone()
+        v = base[1:3]
+        dv = v.data
+        dv.add_(1)
+        return [base._version, v._version, dv._version, dv._base is None, dv.storage_offset(), dv.is_leaf,
+                dv.requires_grad, vals(base.detach())]
+
+    def same_memory():
+        x = torch.arange(6.0).reshape(2, 3)[:, 1:]
+        d = x.data
+        return [d.data_ptr() == x.data_ptr(), d.untyped_storage().data_ptr() == x.untyped_storage().data_ptr(),
+                d.untyped_storage() == x.untyped_storage(), d.storage_offset(), list(d.stride()),
+                d.data.data_ptr() == x.data_ptr(), bool(d.numpy()[0, 0] == 1.0)]
+
+    def result_written_through_data(op):
+        def f():
+            a = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+            y = op(a)
+            y.data.add_(1)
+            y.sum().backward()
+            return [y._version, vals(a.grad)]
+        return f
+
+    def leaf_written_through_data():
+        a = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        z = (a * a).sum()
+        a.data.mul_(2)
+        z.backward()
+        return [a._version, vals(a.grad)]
+
+    def leaf_written_under_no_grad():
+        a = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        z = (a * a).sum()
+        with torch.no_grad():
+            a.mul_(2)
+        return [a._version, run(z.backward)]
+
+    def set_data():
+        x = torch.zeros(3)
+        x.add_(1)
+        x.add_(1)
+        y = torch.ones(2)
+        y.add_(1)
+        x.data = y
+        seq = [x._version, y._version, list(x.shape), x.data_ptr() == y.data_ptr()]
+        x.add_(1)
+        seq += [x._version, y._version, vals(y)]
+        y.add_(1)
+        seq += [x._version, y._version, vals(x)]
+        return seq
+
+    def set_data_of_a_param_keeps_old_data():
+        p = torch.nn.Parameter(torch.zeros(3))
+        old = p.data
+        p.data = torch.ones(2, dtype=torch.float64)
+        p.data.add_(1)
+        return [p._version, p.dtype == torch.float64, vals(p.detach()), vals(old), p.requires_grad, p.is_leaf]
+
+    def parameter_shares_with_its_tensor():
+        t = torch.zeros(3)
+        t.add_(1)
+        p = torch.nn.Parameter(t)
+        seq = [p._version, t._version]
+        t.add_(1)
+        seq += [p._version, t._version]
+        p.data.add_(1)
+        seq += [p._version, t._version]
+        with torch.no_grad():
+            p.add_(1)
+        seq += [p._version, t._version, vals(t)]
+        return seq
+
+    def optimizer_steps():
+        w = torch.nn.Parameter(torch.tensor([0.5, -0.5, 1.0]))
+        ((w.sigmoid() ** 2).sum()).backward()
+        w.data.add_(w.grad, alpha=-0.1)
+        seq = [w._version]
+        opt = torch.optim.SGD([w], lr=0.1, momentum=0.9)
+        for _ in range(2):
+            opt.zero_grad()
+            ((w.sigmoid() ** 2).sum()).backward()
+            opt.step()
+        seq += [w._version, vals(w.detach())]
+        return seq
+
+    def detach_and_requires_grad():
+        a = torch.randn(3, requires_grad=True)
+        y = a * 2
+        y.detach_()
+        seq = [y._version]
+        y.add_(1)
+        seq.append(y._version)
+        d = a.data
+        seq += [d.requires_grad, d.is_leaf, a._version, d._version]
+        d.add_(1)
+        seq += [a._version, d._version, d.requires_grad_().requires_grad, a.requires_grad, d._version]
+        seq += [run(lambda: d.add_(1)), run(lambda: a.add_(1)), a._version, d._version]
+        return seq
+
+    def no_grad_bumps():
+        x = torch.zeros(3, requires_grad=True)
+        with torch.no_grad():
+            x.add_(1)
+            x.mul_(2)
+            x[0] = 5.0
+        return [x._version, x.data._version]
+
+    def resize_keeps_count():
+        x = torch.zeros(3)
+        x.add_(1)
+        x.add_(1)
+        x.resize_(100)
+        seq = [x._version]
+        d = x.data
+        d.resize_(1000)
+        seq += [x._version, d._version, list(x.shape), list(d.shape)]
+        o = torch.zeros(2)
+        o.add_(1)
+        torch.add(torch.ones(5), 1, out=o)
+        seq.append(o._version)
+        return seq
+
+    def overlap_through_data():
+        x = torch.arange(6.0)
+        x.copy_(x.data.flip(0))
+        y = torch.arange(6.0)
+        z = torch.arange(6.0)
+        p = torch.zeros(2)
+        p.data = z  # p's memory is z's: an overlap between them is one
+        return [
+            vals(x),
+            run(lambda: vals(torch.add(y.data[1:], 1, out=y[:5]))),
+            run(lambda: vals(y.index_put_((torch.tensor([0, 1, 2]),), y.data[1:4]))),
+            run(lambda: vals(torch.add(z[1:], 1, out=p[:5]))),
+            run(lambda: vals(p.copy_(z.flip(0)))),
+        ]
+
+    def inference_data():
+        with torch.inference_mode():
+            t = torch.zeros(3)
+        d = t.data
+        return [d.is_inference(), d._version]
+
+    def meta_data():
+        m = torch.empty(2, 3, device="meta")
+        d = m.data
+        d.add_(1)
+        return [m._version, d._version, d.is_meta, list(d.shape)]
+
+    return {
+        "fresh_and_separate": run(fresh_and_separate),
+        "views_of_data": run(views_of_data_share_its_counter),
+        "detach_shares": run(detach_shares),
+        "data_of_a_view": run(data_of_a_view),
+        "same_memory": run(same_memory),
+        "sigmoid_result": run(result_written_through_data(lambda a: a.sigmoid())),
+        "exp_result": run(result_written_through_data(lambda a: a.exp())),
+        "tanh_result": run(result_written_through_data(lambda a: torch.tanh(a))),
+        "leaf_through_data": run(leaf_written_through_data),
+        "leaf_under_no_grad": run(leaf_written_under_no_grad),
+        "set_data": run(set_data),
+        "set_data_param": run(set_data_of_a_param_keeps_old_data),
+        "parameter": run(parameter_shares_with_its_tensor),
+        "optimizer": run(optimizer_steps),
+        "detach_and_requires_grad": run(detach_and_requires_grad),
+        "no_grad_bumps": run(no_grad_bumps),
+        "resize": run(resize_keeps_count),
+        "overlap": run(overlap_through_data),
+        "inference": run(inference_data),
+        "meta": run(meta_data),
+    }
+"""
+
 MODULES = [("torch", torch), ("torch.nn.functional", torch.nn.functional)]
 
 
@@ -209,6 +421,12 @@ def test_each_inplace_op_bumps_once_empty_tensors_too_as_pytorch():
 
 def test_version_checks_fire_where_pytorchs_do():
     ours, theirs = cases_here_and_in_pytorch(CHECKS, MODULES)
+    bad = {k: (ours[k], v) for k, v in theirs.items() if ours[k] != v}
+    assert not bad, bad
+
+
+def test_data_has_its_own_version_counter_as_pytorchs():
+    ours, theirs = cases_here_and_in_pytorch(DATA, MODULES)
     bad = {k: (ours[k], v) for k, v in theirs.items() if ours[k] != v}
     assert not bad, bad
 
@@ -246,3 +464,24 @@ def test_version_sequence_of_a_training_style_update(shape):
         seq.append(p._version)
     assert seq == [0, 1, 2, 3, 4]
     assert p.clone()._version == 0 and torch.zeros_like(p)._version == 0
+
+
+def test_data_and_set_data_keep_the_memory_alive():
+    # `.data` and `x.data = y` share memory through an alias storage, which holds the original's: the bytes
+    # outlive every tensor but the last (large enough that a freed block would go back to the system)
+    n = 1 << 21
+    x = torch.arange(n, dtype=torch.float64)
+    d = x.data[1:]
+    del x
+    assert d[-1].item() == n - 1 and d.sum().item() == (n - 1) * n / 2
+    p = torch.zeros(3)
+    p.data = torch.arange(n, dtype=torch.float64)
+    q = p.data.data
+    del p
+    assert q[n - 1].item() == n - 1
+    r = torch.zeros(1)
+    for _ in range(3):
+        r.data = q
+        q = r.data
+    q.add_(1)
+    assert r[0].item() == 1.0 and r._version == 0 and q._version == 1
