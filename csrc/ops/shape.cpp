@@ -9,6 +9,7 @@
 #include "core/GradMode.h"
 #include "core/Parallel.h"
 #include "core/SafeMath.h"
+#include "core/StorageAlias.h"
 #include "generated/native.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
@@ -87,7 +88,7 @@ const Tensor& resize_(const Tensor& self, IntArrayRef sizes) {
   if (off + n > have) {
     // borrowed memory (NumPy arrays, buffers, DLPack, shared memory) cannot grow: a copy would leave the
     // owner's array behind, and later writes would no longer reach it
-    MT_CHECK(!self.storage()->deleter, "Trying to resize storage that is not resizable");
+    MT_CHECK(!storage_root(self.storage().get())->deleter, "Trying to resize storage that is not resizable");
     Tensor bigger = make_empty({off + n}, self.dtype(), self.device());
     if (have > 0) {
       Tensor old = make_view(self, {have}, {1}, 0);

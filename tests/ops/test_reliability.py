@@ -5408,6 +5408,9 @@ def test_fuzz_4431_borrowed_storage_does_not_grow():
     ]:
         with pytest.raises(RuntimeError, match="Trying to resize storage that is not resizable"):
             call()
+    with pytest.raises(RuntimeError, match="Trying to resize storage that is not resizable"):
+        t.data.resize_(24)  # `.data` aliases the same borrowed memory
+    assert minitorch.zeros(3).data.resize_(10).shape == (10,)
     assert t.resize_(2, 5).shape == (2, 5) and t.resize_(3).shape == (3,)  # within its memory: allowed
     t.fill_(7.0)
     assert a[:3].tolist() == [7.0] * 3
