@@ -1798,7 +1798,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         raise RuntimeError(
             f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}"
         )
-    if p < 0:
+    if not p >= 0:  # NaN too
         raise RuntimeError("cdist only supports non-negative p values")
     P, R = x1.shape[-2], x2.shape[-2]
     use_mm = p == 2 and (

@@ -115,7 +115,7 @@ def bernoulli(input, p=_NO_P, *, generator=None, out=None):
         with _C._fresh_writes:  # the draw that builds the result leaves its version at 0, as PyTorch's
             r = _C.empty_like(input).bernoulli_(p, generator=generator)
         return _write_out(r, out)
-    if not input.dtype.is_floating_point:
+    if not input.dtype.is_floating_point and input.numel():  # PyTorch runs no kernel on an empty input
         kind = "cuda" if input.is_cuda else "cpu"
         raise NotImplementedError(
             f"\"bernoulli_tensor_{kind}_p_\" not implemented for '{scalar_name(input.dtype)}'"

@@ -5575,3 +5575,57 @@ def test_fuzz_4433_kinds_and_order():
     ]:
         with pytest.raises(exc, match=re.escape(msg)):
             call()
+
+
+def test_fuzz_4434_checks_as_pytorch():
+    """Fuzz seed 4434: cdist/pdist refuse a NaN p; pdist of fewer than two rows returns before its dtype check;
+    rrelu's bound kinds before the input's dtype; bernoulli of an empty integer tensor; linalg.cond of a
+    non-tensor as PyTorch's parser"""
+    T = minitorch
+    F = T.nn.functional
+    for call, exc, msg in [
+        (
+            lambda: T.cdist(T.ones(2, 1), T.ones(3, 1), float("nan")),
+            RuntimeError,
+            "cdist only supports non-negative p values",
+        ),
+        (
+            lambda: F.pdist(T.ones(3, 5), float("nan")),
+            RuntimeError,
+            "pdist only supports non-negative p values",
+        ),
+        (
+            lambda: F.rrelu(T.tensor([0, 5]), 0, "floor"),
+            TypeError,
+            "rrelu(): argument 'upper' (position 3) must be Number, not str",
+        ),
+        (
+            lambda: F.rrelu_(T.tensor([0.0, 5.0]), "x"),
+            TypeError,
+            "rrelu_(): argument 'lower' (position 2) must be Number, not str",
+        ),
+        (
+            lambda: F.rrelu(T.tensor([0, 5])),
+            NotImplementedError,
+            "leaky_relu_cpu\" not implemented for 'Long'",
+        ),
+        (lambda: T.bernoulli(T.ones(2, dtype=T.int32)), NotImplementedError, "not implemented for 'Int'"),
+        (
+            lambda: T.linalg.cond(0.001),
+            TypeError,
+            "linalg_cond(): argument 'input' (position 1) must be Tensor, not float",
+        ),
+        (
+            lambda: T.linalg.cond(0.001, -3),
+            TypeError,
+            "linalg_cond() received an invalid combination of arguments - got (float, int)",
+        ),
+    ]:
+        with pytest.raises(exc, match=re.escape(msg)):
+            call()
+    for n in (0, 1):
+        d = F.pdist(T.ones(n, 5, dtype=T.float16), 1)
+        assert d.shape == (0,) and d.dtype == T.float16
+    assert F.pdist(T.ones(1, 3, requires_grad=True)).requires_grad
+    assert T.bernoulli(T.empty(2, 0, 1, dtype=T.int32)).shape == (2, 0, 1)
+    assert F.rrelu(T.tensor([0.0, -4.0]), T.tensor(0.25), np.float32(0.25)).tolist() == [0.0, -1.0]

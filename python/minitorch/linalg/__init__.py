@@ -427,13 +427,15 @@ globals()["LinAlgError"] = _decomp.LinAlgError
 
 def cond(A, p=None, *, out=None):
     """The condition number of A in the norm p (2 by default: the ratio of extreme singular values)."""
+    if not _argcheck._tensor_like(A) and p is None:
+        raise TypeError(f"linalg_cond(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}")
     if _C._is_tensor(A) and A.dim() < 2:
         raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
-    if p is not None and not isinstance(
-        p, (str, _numbers.Number)
-    ):  # the parser's (Number or str p) overloads
+    if not _argcheck._tensor_like(A) or (p is not None and not isinstance(p, (str, _numbers.Number))):
+        # the parser's (Number or str p) overloads
+        got = ", ".join(_argcheck._kind_name(v) for v in ((A,) if p is None else (A, p)))
         raise TypeError(
-            f"linalg_cond() received an invalid combination of arguments - got (Tensor, {type(p).__name__}), but "
+            f"linalg_cond() received an invalid combination of arguments - got ({got}), but "
             "expected one of:\n * (Tensor input, Number p = None, *, Tensor out = None)\n"
             " * (Tensor input, str p, *, Tensor out = None)\n"
         )

@@ -116,6 +116,9 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 def rrelu_with_generator(input, lower, upper, training, inplace, generator):
     """F.rrelu drawing its slopes from `generator` (torch.rrelu's extra argument; None: the default one)."""
+    # PyTorch's parser (torch.rrelu / rrelu_) reads the bounds' kinds before the kernel's dtype
+    _number("rrelu_" if inplace else "rrelu", "lower", 2, lower)
+    _number("rrelu_" if inplace else "rrelu", "upper", 3, upper)
     _floating(input, "leaky_relu")
     for name, bound in (("lower", lower), ("upper", upper)):
         if not math.isfinite(bound):
