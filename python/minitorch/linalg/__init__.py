@@ -428,7 +428,9 @@ globals()["LinAlgError"] = _decomp.LinAlgError
 def cond(A, p=None, *, out=None):
     """The condition number of A in the norm p (2 by default: the ratio of extreme singular values)."""
     if not _argcheck._tensor_like(A) and p is None:
-        raise TypeError(f"linalg_cond(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}")
+        raise TypeError(
+            f"linalg_cond(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}"
+        )
     if _C._is_tensor(A) and A.dim() < 2:
         raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
     if not _argcheck._tensor_like(A) or (p is not None and not isinstance(p, (str, _numbers.Number))):

@@ -75,8 +75,9 @@ def pdist(input, p=2.0):
         raise RuntimeError("pdist only supports floating-point dtypes")
     if not p >= 0:  # NaN too
         raise RuntimeError("pdist only supports non-negative p values")
-    if input.shape[0] <= 1:  # no pair: PyTorch returns before its kernel's dtype dispatch
-        return _C.empty((0,), dtype=input.dtype, device=input.device).requires_grad_(input.requires_grad)
+    if input.shape[0] <= 1:
+        # (no pair: PyTorch returns before its kernel's dtype dispatch; the empty result keeps input's graph)
+        return input.reshape(-1).narrow(0, 0, 0).clone()
     if input.device.type == "cpu" and input.dtype not in (_C.float32, _C.float64):
         # PyTorch's CPU kernel has float and double only
         raise NotImplementedError(f"\"pdist\" not implemented for '{scalar_name(input.dtype)}'")
