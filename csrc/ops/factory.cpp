@@ -14,6 +14,7 @@
 #include "core/SafeMath.h"
 #include "core/TensorIterator.h"
 #include "core/TypeMeta.h"
+#include "cuda/CUDAGraph.h"
 #include "generated/native.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
@@ -259,6 +260,7 @@ Generator& generator_for(DeviceType type, int index) {
 // non-contiguous tensor draws into a contiguous temporary first.
 Tensor& fill_random(Tensor& self, const RandomFillArgs& args) {
   Generator& g = generator_for(self.device().type, self.device().index);
+  if (self.is_cuda()) check_rng_not_capturing(self.device().index);
   uint64_t seed = g.seed(), offset = g.reserve(1);
   if (self.numel() == 0) {
     wrote(self);

@@ -8,6 +8,7 @@
 #include "core/Generator.h"
 #include "core/GradMode.h"
 #include "core/TypeMeta.h"
+#include "cuda/CUDAGraph.h"
 #include "generated/native.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
@@ -428,6 +429,7 @@ std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p) {
   Tensor mask = empty_strided_dense(input.sizes(), st, ScalarType::Bool, input.device());
   if (x.numel() == 0) return {y, mask};
   Generator& g = input.is_cuda() ? cuda_generator(input.device().index) : default_generator();
+  if (input.is_cuda()) check_rng_not_capturing(input.device().index);
   uint64_t seed = g.seed(), offset = g.reserve(1);
   dropout_stub.get(input.device())(y, mask, x, p, seed, offset);
   return {y, mask};

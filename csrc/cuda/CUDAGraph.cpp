@@ -1,0 +1,267 @@
+// torch.cuda.CUDAGraph over the CUDA runtime's stream capture (PyTorch's at::cuda::CUDAGraph, simplified):
+// the capture draws its memory from a private pool of the caching allocator, so a replay's addresses stay
+// valid.
+#include "cuda/CUDAGraph.h"
+
+#include <atomic>
+
+#include "core/Exception.h"
+#include "cuda/CUDAHooks.h"
+
+#ifdef MINITORCH_WITH_CUDA
+#include <cuda_runtime_api.h>
+
+#include "cuda/CUDACachingAllocator.h"
+#include "cuda/CUDAContext.h"
+#include "cuda/Exceptions.h"
+#endif
+
+namespace mt {
+
+GraphPoolId graph_pool_handle() {
+  // PyTorch's user pool ids: {0, n}; a graph's own pool is {n, 0}, so the two never collide
+  static std::atomic<uint64_t> next{1};
+  return {0, next.fetch_add(1)};
+}
+
+#ifndef MINITORCH_WITH_CUDA
+
+[[noreturn]] static void graphs_not_compiled() {
+  throw_error(ErrorKind::Assertion, "Torch not compiled with CUDA enabled");
+}
+bool is_current_stream_capturing() {
+  graphs_not_compiled();
+}
+void check_rng_not_capturing(int) {}
+CUDAGraph::CUDAGraph(bool keep_graph) : keep_graph_(keep_graph) {
+  graphs_not_compiled();
+}
+CUDAGraph::~CUDAGraph() = default;
+void CUDAGraph::capture_begin(GraphPoolId, const std::string&) {
+  graphs_not_compiled();
+}
+void CUDAGraph::capture_end() {
+  graphs_not_compiled();
+}
+void CUDAGraph::abort_capture() {}
+void CUDAGraph::instantiate() {
+  graphs_not_compiled();
+}
+void CUDAGraph::replay() {
+  graphs_not_compiled();
+}
+void CUDAGraph::reset() {}
+GraphPoolId CUDAGraph::pool() const {
+  graphs_not_compiled();
+}
+void CUDAGraph::debug_dump(const std::string&) const {
+  graphs_not_compiled();
+}
+uintptr_t CUDAGraph::raw_cuda_graph() const {
+  graphs_not_compiled();
+}
+uintptr_t CUDAGraph::raw_cuda_graph_exec() const {
+  graphs_not_compiled();
+}
+
+#else
+
+namespace {
+
+cudaGraph_t as_graph(void* g) {
+  return static_cast<cudaGraph_t>(g);
+}
+cudaGraphExec_t as_exec(void* e) {
+  return static_cast<cudaGraphExec_t>(e);
+}
+
+cudaStreamCaptureMode parse_mode(const std::string& mode) {
+  if (mode == "global") return cudaStreamCaptureModeGlobal;
+  if (mode == "thread_local") return cudaStreamCaptureModeThreadLocal;
+  if (mode == "relaxed") return cudaStreamCaptureModeRelaxed;
+  MT_ERROR("Unknown capture error mode. Expected `global`, `thread_local`, or `relaxed`, got ", mode);
+}
+
+}  // namespace
+
+bool is_current_stream_capturing() {
+  // PyTorch's: False without touching the driver when no context exists (raises only without a GPU)
+  if (!cuda_hooks().is_initialized()) {
+    if (cuda_hooks().device_count() == 0) cuda_hooks().lazy_init();  // raises why CUDA cannot be used
+    return false;
+  }
+  if (cuda::captures_underway() == 0) return false;
+  return cuda::stream_is_capturing(cuda::current_stream(-1));
+}
+
+void check_rng_not_capturing(int device) {
+  if (cuda::captures_underway() == 0) return;
+  MT_CHECK(!cuda::stream_is_capturing(cuda::current_stream(device)),
+           "random number generation on CUDA inside a CUDA graph capture is not supported by minitorch: the "
+           "generator's seed and offset are kernel arguments, so every replay would repeat the captured "
+           "numbers. Draw the random numbers outside the captured region (or capture without random ops).");
+}
+
+CUDAGraph::CUDAGraph(bool keep_graph) : keep_graph_(keep_graph) {
+  cuda_hooks().lazy_init();
+}
+
+CUDAGraph::~CUDAGraph() {
+  try {
+    if (capturing_) abort_capture();
+    reset();
+  } catch (...) {  // never throw from a destructor (PyTorch warns instead)
+  }
+}
+
+void CUDAGraph::capture_begin(GraphPoolId pool, const std::string& capture_error_mode) {
+  MT_CHECK(!capturing_ && !capture_ended_ && graph_ == nullptr && exec_ == nullptr,
+           "This CUDAGraph instance already owns a captured graph. To capture a new graph, create a new "
+           "instance.");
+  cudaStreamCaptureMode mode = parse_mode(capture_error_mode);
+  MT_CHECK(cuda::caching_enabled(),
+           "CUDA graph capture needs the caching allocator's private pools: unset "
+           "MINITORCH_NO_CUDA_MEMORY_CACHING");
+  int device = cuda::current_device();
+  cudaStream_t stream = cuda::current_stream(device);
+  MT_CHECK(stream != nullptr,
+           "CUDA graphs must be captured on a non-default stream. (However, after capture, it's ok to replay "
+           "them on the default stream.)");
+  if (pool.first != 0 || pool.second != 0) {
+    MT_CHECK(!(pool.first && pool.second), "CUDAGraph: invalid pool id (", pool.first, ", ", pool.second,
+             ")");
+    pool_ = pool;
+  } else {
+    static std::atomic<uint64_t> next{1};
+    pool_ = {next.fetch_add(1), 0};
+  }
+  MT_CUDA_CHECK(cudaStreamBeginCapture(stream, mode));
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  unsigned long long id = 0;
+  cudaError_t err = cudaStreamGetCaptureInfo(stream, &status, &id);
+  if (err != cudaSuccess) {
+    cudaGraph_t g = nullptr;
+    cudaStreamEndCapture(stream, &g);
+    if (g) cudaGraphDestroy(g);
+    MT_CUDA_CHECK(err);
+  }
+  cuda::begin_allocate_to_pool(device, pool_, stream, id);
+  device_ = device;
+  capture_stream_ = reinterpret_cast<uintptr_t>(stream);
+  capture_id_ = id;
+  capturing_ = true;
+}
+
+void CUDAGraph::capture_end() {
+  MT_CHECK(capturing_, "CUDAGraph::capture_end called without a preceding capture_begin");
+  cuda::DeviceGuard guard(device_);
+  cudaStream_t stream = reinterpret_cast<cudaStream_t>(capture_stream_);
+  MT_CHECK(cuda::current_stream(device_) == stream, "Capture must end on the same stream it began on.");
+  cudaGraph_t g = nullptr;
+  cudaError_t err = cudaStreamEndCapture(stream, &g);
+  cuda::end_allocate_to_pool(device_, pool_);
+  capturing_ = false;
+  if (err != cudaSuccess || g == nullptr) {
+    cudaGetLastError();
+    if (g) cudaGraphDestroy(g);
+    cuda::release_pool(device_, pool_);
+    MT_CUDA_CHECK(err);
+    MT_ERROR("Invalid capture.");
+  }
+  graph_ = g;
+  capture_ended_ = true;
+  size_t nodes = 0;
+  MT_CUDA_CHECK(cudaGraphGetNodes(g, nullptr, &nodes));
+  if (nodes == 0)
+    warn(
+        "The CUDA Graph is empty. This usually means that the graph was attempted to be captured on wrong "
+        "device or stream.");
+  if (!keep_graph_) {
+    instantiate();
+    cudaGraphDestroy(g);
+    graph_ = nullptr;
+  }
+}
+
+void CUDAGraph::abort_capture() {
+  if (!capturing_) return;
+  cuda::DeviceGuard guard(device_);
+  cudaGraph_t g = nullptr;
+  cudaStreamEndCapture(reinterpret_cast<cudaStream_t>(capture_stream_), &g);
+  cudaGetLastError();
+  if (g) cudaGraphDestroy(g);
+  cuda::end_allocate_to_pool(device_, pool_);
+  cuda::release_pool(device_, pool_);
+  capturing_ = false;
+}
+
+void CUDAGraph::instantiate() {
+  MT_CHECK(capture_ended_, "capture_end() must have been called before calling instantiate");
+  MT_CHECK(graph_ != nullptr,
+           "No cudaGraph_t is available: either capture_end() has not been called, or the underlying "
+           "cudaGraph_t was destroyed (keep_graph=false, and capture has been finalized).");
+  cuda::DeviceGuard guard(device_);
+  if (exec_) {
+    cudaGraphExecDestroy(as_exec(exec_));
+    exec_ = nullptr;
+  }
+  cudaGraphExec_t e = nullptr;
+  MT_CUDA_CHECK(cudaGraphInstantiate(&e, as_graph(graph_), 0));
+  exec_ = e;
+}
+
+void CUDAGraph::replay() {
+  MT_CHECK(capture_ended_, "Called CUDAGraph::replay without a preceding successful capture.");
+  if (!exec_) instantiate();  // keep_graph=True: instantiated on the first replay
+  cuda::DeviceGuard guard(device_);
+  // a graph may be replayed on any stream of its device
+  MT_CUDA_CHECK(cudaGraphLaunch(as_exec(exec_), cuda::current_stream(device_)));
+}
+
+void CUDAGraph::reset() {
+  if (capturing_) abort_capture();
+  if (device_ < 0) return;
+  cuda::DeviceGuard guard(device_);
+  if (capture_ended_) {
+    cuda::release_pool(device_, pool_);
+    capture_ended_ = false;
+  }
+  if (graph_) {
+    cudaGraphDestroy(as_graph(graph_));
+    graph_ = nullptr;
+  }
+  if (exec_) {
+    cudaGraphExecDestroy(as_exec(exec_));
+    exec_ = nullptr;
+  }
+  cudaGetLastError();
+}
+
+GraphPoolId CUDAGraph::pool() const {
+  MT_CHECK(capture_ended_, "Called CUDAGraph::pool() without a preceding successful capture.");
+  return pool_;
+}
+
+void CUDAGraph::debug_dump(const std::string& path) const {
+  MT_CHECK(graph_ != nullptr,
+           "No cudaGraph_t is available: either capture_end() has not been called, or the underlying "
+           "cudaGraph_t was destroyed (keep_graph=false, and capture has been finalized).");
+  MT_CUDA_CHECK(cudaGraphDebugDotPrint(as_graph(graph_), path.c_str(), cudaGraphDebugDotFlagsVerbose));
+}
+
+uintptr_t CUDAGraph::raw_cuda_graph() const {
+  MT_CHECK(graph_ != nullptr,
+           "No cudaGraph_t is available: either capture_end() has not been called, or the underlying "
+           "cudaGraph_t was destroyed (keep_graph=false, and capture has been finalized).");
+  return reinterpret_cast<uintptr_t>(graph_);
+}
+
+uintptr_t CUDAGraph::raw_cuda_graph_exec() const {
+  MT_CHECK(exec_ != nullptr,
+           "You cannot access the raw cudaGraphExec_t instance until instantiate() has been called");
+  return reinterpret_cast<uintptr_t>(exec_);
+}
+
+#endif
+
+}  // namespace mt
