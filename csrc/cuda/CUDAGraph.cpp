@@ -54,7 +54,7 @@ void CUDAGraph::reset() {}
 GraphPoolId CUDAGraph::pool() const {
   graphs_not_compiled();
 }
-void CUDAGraph::debug_dump(const std::string&) const {
+void CUDAGraph::debug_dump(const std::string&, bool) const {
   graphs_not_compiled();
 }
 uintptr_t CUDAGraph::raw_cuda_graph() const {
@@ -242,11 +242,12 @@ GraphPoolId CUDAGraph::pool() const {
   return pool_;
 }
 
-void CUDAGraph::debug_dump(const std::string& path) const {
+void CUDAGraph::debug_dump(const std::string& path, bool verbose) const {
   MT_CHECK(graph_ != nullptr,
            "No cudaGraph_t is available: either capture_end() has not been called, or the underlying "
            "cudaGraph_t was destroyed (keep_graph=false, and capture has been finalized).");
-  MT_CUDA_CHECK(cudaGraphDebugDotPrint(as_graph(graph_), path.c_str(), cudaGraphDebugDotFlagsVerbose));
+  MT_CUDA_CHECK(
+      cudaGraphDebugDotPrint(as_graph(graph_), path.c_str(), verbose ? cudaGraphDebugDotFlagsVerbose : 0u));
 }
 
 uintptr_t CUDAGraph::raw_cuda_graph() const {

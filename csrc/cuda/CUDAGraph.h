@@ -39,7 +39,7 @@ class CUDAGraph {
   void reset();
   GraphPoolId pool() const;
   void enable_debug_mode() { keep_graph_ = true; }
-  void debug_dump(const std::string& path) const;
+  void debug_dump(const std::string& path, bool verbose = true) const;
   uintptr_t raw_cuda_graph() const;
   uintptr_t raw_cuda_graph_exec() const;
   bool has_graph_exec() const { return exec_ != nullptr; }

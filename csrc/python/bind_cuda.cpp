@@ -70,7 +70,7 @@ void init_cuda(py::module_& m) {
       .def("reset", &CUDAGraph::reset)
       .def("pool", &CUDAGraph::pool)
       .def("enable_debug_mode", &CUDAGraph::enable_debug_mode)
-      .def("debug_dump", &CUDAGraph::debug_dump, py::arg("debug_path"))
+      .def("debug_dump", &CUDAGraph::debug_dump, py::arg("debug_path"), py::arg("verbose") = true)
       .def("raw_cuda_graph", &CUDAGraph::raw_cuda_graph)
       .def("raw_cuda_graph_exec", &CUDAGraph::raw_cuda_graph_exec)
       .def_property_readonly("_has_graph_exec", &CUDAGraph::has_graph_exec);

@@ -110,7 +110,7 @@ class CUDAGraph(_CUDAGraph):
     def debug_dump(self, debug_path, *, verbose=True):
         """Writes the captured graph to debug_path in Graphviz DOT format (needs keep_graph=True or
         enable_debug_mode() before the capture)."""
-        super().debug_dump(debug_path)
+        super().debug_dump(debug_path, verbose)
 
     def raw_cuda_graph(self):
         """The cudaGraph_t as an int (keep_graph=True only)."""
@@ -130,6 +130,8 @@ class graph:
         stream (torch.cuda.Stream, optional): the capture stream; by default a side stream shared by every
             capture of the process (as PyTorch's).
         capture_error_mode (str, optional): "global" (default), "thread_local" or "relaxed".
+        enable_annotations, annotation_config, check_input_liveness: PyTorch's profiling and debugging aids
+            (they need cuda.bindings / CUPTI there); accepted and ignored.
 
     The block runs with the capture stream current. An exception inside the block ends the capture, discards
     the graph and propagates unchanged (the graph may be captured again).
