@@ -3,8 +3,9 @@ step run eagerly, in minitorch and in PyTorch, in one process (GPU machine only;
 
 Each library builds the same model with the same seed, warms the step up on a side stream, captures it with
 torch.cuda.graph (PyTorch's whole-network recipe), and each timed step copies a batch into the static inputs and
-replays. Steps/s are medians of interleaved repeats (benchmarks/README.md has the protocol); the ratio columns
-compare within the run. Usage: python benchmarks/bench_cuda_graphs.py [--min-time S]
+replays. The "compile" columns run the step with the model under torch.compile(mode="reduce-overhead") (forward
+and backward replayed as CUDA graphs, the optimizer step eager; cudagraph_mark_step_begin before each step). Steps/s are medians of interleaved repeats (benchmarks/README.md has the protocol); the ratio columns
+compare within the run. Usage: python benchmarks/bench_cuda_graphs.py [--min-time S] [--torch-compile]
 """
 
 import argparse
@@ -24,7 +25,7 @@ except ImportError:
 CASES = [("SimpleNN", 100), ("MLP", 64), ("MLP", 256)]
 
 
-def build(lib, name, batch):
+def build(lib, name, batch, compiled=False):
     nn = lib.nn
     lib.manual_seed(0)
     if name == "SimpleNN":
@@ -38,10 +39,13 @@ def build(lib, name, batch):
     y = lib.from_numpy(rng.integers(0, classes, size=batch).astype(np.int64)).cuda()
     opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     crit = nn.CrossEntropyLoss()
+    run = lib.compile(model, mode="reduce-overhead") if compiled else model
 
     def eager():
+        if compiled:
+            lib.compiler.cudagraph_mark_step_begin()
         opt.zero_grad(set_to_none=True)
-        crit(model(x), y).backward()
+        crit(run(x), y).backward()
         opt.step()
 
     return model, opt, crit, x, y, eager
@@ -69,6 +73,16 @@ def captured_step(lib, name, batch):
         sy.copy_(y)
         g.replay()
 
+    return step
+
+
+def compiled_step(lib, name, batch):
+    """The step with the model under torch.compile(mode="reduce-overhead"), after the calls that capture, warm up
+    and record its graphs (so that their errors show here)."""
+    step = build(lib, name, batch, compiled=True)[-1]
+    for _ in range(4):
+        step()
+    lib.cuda.synchronize()
     return step
 
 
@@ -101,6 +115,8 @@ def time_step(lib, step, min_time):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--min-time", type=float, default=0.2)
+    # PyTorch's inductor compiles Triton kernels for each model (tens of seconds): off unless asked
+    ap.add_argument("--torch-compile", action="store_true", help="also time PyTorch's torch.compile column")
     args = ap.parse_args()
     if not minitorch.cuda.is_available():
         print("no GPU: CUDA graphs are measured on the GPU machine (scripts/gpu_check.sh bench)")
@@ -111,26 +127,32 @@ def main():
     print(
         f"GPU: {minitorch.cuda.get_device_name(0)}; steps/s (higher is better), median of interleaved repeats\n"
     )
-    cols = [f"{k} {m}" for k in libs for m in ("eager", "graph")]
+    cols = [f"{k} {m}" for k in libs for m in ("eager", "graph", "compile")]
     print(
-        "| model | batch | " + " | ".join(cols) + " | ours graph / torch eager | ours graph / torch graph |"
+        "| model | batch | "
+        + " | ".join(cols)
+        + " | ours graph / torch eager | ours graph / torch graph | ours compile / torch compile |"
     )
-    print("|---" * (len(cols) + 4) + "|")
+    print("|---" * (len(cols) + 5) + "|")
     for name, batch in CASES:
         steps, errors = {}, {}
         for k, lib in libs.items():
             steps[f"{k} eager"] = build(lib, name, batch)[-1]
-            try:
-                steps[f"{k} graph"] = captured_step(lib, name, batch)
-            except Exception as e:  # noqa: BLE001  (a failed capture is a result to report)
-                errors[f"{k} graph"] = f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"
+            for col, make in (("graph", captured_step), ("compile", compiled_step)):
+                if lib is real_torch and col == "compile" and not args.torch_compile:
+                    errors[f"{k} {col}"] = "not run: --torch-compile"
+                    continue
+                try:
+                    steps[f"{k} {col}"] = make(lib, name, batch)
+                except Exception as e:  # noqa: BLE001  (a failed capture or compile is a result to report)
+                    errors[f"{k} {col}"] = f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"
         samples = {c: [] for c in steps}
         for _ in range(3):  # interleaved: drift hits every column alike
             for c, fn in steps.items():
                 lib = libs[c.split()[0]]
                 samples[c].append(time_step(lib, fn, args.min_time / 3))
         rate = {c: 1.0 / statistics.median(v) for c, v in samples.items()}
-        cells = [f"{rate[c]:,.0f}" if c in rate else f"failed ({errors.get(c, '?')})" for c in cols]
+        cells = [f"{rate[c]:,.0f}" if c in rate else f"({errors.get(c, '?')})" for c in cols]
 
         def ratio(a, b, rate=rate):
             return f"{rate[a] / rate[b]:.2f}x" if a in rate and b in rate else "-"
@@ -138,7 +160,8 @@ def main():
         print(
             f"| {name} | {batch} | "
             + " | ".join(cells)
-            + f" | {ratio('minitorch graph', 'torch eager')} | {ratio('minitorch graph', 'torch graph')} |",
+            + f" | {ratio('minitorch graph', 'torch eager')} | {ratio('minitorch graph', 'torch graph')}"
+            + f" | {ratio('minitorch compile', 'torch compile')} |",
             flush=True,
         )
 
