@@ -164,6 +164,30 @@ def test_runner_runs_cpu_inputs_eagerly():
     assert len(calls) == 3 and not r._records
 
 
+def test_live_outputs_are_preserved_unless_a_step_began():
+    # what a replay does to the previous replay's outputs, without a GPU: those still referenced get their own
+    # copy before the buffers are overwritten, unless cudagraph_mark_step_begin() declared them dead
+    class _GM:
+        graph = minitorch.fx.Graph()
+
+    r = CUDAGraphRunner(lambda x: x, _GM())
+    static = minitorch.arange(3.0)
+    out = static.detach()
+    r._remember((out,))
+    r._preserve_live_outputs()
+    assert out.data_ptr() != static.data_ptr() and out.tolist() == [0.0, 1.0, 2.0]
+    out2 = static.detach()
+    r._remember(out2)
+    minitorch.compiler.cudagraph_mark_step_begin()
+    r._preserve_live_outputs()
+    assert out2.data_ptr() == static.data_ptr()
+    dead = static.detach()
+    r._remember([dead])
+    del dead
+    r._preserve_live_outputs()  # nothing left to copy
+    assert r._live == []
+
+
 def test_runner_refuses_graphs_writing_their_inputs():
     graphs = []
 
