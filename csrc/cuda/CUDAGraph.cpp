@@ -3,7 +3,10 @@
 // valid.
 #include "cuda/CUDAGraph.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <mutex>
 
 #include "core/Exception.h"
 #include "cuda/CUDAHooks.h"
@@ -11,6 +14,7 @@
 #ifdef MINITORCH_WITH_CUDA
 #include <cuda_runtime_api.h>
 
+#include "core/Generator.h"
 #include "cuda/CUDACachingAllocator.h"
 #include "cuda/CUDAContext.h"
 #include "cuda/Exceptions.h"
@@ -32,7 +36,12 @@ GraphPoolId graph_pool_handle() {
 bool is_current_stream_capturing() {
   graphs_not_compiled();
 }
-void check_rng_not_capturing(int) {}
+bool graph_rng_offset(int, bool, uint64_t*) {
+  return false;
+}
+const uint64_t* graph_rng_state(int) {
+  return nullptr;
+}
 CUDAGraph::CUDAGraph(bool keep_graph) : keep_graph_(keep_graph) {
   graphs_not_compiled();
 }
@@ -94,12 +103,41 @@ bool is_current_stream_capturing() {
   return cuda::stream_is_capturing(cuda::current_stream(-1));
 }
 
-void check_rng_not_capturing(int device) {
-  if (cuda::captures_underway() == 0) return;
-  MT_CHECK(!cuda::stream_is_capturing(cuda::current_stream(device)),
-           "random number generation on CUDA inside a CUDA graph capture is not supported by minitorch: the "
-           "generator's seed and offset are kernel arguments, so every replay would repeat the captured "
-           "numbers. Draw the random numbers outside the captured region (or capture without random ops).");
+namespace {
+std::mutex g_graphs_mu;
+std::vector<CUDAGraph*> g_capturing;  // graphs whose capture is underway
+
+// The graph capturing the current stream of `device` (nullptr when none).
+CUDAGraph* capturing_graph(int device) {
+  if (cuda::captures_underway() == 0) return nullptr;
+  cudaStream_t s = cuda::current_stream(device);
+  if (!cuda::stream_is_capturing(s)) return nullptr;
+  std::lock_guard<std::mutex> lock(g_graphs_mu);
+  for (CUDAGraph* g : g_capturing)
+    if (g->capturing_on(device, reinterpret_cast<uintptr_t>(s))) return g;
+  return nullptr;
+}
+}  // namespace
+
+bool graph_rng_offset(int device, bool default_generator, uint64_t* offset) {
+  if (cuda::captures_underway() == 0) return false;
+  if (!cuda::stream_is_capturing(cuda::current_stream(device))) return false;
+  MT_CHECK(
+      default_generator,
+      "a generator= argument to a random op inside a CUDA graph capture is not supported by minitorch: the "
+      "graph draws from the device's default generator");
+  CUDAGraph* g = capturing_graph(device);
+  MT_CHECK(
+      g != nullptr,
+      "random number generation on CUDA inside a stream capture that is not a torch.cuda.CUDAGraph's (on "
+      "the capture's own stream) is not supported");
+  *offset = g->take_rng_call();
+  return true;
+}
+
+const uint64_t* graph_rng_state(int device) {
+  CUDAGraph* g = capturing_graph(device);
+  return g ? g->rng_state() : nullptr;
 }
 
 CUDAGraph::CUDAGraph(bool keep_graph) : keep_graph_(keep_graph) {
@@ -110,6 +148,7 @@ CUDAGraph::~CUDAGraph() {
   try {
     if (capturing_) abort_capture();
     reset();
+    if (rng_state_) cuda::caching_allocator()->deallocate(rng_state_, Device(DeviceType::CUDA, device_));
   } catch (...) {  // never throw from a destructor (PyTorch warns instead)
   }
 }
@@ -135,6 +174,15 @@ void CUDAGraph::capture_begin(GraphPoolId pool, const std::string& capture_error
     static std::atomic<uint64_t> next{1};
     pool_ = {next.fetch_add(1), 0};
   }
+  if (rng_state_ && device != device_) {
+    cuda::caching_allocator()->deallocate(rng_state_, Device(DeviceType::CUDA, device_));
+    rng_state_ = nullptr;
+  }
+  if (!rng_state_)  // before the capture: an ordinary block, kept for the graph's life
+    rng_state_ = static_cast<uint64_t*>(
+        cuda::caching_allocator()->allocate(2 * sizeof(uint64_t), Device(DeviceType::CUDA, device)));
+  device_ = device;
+  rng_calls_ = 0;
   MT_CUDA_CHECK(cudaStreamBeginCapture(stream, mode));
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   unsigned long long id = 0;
@@ -146,10 +194,17 @@ void CUDAGraph::capture_begin(GraphPoolId pool, const std::string& capture_error
     MT_CUDA_CHECK(err);
   }
   cuda::begin_allocate_to_pool(device, pool_, stream, id);
-  device_ = device;
   capture_stream_ = reinterpret_cast<uintptr_t>(stream);
   capture_id_ = id;
   capturing_ = true;
+  std::lock_guard<std::mutex> lock(g_graphs_mu);
+  g_capturing.push_back(this);
+}
+
+void CUDAGraph::stop_capturing() {
+  capturing_ = false;
+  std::lock_guard<std::mutex> lock(g_graphs_mu);
+  g_capturing.erase(std::remove(g_capturing.begin(), g_capturing.end(), this), g_capturing.end());
 }
 
 void CUDAGraph::capture_end() {
@@ -160,7 +215,7 @@ void CUDAGraph::capture_end() {
   cudaGraph_t g = nullptr;
   cudaError_t err = cudaStreamEndCapture(stream, &g);
   cuda::end_allocate_to_pool(device_, pool_);
-  capturing_ = false;
+  stop_capturing();
   if (err != cudaSuccess || g == nullptr) {
     cudaGetLastError();
     if (g) cudaGraphDestroy(g);
@@ -192,7 +247,7 @@ void CUDAGraph::abort_capture() {
   if (g) cudaGraphDestroy(g);
   cuda::end_allocate_to_pool(device_, pool_);
   cuda::release_pool(device_, pool_);
-  capturing_ = false;
+  stop_capturing();
 }
 
 void CUDAGraph::instantiate() {
@@ -215,11 +270,26 @@ void CUDAGraph::replay() {
   if (!exec_) instantiate();  // keep_graph=True: instantiated on the first replay
   cuda::DeviceGuard guard(device_);
   // a graph may be replayed on any stream of its device
-  MT_CUDA_CHECK(cudaGraphLaunch(as_exec(exec_), cuda::current_stream(device_)));
+  cudaStream_t stream = cuda::current_stream(device_);
+  if (rng_calls_ > 0) {
+    // this replay's random calls take the generator's next rng_calls_ offsets, as the same eager calls would;
+    // staged through the pinned cache, which keeps the buffer until the copy has run
+    Generator& gen = cuda_generator(device_);
+    uint64_t word[2] = {gen.seed(), gen.reserve(rng_calls_)};
+    Allocator* pinned = cuda::pinned_allocator();
+    void* host = pinned->allocate(sizeof word, Device(DeviceType::CPU));
+    std::memcpy(host, word, sizeof word);
+    cudaError_t err = cudaMemcpyAsync(rng_state_, host, sizeof word, cudaMemcpyHostToDevice, stream);
+    if (err == cudaSuccess) cuda::record_pinned_use(host, stream);
+    pinned->deallocate(host, Device(DeviceType::CPU));
+    MT_CUDA_CHECK(err);
+  }
+  MT_CUDA_CHECK(cudaGraphLaunch(as_exec(exec_), stream));
 }
 
 void CUDAGraph::reset() {
   if (capturing_) abort_capture();
+  rng_calls_ = 0;
   if (device_ < 0) return;
   cuda::DeviceGuard guard(device_);
   if (capture_ended_) {
@@ -246,8 +316,8 @@ void CUDAGraph::debug_dump(const std::string& path, bool verbose) const {
   MT_CHECK(graph_ != nullptr,
            "No cudaGraph_t is available: either capture_end() has not been called, or the underlying "
            "cudaGraph_t was destroyed (keep_graph=false, and capture has been finalized).");
-  MT_CUDA_CHECK(
-      cudaGraphDebugDotPrint(as_graph(graph_), path.c_str(), verbose ? cudaGraphDebugDotFlagsVerbose : 0u));
+  MT_CUDA_CHECK(cudaGraphDebugDotPrint(as_graph(graph_), path.c_str(),
+                                       verbose ? static_cast<unsigned>(cudaGraphDebugDotFlagsVerbose) : 0u));
 }
 
 uintptr_t CUDAGraph::raw_cuda_graph() const {

@@ -15,9 +15,15 @@ using GraphPoolId = std::pair<uint64_t, uint64_t>;  // PyTorch's MempoolId_t
 GraphPoolId graph_pool_handle();
 // True while the current stream of the current device is capturing; False when CUDA was never initialized.
 bool is_current_stream_capturing();
-// Raises when a random op on CUDA `device` would be captured: the seed and offset are kernel arguments, so
-// every replay would repeat the captured numbers.
-void check_rng_not_capturing(int device);
+// Random ops inside a capture (PyTorch's graph-safe Philox): while the current stream of `device` captures
+// into a CUDAGraph, a random call gets its number inside the graph (0, 1, ...) as its offset and returns
+// true, and its kernel adds the graph's device word {seed, offset base}, which each replay sets from the
+// device's generator (reserving as many offsets as the graph has calls), so a replay draws what the same
+// eager calls would. False when not capturing: draw from the generator as usual. default_generator: false for
+// a call given generator=, which a capture refuses.
+bool graph_rng_offset(int device, bool default_generator, uint64_t* offset);
+// The capturing graph's {seed, offset base} word for kernels on `device`'s current stream, or nullptr.
+const uint64_t* graph_rng_state(int device);
 
 class CUDAGraph {
  public:
@@ -43,8 +49,16 @@ class CUDAGraph {
   uintptr_t raw_cuda_graph() const;
   uintptr_t raw_cuda_graph_exec() const;
   bool has_graph_exec() const { return exec_ != nullptr; }
+  // for graph_rng_offset / graph_rng_state
+  bool capturing_on(int device, uintptr_t stream) const {
+    return capturing_ && device_ == device && capture_stream_ == stream;
+  }
+  uint64_t take_rng_call() { return rng_calls_++; }
+  const uint64_t* rng_state() const { return rng_state_; }
 
  private:
+  void stop_capturing();
+
   void* graph_ = nullptr;  // cudaGraph_t
   void* exec_ = nullptr;   // cudaGraphExec_t
   bool keep_graph_;
@@ -54,6 +68,8 @@ class CUDAGraph {
   int device_ = -1;
   unsigned long long capture_id_ = 0;
   GraphPoolId pool_{0, 0};
+  uint64_t* rng_state_ = nullptr;  // device {seed, offset base}, from the caching allocator's general pool
+  uint64_t rng_calls_ = 0;         // random calls captured
 };
 
 }  // namespace mt

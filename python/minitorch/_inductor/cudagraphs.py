@@ -7,7 +7,7 @@ buffers) and replays it; later calls copy their inputs into those buffers and re
 and an input or parameter requiring grad) the forward and the backward are captured as two graphs through
 torch.cuda.make_graphed_callables, so loss.backward() replays the captured backward. Anything that cannot be
 captured runs eagerly: CPU inputs, non-tensor inputs, graphs writing into their inputs, outputs aliasing inputs,
-and a capture that fails (for example a random op or a host sync inside the graph), after one warning.
+and a capture that fails (for example a host sync inside the graph), after one warning.
 
 Outputs: a replay writes the same output buffers each time. Outputs of the previous replay that are still
 referenced when the next replay starts get a copy of their values first, so they never change under the user,

@@ -2,9 +2,8 @@
 is_current_stream_capturing) over minitorch._C._CUDAGraph (csrc/cuda/CUDAGraph.cpp).
 
 A capture records the kernels enqueued on the capturing stream; its memory comes from a private pool of the
-caching allocator, so the addresses a replay writes stay the graph's until it is reset. Random ops on CUDA are
-refused inside a capture (each replay would repeat the captured numbers; PyTorch offsets its generator per
-replay)."""
+caching allocator, so the addresses a replay writes stay the graph's until it is reset. Random ops inside a
+capture draw, at each replay, what the same eager calls would draw from the device's generator then."""
 
 import weakref
 
