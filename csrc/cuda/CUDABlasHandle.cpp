@@ -8,6 +8,7 @@
 
 #include "core/Context.h"
 #include "cuda/CUBLASCheck.h"
+#include "cuda/CUDACachingAllocator.h"
 #include "cuda/CUDAContext.h"
 #include "cuda/Exceptions.h"
 #include "cuda/HandlePool.h"
@@ -38,6 +39,9 @@ cublasHandle_t cublas_handle(int device) {
   if (device < 0) device = current_device();
   MT_CHECK(device < kMaxDevices, "cuBLAS: device index ", device, " out of range");
   DeviceGuard guard(device);
+  // a first use inside a CUDA graph capture creates the handle and the stream's workspace (process-lifetime
+  // cudaMalloc, not the graph's memory): allowed in relaxed capture mode
+  RelaxedCaptureGuard relax(captures_underway() > 0);
   cudaStream_t stream = current_stream(device);
   cublasHandle_t handle = BlasPool::get(device);
   void* ws = nullptr;

@@ -16,10 +16,19 @@
 //   The process keeps working afterwards.
 // - MINITORCH_NO_CUDA_MEMORY_CACHING=1: every allocation is a cudaMalloc and every free a cudaFree, so
 //   compute-sanitizer sees each buffer's true bounds.
+// - CUDA graphs (PyTorch's private pools): while a capture is underway, allocations on the capturing stream
+//   come from the graph's private pool, whose blocks are never handed to non-graph code: a replay writes the
+//   addresses the capture saw, so they stay the graph's until every graph sharing the pool is reset. Frees of
+//   private blocks return them to that pool (later captures into it reuse them); frees of ordinary blocks
+//   during a capture wait until no capture is underway (as do event records and queries, which are illegal
+//   on a capturing stream). New segments are cudaMalloc'd in relaxed capture mode, and nothing is cudaFree'd
+//   while a capture is underway. A released pool gives its segments back once all their blocks are free.
+//   With no capture underway the only extra work is one test of an empty vector per malloc and free.
 #ifdef MINITORCH_WITH_CUDA
 #include "cuda/CUDACachingAllocator.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <deque>
 #include <mutex>
@@ -48,14 +57,19 @@ size_t round_up(size_t n, size_t m) {
   return (n + m - 1) / m * m;
 }
 
+std::atomic<int> g_captures{0};
+
+struct PrivatePool;
+
 struct Block {
   cudaStream_t stream;
   size_t size;
   void* ptr;
   bool small;
   bool allocated = false;
-  int pending_events = 0;
-  Block* prev = nullptr;  // neighbours inside one cudaMalloc'd segment
+  int pending_events = 0;        // also counts a free deferred until no capture is underway
+  PrivatePool* owner = nullptr;  // the CUDA graph pool the segment belongs to; nullptr: the general pools
+  Block* prev = nullptr;         // neighbours inside one cudaMalloc'd segment
   Block* next = nullptr;
   std::unordered_set<cudaStream_t> stream_uses;
   Block(cudaStream_t s, size_t sz, void* p, bool sm) : stream(s), size(sz), ptr(p), small(sm) {}
@@ -71,6 +85,20 @@ struct BlockLess {
   }
 };
 using Pool = std::set<Block*, BlockLess>;
+
+// A CUDA graph's memory: its own small and large pools, kept until no graph uses it and its blocks are free.
+struct PrivatePool {
+  Pool small, large;
+  int use_count = 1;  // graphs (and captures underway) using it
+  int64_t segments = 0;
+};
+
+struct Capture {
+  MempoolId id;
+  cudaStream_t stream;
+  unsigned long long capture_id;
+  PrivatePool* pool;
+};
 
 struct Stat {
   int64_t current = 0, peak = 0, allocated = 0, freed = 0;
@@ -100,10 +128,16 @@ class DeviceCache {
   void* malloc(size_t request, cudaStream_t stream) {
     std::lock_guard<std::mutex> lock(mu_);
     if (caching_disabled()) return malloc_uncached(request);
-    process_events();
+    PrivatePool* priv = nullptr;
+    if (captures_.empty()) {
+      process_events();
+      if (!freeable_.empty()) free_released_pools();
+    } else {
+      priv = capture_pool_for(stream);
+    }
     size_t size = request < kMinBlockSize ? kMinBlockSize : round_up(request, kMinBlockSize);
     bool small = size <= kSmallSize;
-    Pool& pool = small ? small_ : large_;
+    Pool& pool = priv ? (small ? priv->small : priv->large) : (small ? small_ : large_);
     Block* b = best_fit(pool, stream, size);
     if (b) {
       pool.erase(b);
@@ -111,12 +145,15 @@ class DeviceCache {
       size_t seg = small ? kSmallBuffer : size < kMinLargeAlloc ? kLargeBuffer : round_up(size, kRoundLarge);
       void* p = cuda_malloc_with_retry(seg, request);
       b = new Block(stream, seg, p, small);
+      b->owner = priv;
+      if (priv) ++priv->segments;
       reserved_.add(static_cast<int64_t>(seg));
       segments_.add(1);
     }
     size_t rest = b->size - size;
     if (small ? rest >= kMinBlockSize : rest > kSmallSize) {
       Block* r = new Block(stream, rest, static_cast<char*>(b->ptr) + size, b->small);
+      r->owner = b->owner;
       r->prev = b;
       r->next = b->next;
       if (b->next) b->next->prev = r;
@@ -145,6 +182,19 @@ class DeviceCache {
     requested_.sub(static_cast<int64_t>(requested_of_[ptr]));
     requested_of_.erase(ptr);
     allocations_.sub(1);
+    if (!captures_.empty() && (!b->owner || !b->stream_uses.empty())) {
+      // an ordinary block goes back to the general pools only after the capture (a private block may be
+      // reused by the capture itself); an event for another stream's use cannot be recorded or queried
+      // meanwhile
+      ++b->pending_events;
+      deferred_.push_back(b);
+      return;
+    }
+    free_block(b);
+  }
+
+  // A block no tensor uses any more: back to its pool, after events on the other streams that used it.
+  void free_block(Block* b) {
     if (!b->stream_uses.empty()) {
       // Other streams may still read it: reuse waits for an event on each.
       DeviceGuard g(device_);
@@ -174,8 +224,46 @@ class DeviceCache {
 
   void empty_cache() {
     std::lock_guard<std::mutex> lock(mu_);
+    if (!captures_.empty()) return;  // cudaFree and event waits are illegal during a capture
     synchronize_events();
     release_cached(0, /*all=*/true);
+    free_released_pools();
+  }
+
+  void begin_allocate_to_pool(MempoolId id, cudaStream_t stream, unsigned long long capture_id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    PrivatePool*& p = pools_[id];
+    if (p)
+      ++p->use_count;
+    else
+      p = new PrivatePool();
+    captures_.push_back(Capture{id, stream, capture_id, p});
+    g_captures.fetch_add(1);
+  }
+
+  void end_allocate_to_pool(MempoolId id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = std::find_if(captures_.begin(), captures_.end(), [&](const Capture& c) { return c.id == id; });
+    if (it == captures_.end()) return;
+    captures_.erase(it);
+    g_captures.fetch_sub(1);
+    if (!captures_.empty()) return;
+    std::vector<Block*> deferred;
+    deferred.swap(deferred_);
+    for (Block* b : deferred) {
+      --b->pending_events;
+      if (!b->stream_uses.empty() || b->pending_events == 0) free_block(b);
+    }
+  }
+
+  void release_pool(MempoolId id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = pools_.find(id);
+    if (it == pools_.end()) return;
+    if (--it->second->use_count > 0) return;
+    freeable_.push_back(it->second);
+    pools_.erase(it);
+    if (captures_.empty()) free_released_pools();
   }
 
   std::map<std::string, int64_t> stats() {
@@ -205,6 +293,45 @@ class DeviceCache {
   }
 
  private:
+  // The private pool an allocation on `stream` comes from while captures are underway (nullptr: none).
+  PrivatePool* capture_pool_for(cudaStream_t stream) {
+    for (const Capture& c : captures_)
+      if (c.stream == stream) return c.pool;
+    if (!stream) return nullptr;  // the legacy stream never captures
+    // a stream joined to a capture by an event wait captures under the same id
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    unsigned long long id = 0;
+    if (cudaStreamGetCaptureInfo(stream, &status, &id) != cudaSuccess) {
+      cudaGetLastError();
+      return nullptr;
+    }
+    if (status != cudaStreamCaptureStatusActive) return nullptr;
+    for (const Capture& c : captures_)
+      if (c.capture_id == id) return c.pool;
+    return nullptr;
+  }
+
+  // Gives back the segments of pools no graph uses any more whose blocks are all free.
+  void free_released_pools() {
+    for (auto it = freeable_.begin(); it != freeable_.end();) {
+      PrivatePool* p = *it;
+      for (Pool* pool : {&p->large, &p->small})
+        for (auto bit = pool->begin(); bit != pool->end();) {
+          Block* b = *bit++;
+          if (b->is_segment()) {
+            free_segment(*pool, b);
+            --p->segments;
+          }
+        }
+      if (p->segments == 0) {
+        delete p;
+        it = freeable_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+
   Block* best_fit(Pool& pool, cudaStream_t stream, size_t size) {
     Block key(stream, size, nullptr, false);
     auto it = pool.lower_bound(&key);
@@ -214,7 +341,12 @@ class DeviceCache {
 
   bool try_cuda_malloc(void** p, size_t n) {
     DeviceGuard g(device_);
-    cudaError_t err = cudaMalloc(p, n);
+    // cudaMalloc is "potentially unsafe" in global capture mode (on any thread): allowed in relaxed mode
+    cudaError_t err;
+    {
+      RelaxedCaptureGuard relax(g_captures.load(std::memory_order_relaxed) > 0);
+      err = cudaMalloc(p, n);
+    }
     if (err == cudaSuccess) return true;
     cudaGetLastError();  // clear the sticky allocation error
     if (err != cudaErrorMemoryAllocation) MT_CUDA_CHECK(err);
@@ -225,8 +357,13 @@ class DeviceCache {
     void* p = nullptr;
     if (try_cuda_malloc(&p, seg)) return p;
     ++num_alloc_retries_;
+    if (!captures_.empty()) {  // freeing cached segments (cudaFree) would invalidate the capture
+      ++num_ooms_;
+      throw_oom(request);
+    }
     if (release_cached(seg, /*all=*/false) && try_cuda_malloc(&p, seg)) return p;
     synchronize_events();
+    free_released_pools();
     if (release_cached(0, /*all=*/true) && try_cuda_malloc(&p, seg)) return p;
     ++num_ooms_;
     throw_oom(request);
@@ -284,8 +421,13 @@ class DeviceCache {
     delete b;
   }
 
+  Pool& pool_of(const Block* b) {
+    if (b->owner) return b->small ? b->owner->small : b->owner->large;
+    return b->small ? small_ : large_;
+  }
+
   void release_to_pool(Block* b) {
-    Pool& pool = b->small ? small_ : large_;
+    Pool& pool = pool_of(b);
     auto mergeable = [](Block* n) { return n && !n->allocated && n->pending_events == 0; };
     // a takes in the block after it, which is out of the pool by then (pools are ordered by size)
     auto absorb_next = [](Block* a) {
@@ -372,6 +514,10 @@ class DeviceCache {
   std::unordered_map<void*, size_t> requested_of_;
   std::unordered_map<void*, size_t> uncached_sizes_;
   std::deque<std::pair<cudaEvent_t, Block*>> pending_;
+  std::map<MempoolId, PrivatePool*> pools_;  // graph pools in use
+  std::vector<PrivatePool*> freeable_;       // released pools whose segments are not all free yet
+  std::vector<Capture> captures_;            // captures underway on this device
+  std::vector<Block*> deferred_;             // freed during a capture, released after it
   Stat allocated_, reserved_, requested_, allocations_, segments_;
   int64_t num_alloc_retries_ = 0, num_ooms_ = 0;
 };
@@ -521,6 +667,30 @@ void empty_cache() {
 }
 void record_stream(void* ptr, int device, cudaStream_t stream) {
   cache_for(device).record_stream(ptr, stream);
+}
+
+void begin_allocate_to_pool(int device, MempoolId pool, cudaStream_t stream, unsigned long long capture_id) {
+  cache_for(device).begin_allocate_to_pool(pool, stream, capture_id);
+}
+void end_allocate_to_pool(int device, MempoolId pool) {
+  cache_for(device).end_allocate_to_pool(pool);
+}
+void release_pool(int device, MempoolId pool) {
+  cache_for(device).release_pool(pool);
+}
+bool caching_enabled() {
+  return !caching_disabled();
+}
+int captures_underway() {
+  return g_captures.load(std::memory_order_relaxed);
+}
+bool stream_is_capturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &status) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return status != cudaStreamCaptureStatusNone;
 }
 
 Allocator* pinned_allocator() {

@@ -6,6 +6,7 @@
 #include <climits>
 
 #include "core/Context.h"
+#include "cuda/CUDACachingAllocator.h"
 #include "cuda/CUDAContext.h"
 #include "cuda/HandlePool.h"
 
@@ -21,7 +22,11 @@ void create_handle(cudnnHandle_t* h) {
 cudnnHandle_t cudnn_handle(int device) {
   if (device < 0) device = current_device();
   MT_CHECK(device < kMaxDevices, "cuDNN: device index ", device, " out of range");
-  cudnnHandle_t h = HandlePool<cudnnHandle_t, &create_handle>::get(device);
+  cudnnHandle_t h;
+  {
+    RelaxedCaptureGuard relax(captures_underway() > 0);  // created on first use, maybe inside a capture
+    h = HandlePool<cudnnHandle_t, &create_handle>::get(device);
+  }
   MT_CUDNN_CHECK(cudnnSetStream(h, current_stream(device)));
   return h;
 }

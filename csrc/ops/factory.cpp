@@ -14,6 +14,7 @@
 #include "core/SafeMath.h"
 #include "core/TensorIterator.h"
 #include "core/TypeMeta.h"
+#include "cuda/CUDAGraph.h"
 #include "generated/native.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
@@ -259,7 +260,11 @@ Generator& generator_for(DeviceType type, int index) {
 // non-contiguous tensor draws into a contiguous temporary first.
 Tensor& fill_random(Tensor& self, const RandomFillArgs& args) {
   Generator& g = generator_for(self.device().type, self.device().index);
-  uint64_t seed = g.seed(), offset = g.reserve(1);
+  uint64_t seed = 0, offset = 0;  // inside a CUDA graph capture: the call's number in the graph
+  if (!(self.is_cuda() && graph_rng_offset(self.device().index, !tls_generator_override.gen, &offset))) {
+    seed = g.seed();
+    offset = g.reserve(1);
+  }
   if (self.numel() == 0) {
     wrote(self);
     return self;

@@ -8,6 +8,7 @@
 #include "core/Generator.h"
 #include "core/GradMode.h"
 #include "core/TypeMeta.h"
+#include "cuda/CUDAGraph.h"
 #include "generated/native.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
@@ -431,7 +432,11 @@ std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p) {
   Tensor mask = empty_strided_dense(input.sizes(), st, ScalarType::Bool, input.device());
   if (x.numel() == 0) return {y, mask};
   Generator& g = input.is_cuda() ? cuda_generator(input.device().index) : default_generator();
-  uint64_t seed = g.seed(), offset = g.reserve(1);
+  uint64_t seed = 0, offset = 0;  // inside a CUDA graph capture: the call's number in the graph
+  if (!(input.is_cuda() && graph_rng_offset(input.device().index, true, &offset))) {
+    seed = g.seed();
+    offset = g.reserve(1);
+  }
   dropout_stub.get(input.device())(y, mask, x, p, seed, offset);
   return {y, mask};
 }

@@ -1,5 +1,6 @@
 // minitorch._C._cuda_*: the runtime queries behind minitorch.cuda (python/minitorch/cuda/__init__.py).
 #include "core/Generator.h"
+#include "cuda/CUDAGraph.h"
 #include "cuda/CUDAHooks.h"
 #include "python/bind.h"
 
@@ -11,8 +12,7 @@ void init_cuda(py::module_& m) {
   m.def("_cuda_device_count", [] { return cuda_hooks().device_count(); });
   m.def("_cuda_is_initialized", [] { return cuda_hooks().is_initialized(); });
   // initializing the driver takes long; other Python threads run meanwhile
-  m.def(
-      "_cuda_init", [] { cuda_hooks().lazy_init(); }, py::call_guard<py::gil_scoped_release>());
+  m.def("_cuda_init", [] { cuda_hooks().lazy_init(); }, py::call_guard<py::gil_scoped_release>());
   m.def("_cuda_current_device", [] { return cuda_hooks().current_device(); });
   m.def("_cuda_set_device", [](int i) { cuda_hooks().set_device(i); });
   m.def("_cuda_synchronize", [](int i) {
@@ -26,8 +26,7 @@ void init_cuda(py::module_& m) {
   // memory
   m.def("_cuda_memory_stats", [&h](int d) { return h.memory_stats(d); });
   m.def("_cuda_reset_peak_memory_stats", [&h](int d) { h.reset_peak_memory_stats(d); });
-  m.def(
-      "_cuda_empty_cache", [&h] { h.empty_cache(); }, py::call_guard<py::gil_scoped_release>());
+  m.def("_cuda_empty_cache", [&h] { h.empty_cache(); }, py::call_guard<py::gil_scoped_release>());
   m.def("_cuda_mem_get_info", [&h](int d) { return h.mem_get_info(d); });
   // streams and events: handles are the cudaStream_t / cudaEvent_t values as integers
   m.def("_cuda_current_stream", [&h](int d) { return h.current_stream(d); });
@@ -52,6 +51,29 @@ void init_cuda(py::module_& m) {
   m.def("_cuda_manual_seed", [](int d, uint64_t seed) { cuda_generator(d).manual_seed(seed); });
   m.def("_cuda_initial_seed", [](int d) { return cuda_generator(d).seed(); });
   m.def("_cuda_record_stream", [&h](const Tensor& t, uintptr_t s) { h.record_stream(t, s); });
+
+  // CUDA graphs (python/minitorch/cuda/graphs.py wraps these as PyTorch does)
+  m.def("_cuda_isCurrentStreamCapturing", [] { return is_current_stream_capturing(); });
+  m.def("_graph_pool_handle", [] { return graph_pool_handle(); });
+  py::class_<CUDAGraph>(m, "_CUDAGraph")
+      .def(py::init<bool>(), py::arg("keep_graph") = false)
+      .def(
+          "capture_begin",
+          [](CUDAGraph& g, std::optional<GraphPoolId> pool, const std::string& mode) {
+            g.capture_begin(pool.value_or(GraphPoolId{0, 0}), mode);
+          },
+          py::arg("pool") = py::none(), py::arg("capture_error_mode") = "global")
+      .def("capture_end", &CUDAGraph::capture_end)
+      .def("_abort_capture", &CUDAGraph::abort_capture)
+      .def("instantiate", &CUDAGraph::instantiate)
+      .def("replay", &CUDAGraph::replay)
+      .def("reset", &CUDAGraph::reset)
+      .def("pool", &CUDAGraph::pool)
+      .def("enable_debug_mode", &CUDAGraph::enable_debug_mode)
+      .def("debug_dump", &CUDAGraph::debug_dump, py::arg("debug_path"), py::arg("verbose") = true)
+      .def("raw_cuda_graph", &CUDAGraph::raw_cuda_graph)
+      .def("raw_cuda_graph_exec", &CUDAGraph::raw_cuda_graph_exec)
+      .def_property_readonly("_has_graph_exec", &CUDAGraph::has_graph_exec);
 }
 
 }  // namespace mt

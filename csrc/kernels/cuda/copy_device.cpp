@@ -25,6 +25,16 @@ void cross_device_copy_cuda(const Tensor& dst, const Tensor& src, bool non_block
   Tensor d = dst.is_contiguous() ? dst : make_empty(dst.sizes(), dst.dtype(), dst.device());
   size_t nbytes = static_cast<size_t>(s.numel()) * s.itemsize();
   bool sync = !non_blocking;
+  // inside a CUDA graph capture the pinned host buffer is read at each replay, not now: no event to record
+  // (an event recorded in a capture cannot be queried), keeping it alive is the caller's part, as in PyTorch
+  bool capturing = cuda::captures_underway() > 0 && cuda::stream_is_capturing(stream);
+  if (capturing) {
+    // checked before any CUDA call, so the capture stays valid and the error is this one (PyTorch's)
+    const Tensor& host = s.is_cuda() ? d : s;  // the buffers the copy reads or writes
+    MT_CHECK(host.is_cuda() || cuda::is_pinned_ptr(host.data_ptr()),
+             "Cannot copy between CPU and CUDA tensors during CUDA graph capture unless the CPU tensor is "
+             "pinned. Please use tensor.pin_memory() or allocate the tensor with pin_memory=True.");
+  }
   if (s.is_cuda() && d.is_cuda()) {
     // the source device's pending work (on its current stream) must finish before the peer copy reads it
     cudaEvent_t ready;
@@ -41,13 +51,13 @@ void cross_device_copy_cuda(const Tensor& dst, const Tensor& src, bool non_block
     MT_CUDA_CHECK(cudaMemcpyAsync(d.data_ptr(), s.data_ptr(), nbytes, cudaMemcpyDeviceToHost, stream));
     // the host may read d only after the copy: async only into pinned memory the caller reads later
     bool pinned = d.is_same(dst) && cuda::is_pinned_ptr(d.data_ptr());
-    if (pinned && !sync)
-      cuda::record_pinned_use(d.storage()->data, stream);
-    else
+    if (pinned && !sync) {
+      if (!capturing) cuda::record_pinned_use(d.storage()->data, stream);
+    } else
       sync = true;
   } else {
     MT_CUDA_CHECK(cudaMemcpyAsync(d.data_ptr(), s.data_ptr(), nbytes, cudaMemcpyHostToDevice, stream));
-    if (cuda::is_pinned_ptr(s.data_ptr())) cuda::record_pinned_use(s.storage()->data, stream);
+    if (!capturing && cuda::is_pinned_ptr(s.data_ptr())) cuda::record_pinned_use(s.storage()->data, stream);
   }
   if (sync) MT_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (!d.is_same(dst)) copy_(dst, d);

@@ -6,6 +6,7 @@
 
 #include "core/Generator.h"
 #include "cuda/CUDAContext.h"
+#include "cuda/CUDAGraph.h"
 #include "cuda/Exceptions.h"
 #include "ops/nn.h"
 
@@ -16,8 +17,13 @@ namespace {
 // depends only on the seed and the call order, never on the grid.
 template <typename T>
 __global__ void dropout_kernel(T* __restrict__ y, bool* __restrict__ mask, const T* __restrict__ x, int64_t n,
-                               float keep_p, opmath_t<T> scale, uint64_t seed, uint64_t offset) {
+                               float keep_p, opmath_t<T> scale, uint64_t seed, uint64_t offset,
+                               const uint64_t* graph_state) {
   using op_t = opmath_t<T>;
+  if (graph_state) {  // captured in a CUDA graph: this replay's seed and offset base (cuda/CUDAGraph.h)
+    seed = graph_state[0];
+    offset += graph_state[1];
+  }
   const int64_t groups = (n + 3) / 4;
   for (int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; g < groups;
        g += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -43,11 +49,12 @@ void dropout_cuda(const Tensor& y, const Tensor& mask, const Tensor& x, double p
   int64_t n = x.numel();
   const int threads = 256;
   unsigned blocks = static_cast<unsigned>(cuda::grid_size((n + 3) / 4, threads, x.device().index));
+  const uint64_t* graph_state = graph_rng_state(x.device().index);
   MT_DISPATCH_FLOATING_TYPES(x.dtype(), "dropout_cuda", [&] {
     using op_t = opmath_t<scalar_t>;
     dropout_kernel<scalar_t><<<blocks, threads, 0, stream>>>(
         y.data<scalar_t>(), mask.data<bool>(), x.data<scalar_t>(), n, static_cast<float>(1.0 - p),
-        static_cast<op_t>(1.0 / (1.0 - p)), seed, offset);
+        static_cast<op_t>(1.0 / (1.0 - p)), seed, offset, graph_state);
     MT_CUDA_CHECK(cudaGetLastError());
   });
 }

@@ -7,6 +7,7 @@
 
 #include "core/Generator.h"
 #include "cuda/CUDAContext.h"
+#include "cuda/CUDAGraph.h"
 #include "cuda/Exceptions.h"
 #include "ops/kernels.h"
 
@@ -19,7 +20,11 @@ __device__ __forceinline__ double u01(uint32_t hi, uint32_t lo) {  // 53 random 
 
 template <typename T>
 __global__ void random_kernel(T* out, int64_t n, RandomKind kind, double a, double b, double scale,
-                              uint64_t seed, uint64_t offset) {
+                              uint64_t seed, uint64_t offset, const uint64_t* graph_state) {
+  if (graph_state) {  // captured in a CUDA graph: this replay's seed and offset base (cuda/CUDAGraph.h)
+    seed = graph_state[0];
+    offset += graph_state[1];
+  }
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     Philox ph(seed, static_cast<uint64_t>(i), offset);
@@ -76,13 +81,14 @@ void random_fill_cuda(const Tensor& self, const RandomFillArgs& args, uint64_t s
   int64_t n = self.numel();
   int64_t blocks = cuda::grid_size(n, threads, self.device().index);
   ScalarType dt = self.dtype();
+  const uint64_t* graph_state = graph_rng_state(self.device().index);
   double scale = dt == ScalarType::Double  ? 9007199254740992.0
                  : dt == ScalarType::Float ? 16777216.0
                  : dt == ScalarType::Half  ? 2048.0
                                            : 256.0;
   MT_DISPATCH_ALL_TYPES(dt, "random_cuda", [&] {
     random_kernel<scalar_t><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
-        self.data<scalar_t>(), n, kind, a, b, scale, seed, offset);
+        self.data<scalar_t>(), n, kind, a, b, scale, seed, offset, graph_state);
     MT_CUDA_CHECK(cudaGetLastError());
   });
 }

@@ -7,8 +7,9 @@ replaced by a call of its kernel. Everything else in the graph (matmuls, convolu
 the eager op it already is.
 
 Not done (documented gaps): no backward code generation (a group whose inputs require grad runs its original
-ops, so training is eager for fused groups); graphs on CUDA run eagerly (replaying them as CUDA graphs is
-future work); no fusion into matmul epilogues.
+ops, so training is eager for fused groups); graphs on CUDA are not fused: they run eagerly, or, with
+mode="reduce-overhead" (option ``triton.cudagraphs``), are replayed as CUDA graphs (``cudagraphs``); no fusion
+into matmul epilogues.
 
 Seeing the generated code: ``MINITORCH_COMPILE_DEBUG=1`` prints each generated source (with its cache path)
 to stderr; ``debug_sources()`` lists the sources generated or loaded in this process; a compiled function or
@@ -22,6 +23,7 @@ import warnings
 
 from minitorch import _C
 from minitorch._inductor import codecache, codegen, config, fusion
+from minitorch._inductor.cudagraphs import CUDAGraphRunner
 from minitorch._inductor.meta import TensorMeta, meta_of, record
 from minitorch._inductor.utils import user_stacklevel
 
@@ -118,11 +120,16 @@ def _on_cuda(gm, example_inputs):
 
 def compile_fx(gm, example_inputs, config_patches=None, **kwargs):
     """The inductor backend: gm with its elementwise groups replaced by generated C++ kernels (a callable
-    GraphModule with ``_mt_kernels``). CUDA graphs, graphs with nothing to fuse, and all graphs when no C++
-    compiler works, come back as they are (run eagerly)."""
+    GraphModule with ``_mt_kernels``). Graphs on CUDA come back as they are, or wrapped to replay as CUDA graphs
+    under ``triton.cudagraphs`` (mode="reduce-overhead"); graphs with nothing to fuse, and all graphs when no
+    C++ compiler works, come back as they are (run eagerly)."""
     opts = {**config.get_config_copy(), **(config_patches or {})}
     gm._mt_kernels = []
-    if not opts.get("fusion", True) or _on_cuda(gm, list(example_inputs)):
+    if _on_cuda(gm, list(example_inputs)):
+        if opts.get("triton.cudagraphs"):
+            return CUDAGraphRunner(gm.forward, gm)
+        return gm
+    if not opts.get("fusion", True):
         return gm
     if not _ensure_meta(gm, list(example_inputs)):
         return gm

@@ -15,6 +15,7 @@ from minitorch._dynamo.decorators import allow_in_graph, assume_constant_result
 from minitorch._dynamo.decorators import disable as _dynamo_disable
 from minitorch._dynamo.eval_frame import reset as _dynamo_reset
 from minitorch._dynamo.eval_frame import set_stance
+from minitorch._inductor.cudagraphs import mark_step_begin as _cudagraphs_mark_step_begin
 
 __all__ = [
     "allow_in_graph",
@@ -57,7 +58,10 @@ def is_dynamo_compiling():
 
 
 def cudagraph_mark_step_begin():
-    """Marks an iteration boundary for CUDA-graph trees; a no-op here (compiled CUDA graphs run eagerly)."""
+    """Marks the start of a new iteration for torch.compile(mode="reduce-overhead"): outputs of earlier CUDA-graph
+    replays are dead, so the next replay may overwrite them (without it, outputs still referenced are copied
+    before a replay would overwrite them)."""
+    _cudagraphs_mark_step_begin()
 
 
 def is_exporting():
