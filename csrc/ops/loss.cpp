@@ -391,7 +391,9 @@ Tensor huber_loss_backward(const Tensor& grad, const Tensor& input, const Tensor
   }
   // PyTorch's formulas: huber g * clamp(d, -delta, delta); smooth_l1 g * clamp(d / beta, -1, 1), sign(d) at
   // beta = 0 (l1_loss's); a NaN difference gives NaN
-  Tensor d = sub(input, target);
+  // a bool target subtracts as the input's dtype (PyTorch's kernel promotes it; our sub refuses bool)
+  Tensor d =
+      sub(input, target.dtype() == ScalarType::Bool ? to(target, input.dtype(), input.device()) : target);
   Tensor r;
   if (kind == HuberKind::huber)
     r = clamp(d, S(-param), S(param));

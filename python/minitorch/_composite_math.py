@@ -965,6 +965,7 @@ def _trapz_setup(name, y, x, d):
 # integrates as (sum - (first + last) / 2) * dx, sample points as sum((left + right) * dx) / 2
 
 
+@_argcheck.parses("Tensor y, Tensor x, *, int dim=-1", "Tensor y, *, Scalar dx=1, int dim=-1", upfront=False)
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """Trapezoid-rule integral of y along dim, over sample points x or spacing dx (default 1)."""
     d = _trapz_dim("trapezoid", y, x, dim)

@@ -141,6 +141,10 @@ rot90.__wrapped__ = _rot90_checked.__wrapped__
 
 def broadcast_to(input, size):
     """`input` expanded (a view) to `size`, as torch.broadcast_to."""
+    if isinstance(size, (int, float)):  # the function's size is one sequence (the method takes separate ints)
+        raise TypeError(
+            f"broadcast_to(): argument 'size' (position 2) must be tuple of ints, not {_argcheck._kind_name(size)}"
+        )
     return input.expand(size)  # one sequence: () reaches expand's own error, as PyTorch's
 
 

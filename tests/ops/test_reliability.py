@@ -5629,3 +5629,37 @@ def test_fuzz_4434_checks_as_pytorch():
     assert F.pdist(T.ones(1, 3, requires_grad=True)).requires_grad
     assert T.bernoulli(T.empty(2, 0, 1, dtype=T.int32)).shape == (2, 0, 1)
     assert F.rrelu(T.tensor([0.0, -4.0]), T.tensor(0.25), np.float32(0.25)).tolist() == [0.0, -1.0]
+
+
+def test_fuzz_4435_kinds_and_bool_targets():
+    """Fuzz seed 4435: trapezoid's parser (a number for x), torch.broadcast_to's size one sequence, pdist's p a
+    float, smooth_l1_loss's gradient with a bool target (PyTorch's kernel promotes it)"""
+    T = minitorch
+    y = T.tensor([1.0, 2.0, 4.0])
+    for call, exc, msg in [
+        (
+            lambda: T.trapezoid(y, 2),
+            TypeError,
+            "trapezoid() received an invalid combination of arguments - got (Tensor, int)",
+        ),
+        (lambda: T.trapezoid(y, 2, dim=1), TypeError, "got (Tensor, int, dim=int)"),
+        (lambda: T.trapezoid(y, dim=3), IndexError, "Dimension out of range"),
+        (
+            lambda: T.broadcast_to(T.ones(5), -1),
+            TypeError,
+            "broadcast_to(): argument 'size' (position 2) must be tuple of ints, not int",
+        ),
+        (
+            lambda: T.pdist(T.empty(0), T.int16),
+            TypeError,
+            "pdist(): argument 'p' (position 2) must be float, not torch.dtype",
+        ),
+    ]:
+        with pytest.raises(exc, match=re.escape(msg)):
+            call()
+    assert T.trapezoid(y, T.tensor([0.0, 1.0, 3.0])).item() == 7.5 and T.trapezoid(y, dx=2).item() == 9.0
+    assert T.broadcast_to(T.ones(1), T.Size([2])).shape == (2,) and T.ones(1).broadcast_to(3).shape == (3,)
+    assert T.pdist(T.ones(3, 2), T.tensor(1.0)).shape == (3,)
+    x = T.tensor([[0.77], [-2.5]], dtype=T.float64, requires_grad=True)
+    T.nn.functional.smooth_l1_loss(x, T.tensor([[True], [False]]), beta=1.0).backward()
+    assert np.allclose(x.grad.numpy(), [[-0.115], [-0.5]])

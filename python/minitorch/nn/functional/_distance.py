@@ -1,5 +1,7 @@
 """nn.functional's distances: cosine_similarity, pairwise_distance and pdist."""
 
+import numbers
+
 import numpy as np
 
 from minitorch import _C, _argcheck
@@ -69,6 +71,8 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 def pdist(input, p=2.0):
     """The p-norm distances between the rows of an (N, M) input, upper triangle of the distance matrix in
     row-major order (N * (N - 1) / 2 values)."""
+    if not isinstance(p, numbers.Real) and not (_C._is_tensor(p) and p.dim() == 0):  # the parser's float
+        raise TypeError(f"pdist(): argument 'p' (position 2) must be float, not {_argcheck._kind_name(p)}")
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     if not input.is_floating_point():
