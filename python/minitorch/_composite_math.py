@@ -965,9 +965,7 @@ def _trapz_setup(name, y, x, d):
 # integrates as (sum - (first + last) / 2) * dx, sample points as sum((left + right) * dx) / 2
 
 
-@_argcheck.parses("Tensor y, Tensor x, *, int dim=-1", "Tensor y, *, Scalar dx=1, int dim=-1", upfront=False)
-def trapezoid(y, x=None, *, dx=None, dim=-1):
-    """Trapezoid-rule integral of y along dim, over sample points x or spacing dx (default 1)."""
+def _trapezoid(y, x, dx, dim):
     d = _trapz_dim("trapezoid", y, x, dim)
     if y.shape[d] == 0:
         # nothing to integrate: PyTorch's zeros keep y's dtype (integers, bool), before it looks at x
@@ -981,9 +979,16 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     return _C.div(_C.sum(_C.mul(_C.add(left, right), xd), d), 2.0)
 
 
+@_argcheck.parses("Tensor y, Tensor x, *, int dim=-1", "Tensor y, *, Scalar dx=1, int dim=-1", upfront=False)
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """Trapezoid-rule integral of y along dim, over sample points x or spacing dx (default 1)."""
+    return _trapezoid(y, x, dx, dim)
+
+
+@_argcheck.parses("Tensor y, *, float dx=1, int dim=-1", "Tensor y, Tensor x, *, int dim=-1", upfront=False)
 def trapz(y, x=None, *, dx=None, dim=-1):
     """Alias of trapezoid."""
-    return trapezoid(y, x, dx=dx, dim=dim)
+    return _trapezoid(y, x, dx, dim)
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):

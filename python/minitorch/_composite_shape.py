@@ -221,7 +221,11 @@ def _meshgrid(tensors, indexing):
 
 def cartesian_prod(*tensors):
     """Cartesian product of 1-d tensors, one row per combination (the lone tensor itself when given one)."""
-    tensors = _as_list(tensors)
+    for i, t in enumerate(tensors):  # PyTorch's Python hands the tuple on as is: a list is no tensor
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {_argcheck._kind_name(t)}"
+            )
     _argcheck.check_tensor_list(tensors, 0)
     for t in tensors:
         if t.dim() != 1:

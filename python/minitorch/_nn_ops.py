@@ -278,8 +278,22 @@ def kl_div(input, target, reduction=0, *, log_target=False):
     return _F.kl_div(input, target, reduction=_reduction("kl_div", 3, reduction), log_target=log_target)
 
 
+# torch.ctc_loss's two signatures (lengths as int lists or tensors), checked before F.ctc_loss's body
+_CTC_SIGNATURES = [
+    _argcheck._signature(
+        f"Tensor log_probs, Tensor targets, {kind} input_lengths, {kind} target_lengths, int blank=0, "
+        "int reduction=at::Reduction::Mean, bool zero_infinity=False"
+    )
+    for kind in ("int[]", "Tensor")
+]
+
+
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
     """F.ctc_loss with torch's signature (reduction an int: 0 none, 1 mean, 2 sum)."""
+    args = [log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity]
+    while len(args) > 4 and args[-1] is (0, 1, False)[len(args) - 5]:  # the defaults as not given
+        args.pop()
+    _argcheck.check_call("ctc_loss", _CTC_SIGNATURES, tuple(args), {})
     red = _reduction("ctc_loss", 6, reduction)
     return _F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, red, zero_infinity)
 

@@ -5663,3 +5663,44 @@ def test_fuzz_4435_kinds_and_bool_targets():
     x = T.tensor([[0.77], [-2.5]], dtype=T.float64, requires_grad=True)
     T.nn.functional.smooth_l1_loss(x, T.tensor([[True], [False]]), beta=1.0).backward()
     assert np.allclose(x.grad.numpy(), [[-0.115], [-0.5]])
+
+
+def test_fuzz_4436_parsers():
+    """Fuzz seed 4436: torch.trapz checked under its own name and signatures (my 4435 parse of trapezoid had
+    reached trapz's dx=None and turned its body's errors into TypeErrors), linalg.multi_dot's tensor list,
+    cartesian_prod's elements, torch.ctc_loss's two signatures before F.ctc_loss's checks"""
+    T = minitorch
+    for call, exc, msg in [
+        (
+            lambda: T.trapz(T.tensor([[1.0, 2.0]]), T.tensor([[True, False]])),
+            NotImplementedError,
+            "received a bool input",
+        ),
+        (
+            lambda: T.trapz(T.tensor(2.0), T.tensor(True)),
+            IndexError,
+            "Dimension specified as 0 but tensor has no dimensions",
+        ),
+        (
+            lambda: T.trapz(T.tensor([1.0, 2.0]), 2),
+            TypeError,
+            "trapz() received an invalid combination of arguments - got (Tensor, int)",
+        ),
+        (
+            lambda: T.linalg.multi_dot(T.ones(5, 2)),
+            TypeError,
+            "argument 'tensors' (position 1) must be tuple of Tensors, not Tensor",
+        ),
+        (lambda: T.cartesian_prod([]), TypeError, "expected Tensor as element 0 in argument 0, but got list"),
+        (
+            lambda: T.ctc_loss(T.ones(3), T.ones(3), 2.5, 0.001),
+            TypeError,
+            "got (Tensor, Tensor, float, float), but expected one of",
+        ),
+    ]:
+        with pytest.raises(exc, match=re.escape(msg)):
+            call()
+    assert T.trapz(T.tensor([1.0, 2.0, 4.0]), dx=2).item() == 9.0
+    assert T.trapz(T.tensor([1.0, 2.0]), dx=T.tensor(2.0)).item() == 3.0
+    assert T.cartesian_prod(T.tensor([1, 2]), T.tensor([3])).tolist() == [[1, 3], [2, 3]]
+    assert T.linalg.multi_dot((T.ones(2, 3), T.ones(3))).tolist() == [3.0, 3.0]

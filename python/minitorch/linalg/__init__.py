@@ -284,6 +284,11 @@ def _chain_order(shapes):
 def multi_dot(tensors, *, out=None):
     """The product of a chain of matrices in the cheapest order (fewest scalar multiplications), as
     torch.linalg.multi_dot: the first and last may be vectors (row and column), the rest must be 2-D."""
+    if not isinstance(tensors, (list, tuple)):  # the parser's TensorList (a tensor is not one)
+        raise TypeError(
+            "linalg_multi_dot(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+            f"{_argcheck._kind_name(tensors)}"
+        )
     tensors = list(tensors)
     _argcheck.check_tensor_list(tensors, 0)
     n = len(tensors)
