@@ -321,13 +321,14 @@ Tensor as_long_index(const Tensor& index) {
 }  // namespace
 
 Tensor native::index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  // PyTorch wraps dim before it looks at the index
+  int64_t d = wrap_dim(dim, self.dim());
   MT_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   MT_CHECK(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int,
            "index_select(): Expected dtype int32 or int64 for index");
   // a 0-d self gives a 0-d result, from exactly one index (PyTorch's rule)
   MT_CHECK(self.dim() > 0 || index.numel() == 1,
            "index_select(): Index to scalar can have only 1 value, got ", index.numel(), " value(s)");
-  int64_t d = wrap_dim(dim, self.dim());
   // indices in [0, size) only: index_select does not wrap negative ones (plain indexing does)
   int64_t size = self.dim() ? self.sizes()[d] : 1;
   if (self.is_meta()) {

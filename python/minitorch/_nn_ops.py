@@ -137,6 +137,7 @@ def _reuse_dropout(name, fname, inplace):
     extra = {"inplace": True} if inplace else {}
 
     def fn(input, p, train):
+        _argcheck.check_tensor(name, "input", 1, input)  # ATen's parser reads the tensor first
         _check_train(name, train)
         _check_p(p)
         return getattr(_F, fname)(input, p, train, **extra)

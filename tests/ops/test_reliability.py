@@ -5704,3 +5704,39 @@ def test_fuzz_4436_parsers():
     assert T.trapz(T.tensor([1.0, 2.0]), dx=T.tensor(2.0)).item() == 3.0
     assert T.cartesian_prod(T.tensor([1, 2]), T.tensor([3])).tolist() == [[1, 3], [2, 3]]
     assert T.linalg.multi_dot((T.ones(2, 3), T.ones(3))).tolist() == [3.0, 3.0]
+
+
+def test_fuzz_4437_kinds_first():
+    """Fuzz seed 4437: torch.is_inference and the torch.* dropouts read the input's kind first, index_select
+    wraps dim before it reads the index"""
+    T = minitorch
+    for call, exc, msg in [
+        (
+            lambda: T.is_inference(4),
+            TypeError,
+            "is_inference(): argument 'input' (position 1) must be Tensor, not int",
+        ),
+        (
+            lambda: T.feature_alpha_dropout(False, float("inf"), True),
+            TypeError,
+            "feature_alpha_dropout(): argument 'input' (position 1) must be Tensor, not bool",
+        ),
+        (
+            lambda: T.dropout_(3, 0.5, True),
+            TypeError,
+            "dropout_(): argument 'input' (position 1) must be Tensor, not int",
+        ),
+        (
+            lambda: T.ones(2).index_select(-3, T.tensor([1.5])),
+            IndexError,
+            "Dimension out of range (expected to be in range of [-1, 0], but got -3)",
+        ),
+        (
+            lambda: T.ones(2).index_select(0, T.tensor([1.5])),
+            RuntimeError,
+            "index_select(): Expected dtype int32 or int64 for index",
+        ),
+    ]:
+        with pytest.raises(exc, match=re.escape(msg)):
+            call()
+    assert not T.is_inference(T.ones(1)) and T.dropout(T.ones(3), 0.0, True).tolist() == [1.0] * 3

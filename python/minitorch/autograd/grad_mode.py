@@ -136,4 +136,8 @@ def is_inference_mode_enabled():
 
 def is_inference(input):
     """True when `input` was made inside inference_mode (an inference tensor, or a view of one)."""
+    if not isinstance(input, _C.Tensor):  # PyTorch's parser
+        raise TypeError(
+            f"is_inference(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
+        )
     return input.is_inference()
