@@ -299,14 +299,22 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     return _F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, red, zero_infinity)
 
 
+def _tensors(fname, **named):
+    """ATen's parser: the tensor arguments (in order, positions from 1) are tensors before anything else"""
+    for pos, (what, t) in enumerate(named.items()):
+        _argcheck.check_tensor(fname, what, pos + 1, t)
+
+
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     """F.cosine_embedding_loss with torch's signature (reduction an int: 0 none, 1 mean, 2 sum)."""
+    _tensors("cosine_embedding_loss", input1=input1, input2=input2, target=target)
     red = _reduction("cosine_embedding_loss", 5, reduction)
     return _F.cosine_embedding_loss(input1, input2, target, margin, reduction=red)
 
 
 def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
     """F.hinge_embedding_loss with torch's signature (reduction an int: 0 none, 1 mean, 2 sum)."""
+    _tensors("hinge_embedding_loss", input=input, target=target)
     red = _reduction("hinge_embedding_loss", 4, reduction)
     return _F.hinge_embedding_loss(input, target, margin, reduction=red)
 
@@ -314,11 +322,7 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     """F.margin_ranking_loss with torch's signature (reduction an int: 0 none, 1 mean, 2 sum)."""
     red = _reduction("margin_ranking_loss", 5, reduction)
-    for pos, (what, t) in enumerate((("input1", input1), ("input2", input2), ("target", target))):
-        if not isinstance(t, _C.Tensor):
-            raise TypeError(
-                f"margin_ranking_loss(): argument '{what}' (position {pos + 1}) must be Tensor, not {type(t).__name__}"
-            )
+    _tensors("margin_ranking_loss", input1=input1, input2=input2, target=target)
     # ATen's op broadcasts its operands; the same-dims check is nn.functional's own
     return _F_loss._margin_ranking(input1, input2, target, margin, red)
 
@@ -331,6 +335,7 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, reduction=0):
     """F.triplet_margin_loss with torch's signature (reduction an int: 0 none, 1 mean, 2 sum)."""
+    _tensors("triplet_margin_loss", anchor=anchor, positive=positive, negative=negative)
     red = _reduction("triplet_margin_loss", 8, reduction)
     return _F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=red)
 

@@ -41,10 +41,10 @@ def normal(
     normal(float mean, float std, size, *, dtype, device, requires_grad) (a new tensor of that size)."""
     mean_t, std_t = isinstance(mean, _C.Tensor), isinstance(std, _C.Tensor)
     if not mean_t and not std_t:
-        if size is None:
+        if size is None or not isinstance(size, (tuple, list)):  # an int is no size here (no varargs)
+            got = ", ".join(type(v).__name__ for v in ((mean, std) if size is None else (mean, std, size)))
             raise TypeError(
-                f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, "
-                f"{type(std).__name__}), but expected one of:\n"
+                f"normal() received an invalid combination of arguments - got ({got}), but expected one of:\n"
                 " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
                 " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
                 " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
@@ -54,8 +54,6 @@ def normal(
             )
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_std_fmt(std)}")
-        if isinstance(size, builtins.int):
-            size = (size,)
         if out is not None:
             dtype, device = dtype or out.dtype, device or out.device
         z = _C.randn(tuple(size), generator=generator, dtype=dtype, device=device)

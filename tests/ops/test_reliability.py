@@ -5740,3 +5740,46 @@ def test_fuzz_4437_kinds_first():
         with pytest.raises(exc, match=re.escape(msg)):
             call()
     assert not T.is_inference(T.ones(1)) and T.dropout(T.ones(3), 0.0, True).tolist() == [1.0] * 3
+
+
+def test_fuzz_4438_kinds_first():
+    """Fuzz seed 4438: the torch.* losses check their tensor arguments first, torch.normal of two numbers
+    takes a size only as a sequence"""
+    T = minitorch
+    a = T.tensor([1.5])
+    for call, exc, msg in [
+        (
+            lambda: T.triplet_margin_loss(a, a, 0.5, -1.5),
+            TypeError,
+            "triplet_margin_loss(): argument 'negative' (position 3) must be Tensor, not float",
+        ),
+        (
+            lambda: T.cosine_embedding_loss(a, 2, a),
+            TypeError,
+            "cosine_embedding_loss(): argument 'input2' (position 2) must be Tensor, not int",
+        ),
+        (
+            lambda: T.hinge_embedding_loss(a, 1.0),
+            TypeError,
+            "hinge_embedding_loss(): argument 'target' (position 2) must be Tensor, not float",
+        ),
+        (
+            lambda: T.margin_ranking_loss(a, a, 1),
+            TypeError,
+            "margin_ranking_loss(): argument 'target' (position 3) must be Tensor, not int",
+        ),
+        (
+            lambda: T.normal(0, 3, 2),
+            TypeError,
+            "normal() received an invalid combination of arguments - got (int, int, int)",
+        ),
+        (
+            lambda: T.normal(0.0, 3.0),
+            TypeError,
+            "normal() received an invalid combination of arguments - got (float, float)",
+        ),
+    ]:
+        with pytest.raises(exc, match=re.escape(msg)):
+            call()
+    assert T.normal(0, 3, (2,)).shape == (2,) and T.normal(0.0, 1.0, [3, 1]).shape == (3, 1)
+    assert T.normal(0.0, 1.0, T.Size([2])).shape == (2,)
