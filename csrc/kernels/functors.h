@@ -210,7 +210,7 @@ MT_HD_INLINE double erfinv_double(double y) {
 
 // Hurwitz zeta(s, q) = sum_k (q + k)^-s for s > 1: the first terms summed until q + k > 9, the rest by
 // Euler-Maclaurin with twelve Bernoulli terms (kZetaB[j] = (2j)! / B_2j). For q <= 0 only integer s is
-// defined (the poles q = 0, -1, ... give inf).
+// defined (the poles q = 0, -1, ... give inf, whatever s).
 MT_HD_INLINE double hurwitz_zeta(double s, double q) {
   constexpr double kZetaB[12] = {12.0,
                                  -720.0,
@@ -225,7 +225,6 @@ MT_HD_INLINE double hurwitz_zeta(double s, double q) {
                                  1.8152105401943546773e17,
                                  -7.1661652561756670113e18};
   const double eps = 1.1102230246251565e-16;
-  if (s != s || q != q) return s + q;
   if (s == 1.0) return HUGE_VAL;
   if (s < 1.0) return std::numeric_limits<double>::quiet_NaN();
   if (q <= 0.0) {
@@ -234,6 +233,8 @@ MT_HD_INLINE double hurwitz_zeta(double s, double q) {
     // The direct sum below steps q up by one until it passes 9: past 2^20 steps it is not computed.
     if (q < -1048576.0) return std::numeric_limits<double>::quiet_NaN();
   }
+  // NaN after the poles, as Cephes' (and PyTorch's) order: zeta(nan, -2) is inf
+  if (s != s || q != q) return s + q;
   double sum = std::pow(q, -s), a = q, b = 0.0;
   int i = 0;
   while (i < 9 || a <= 9.0) {

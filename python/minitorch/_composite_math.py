@@ -1907,6 +1907,11 @@ def _cum_inplace(self, fn, dim, dtype):
             f"Bad in-place call: input tensor dtype {cpp_name(self.dtype)} and output tensor dtype "
             f"{cpp_name(dtype)} should match"
         )
+    if self.dtype == _C.bool:  # PyTorch's out= kernel in bool, which it does not have (none runs if empty)
+        if not self.numel():
+            return self
+        kind = "cuda" if self.is_cuda else "cpu"
+        raise NotImplementedError(f"\"{fn.__name__}_out_{kind}\" not implemented for 'Bool'")
     return _store(self, fn(_unwritten(self), dim))
 
 

@@ -5783,3 +5783,50 @@ def test_fuzz_4438_kinds_first():
             call()
     assert T.normal(0, 3, (2,)).shape == (2,) and T.normal(0.0, 1.0, [3, 1]).shape == (3, 1)
     assert T.normal(0.0, 1.0, T.Size([2])).shape == (2,)
+
+
+def test_fuzz_4439_checks_as_pytorch():
+    """Fuzz seed 4439: zeta(nan, q) at a pole q is inf (Cephes' order), pairwise_distance's p and
+    matrix_rank's tol kinds, cumsum_/cumprod_ of bool (PyTorch has no bool kernel; an empty one is left),
+    multilabel_margin_loss's float and double only on the CPU"""
+    T = minitorch
+    F = T.nn.functional
+    z = T.special.zeta(T.tensor([float("nan"), float("nan"), 2.0]), T.tensor([-2.0, 0.5, -2.0]))
+    assert np.isinf(z[0].item()) and np.isnan(z[1].item()) and np.isinf(z[2].item())
+    for call, exc, msg in [
+        (
+            lambda: F.pairwise_distance(T.ones(3), T.ones(3), "floor"),
+            TypeError,
+            "pairwise_distance(): argument 'p' (position 3) must be float, not str",
+        ),
+        (
+            lambda: T.linalg.matrix_rank(T.tensor([False, True]), "replicate"),
+            TypeError,
+            "linalg_matrix_rank() received an invalid combination of arguments - got (Tensor, str)",
+        ),
+        (
+            lambda: T.tensor([[False, True]]).cumprod_(0),
+            NotImplementedError,
+            "\"cumprod_out_cpu\" not implemented for 'Bool'",
+        ),
+        (
+            lambda: T.tensor([[False, True]]).cumsum_(0),
+            NotImplementedError,
+            "\"cumsum_out_cpu\" not implemented for 'Bool'",
+        ),
+        (
+            lambda: F.multilabel_margin_loss(T.ones(3, dtype=T.float16), T.tensor([0, -1, 1])),
+            NotImplementedError,
+            "not implemented for 'Half'",
+        ),
+        (
+            lambda: F.multilabel_margin_loss(T.ones(3, dtype=T.bfloat16), T.tensor([0, -1, 1])),
+            NotImplementedError,
+            "not implemented for 'BFloat16'",
+        ),
+    ]:
+        with pytest.raises(exc, match=re.escape(msg)):
+            call()
+    assert T.zeros(0, dtype=T.bool).cumprod_(0).shape == (0,)
+    assert F.pairwise_distance(T.ones(1, 3), T.zeros(1, 3), T.tensor(1.0)).tolist() == pytest.approx([3.0])
+    assert T.linalg.matrix_rank(T.eye(3), 0.5).item() == 3

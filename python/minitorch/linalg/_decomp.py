@@ -12,6 +12,7 @@ which are plain transposes and no-ops on real tensors, so the same code serves b
 import builtins
 import functools
 import math
+import numbers
 import operator
 import warnings
 
@@ -1238,9 +1239,11 @@ def matrix_rank(A, tol=_NO_TOL, hermitian=False, *, atol=None, rtol=None, out=No
         raise TypeError(
             f"linalg_matrix_rank(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}"
         )
-    if tol is None:  # given as None: no overload takes it
+    if tol is None or not (tol is _NO_TOL or _C._is_tensor(tol) or isinstance(tol, numbers.Real)):
+        # given as None, a str, ...: no overload takes it
         raise TypeError(
-            "linalg_matrix_rank() received an invalid combination of arguments - got (Tensor, NoneType), but "
+            "linalg_matrix_rank() received an invalid combination of arguments - got (Tensor, "
+            f"{_argcheck._kind_name(tol)}), but "
             "expected one of:\n * (Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, "
             "Tensor out = None)\n * (Tensor input, Tensor tol, bool hermitian = False, *, Tensor out = None)\n"
             " * (Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)\n"

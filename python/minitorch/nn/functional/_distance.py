@@ -63,6 +63,11 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
             raise TypeError(
                 f"pairwise_distance(): argument '{name}' (position {pos}) must be Tensor, not {type(x).__name__}"
             )
+    for pos, (name, v) in enumerate((("p", p), ("eps", eps)), 3):  # the parser's doubles
+        if not isinstance(v, numbers.Real) and not (_C._is_tensor(v) and v.dim() == 0):
+            raise TypeError(
+                f"pairwise_distance(): argument '{name}' (position {pos}) must be float, not {_argcheck._kind_name(v)}"
+            )
     return (x1 - x2 + float(eps)).norm(
         p, -1, keepdim=keepdim
     )  # eps is a double: integer operands give floats

@@ -504,7 +504,11 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         raise RuntimeError(
             f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}"
         )
-    _floating(input, "multilabel_margin_loss_forward_out_frame", suffix=False)
+    # PyTorch's CPU kernel has float and double only (the half types on CUDA)
+    if not input.is_floating_point() or (not input.is_cuda and input.dtype not in (_C.float32, _C.float64)):
+        raise NotImplementedError(
+            f"\"multilabel_margin_loss_forward_out_frame\" not implemented for '{scalar_name(input.dtype)}'"
+        )
     _check_long_target(target)
     t = target.reshape(nframe, dim)
     if t.numel() and (int(t.min()) < -1 or int(t.max()) >= dim):
