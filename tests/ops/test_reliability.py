@@ -5830,3 +5830,15 @@ def test_fuzz_4439_checks_as_pytorch():
     assert T.zeros(0, dtype=T.bool).cumprod_(0).shape == (0,)
     assert F.pairwise_distance(T.ones(1, 3), T.zeros(1, 3), T.tensor(1.0)).tolist() == pytest.approx([3.0])
     assert T.linalg.matrix_rank(T.eye(3), 0.5).item() == 3
+
+
+def test_fuzz_4440_softmax_implicit_dim_warning():
+    """Fuzz seed 4440: F.softmax/softmin/log_softmax without dim warn under their own names with the caller's
+    _stacklevel, as PyTorch's _get_softmax_dim (None there raises in warnings.warn, as in PyTorch)"""
+    F = minitorch.nn.functional
+    x = minitorch.tensor([[1.0, 2.0]])
+    for fn, name in [(F.softmax, "softmax"), (F.softmin, "softmin"), (F.log_softmax, "log_softmax")]:
+        with pytest.warns(UserWarning, match=f"Implicit dimension choice for {name} has been deprecated"):
+            assert fn(x).shape == (1, 2)
+        with pytest.raises(TypeError, match="cannot be interpreted as an integer"):
+            fn(minitorch.tensor(-0.5), None, None)

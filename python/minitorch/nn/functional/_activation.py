@@ -455,30 +455,31 @@ def glu(input, dim=-1):
     return a * _C.sigmoid(b)
 
 
-def _softmax_dim(ndim):
+def _softmax_dim(name, ndim, stacklevel):
+    # PyTorch's _get_softmax_dim: the caller's _stacklevel as given (None raises in warnings.warn, as there)
     warnings.warn(
-        "Implicit dimension choice for softmax has been deprecated. Change the call to include dim=X as an "
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an "
         "argument.",
-        stacklevel=3,
+        stacklevel=stacklevel,
     )
     return 0 if ndim in (0, 1, 3) else 1
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
-        dim = _softmax_dim(input.dim())
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
     return input.softmax(dim, dtype=dtype)  # the method, as PyTorch's F (AttributeError for a non-tensor)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
-        dim = _softmax_dim(input.dim())
+        dim = _softmax_dim("softmin", input.dim(), _stacklevel)
     return (-input).softmax(dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
-        dim = _softmax_dim(input.dim())
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
     return input.log_softmax(dim, dtype=dtype)
 
 
