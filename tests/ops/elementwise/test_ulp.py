@@ -997,10 +997,10 @@ def test_avx512_has_every_avx2_row():
 
 # AVX-512 runs AVX2's rows for these (no kernel of its own, SLEEF or not; float32 erfinv its own, AVX2's
 # expressions in eight lanes; erfc AVX2's float64 kernel, float32 through it; float64 erfinv and atanh AVX2's
-# kernels over each half of its vectors; float64 exp2 its own, AVX2's operations in eight lanes): the same bits
-# as the AVX2 path
+# kernels over each half of its vectors; float64 exp2 and float32 lgamma/digamma its own, AVX2's operations in
+# eight double lanes): the same bits as the AVX2 path
 AVX2_ROWS_ON_AVX512 = {
-    "float32": ["erfinv", "sinh", "cosh", "atan2", "erfc"],
+    "float32": ["erfinv", "sinh", "cosh", "atan2", "erfc", "lgamma", "digamma"],
     "float64": ["atan2", "erfc", "erfinv", "atanh", "exp2"],
 }
 # without SLEEF, AVX2's kernels of its own (f32_via_f64.h, avx2_math.h); float32 log2 and log10 are AVX-512's

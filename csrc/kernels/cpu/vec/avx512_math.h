@@ -573,6 +573,48 @@ static inline __m512d expm1_avx512_f64(__m512d x) {
   return res;
 }
 
+// float64 log: avx2_math.h's log_avx2_f64 (fdlibm's e_log.c method) in eight lanes, the same operations in
+// the same order, so the same bits: float32 lgamma and digamma (gamma_f32.h) take it at full width where they
+// ran AVX2's kernel over each half of the vector. Subnormal x scaled by 2^54 first; 0 -> -inf, x < 0 and NaN
+// -> NaN, inf -> inf.
+static inline __m512d log_avx512_f64(__m512d x) {
+  const __mmask8 tiny = _mm512_cmp_pd_mask(x, _mm512_set1_pd(2.2250738585072014e-308), _CMP_LT_OQ);
+  const __m512d xs = _mm512_mask_blend_pd(tiny, x, _mm512_mul_pd(x, _mm512_set1_pd(18014398509481984.0)));
+  // fdlibm's split: m in [sqrt(1/2), sqrt(2)), the mantissa's high bits decide m's exponent 0 or -1
+  const __m512i b = _mm512_castpd_si512(xs);
+  const __m512i mant = _mm512_and_si512(b, _mm512_set1_epi64(0x000fffffffffffffLL));
+  const __m512i i = _mm512_and_si512(_mm512_add_epi64(mant, _mm512_set1_epi64(0x00095f6400000000LL)),
+                                     _mm512_set1_epi64(0x0010000000000000LL));
+  const __m512i ki = _mm512_sub_epi64(_mm512_add_epi64(_mm512_srli_epi64(b, 52), _mm512_srli_epi64(i, 52)),
+                                      _mm512_set1_epi64(1023));
+  const __m512d m = _mm512_castsi512_pd(
+      _mm512_or_si512(mant, _mm512_xor_si512(i, _mm512_set1_epi64(0x3ff0000000000000LL))));
+  const __m512d k = _mm512_sub_pd(_mm512_cvtepi64_pd(ki), _mm512_maskz_mov_pd(tiny, _mm512_set1_pd(54.0)));
+  // log1p_core_avx2 with c = 0
+  const __m512d f = _mm512_sub_pd(m, _mm512_set1_pd(1.0));
+  const __m512d s = _mm512_div_pd(f, _mm512_add_pd(_mm512_set1_pd(2.0), f));
+  const __m512d z = _mm512_mul_pd(s, s);
+  __m512d R =
+      _mm512_fmadd_pd(_mm512_set1_pd(1.479819860511658591e-01), z, _mm512_set1_pd(1.531383769920937332e-01));
+  R = _mm512_fmadd_pd(R, z, _mm512_set1_pd(1.818357216161805012e-01));
+  R = _mm512_fmadd_pd(R, z, _mm512_set1_pd(2.222219843214978396e-01));
+  R = _mm512_fmadd_pd(R, z, _mm512_set1_pd(2.857142874366239149e-01));
+  R = _mm512_fmadd_pd(R, z, _mm512_set1_pd(3.999999999940941908e-01));
+  R = _mm512_fmadd_pd(R, z, _mm512_set1_pd(6.666666666666735130e-01));
+  R = _mm512_mul_pd(R, z);
+  const __m512d hfsq = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(0.5), f), f);
+  const __m512d lo = _mm512_fmadd_pd(k, _mm512_set1_pd(1.90821492927058770002e-10), _mm512_setzero_pd());
+  const __m512d t = _mm512_fmadd_pd(s, _mm512_add_pd(hfsq, R), lo);
+  __m512d r = _mm512_sub_pd(_mm512_mul_pd(k, _mm512_set1_pd(6.93147180369123816490e-01)),
+                            _mm512_sub_pd(_mm512_sub_pd(hfsq, t), f));
+  const __m512d inf = _mm512_set1_pd(__builtin_inf());
+  r = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, inf, _CMP_EQ_OQ), r, inf);
+  r = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_EQ_OQ), r,
+                           _mm512_set1_pd(-__builtin_inf()));
+  return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_NGE_UQ), r,
+                              _mm512_set1_pd(__builtin_nan("")));
+}
+
 // float64 exp2: avx2_math.h's exp2_avx2_f64 in eight lanes, the same operations in the same order (x = k + f,
 // k a multiple of 1/16 by the 1.5 * 2^48 shift, f exact, f ln2 as r_hi + r_lo, 2^floor(k) T[j] (1 +
 // expm1(r_hi)

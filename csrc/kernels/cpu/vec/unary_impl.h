@@ -512,24 +512,16 @@ static VD atan_fast(VD x) {
 }
 
 // float lgamma and digamma: ours through double (gamma_f32.h), SLEEF or not (it has no digamma, and its
-// lgamma is 1 ulp), AVX-512 over each half of its vectors; float64 leaves the table entries empty (the scalar
-// functors)
+// lgamma is 1 ulp), AVX-512 in eight double lanes (AVX2's bits); float64 leaves the table entries empty (the
+// scalar functors)
 static VF lgamma_fast(VF x) {
-#ifndef MT_VEC_AVX512
   return lgamma_f32_own(x);
-#else
-  return by_halves(x, lgamma_f32_own);
-#endif
 }
 static VD lgamma_fast(VD x) {
   return x;  // unused
 }
 static VF digamma_fast(VF x) {
-#ifndef MT_VEC_AVX512
   return digamma_f32_own(x);
-#else
-  return by_halves(x, digamma_f32_own);
-#endif
 }
 static VD digamma_fast(VD x) {
   return x;  // unused
