@@ -1004,8 +1004,9 @@ AVX2_ROWS_ON_AVX512 = {
     "float64": ["atan2", "erfc", "erfinv", "atanh", "exp2"],
 }
 # without SLEEF, AVX2's kernels of its own (f32_via_f64.h, avx2_math.h); float32 log2 and log10 are AVX-512's
-# own, AVX2's formulas step for step in eight lanes (avx512_math.h), so they must give AVX2's bits too (float32
-# exp2 and atanh are AVX-512's own formulas: held to their ulp limits only)
+# own, AVX2's formulas step for step in eight lanes (avx512_math.h), so they must give AVX2's bits too, as must
+# float64 expm1, sinh and cosh, AVX2's operations in eight lanes there (float32 exp2 and atanh are AVX-512's own
+# formulas: held to their ulp limits only)
 if not minitorch._C._has_sleef():
     AVX2_ROWS_ON_AVX512["float32"] += ["log2", "log10", "tan", "asin", "acos", "atan"]
     AVX2_ROWS_ON_AVX512["float64"] += [

@@ -638,6 +638,68 @@ static inline __m512d exp2_avx512_f64(__m512d x) {
   return _mm512_scalef_pd(s, k);
 }
 
+// float64 cosh (kSinh false) and sinh: avx2_math.h's coshsinh_avx2_f64 in eight lanes, the same operations in
+// the same order (sinh's Taylor polynomial below 0.5; to 22, E = e^a as E_hi + E_lo from exp's parts with the
+// Taylor q, 1 / E to twice double precision, (E +- 1/E) / 2; above, e^a / 2 rounded once), so the same bits
+// as AVX2's row, which AVX-512 without SLEEF ran four lanes at a time (two gathers a vector): the table
+// through vpermt2pd, 2^floor(k) (k <= 32, exact) by vscalefpd, and past 22 exp_avx512_f64's arithmetic one
+// power of two lower (avx2_math.h's exp_avx2_f64<true>: the same bits). x's sign ORed back into sinh (-0
+// kept); NaN flows through (min returns a for it).
+template <bool kSinh>
+static inline __m512d coshsinh_avx512_f64(__m512d x) {
+  const __m512d a = _mm512_abs_pd(x);
+  const __m512d ac = _mm512_min_pd(_mm512_set1_pd(22.0), a);
+  const __m512d shift = _mm512_set1_pd(422212465065984.0);  // 1.5 * 2^48
+  const __m512d t = _mm512_fmadd_pd(ac, _mm512_set1_pd(1.4426950408889634), shift);
+  const __m512d k = _mm512_sub_pd(t, shift);
+  const __m512d rh = _mm512_fnmadd_pd(k, _mm512_set1_pd(0.6931471805599453), ac);
+  const __m512d r = _mm512_fnmadd_pd(k, _mm512_set1_pd(2.3190468138462996e-17), rh);
+  __m512d c8 = _mm512_set1_pd(1.0 / 40320);
+  const double cs[] = {1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5};
+  for (double ci : cs) c8 = _mm512_fmadd_pd(c8, r, _mm512_set1_pd(ci));
+  const __m512d q = _mm512_fmadd_pd(_mm512_mul_pd(r, r), c8, r);
+  const __m512i j = _mm512_castpd_si512(t);
+  const __m512d th = lut16(j, kExp2jHi);
+  const __m512d pk = _mm512_scalef_pd(_mm512_set1_pd(1.0), k);  // 2^floor(k), k in [0, 32]: exact
+  const __m512d eh = th * pk, el = _mm512_fmadd_pd(th, q, lut16(j, kExp2jLo)) * pk;
+  const __m512d one = _mm512_set1_pd(1.0);
+  const __m512d h = one / (eh + el);
+  const __m512d hl = h * (_mm512_fnmadd_pd(h, eh, one) - h * el);  // h (1 - h E)
+  __m512d res;
+  if (kSinh) {
+    const __m512d sd = eh - h;
+    const __m512d c = (eh - sd) - h;
+    res = (sd + ((c + el) - hl)) * 0.5;
+    const __m512d z = a * a;
+    __m512d p = _mm512_set1_pd(1.0 / 1307674368000.0);
+    const double ps[] = {1.0 / 6227020800.0, 1.0 / 39916800.0, 1.0 / 362880.0,
+                         1.0 / 5040.0,       1.0 / 120.0,      1.0 / 6.0};
+    for (double pi : ps) p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(pi));
+    res = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, _mm512_set1_pd(0.5), _CMP_LT_OQ), res,
+                               _mm512_fmadd_pd(a * z, p, a));
+  } else {
+    const __m512d sd = eh + h;
+    const __m512d c = h - (sd - eh);
+    res = (sd + ((c + el) + hl)) * 0.5;
+  }
+  const __mmask8 big = _mm512_cmp_pd_mask(a, _mm512_set1_pd(22.0), _CMP_GT_OQ);
+  if (big) {
+    // exp_avx512_f64(a) / 2: its arithmetic with 2^(floor(k) - 1)
+    const __m512d xb = _mm512_min_pd(_mm512_set1_pd(746.0), a);
+    __m512d tb;
+    const __m512d kb = exp_k_f64(xb, _mm512_set1_pd(1.4426950408889634), tb);
+    const __m512d rbh = _mm512_fnmadd_pd(kb, _mm512_set1_pd(0.6931471805599453), xb);
+    const __m512d rb = _mm512_fnmadd_pd(kb, _mm512_set1_pd(2.3190468138462996e-17), rbh);
+    const __m512d qb = expm1_core_f64(rb);
+    const __m512i jb = _mm512_castpd_si512(tb);
+    const __m512d thb = lut16(jb, kExp2jHi);
+    const __m512d sb = _mm512_add_pd(thb, _mm512_fmadd_pd(thb, qb, lut16(jb, kExp2jLo)));
+    res = _mm512_mask_blend_pd(big, res, _mm512_scalef_pd(sb, _mm512_sub_pd(kb, one)));
+  }
+  if (!kSinh) return res;
+  return _mm512_or_pd(res, _mm512_and_pd(x, _mm512_set1_pd(-0.0)));
+}
+
 // log2 (kTen false) or log10 of x > 0 finite in double: log_m_series_d<8> over log_split_d (f64_series.h),
 // e + l log2(e) or e log10(2) + l log10(e); atanh_avx512 takes log2 of its quotient from here
 template <bool kTen>

@@ -264,6 +264,14 @@ static VD sinh_fast(VD x) {
 static VD cosh_fast(VD x) {
   return coshsinh_avx2_f64<false>(x);
 }
+#elif defined(MT_VEC_AVX512) && !defined(MT_SLEEF)
+// AVX-512 without SLEEF: AVX2's kernel in eight lanes (avx512_math.h, AVX2's bits)
+static VD sinh_fast(VD x) {
+  return coshsinh_avx512_f64<true>(x);
+}
+static VD cosh_fast(VD x) {
+  return coshsinh_avx512_f64<false>(x);
+}
 #else
 static VD sinh_fast(VD x) {
   return SLD(sinh, x);
@@ -1164,7 +1172,7 @@ void MT_VEC_FILL(Table& t) {
   scalar(t.f64, {Fn::tan, Fn::asin, Fn::acos});
 #endif
 #ifdef MT_VEC_AVX512
-  scalar(t.f64, {Fn::log2, Fn::log10, Fn::sinh, Fn::cosh});
+  scalar(t.f64, {Fn::log2, Fn::log10});
 #else  // AVX2: every float32 function and the float64 ones not named above are ours
   t.pow_f64 = nullptr;
 #endif
