@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 #include "core/ScalarType.h"
@@ -157,32 +158,48 @@ void run_vec2(const TensorIter& it, loop_t loop) {
   });
 }
 
-// pow of floats through the table's vector loop; false where it has none (integers, old CPU, AVX2 without
-// SLEEF).
-// A binary op with a row loop in the CPU's table (pow, atan2, fmod, remainder, logaddexp): all three operands
-// of the loop's dtype (half and bfloat16 through float buffers, as run_vec2).
-bool row2_vectorized(const TensorIter& it, vec::PowF f32, vec::PowD f64) {
-  const ScalarType dt = it.dtypes[0];
-  if (it.dtypes[1] != dt || it.dtypes[2] != dt) return false;
-  if (dt == ScalarType::Double) {
-    if (!f64) return false;
-    run_vec2<double>(it, f64);
-    return true;
-  }
-  if (!f32) return false;
+// The dtypes the vector rows serve: body(TypeTag<T>{}) for T = double, float, Half or BFloat16 (float32's row
+// serves half and bfloat16 through float buffers: run_vec, run_vec2); false for any other dtype.
+template <typename Body>
+bool dispatch_row_dtype(ScalarType dt, const Body& body) {
   switch (dt) {
+    case ScalarType::Double:
+      body(TypeTag<double>{});
+      return true;
     case ScalarType::Float:
-      run_vec2<float>(it, f32);
+      body(TypeTag<float>{});
       return true;
     case ScalarType::Half:
-      run_vec2<Half>(it, f32);
+      body(TypeTag<Half>{});
       return true;
     case ScalarType::BFloat16:
-      run_vec2<BFloat16>(it, f32);
+      body(TypeTag<BFloat16>{});
       return true;
     default:
       return false;
   }
+}
+// The row for storage type T: the float64 one for double, the float32 one for the others
+template <typename T, typename D, typename F>
+decltype(auto) row_for(const D& f64, const F& f32) {
+  if constexpr (std::is_same_v<T, double>) {
+    return f64;
+  } else {
+    return f32;
+  }
+}
+
+// A binary op with a row loop in the CPU's table (pow, atan2, fmod, remainder, logaddexp): all three operands
+// of the loop's dtype (half and bfloat16 through float buffers, as run_vec2); false where the table has none
+// (integers, old CPU, a row the path lacks).
+bool row2_vectorized(const TensorIter& it, vec::PowF f32, vec::PowD f64) {
+  const ScalarType dt = it.dtypes[0];
+  if (it.dtypes[1] != dt || it.dtypes[2] != dt) return false;
+  if (dt == ScalarType::Double ? !f64 : !f32) return false;
+  return dispatch_row_dtype(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_vec2<T>(it, row_for<T>(f64, f32));
+  });
 }
 
 // softplus through the table's loop, as unary_vectorized; beta and threshold in the compute type, as the
@@ -194,23 +211,11 @@ bool softplus_vectorized(const TensorIter& it, double beta, double threshold) {
   auto f32 = [&](float* o, const float* x, int64_t n) {
     t->softplus_f32(o, x, n, static_cast<float>(beta), static_cast<float>(threshold));
   };
-  switch (it.dtypes[0]) {
-    case ScalarType::Double:
-      run_vec<double>(
-          it, [&](double* o, const double* x, int64_t n) { t->softplus_f64(o, x, n, beta, threshold); });
-      return true;
-    case ScalarType::Float:
-      run_vec<float>(it, f32);
-      return true;
-    case ScalarType::Half:
-      run_vec<Half>(it, f32);
-      return true;
-    case ScalarType::BFloat16:
-      run_vec<BFloat16>(it, f32);
-      return true;
-    default:
-      return false;
-  }
+  auto f64 = [&](double* o, const double* x, int64_t n) { t->softplus_f64(o, x, n, beta, threshold); };
+  return dispatch_row_dtype(it.dtypes[0], [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_vec<T>(it, row_for<T>(f64, f32));
+  });
 }
 
 // elu through the table's expm1 loop, a block at a time: the scaled inputs' expm1 into a buffer, then one
@@ -243,27 +248,18 @@ bool elu_vectorized(const TensorIter& it, double negcoef, double poscoef, double
   if (!t) return false;
   const int k = static_cast<int>(vec::Fn::expm1);
   const ScalarType dt = it.dtypes[0];
-  if (dt == ScalarType::Double) {
-    if (!t->f64[k]) return false;
-    run_vec<double>(it, [&](double* o, const double* x, int64_t n) {
-      elu_row<double>(t->f64[k], o, x, n, negcoef, poscoef, input_scale);
-    });
-    return true;
-  }
-  if (!t->f32[k]) return false;
+  if (dt == ScalarType::Double ? !t->f64[k] : !t->f32[k]) return false;
+  auto f64 = [&](double* o, const double* x, int64_t n) {
+    elu_row<double>(t->f64[k], o, x, n, negcoef, poscoef, input_scale);
+  };
   auto f32 = [&](float* o, const float* x, int64_t n) {
     elu_row<float>(t->f32[k], o, x, n, static_cast<float>(negcoef), static_cast<float>(poscoef),
                    static_cast<float>(input_scale));
   };
-  if (dt == ScalarType::Float)
-    run_vec<float>(it, f32);
-  else if (dt == ScalarType::Half)
-    run_vec<Half>(it, f32);
-  else if (dt == ScalarType::BFloat16)
-    run_vec<BFloat16>(it, f32);
-  else
-    return false;
-  return true;
+  return dispatch_row_dtype(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_vec<T>(it, row_for<T>(f64, f32));
+  });
 }
 
 #ifdef MINITORCH_WITH_CPU_VEC
@@ -338,21 +334,11 @@ bool unary_vectorized(const TensorIter& it, UnaryOp op) {
   const int k = static_cast<int>(f);
   const ScalarType dt = it.dtypes[0];
   const int64_t grain = vec_grain(f, dt == ScalarType::Double);
-  if (dt == ScalarType::Double) {
-    if (!t->f64[k]) return false;
-    run_vec<double>(it, t->f64[k], grain);
-    return true;
-  }
-  if (!t->f32[k]) return false;
-  if (dt == ScalarType::Float)
-    run_vec<float>(it, t->f32[k], grain);
-  else if (dt == ScalarType::Half)
-    run_vec<Half>(it, t->f32[k], grain);
-  else if (dt == ScalarType::BFloat16)
-    run_vec<BFloat16>(it, t->f32[k], grain);
-  else
-    return false;
-  return true;
+  if (dt == ScalarType::Double ? !t->f64[k] : !t->f32[k]) return false;
+  return dispatch_row_dtype(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_vec<T>(it, row_for<T>(t->f64[k], t->f32[k]), grain);
+  });
 }
 
 // float32 erfinv without a table (MINITORCH_CPU_CAPABILITY=default, a CPU without AVX2): the vector rows'
@@ -407,19 +393,11 @@ void erf_row_f32_lanes(float* out, const float* in, int64_t n) {
 bool erf_gelu_baseline(const TensorIter& it, UnaryOp op) {
   if ((op != UnaryOp::erf && op != UnaryOp::gelu) || it.dtypes[1] != it.dtypes[0]) return false;
   const vec::LoopF row = op == UnaryOp::erf ? &erf_row_f32_lanes : &row_f32_lanes<gelu_v4f>;
-  switch (it.dtypes[0]) {
-    case ScalarType::Float:
-      run_vec<float>(it, row, 2048);
-      return true;
-    case ScalarType::Half:
-      run_vec<Half>(it, row, 2048);
-      return true;
-    case ScalarType::BFloat16:
-      run_vec<BFloat16>(it, row, 2048);
-      return true;
-    default:
-      return false;
-  }
+  if (it.dtypes[0] == ScalarType::Double) return false;  // the functor's erf in double
+  return dispatch_row_dtype(it.dtypes[0], [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!std::is_same_v<T, double>) run_vec<T>(it, row, 2048);
+  });
 }
 
 void unary_cpu(const TensorIter& it, UnaryOp op) {
@@ -501,23 +479,13 @@ bool poly_vectorized(const TensorIter& it, BinaryOp op) {
   auto f32 = [&](float* o, const float* x, int64_t sx, const float* n, int64_t sn, int64_t len) {
     vec::poly_row_f32(p, sf, o, x, sx, n, sn, len);
   };
-  switch (dt) {
-    case ScalarType::Double:
-      run_vec2<double>(it, [&](double* o, const double* x, int64_t sx, const double* n, int64_t sn,
-                               int64_t len) { vec::poly_row_f64(p, sd, o, x, sx, n, sn, len); });
-      return true;
-    case ScalarType::Float:
-      run_vec2<float>(it, f32);
-      return true;
-    case ScalarType::Half:
-      run_vec2<Half>(it, f32);
-      return true;
-    case ScalarType::BFloat16:
-      run_vec2<BFloat16>(it, f32);
-      return true;
-    default:
-      return false;
-  }
+  auto f64 = [&](double* o, const double* x, int64_t sx, const double* n, int64_t sn, int64_t len) {
+    vec::poly_row_f64(p, sd, o, x, sx, n, sn, len);
+  };
+  return dispatch_row_dtype(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_vec2<T>(it, row_for<T>(f64, f32));
+  });
 }
 #endif
 

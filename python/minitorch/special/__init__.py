@@ -180,18 +180,27 @@ def ndtr(input):
     return _C.mul(_C.erfc(_C.mul(x, -1.0 / _SQRT2)), 0.5)
 
 
+def _log_ndtr_direct(mid):
+    """log Phi(x) from Phi itself, for x not far in the left tail."""
+    pos = _C.gt(mid, 0)
+    # right of 0, log1p(-Phi(-x)) keeps the digits that log(Phi(x)) ~ log(1 - tiny) rounds away
+    upper = _C.log1p(_C.neg(ndtr(_C.neg(_C._where(pos, mid, 0.0)))))
+    lower = _C.log(ndtr(_C._where(pos, 0.0, mid)))
+    return _C._where(pos, upper, lower)
+
+
 def log_ndtr(input):
     """log of the standard normal CDF, accurate in both tails (an asymptotic series far to the left)."""
     _float_double_only("log_ndtr", input)
     x = _float(input)
     cut = -10.0
+    # no element left of the cut, the common case: one reduction (NaN's min is NaN, which takes the general
+    # path) tells, and the direct branch runs alone, without the asymptotic series' 30 passes (two thirds of
+    # the op's time at 256x256 float64: 0.58-0.67 of PyTorch's per-element kernel)
+    if x.numel() and float(_C.amin(x.detach())) >= cut:
+        return _log_ndtr_direct(x)
     tail = _C.lt(x, cut)
-    mid = _C._where(tail, 0.0, x)
-    pos = _C.gt(mid, 0)
-    # right of 0, log1p(-Phi(-x)) keeps the digits that log(Phi(x)) ~ log(1 - tiny) rounds away
-    upper = _C.log1p(_C.neg(ndtr(_C.neg(_C._where(pos, mid, 0.0)))))
-    lower = _C.log(ndtr(_C._where(pos, 0.0, mid)))
-    direct = _C._where(pos, upper, lower)
+    direct = _log_ndtr_direct(_C._where(tail, 0.0, x))
     # log Phi(x) = -x^2/2 - log(-x) - log(2 pi)/2 + log(sum_k (-1)^k (2k-1)!! / x^(2k)) for x << 0
     t = _C._where(tail, x, cut)
     inv2 = _C.reciprocal(_C.mul(t, t))

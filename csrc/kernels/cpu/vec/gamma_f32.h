@@ -1,7 +1,8 @@
-// float32 lgamma and digamma computed in double over AVX2 vectors, for the AVX2 table and, over each half of
-// a vector, the AVX-512 one (included only by vec/unary_impl.h, after avx2_math.h: its log). The scalar
-// functors run glibc's lgammaf and functors.h's digamma_double element by element, whose loop of up to ten
-// divisions cannot be vectorized as it stands; here both take the same three steps for four lanes at once:
+// float32 lgamma and digamma computed in double, written once over GCC vector types for the AVX2 table (four
+// double lanes) and the AVX-512 one (eight: the same operations, so the same bits); included only by
+// vec/unary_impl.h, after avx2_math.h and avx512_math.h (their float64 log). The scalar functors run glibc's
+// lgammaf and functors.h's digamma_double element by element, whose loop of up to ten divisions cannot be
+// vectorized as it stands; here both take the same three steps for every lane at once:
 // reflection for x < 0, the recurrence up to z >= 10 with the ten steps' product and reciprocal sum kept as
 // one fraction (one division instead of ten), and the asymptotic series at z. Their constants are facts
 // (Taylor and Bernoulli coefficients; scripts/fit_gamma32.py prints them with what each truncation leaves,
@@ -14,14 +15,12 @@
 
 namespace {
 
-// sin(pi r) (polygamma_lanes.h's sinpi_v) and cos(pi r) for |r| <= 1/2 (r exact: x minus its nearest
-// integer): their Taylor series to r^23 and r^22, so sin(pi x) never takes a rounded pi x
-static inline __m256d sinpi_d(__m256d r) {
-  return sinpi_v(r);
-}
-static inline __m256d cospi_d(__m256d r) {
-  const __m256d z = r * r;
-  __m256d p = __m256d{} - 7.700707130601354e-11;
+// cos(pi r) for |r| <= 1/2 (r exact: x minus its nearest integer), its Taylor series to r^22 (sin(pi r) is
+// polygamma_lanes.h's sinpi_v, to r^23), so cos(pi x) never takes a rounded pi x
+template <typename V>
+static inline V cospi_d(V r) {
+  const V z = r * r;
+  V p = V{} - 7.700707130601354e-11;
   p = p * z + 3.604730797462501e-09;
   p = p * z - 1.3878952462213771e-07;
   p = p * z + 4.303069587032947e-06;
@@ -42,14 +41,15 @@ static inline __m256d cospi_d(__m256d r) {
 // tree, and the reciprocals added as fractions the same way: a loop carried ten multiplies in one chain and
 // left it at an unpredictable branch. Every term is positive (no cancellation), and den stays between z0 9! /
 // 10 and 20^10: no overflow or underflow for any float z0 > 0. z0 = inf takes no step; NaN flows through z.
-template <bool kNum>
+template <typename V>
 struct GammaShift {
-  __m256d z, num, den;
+  V z, num, den;
 };
-template <bool kNum>
-static inline GammaShift<kNum> gamma_shift(__m256d z0) {
-  const __m256d c = _mm256_max_pd(_mm256_ceil_pd(10.0 - z0), _mm256_setzero_pd());
-  __m256d f[10], n[10];
+template <bool kNum, typename V>
+static inline GammaShift<V> gamma_shift(V z0) {
+  V c = LaneOps<V>::ceil(10.0 - z0);
+  c = c > 0.0 ? c : 0.0;  // NaN: 0, as max(c, 0)
+  V f[10], n[10];
   for (int k = 0; k < 10; ++k) {
     const auto step = double(k) < c;
     f[k] = step ? z0 + double(k) : 1.0;
@@ -65,9 +65,15 @@ static inline GammaShift<kNum> gamma_shift(__m256d z0) {
   return {z0 + c, n[0], f[0]};
 }
 
-static inline __m256d nearest_int(__m256d x) {
-  return _mm256_round_pd(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+// the float64 log of each width: avx2_math.h's and its eight-lane twin (the same bits)
+static inline __m256d gamma_log(__m256d x) {
+  return log_avx2_f64(x);
 }
+#ifdef MT_VEC_AVX512
+static inline __m512d gamma_log(__m512d x) {
+  return log_avx512_f64(x);
+}
+#endif
 
 // lgamma(x) for a float x in double. x > 0: Stirling's series at the shifted z, (z - 1/2) log z - z +
 // log(2 pi) / 2 + sum B_2k / (2k (2k - 1) z^(2k-1)) to z^-15, minus log(den). x < 0: lgamma(x) = log(pi /
@@ -76,12 +82,13 @@ static inline __m256d nearest_int(__m256d x) {
 // for n >= 2, so the double result has an absolute error near 1e-14: wherever it is below 2^-10 (relative
 // error below 1e-11 elsewhere) the lane takes the C library's double lgamma instead. +-0, the negative
 // integers and -inf give inf (C's lgamma), inf gives inf, NaN stays NaN.
-static inline __m256d lgamma_d_for_f32(__m256d x) {
+template <typename V>
+static inline V lgamma_d_for_f32(V x) {
   const auto neg = x < 0.0;
-  const __m256d z0 = neg ? 1.0 - x : x;
-  const GammaShift<false> s = gamma_shift<false>(z0);
-  const __m256d q = 1.0 / s.z, q2 = q * q;
-  __m256d ser = __m256d{} - 3617.0 / 122400;
+  const V z0 = neg ? 1.0 - x : x;
+  const GammaShift<V> s = gamma_shift<false>(z0);
+  const V q = 1.0 / s.z, q2 = q * q;
+  V ser = V{} - 3617.0 / 122400;
   ser = ser * q2 + 1.0 / 156;
   ser = ser * q2 - 691.0 / 360360;
   ser = ser * q2 + 1.0 / 1188;
@@ -89,24 +96,24 @@ static inline __m256d lgamma_d_for_f32(__m256d x) {
   ser = ser * q2 + 1.0 / 1260;
   ser = ser * q2 - 1.0 / 360;
   ser = ser * q2 + 1.0 / 12;
-  const __m256d stirling = (s.z - 0.5) * log_avx2_f64(s.z) - s.z + 0.91893853320467274178 + ser * q;
-  __m256d w = s.den;
-  if (_mm256_movemask_pd(reinterpret_cast<__m256d>(neg)) != 0) {
-    const __m256d sp = sinpi_d(x - nearest_int(x));
+  const V stirling = (s.z - 0.5) * gamma_log(s.z) - s.z + 0.91893853320467274178 + ser * q;
+  V w = s.den;
+  if (LaneOps<V>::any(neg)) {
+    const V sp = sinpi_v(x - LaneOps<V>::nearest(x));
     w = neg ? s.den * 3.141592653589793 / (sp < 0.0 ? -sp : sp) : w;
   }
-  const __m256d lw = log_avx2_f64(w);
-  __m256d r = neg ? lw - stirling : stirling - lw;
+  const V lw = gamma_log(w);
+  V r = neg ? lw - stirling : stirling - lw;
   const auto near_zero = (r < 0x1p-10) & (r > -0x1p-10);
-  if (_mm256_movemask_pd(reinterpret_cast<__m256d>(near_zero)) != 0) {
-    for (int i = 0; i < 4; ++i) {
+  if (LaneOps<V>::any(near_zero)) {
+    for (int i = 0; i < int(sizeof(V) / sizeof(double)); ++i) {
       int sign;
       if (near_zero[i]) r[i] = __builtin_lgamma_r(x[i], &sign);
     }
   }
   const double inf = __builtin_inf();
   r = x == inf ? inf : r;
-  return (x <= 0.0) & (x == nearest_int(x)) ? inf : r;
+  return (x <= 0.0) & (x == LaneOps<V>::nearest(x)) ? inf : r;
 }
 
 // digamma(x) for a float x in double, the scalar functor's method (functors.h's digamma_double) with its
@@ -116,28 +123,29 @@ static inline __m256d lgamma_d_for_f32(__m256d x) {
 // Taylor series at x0 to d^5, d = (x - x0_hi) - x0_lo (the first difference exact); the zeros of the negative
 // axis keep the reflection's cancellation, as the scalar functor's. +0 gives -inf, -0 inf, the negative
 // integers and -inf NaN (PyTorch's), inf inf, NaN stays NaN.
-static inline __m256d digamma_d_for_f32(__m256d x) {
+template <typename V>
+static inline V digamma_d_for_f32(V x) {
   const auto neg = x < 0.0;
-  const __m256d z0 = neg ? 1.0 - x : x;
-  const GammaShift<true> s = gamma_shift<true>(z0);
-  const __m256d q = 1.0 / s.z, q2 = q * q;
-  __m256d ser = __m256d{} + 1.0 / 12;
+  const V z0 = neg ? 1.0 - x : x;
+  const GammaShift<V> s = gamma_shift<true>(z0);
+  const V q = 1.0 / s.z, q2 = q * q;
+  V ser = V{} + 1.0 / 12;
   ser = 691.0 / 32760 - q2 * ser;
   ser = 1.0 / 132 - q2 * ser;
   ser = 1.0 / 240 - q2 * ser;
   ser = 1.0 / 252 - q2 * ser;
   ser = 1.0 / 120 - q2 * ser;
   ser = 1.0 / 12 - q2 * ser;
-  __m256d r = log_avx2_f64(s.z) - 0.5 * q - q2 * ser - s.num / s.den;
-  if (_mm256_movemask_pd(reinterpret_cast<__m256d>(neg)) != 0) {
-    const __m256d f = x - nearest_int(x);
-    r = neg ? r - 3.141592653589793 * cospi_d(f) / sinpi_d(f) : r;
+  V r = gamma_log(s.z) - 0.5 * q - q2 * ser - s.num / s.den;
+  if (LaneOps<V>::any(neg)) {
+    const V f = x - LaneOps<V>::nearest(x);
+    r = neg ? r - 3.141592653589793 * cospi_d(f) / sinpi_v(f) : r;
   }
-  const __m256d d0 = x - 1.4616321449683622;
+  const V d0 = x - 1.4616321449683622;
   const auto root = (d0 < 0x1p-10) & (d0 > -0x1p-10);
-  if (_mm256_movemask_pd(reinterpret_cast<__m256d>(root)) != 0) {
-    const __m256d d = d0 - 9.549995429965697e-17;
-    __m256d p = __m256d{} + 0.10782405069126237;
+  if (LaneOps<V>::any(root)) {
+    const V d = d0 - 9.549995429965697e-17;
+    V p = V{} + 0.10782405069126237;
     p = p * d - 0.16394270544240652;
     p = p * d + 0.258499760955651;
     p = p * d - 0.4427631689835921;
@@ -145,10 +153,17 @@ static inline __m256d digamma_d_for_f32(__m256d x) {
     r = root ? p * d : r;
   }
   const double inf = __builtin_inf();
-  r = (x < 0.0) & (x == nearest_int(x)) ? __builtin_nan("") : r;
-  r = x == 0.0 ? __m256d{} + inf : r;
-  // +-0: inf with the sign flipped
-  return x == 0.0 ? _mm256_xor_pd(r, _mm256_andnot_pd(x, _mm256_set1_pd(-0.0))) : r;
+  r = (x < 0.0) & (x == LaneOps<V>::nearest(x)) ? __builtin_nan("") : r;
+  r = x == 0.0 ? V{} + inf : r;
+  // +-0: inf with the sign flipped (x's sign bit, inverted, XORed in)
+  typedef long long VL __attribute__((vector_size(sizeof(V))));
+  VL rb, xb;
+  __builtin_memcpy(&rb, &r, sizeof(V));
+  __builtin_memcpy(&xb, &x, sizeof(V));
+  rb ^= ~xb & (VL{} + (1LL << 63));
+  V flipped;
+  __builtin_memcpy(&flipped, &rb, sizeof(V));
+  return x == 0.0 ? flipped : r;
 }
 
 // f over each half of eight floats in double, rounded back to float once (f32_via_f64.h's split, here for
@@ -160,11 +175,26 @@ static inline __m256 gamma_f32_via_f64(__m256 x) {
   return _mm256_insertf128_ps(_mm256_castps128_ps256(rl), rh, 1);
 }
 static inline __m256 lgamma_f32_own(__m256 x) {
-  return gamma_f32_via_f64<lgamma_d_for_f32>(x);
+  return gamma_f32_via_f64<lgamma_d_for_f32<__m256d>>(x);
 }
 static inline __m256 digamma_f32_own(__m256 x) {
-  return gamma_f32_via_f64<digamma_d_for_f32>(x);
+  return gamma_f32_via_f64<digamma_d_for_f32<__m256d>>(x);
 }
+#ifdef MT_VEC_AVX512
+// sixteen floats as two vectors of eight doubles
+template <__m512d (*F)(__m512d)>
+static inline __m512 gamma_f32_via_f64(__m512 x) {
+  const __m256 rl = _mm512_cvtpd_ps(F(_mm512_cvtps_pd(_mm512_castps512_ps256(x))));
+  const __m256 rh = _mm512_cvtpd_ps(F(_mm512_cvtps_pd(_mm512_extractf32x8_ps(x, 1))));
+  return _mm512_insertf32x8(_mm512_castps256_ps512(rl), rh, 1);
+}
+static inline __m512 lgamma_f32_own(__m512 x) {
+  return gamma_f32_via_f64<lgamma_d_for_f32<__m512d>>(x);
+}
+static inline __m512 digamma_f32_own(__m512 x) {
+  return gamma_f32_via_f64<digamma_d_for_f32<__m512d>>(x);
+}
+#endif
 
 // The polygamma row (VecUnary.h's PolygammaF): eight floats a step, the lanes it does not serve (non-finite,
 // and x <= 0 for n >= 2, where the Hurwitz zeta is a direct sum) through `scalar` (the baseline-compiled

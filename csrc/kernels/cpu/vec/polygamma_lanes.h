@@ -1,7 +1,8 @@
 // polygamma(n, x) in double lanes, written once over GCC vector types so the AVX2 table (four lanes,
 // gamma_f32.h) and the baseline loop (two SSE2 lanes, kernels/cpu/elementwise.cpp, at
 // MINITORCH_CPU_CAPABILITY=default or on a CPU without AVX2) run the same arithmetic: float32 orders 1 to
-// kPolygammaMaxOrder (rounded to float once) and float64 trigamma. LaneOps<V> supplies what plain vector
+// kPolygammaMaxOrder (rounded to float once) and float64 trigamma (and gamma_f32.h's lgamma and digamma at
+// four and eight lanes). LaneOps<V> supplies what plain vector
 // arithmetic lacks (ceil, round to nearest, "any lane set"): intrinsics where the instruction set has them.
 #pragma once
 
@@ -25,6 +26,22 @@ struct LaneOpsN<4> {
   template <typename M>
   static bool any(M m) {
     return _mm256_movemask_pd(reinterpret_cast<__m256d>(m)) != 0;
+  }
+};
+#endif
+#ifdef __AVX512F__
+template <>
+struct LaneOpsN<8> {
+  static __m512d ceil(__m512d x) {
+    return _mm512_roundscale_pd(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+  }
+  static __m512d nearest(__m512d x) {
+    return _mm512_roundscale_pd(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  }
+  template <typename M>
+  static bool any(M m) {
+    const __m512i b = reinterpret_cast<__m512i>(m);
+    return _mm512_test_epi64_mask(b, b) != 0;
   }
 };
 #endif

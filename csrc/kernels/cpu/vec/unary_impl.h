@@ -127,8 +127,8 @@ static VF expm1_fast(VF x) {
   return SLF(expm1, x);
 #endif
 }
-// double expm1 and exp2: AVX2 without SLEEF has ours (avx2_math.h, on exp's reduction and table), AVX-512
-// without SLEEF the same in eight lanes (avx512_math.h, AVX2's bits)
+// double expm1: AVX2 without SLEEF has ours (avx2_math.h, on exp's reduction and table), AVX-512 without
+// SLEEF the same in eight lanes (avx512_math.h, AVX2's bits)
 static VD expm1_fast(VD x) {
 #if defined(MT_VEC_AVX512) && !defined(MT_SLEEF)
   return expm1_avx512_f64(x);
@@ -231,11 +231,13 @@ static VF acos_fast(VF x) {
   return SLF(acos, x);
 }
 #endif
+// double exp2: ours on both, SLEEF or not (avx2_math.h on exp's table and the exact reduction x = k + f;
+// avx512_math.h the same operations in eight lanes, AVX2's bits)
 static VD exp2_fast(VD x) {
-#ifdef MT_VEC_F32_VIA_F64
-  return exp2_avx2_f64(x);
+#ifdef MT_VEC_AVX512
+  return exp2_avx512_f64(x);
 #else
-  return SLD(exp2, x);
+  return exp2_avx2_f64(x);
 #endif
 }
 // sinh and cosh: AVX2 has ours (avx2_math.h), float32 through it in double, SLEEF or not (SLEEF's float
@@ -261,6 +263,14 @@ static VD sinh_fast(VD x) {
 }
 static VD cosh_fast(VD x) {
   return coshsinh_avx2_f64<false>(x);
+}
+#elif defined(MT_VEC_AVX512) && !defined(MT_SLEEF)
+// AVX-512 without SLEEF: AVX2's kernel in eight lanes (avx512_math.h, AVX2's bits)
+static VD sinh_fast(VD x) {
+  return coshsinh_avx512_f64<true>(x);
+}
+static VD cosh_fast(VD x) {
+  return coshsinh_avx512_f64<false>(x);
 }
 #else
 static VD sinh_fast(VD x) {
@@ -510,24 +520,16 @@ static VD atan_fast(VD x) {
 }
 
 // float lgamma and digamma: ours through double (gamma_f32.h), SLEEF or not (it has no digamma, and its
-// lgamma is 1 ulp), AVX-512 over each half of its vectors; float64 leaves the table entries empty (the scalar
-// functors)
+// lgamma is 1 ulp), AVX-512 in eight double lanes (AVX2's bits); float64 leaves the table entries empty (the
+// scalar functors)
 static VF lgamma_fast(VF x) {
-#ifndef MT_VEC_AVX512
   return lgamma_f32_own(x);
-#else
-  return by_halves(x, lgamma_f32_own);
-#endif
 }
 static VD lgamma_fast(VD x) {
   return x;  // unused
 }
 static VF digamma_fast(VF x) {
-#ifndef MT_VEC_AVX512
   return digamma_f32_own(x);
-#else
-  return by_halves(x, digamma_f32_own);
-#endif
 }
 static VD digamma_fast(VD x) {
   return x;  // unused
@@ -1170,7 +1172,7 @@ void MT_VEC_FILL(Table& t) {
   scalar(t.f64, {Fn::tan, Fn::asin, Fn::acos});
 #endif
 #ifdef MT_VEC_AVX512
-  scalar(t.f64, {Fn::exp2, Fn::log2, Fn::log10, Fn::sinh, Fn::cosh});
+  scalar(t.f64, {Fn::log2, Fn::log10});
 #else  // AVX2: every float32 function and the float64 ones not named above are ours
   t.pow_f64 = nullptr;
 #endif
