@@ -258,6 +258,39 @@ Tensor take(const Tensor& self, const Tensor& index) {
   return reshape(index_select(flat, 0, idx), index.sizes());
 }
 
+Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
+  // without a dim both are viewed flat (a non-contiguous input is refused, not copied); gather checks the
+  // indices' dtype (int32 taken, as PyTorch 2.15)
+  if (!dim) return gather(view(self, {-1}), 0, view(indices, {-1}));
+  MT_CHECK(indices.dtype() == ScalarType::Long,
+           "torch.take_along_dim(): dtype of indices should be Long but got ",
+           dtype_short_name(indices.dtype()));
+  MT_CHECK(self.dim() == indices.dim(),
+           "torch.take_along_dim(): input and indices should have the same number of dimensions, but got ",
+           self.dim(), " dimensions for input, and ", indices.dim(), " dimensions for indices");
+  const int64_t d = wrap_size_dim(*dim, self.dim());
+  // input and indices broadcast against each other on every dim but `dim`
+  DimVector sx = self.sizes(), si = indices.sizes();
+  sx[d] = si[d] = 1;
+  DimVector shape_x = broadcast_shapes(sx, si), shape_i = shape_x;
+  const int64_t size = self.sizes()[d];
+  shape_x[d] = size;
+  shape_i[d] = indices.sizes()[d];
+  Tensor x = expand(self, shape_x), idx = expand(indices, shape_i);
+  // PyTorch 2.15 reads an index along dim modulo its size (-1 is the last; a size of 0 is its remainder's
+  // ZeroDivisionError). On the CPU the gather runs first: its kernel checks each index as it loads it, so
+  // indices already in [0, size) cost no remainder pass (a full int64 division pass and a copy, 4x the
+  // gather); only a gather that met one out of range is redone over the wrapped indices. A CUDA kernel
+  // cannot raise, so there the indices are always wrapped first, as PyTorch's.
+  if (x.device().is_cpu() && size > 0) {
+    try {
+      return gather(x, d, idx);
+    } catch (const Error&) {  // an index outside [0, size): wrapped below (any other error comes back there)
+    }
+  }
+  return gather(x, d, remainder(idx, wrapped_scalar(Scalar(size))));
+}
+
 Tensor nonzero(const Tensor& self) {
   return nonzero_stub.get(self.device())(self);
 }

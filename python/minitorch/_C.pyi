@@ -1060,12 +1060,7 @@ class Tensor:
         """
         torch.svd: (U, S, V) with V, not Vh; reduced unless some=False; zero U/V when not compute_uv.
         """
-    @staticmethod
-    def take_along_dim(*args, **kwargs):
-        """
-        Picks values at `indices` along `dim` (input and indices broadcast on the other dims), or from the
-            flattened input when dim is None, as numpy.take_along_axis.
-        """
+    def take_along_dim(self, indices: Tensor, dim: builtins.int | None = None) -> Tensor: ...
     @typing.overload
     def tensor_split(self, sections: builtins.int, dim: builtins.int = 0) -> tuple: ...
     @typing.overload
@@ -3320,6 +3315,9 @@ def swapaxes(
 def swapdims(input: Tensor, dim0: builtins.int, dim1: builtins.int) -> Tensor: ...
 def t(input: Tensor) -> Tensor: ...
 def take(input: Tensor, index: Tensor, *, out: typing.Any = None) -> Tensor: ...
+def take_along_dim(
+    input: Tensor, indices: Tensor, dim: builtins.int | None = None, *, out: Tensor | None = None
+) -> Tensor: ...
 @typing.overload
 def tan(input: Tensor) -> Tensor: ...
 @typing.overload
