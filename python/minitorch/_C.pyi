@@ -2239,6 +2239,9 @@ def _scatter_extreme_(
     is_max: builtins.bool,
 ) -> Tensor: ...
 def _softshrink(input: Tensor, lambd: typing.SupportsFloat | typing.SupportsIndex) -> Tensor: ...
+def _sparse_coo_parts(
+    indices: typing.Any, values: typing.Any, size: typing.Any, plain: builtins.bool
+) -> typing.Any: ...
 def _sparse_csr_mm(
     input: Tensor,
     col_indices: Tensor,
