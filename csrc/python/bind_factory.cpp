@@ -397,6 +397,19 @@ void init_factory(py::module_& m, TensorClass& cls) {
       },
       py::arg("indices"), py::arg("values"), py::arg("size"), py::arg("plain"));
 
+  // sparse_coo_tensor(size)'s parts in one call: (k, 0) int64 indices, (0,) values of dtype (None: the
+  // default dtype) on device (None: the default device), and the Size (a tuple of non-negative ints, checked
+  // in Python)
+  m.def(
+      "_sparse_coo_empty",
+      [](const std::vector<int64_t>& size, py::handle dtype, py::handle device) {
+        const ScalarType dt = dtype.is_none() ? default_dtype() : parse_dtype(dtype);
+        const Device dev = factory_device(device);
+        return py::make_tuple(empty({static_cast<int64_t>(size.size()), 0}, ScalarType::Long, dev),
+                              empty({0}, dt, dev), make_size(size));
+      },
+      py::arg("size"), py::arg("dtype"), py::arg("device"));
+
   m.def("_get_default_device", [] { return tls_default_device; });
   m.def("_set_default_device",
         [](py::handle d) { tls_default_device = d.is_none() ? Device() : parse_device(d); });

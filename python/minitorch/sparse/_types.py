@@ -816,11 +816,11 @@ def sparse_coo_tensor(
         shape = _size_only(indices)
         if shape and min(shape) < 0:
             _size_arg(shape)  # its negative-dimension error
-        vdtype = dtype if dtype is not None else _C.get_default_dtype()
-        values = _C.empty((0,), dtype=vdtype, device=device)
-        _check_requires_grad(values, requires_grad)
-        empty_indices = _C.empty((len(shape), 0), dtype=_C.int64, device=device)
-        return SparseCooTensor(empty_indices, _owned_values(values, requires_grad), shape, True)
+        empty_indices, values, shape = _C._sparse_coo_empty(shape, dtype, device)  # fresh: no alias to own
+        if requires_grad:
+            _check_requires_grad(values, requires_grad)
+            values.requires_grad_(True)
+        return SparseCooTensor(empty_indices, values, shape, True)
     indices = _as_index_tensor(indices, "indices")
     if not isinstance(values, _C.Tensor):
         values = _creation.tensor(values, dtype=dtype)
