@@ -593,6 +593,28 @@ def test_take_along_dim_take_unravel(device, dtype):
     assert got[0].dtype == minitorch.int64
 
 
+def test_take_reads_strided_inputs_in_place():
+    """take of a strided input without autograd reads its elements through their storage offsets (no contiguous
+    copy first): permuted, sliced with steps, expanded (stride 0), wrapped negative indices; with autograd the
+    copy path, the same values and gradient"""
+    a = np.arange(60.0).reshape(3, 4, 5)
+    x = minitorch.tensor(a)
+    rng = np.random.default_rng(7)
+    views = [
+        (x.permute(2, 0, 1), a.transpose(2, 0, 1)),
+        (x[:, 1:3, ::2], a[:, 1:3, ::2]),
+        (x[1:, :1, :3].expand(2, 4, 3), np.broadcast_to(a[1:, :1, :3], (2, 4, 3))),
+    ]
+    for v, arr in views:
+        idx = rng.integers(-arr.size, arr.size, size=(2, 3))
+        want = np.take(arr, idx)
+        np.testing.assert_array_equal(to_np(minitorch.take(v, minitorch.tensor(idx))), want)
+        g = v.detach().requires_grad_()
+        np.testing.assert_array_equal(to_np(minitorch.take(g, minitorch.tensor(idx)).detach()), want)
+    with pytest.raises(IndexError, match="out of range: tried to access index 24 on a tensor of 24 elements."):
+        minitorch.take(views[2][0], minitorch.tensor([24]))
+
+
 def test_gather_errors_and_gradients():
     x = minitorch.zeros(2, 3)
     with pytest.raises(RuntimeError, match="dtype of indices should be Long but got Int"):
