@@ -611,7 +611,9 @@ def test_take_reads_strided_inputs_in_place():
         np.testing.assert_array_equal(to_np(minitorch.take(v, minitorch.tensor(idx))), want)
         g = v.detach().requires_grad_()
         np.testing.assert_array_equal(to_np(minitorch.take(g, minitorch.tensor(idx)).detach()), want)
-    with pytest.raises(IndexError, match="out of range: tried to access index 24 on a tensor of 24 elements."):
+    with pytest.raises(
+        IndexError, match="out of range: tried to access index 24 on a tensor of 24 elements."
+    ):
         minitorch.take(views[2][0], minitorch.tensor([24]))
 
 
