@@ -98,17 +98,18 @@ def add_sampling_options(ap, repeats=5, gap=0.2):
     )
 
 
-def interleaved_samples(workers, case, loops, repeats, gap):
+def interleaved_samples(workers, case, loops, repeats, gap, **extra):
     """{worker name: [sample, ...]}: `repeats` rounds, each asking every worker in turn for one timed sample of
     `case` (loops[name] calls), so drift and load hit every library alike. Before each sample a pause of `gap`
     seconds: the previous library's OpenMP threads keep spinning after its sample (PyTorch's libgomp for up to
-    ~0.2 s), and the pause lets them sleep so they do not take a core from this one."""
+    ~0.2 s), and the pause lets them sleep so they do not take a core from this one. `extra`: more fields of
+    the workers' time request (bench_vs_torch_cpu.py's cpu)."""
     samples = {w.name: [] for w in workers}
     for _ in range(repeats):
         for w in workers:
             if gap > 0:
                 time.sleep(gap)
-            samples[w.name].append(w.ask(op="time", case=case, loops=loops[w.name]))
+            samples[w.name].append(w.ask(op="time", case=case, loops=loops[w.name], **extra))
     return samples
 
 

@@ -4,7 +4,7 @@ A report, not a test. One worker process per library (NumPy and minitorch under 
 under --torch-python, default /tmp/tv/bin/python or this interpreter when it imports torch); the parent asks
 them in turn for one timed sample of a case, so repeats interleave (numpy, minitorch, torch, numpy, ...) and
 machine load hits all alike. A library never shares a process with another one (thread pools, allocators
-and OpenMP would interfere). Prints a Markdown table: median seconds per call and R = t_torch / t_minitorch
+and OpenMP would interfere). Prints a Markdown table: median (--best: fastest) seconds per call and R = t_torch / t_minitorch
 (> 1: minitorch is faster), with the geometric mean of R.
 
 Usage: PYTHONPATH=python python benchmarks/bench_vs_torch_cpu.py [--repeats 5] [--min-time 0.1] [-k tanh]
@@ -16,6 +16,7 @@ import os
 import platform
 import statistics
 import sys
+import time
 import timeit
 
 import numpy as np
@@ -380,6 +381,101 @@ def _(L):
     return lambda: x.index_select(1, i)
 
 
+# issue 32's rows of take_along_dim and sparse_coo_tensor: per call (8x8, a 3-element COO tensor) and per element
+def _take_along(n, dim, transposed=False):
+    def make(L):
+        a = rand(n, n)
+        idx = np.random.default_rng(3).integers(0, n, (n, n))
+        if L.t is None:
+            return lambda: np.take_along_axis(a.T if transposed else a, idx, dim)
+        x, i = tensor(L, a), L.t.from_numpy(idx)
+        x = x.t() if transposed else x
+        return lambda: L.t.take_along_dim(x, i, dim)
+
+    return make
+
+
+case("take_along_dim 8x8 dim=1", "index")(_take_along(8, 1))
+case("take_along_dim 256x256 dim=1", "index")(_take_along(256, 1))
+case("take_along_dim 256x256 dim=0", "index")(_take_along(256, 0))
+case("take_along_dim 256x256 dim=1, x.t()", "index")(_take_along(256, 1, True))
+
+
+@case("take_along_dim 256x256 dim=1, indices (256, 8) broadcast over (1, 256)", "index")
+def _(L):
+    a = rand(1, 256)
+    idx = np.random.default_rng(3).integers(0, 256, (256, 8))
+    if L.t is None:
+        return lambda: np.take_along_axis(np.broadcast_to(a, (256, 256)), idx, 1)
+    x, i = tensor(L, a), L.t.from_numpy(idx)
+    return lambda: L.t.take_along_dim(x, i, 1)
+
+
+def _coo(nnz, shape):
+    def make(L):
+        rng = np.random.default_rng(4)
+        idx = np.stack([rng.integers(0, s, nnz) for s in shape])
+        vals = rand(nnz)
+        if L.t is None:
+            return None
+        i, v = L.t.from_numpy(idx), tensor(L, vals)
+        return lambda: L.t.sparse_coo_tensor(i, v, shape)
+
+    return make
+
+
+case("sparse_coo_tensor(indices 2x3, values 3, (3, 3))", "overhead")(_coo(3, (3, 3)))
+case("sparse_coo_tensor(indices 2x65536, values, (256, 256))", "index")(_coo(1 << 16, (256, 256)))
+
+
+@case("sparse_coo_tensor(256) (size only)", "overhead")
+def _(L):
+    if L.t is None:
+        return None
+    return lambda: L.t.sparse_coo_tensor(256)
+
+
+# round(x, decimals=k) (PyTorch's round.decimals: x * 10^k rounded half to even, / 10^k), as np.round
+def _round(n, decimals, dtype):
+    def make(L):
+        a = rand(n, dtype=dtype)
+        if L.t is None:
+            return lambda: np.round(a, decimals)
+        x = tensor(L, a)
+        return lambda: L.t.round(x, decimals=decimals)
+
+    return make
+
+
+case("round(x, decimals=2) 1M f32", "elementwise")(_round(1 << 20, 2, np.float32))
+case("round(x, decimals=3) 1M f64", "elementwise")(_round(1 << 20, 3, np.float64))
+case("round(x, decimals=-1) 64 f32 (per call)", "overhead")(_round(64, -1, np.float32))
+
+
+# the gradients of linalg.householder_product (orgqr) and ormqr, in float64: one tall matrix and a batch of
+# small ones, the reflectors from geqrf
+def _householder(batch, m, n, op):
+    def make(L):
+        if L.t is None:
+            return None
+        a = np.random.default_rng(5).standard_normal((batch, m, n))
+        A0, tau0 = L.t.geqrf(L.t.from_numpy(a))
+        A, tau = A0.clone().requires_grad_(), tau0.clone().requires_grad_()
+        C = L.t.from_numpy(np.random.default_rng(6).standard_normal((batch, m, 4)))
+        if op == "householder_product":
+            return lambda: L.t.linalg.householder_product(A, tau).sum().backward()
+        if op == "orgqr":
+            return lambda: L.t.orgqr(A, tau).sum().backward()
+        return lambda: L.t.ormqr(A, tau, C).sum().backward()
+
+    return make
+
+
+for _b, _m, _n in ((1, 128, 64), (64, 8, 8)):
+    for _op in ("householder_product", "orgqr", "ormqr"):
+        case(f"{_op} fwd+bwd {_b}x{_m}x{_n} f64", "linalg")(_householder(_b, _m, _n, _op))
+
+
 @case("t().contiguous() 1024x1024 f32", "copy")
 def _(L):
     a = rand(1024, 1024)
@@ -646,7 +742,10 @@ def worker(name):
                     reply = loops_for(fn, cmd["min_time"], warmup=3, cap=1 << 20)
             elif cmd["op"] == "time":
                 fn = fns[cmd["case"]]
-                reply = timeit.Timer(fn).timeit(cmd["loops"]) / cmd["loops"]
+                # cpu: this thread's CPU time (one thread; on a loaded machine the wall clock counts the
+                # time slices other processes took)
+                timer = time.thread_time if cmd.get("cpu") else time.perf_counter
+                reply = timeit.Timer(fn, timer=timer).timeit(cmd["loops"]) / cmd["loops"]
             elif cmd["op"] == "drop":
                 fns.pop(cmd["case"], None)
             elif cmd["op"] == "threads":
@@ -675,6 +774,10 @@ def main():
     ap.add_argument("-k", default="", help="only cases whose name contains this (or one of a,b,...)")
     ap.add_argument("--torch-python", default=None)
     ap.add_argument("--json", default=None, help="also write the results here")
+    ap.add_argument("--best", action="store_true", help="each library's fastest sample, not the median")
+    ap.add_argument(
+        "--cpu-time", action="store_true", help="thread CPU time, not wall time (use with --threads 1)"
+    )
     ap.add_argument(
         "--threads",
         type=int,
@@ -714,10 +817,10 @@ def main():
             continue
         loops = {w.name: w.ask(op="setup", case=name, min_time=args.min_time) for w in workers}
         live = [w for w in workers if isinstance(loops[w.name], int)]
-        samples = interleaved_samples(live, name, loops, args.repeats, args.gap)
+        samples = interleaved_samples(live, name, loops, args.repeats, args.gap, cpu=args.cpu_time)
         for w in workers:
             w.ask(op="drop", case=name)
-        med = {k: statistics.median(v) for k, v in samples.items()}
+        med = {k: (min(v) if args.best else statistics.median(v)) for k, v in samples.items()}
         r = med["torch"] / med["minitorch"] if "torch" in med and "minitorch" in med else None
         if r:
             ratios.append(r)

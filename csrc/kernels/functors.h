@@ -782,6 +782,17 @@ struct Hardshrink {
     return ((x >= -T(lambd)) & (x <= T(lambd))) ? T(0) : x;
   }
 };
+// PyTorch's round.decimals in one pass: nearbyint(x * ten) / ten, or for negative decimals nearbyint(x / ten)
+// * ten, in the opmath type (ten, 10^|decimals|, rounded to it as PyTorch's kernel's static_cast does).
+struct RoundDecimals {
+  double ten;
+  bool negative;
+  template <typename T>
+  MT_HD_INLINE T operator()(T x) const {
+    const T t = static_cast<T>(ten);
+    return negative ? std::nearbyint(x / t) * t : std::nearbyint(x * t) / t;
+  }
+};
 // clamp of a float32/float64 tensor by two numbers (ops/elementwise.cpp's fast path; a missing bound is -inf
 // or +inf, a NaN bound takes the general Clamp): a NaN x fails both compares and stays NaN. Two selects per
 // element in a unary loop, where the general path runs a ternary loop over two broadcast bound tensors.

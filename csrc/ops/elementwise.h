@@ -120,7 +120,8 @@ enum class ParamUnaryOp : int {
   log_sigmoid,
   gelu_backward,
   silu_backward,
-  elu_backward
+  elu_backward,
+  round_decimals
 };
 using ParamUnaryKernelFn = void (*)(const TensorIter& iter, ParamUnaryOp op, double p0, double p1, double p2);
 // The gradient of gelu (op gelu_backward), silu or elu (p0-p2 as the enum's comment says) in one pass over

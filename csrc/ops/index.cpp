@@ -224,7 +224,6 @@ Tensor take(const Tensor& self, const Tensor& index) {
            "Expected all tensors to be on the same device, but found at least two devices, ",
            self.device().str(), " and ", index.device().str(), "!");
   const int64_t n = self.numel();
-  Tensor flat = reshape(self, {-1});
   Tensor idx = reshape(index, {-1});
   if (idx.numel() > 0) {
     MT_CHECK_INDEX(n > 0, "take(): tried to take from an empty tensor");
@@ -248,6 +247,28 @@ Tensor take(const Tensor& self, const Tensor& index) {
         for (int64_t i = 0; i < m; ++i) q[i] = p[i] < 0 ? p[i] + n : p[i];
         idx = w;
       }
+      if (!self.is_contiguous() && !needs_grad(self)) {
+        // a strided self: each row-major index becomes its element's offset in self's storage, read by one
+        // index_select of a 1-D view there, instead of a contiguous copy of all of self first (take(x.t(), i)
+        // of a few indices copied the whole matrix: 10 us against PyTorch's 2 at 256x256)
+        Tensor ci = contiguous(idx);
+        const int64_t* k = ci.data<int64_t>();
+        Tensor off = make_empty({m}, ScalarType::Long, self.device());
+        int64_t* o = off.data<int64_t>();
+        const IntArrayRef sz = self.sizes(), st = self.strides();
+        int64_t span = 0;
+        for (int64_t i = 0; i < m; ++i) {
+          int64_t rest = k[i], e = 0;
+          for (int64_t d = self.dim() - 1; d >= 0; --d) {
+            e += (rest % sz[d]) * st[d];
+            rest /= sz[d];
+          }
+          o[i] = e;
+          span = std::max(span, e + 1);
+        }
+        Tensor storage = as_strided(self, {span}, {1}, self.storage_offset());
+        return reshape(index_select(storage, 0, off), index.sizes());
+      }
     } else {
       // the extremes come to the host (what PyTorch's kernel checks on the device, raised here)
       const int64_t hi = item(amax(idx, {}, false)).to_long(), lo = item(amin(idx, {}, false)).to_long();
@@ -256,7 +277,40 @@ Tensor take(const Tensor& self, const Tensor& index) {
       if (lo < 0) idx = remainder(add(idx, wrapped_scalar(Scalar(n)), Scalar(1)), wrapped_scalar(Scalar(n)));
     }
   }
-  return reshape(index_select(flat, 0, idx), index.sizes());
+  return reshape(index_select(reshape(self, {-1}), 0, idx), index.sizes());
+}
+
+Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
+  // without a dim both are viewed flat (a non-contiguous input is refused, not copied); gather checks the
+  // indices' dtype (int32 taken, as PyTorch 2.15)
+  if (!dim) return gather(view(self, {-1}), 0, view(indices, {-1}));
+  MT_CHECK(indices.dtype() == ScalarType::Long,
+           "torch.take_along_dim(): dtype of indices should be Long but got ",
+           dtype_short_name(indices.dtype()));
+  MT_CHECK(self.dim() == indices.dim(),
+           "torch.take_along_dim(): input and indices should have the same number of dimensions, but got ",
+           self.dim(), " dimensions for input, and ", indices.dim(), " dimensions for indices");
+  const int64_t d = wrap_size_dim(*dim, self.dim());
+  // input and indices broadcast against each other on every dim but `dim`
+  DimVector sx = self.sizes(), si = indices.sizes();
+  sx[d] = si[d] = 1;
+  DimVector shape_x = broadcast_shapes(sx, si), shape_i = shape_x;
+  const int64_t size = self.sizes()[d];
+  shape_x[d] = size;
+  shape_i[d] = indices.sizes()[d];
+  Tensor x = expand(self, shape_x), idx = expand(indices, shape_i);
+  // PyTorch 2.15 reads an index along dim modulo its size (-1 is the last; a size of 0 is its remainder's
+  // ZeroDivisionError). On the CPU the gather runs first: its kernel checks each index as it loads it, so
+  // indices already in [0, size) cost no remainder pass (a full int64 division pass and a copy, 4x the
+  // gather); only a gather that met one out of range is redone over the wrapped indices. A CUDA kernel
+  // cannot raise, so there the indices are always wrapped first, as PyTorch's.
+  if (x.device().is_cpu() && size > 0) {
+    try {
+      return gather(x, d, idx);
+    } catch (const Error&) {  // an index outside [0, size): wrapped below (any other error comes back there)
+    }
+  }
+  return gather(x, d, remainder(idx, wrapped_scalar(Scalar(size))));
 }
 
 Tensor nonzero(const Tensor& self) {

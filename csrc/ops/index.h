@@ -19,6 +19,10 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index);
 // torch.take: elements of the flattened self at int64 `index` (negative ones count from the end), shaped like
 // index; an index out of range is PyTorch's IndexError.
 Tensor take(const Tensor& self, const Tensor& index);
+// torch.take_along_dim: gather along dim of self and int64 `indices` broadcast against each other on the
+// other dims, an index read modulo the dim's size (PyTorch 2.15's); dim nullopt: gather from both viewed
+// flat.
+Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim);
 // reduce: "" (assign), "add", "multiply"
 const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                        const std::string& reduce = "");

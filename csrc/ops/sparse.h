@@ -2,6 +2,8 @@
 // its transpose, and the sampled dense-dense product that gives the stored values their gradient. CPU kernels
 // of our own (one pass per row, no nnz x n intermediate), CUDA through cuSPARSE (SpMM, SDDMM).
 #pragma once
+#include <optional>
+
 #include "core/Tensor.h"
 #include "ops/Dispatch.h"
 #include "ops/op_table.h"
@@ -17,6 +19,19 @@ Tensor sparse_csr_mm(const Tensor& crow, const Tensor& col, const Tensor& values
 // For each stored element e at (r, c): sum_j a[r, j] * b[c, j] (a: rows x n, b: cols x n), the gradient of
 // the values of A @ b when a is the output's gradient.
 Tensor sparse_csr_sddmm(const Tensor& crow, const Tensor& col, const Tensor& a, const Tensor& b);
+
+// torch.sparse_coo_tensor's checks (the COO type itself is Python: python/minitorch/sparse/_types.py), in
+// PyTorch's words: `indices` (sparse_dim x nnz, any integer dtype) come back int64, `values` (nnz, dense
+// dims...; a 0-dim value is one element) reshaped to at least 1-D, and the size: `size` when given (its
+// length, the values' dense shape and every index against it checked), else one past the largest index of
+// each sparse dim, then the values' dense dims. The bounds are checked always, not only under
+// check_invariants as PyTorch's (which reads out of bounds otherwise): one pass over the indices, on the host
+// for CPU tensors.
+struct CooParts {
+  Tensor indices, values;
+  DimVector size;
+};
+CooParts sparse_coo_parts(const Tensor& indices, const Tensor& values, const std::optional<DimVector>& size);
 
 // Kernels: every tensor contiguous and on one device, out zero-filled and allocated; the indices checked.
 using CsrMmFn = void (*)(const Tensor& out, const Tensor& crow, const Tensor& col, const Tensor& values,

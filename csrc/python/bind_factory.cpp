@@ -4,6 +4,7 @@
 #include <cstring>
 #include <random>
 
+#include "autograd/Node.h"
 #include "core/Generator.h"
 #include "core/GradMode.h"
 #include "ops/complex.h"
@@ -14,6 +15,7 @@
 #include "ops/reduce.h"
 #include "ops/shape.h"
 #include "ops/sort.h"
+#include "ops/sparse.h"
 #include "python/bind.h"
 
 namespace mt {
@@ -358,6 +360,55 @@ void init_factory(py::module_& m, TensorClass& cls) {
         return binomial(count, prob);
       },
       py::arg("count"), py::arg("prob"), py::arg("generator") = py::none());
+
+  // torch.sparse_coo_tensor's checked parts (ops/sparse.h) for python/minitorch/sparse/_types.py:
+  // (indices, values, Size, coalesced by construction: nnz <= 1). plain=True is the constructor's fast path:
+  // None unless indices and values are tensors of the Tensor class itself, the indices of an integer dtype,
+  // the values not requiring grad (then detached: the COO tensor's own alias) and size None or a tuple or
+  // list of ints (any other call takes the Python path, which converts its arguments and calls back).
+  m.def(
+      "_sparse_coo_parts",
+      [](py::handle indices, py::handle values, py::handle size, bool plain) -> py::object {
+        auto tensor = [plain](py::handle h) {
+          return plain ? Py_TYPE(h.ptr()) == g_tensor_type : PyObject_TypeCheck(h.ptr(), g_tensor_type) != 0;
+        };
+        if (!tensor(indices) || !tensor(values)) {
+          if (plain) return py::none();
+          throw py::type_error("_sparse_coo_parts: indices and values must be tensors");
+        }
+        Tensor i = indices.cast<Tensor>(), v = values.cast<Tensor>();
+        if (plain && (v.requires_grad() || !is_integral(i.dtype(), false))) return py::none();
+        std::optional<DimVector> sz;
+        if (!size.is_none()) {
+          PyObject* seq = size.ptr();
+          if (!PyTuple_Check(seq) && !PyList_Check(seq)) return py::none();
+          py::sequence items = py::reinterpret_borrow<py::sequence>(seq);
+          DimVector d;
+          for (py::handle item : items) {
+            int64_t x = 0;
+            if (!load_strict_int(item.ptr(), &x)) return py::none();
+            d.push_back(x);
+          }
+          sz = std::move(d);
+        }
+        CooParts p = sparse_coo_parts(i, v, sz);
+        return py::make_tuple(p.indices, plain ? autograd::detach(p.values) : p.values, make_size(p.size),
+                              p.indices.size(1) <= 1);
+      },
+      py::arg("indices"), py::arg("values"), py::arg("size"), py::arg("plain"));
+
+  // sparse_coo_tensor(size)'s parts in one call: (k, 0) int64 indices, (0,) values of dtype (None: the
+  // default dtype) on device (None: the default device), and the Size (a tuple of non-negative ints, checked
+  // in Python)
+  m.def(
+      "_sparse_coo_empty",
+      [](const std::vector<int64_t>& size, py::handle dtype, py::handle device) {
+        const ScalarType dt = dtype.is_none() ? default_dtype() : parse_dtype(dtype);
+        const Device dev = factory_device(device);
+        return py::make_tuple(empty({static_cast<int64_t>(size.size()), 0}, ScalarType::Long, dev),
+                              empty({0}, dt, dev), make_size(size));
+      },
+      py::arg("size"), py::arg("dtype"), py::arg("device"));
 
   m.def("_get_default_device", [] { return tls_default_device; });
   m.def("_set_default_device",

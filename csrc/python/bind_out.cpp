@@ -3,6 +3,7 @@
 // elementwise table's plain calls go straight to ops/out.h, which writes into `out` through the TensorIter;
 // everything else runs the op as usual and copies its result in. Calls without out= never reach it, so they
 // cost what they did before.
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -166,7 +167,9 @@ py::object call_with_out(const OutOp& op, const py::object& fn, const py::args& 
   auto call = [&] { return kw.empty() ? fn(*args) : fn(*args, **kw); };
   if (out.is_none()) return call();
   const char* shown = op.name[0] == '_' ? op.name + 1 : op.name;
-  check_no_grad(shown, any_requires_grad(args) || any_requires_grad(kw) || any_requires_grad(out));
+  // PyTorch's take_along_dim writes out= through gather's out= (the check's words name gather)
+  check_no_grad(std::strcmp(shown, "take_along_dim") == 0 ? "gather" : shown,
+                any_requires_grad(args) || any_requires_grad(kw) || any_requires_grad(out));
   py::object result = call();
   if (py::isinstance<TensorImpl>(result)) {
     MT_CHECK_TYPE(py::isinstance<TensorImpl>(out), shown, "(): argument 'out' must be Tensor, not ",

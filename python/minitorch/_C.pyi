@@ -1060,12 +1060,7 @@ class Tensor:
         """
         torch.svd: (U, S, V) with V, not Vh; reduced unless some=False; zero U/V when not compute_uv.
         """
-    @staticmethod
-    def take_along_dim(*args, **kwargs):
-        """
-        Picks values at `indices` along `dim` (input and indices broadcast on the other dims), or from the
-            flattened input when dim is None, as numpy.take_along_axis.
-        """
+    def take_along_dim(self, indices: Tensor, dim: builtins.int | None = None) -> Tensor: ...
     @typing.overload
     def tensor_split(self, sections: builtins.int, dim: builtins.int = 0) -> tuple: ...
     @typing.overload
@@ -2251,6 +2246,14 @@ def _scatter_extreme_(
     is_max: builtins.bool,
 ) -> Tensor: ...
 def _softshrink(input: Tensor, lambd: typing.SupportsFloat | typing.SupportsIndex) -> Tensor: ...
+def _sparse_coo_empty(
+    size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    dtype: typing.Any,
+    device: typing.Any,
+) -> tuple: ...
+def _sparse_coo_parts(
+    indices: typing.Any, values: typing.Any, size: typing.Any, plain: builtins.bool
+) -> typing.Any: ...
 def _sparse_csr_mm(
     input: Tensor,
     col_indices: Tensor,
@@ -3328,6 +3331,9 @@ def swapaxes(
 def swapdims(input: Tensor, dim0: builtins.int, dim1: builtins.int) -> Tensor: ...
 def t(input: Tensor) -> Tensor: ...
 def take(input: Tensor, index: Tensor, *, out: typing.Any = None) -> Tensor: ...
+def take_along_dim(
+    input: Tensor, indices: Tensor, dim: builtins.int | None = None, *, out: Tensor | None = None
+) -> Tensor: ...
 @typing.overload
 def tan(input: Tensor) -> Tensor: ...
 @typing.overload

@@ -490,7 +490,7 @@ def argwhere(input):
 
 def _broadcast_sizes(a, b):
     """The broadcast of shapes a and b (right-aligned), refused in ATen's infer_size wording (one helper for
-    _composite_math's composites, take_along_dim and the torch-level BCE-with-logits)."""
+    _composite_math's composites and the torch-level BCE-with-logits)."""
     n = max(len(a), len(b))
     a, b = [1] * (n - len(a)) + list(a), [1] * (n - len(b)) + list(b)
     shape = []
@@ -501,32 +501,6 @@ def _broadcast_sizes(a, b):
             )
         shape.append(y if x == 1 else x)
     return shape
-
-
-@_argcheck.parses("Tensor input, Tensor indices, int? dim=None, *, Tensor? out=None")
-def take_along_dim(input, indices, dim=None):
-    """Picks values at `indices` along `dim` (input and indices broadcast on the other dims), or from the
-    flattened input when dim is None, as numpy.take_along_axis."""
-    if dim is None:  # PyTorch views both flat (a non-contiguous input is refused, not copied); gather checks
-        return input.view(-1).gather(0, indices.view(-1))  # the indices' dtype (int32 taken, as PyTorch 2.15)
-    if indices.dtype != _C.int64:
-        raise RuntimeError(
-            f"torch.take_along_dim(): dtype of indices should be Long but got {_scalar_name(indices.dtype)}"
-        )
-    if input.dim() != indices.dim():
-        raise RuntimeError(
-            "torch.take_along_dim(): input and indices should have the same number of dimensions, but got "
-            f"{input.dim()} dimensions for input, and {indices.dim()} dimensions for indices"
-        )
-    d = _wrap(dim, input.dim())
-    si, sx = list(indices.shape), list(input.shape)
-    si[d] = sx[d] = 1
-    shape = _broadcast_sizes(sx, si)
-    shape_x, shape_i = list(shape), list(shape)
-    shape_x[d], shape_i[d] = input.shape[d], indices.shape[d]
-    if input.shape[d]:  # PyTorch 2.15 reads an index along dim modulo its size (-1 is the last, size is 0)
-        indices = indices.remainder(input.shape[d])
-    return input.expand(*shape_x).gather(d, indices.expand(*shape_i))
 
 
 def unravel_index(indices, shape):
@@ -1281,7 +1255,6 @@ __all__ += [
     "row_stack",
     "select_scatter",
     "slice_scatter",
-    "take_along_dim",
     "tensordot",
     "tile",
     "trace",
@@ -1313,7 +1286,6 @@ TENSOR_METHODS.update(
             "ravel",
             "msort",
             "argwhere",
-            "take_along_dim",
             "kron",
             "inner",
             "vdot",

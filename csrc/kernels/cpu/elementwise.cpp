@@ -800,6 +800,8 @@ void param_unary_cpu(const TensorIter& it, ParamUnaryOp op, double p0, double p1
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::NanToNum{p0, p1, p2});
     else if (op == ParamUnaryOp::log_sigmoid)
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::LogSigmoid{});
+    else if (op == ParamUnaryOp::round_decimals)
+      cpu_unary_loop<scalar_t, scalar_t>(it, fn::RoundDecimals{p0, p1 != 0.0});
     else
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::LeakyRelu{p0});
   });

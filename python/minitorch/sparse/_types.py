@@ -390,7 +390,7 @@ class SparseCooTensor(_SparseTensor):
         # unchecked: the public constructors (sparse_coo_tensor, to_sparse) validate their arguments
         self._idx = indices
         self._vals = values
-        self._shape = Size(size)
+        self._shape = size if type(size) is Size else Size(size)
         self._coalesced = bool(coalesced)
 
     def _map_tensors(self, fn, values):
@@ -1038,21 +1038,6 @@ def dense_to_csr(t, dense_dim=None):
 # ------------------------------------------------------------------------------------------- constructors
 
 
-def _check_coo_bounds(indices, size):
-    """PyTorch's invariant errors for indices outside `size` (negative first, per dim in order)."""
-    if indices.shape[1] == 0 or indices.shape[0] == 0:
-        return
-    mins = indices.amin(1).tolist()
-    maxs = indices.amax(1).tolist()
-    for d, (lo, hi) in enumerate(zip(mins, maxs, strict=True)):
-        if lo < 0:
-            raise RuntimeError(f"found negative index {lo} for dim {d}")
-        if hi >= size[d]:
-            raise RuntimeError(
-                f"size is inconsistent with indices: for dim {d}, size is {size[d]} but found index {hi}"
-            )
-
-
 def _size_arg(size, what="size"):
     if isinstance(size, int):
         raise TypeError(f"{what} must be a tuple of ints, not int")
@@ -1121,9 +1106,14 @@ def sparse_coo_tensor(
 
     Index bounds are always checked (PyTorch checks them only with check_invariants=True and otherwise reads
     out of bounds); check_invariants=True (or torch.sparse.check_sparse_tensor_invariants) also verifies an
-    is_coalesced=True claim.
+    is_coalesced=True claim. The checks and the size's inference are one C++ call (ops/sparse.h
+    sparse_coo_parts), which takes a plain call (tensors, a size of ints, no keywords) whole.
 
     sparse_coo_tensor(size, dtype=...) (PyTorch's size-only overload) is an empty one of that size."""
+    if dtype is None and device is None and not requires_grad and is_coalesced is None:
+        parts = _C._sparse_coo_parts(indices, values, size, True)  # None unless the call is plain
+        if parts is not None:
+            return SparseCooTensor(*parts)
     if values is not _NO_VALUES and _separate_ints(indices, size):
         # PyTorch's parser reads three positional ints as the size-only overload's int list
         # (sparse_coo_tensor(4, 0, 3) is an empty (4, 0, 3) tensor); a non-int later is its unpack TypeError
@@ -1136,11 +1126,11 @@ def sparse_coo_tensor(
         shape = _size_only(indices)
         if shape and min(shape) < 0:
             _size_arg(shape)  # its negative-dimension error
-        vdtype = dtype if dtype is not None else _C.get_default_dtype()
-        values = _C.empty((0,), dtype=vdtype, device=device)
-        _check_requires_grad(values, requires_grad)
-        empty_indices = _C.empty((len(shape), 0), dtype=_C.int64, device=device)
-        return SparseCooTensor(empty_indices, _owned_values(values, requires_grad), shape, True)
+        empty_indices, values, shape = _C._sparse_coo_empty(shape, dtype, device)  # fresh: no alias to own
+        if requires_grad:
+            _check_requires_grad(values, requires_grad)
+            values.requires_grad_(True)
+        return SparseCooTensor(empty_indices, values, shape, True)
     indices = _as_index_tensor(indices, "indices")
     if not isinstance(values, _C.Tensor):
         values = _creation.tensor(values, dtype=dtype)
@@ -1149,43 +1139,12 @@ def sparse_coo_tensor(
     if device is not None:
         values = values.to(device)
         indices = indices.to(device)
-    elif indices.device != values.device:
-        raise RuntimeError(
-            f"device of indices ({_device_index(indices.device)}) must match device of values "
-            f"({_device_index(values.device)})"
-        )
-    if indices.dim() != 2:
-        raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(indices.shape)}")
-    indices = indices.to(_C.int64)
+    parts = _C._sparse_coo_parts(indices, values, size, False)
+    if parts is None:  # a size that is no sequence of ints: PyTorch's TypeError for the call
+        _argcheck.check_call("sparse_coo_tensor", _SPARSE_COO_SIGNATURES, (indices, values, size), {})
+        parts = _C._sparse_coo_parts(indices, values, _size_arg(size), False)
+    indices, values, size, _ = parts
     sd, nnz = indices.shape
-    vnnz = values.shape[0] if values.dim() else 1
-    if nnz != vnnz or values.dim() == 0:
-        raise RuntimeError(
-            f"indices and values must have same nnz, but got nnz from indices: {nnz}, nnz from values: {vnnz}"
-        )
-    dd = values.dim() - 1
-    if size is None:
-        if nnz:
-            mins = indices.amin(1).tolist() if sd else []
-            for d, lo in enumerate(mins):
-                if lo < 0:
-                    raise RuntimeError(f"found negative index {lo} for dim {d}")
-            lead = [m + 1 for m in indices.amax(1).tolist()] if sd else []
-        else:
-            lead = [0] * sd
-        size = tuple(lead) + tuple(values.shape[1:])
-    else:
-        size = _size_arg(size)
-        if len(size) != sd + dd:
-            raise RuntimeError(
-                f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(size)}, "
-                f"sparse_dim = {sd}, dense_dim = {dd}"
-            )
-        if tuple(values.shape[1:]) != size[sd:]:
-            raise RuntimeError(
-                f"values has incorrect size, expected {[nnz, *size[sd:]]}, got {list(values.shape)}"
-            )
-        _check_coo_bounds(indices, size)
     _check_requires_grad(values, requires_grad)
     if is_coalesced is None:
         coalesced = nnz <= 1

@@ -10,7 +10,7 @@ import pytest
 
 import minitorch
 from minitorch.autograd import gradcheck
-from tests.utils import ALL_DTYPES, make_array, make_tensor, run_oracle, to_np
+from tests.utils import ALL_DTYPES, cases_here_and_in_pytorch, make_array, make_tensor, run_oracle, to_np
 
 DTYPES = [minitorch.float32, minitorch.float64, minitorch.int64, minitorch.bool]
 LAYOUTS = ["contiguous", "transposed", "strided"]
@@ -593,6 +593,30 @@ def test_take_along_dim_take_unravel(device, dtype):
     assert got[0].dtype == minitorch.int64
 
 
+def test_take_reads_strided_inputs_in_place():
+    """take of a strided input without autograd reads its elements through their storage offsets (no contiguous
+    copy first): permuted, sliced with steps, expanded (stride 0), wrapped negative indices; with autograd the
+    copy path, the same values and gradient"""
+    a = np.arange(60.0).reshape(3, 4, 5)
+    x = minitorch.tensor(a)
+    rng = np.random.default_rng(7)
+    views = [
+        (x.permute(2, 0, 1), a.transpose(2, 0, 1)),
+        (x[:, 1:3, ::2], a[:, 1:3, ::2]),
+        (x[1:, :1, :3].expand(2, 4, 3), np.broadcast_to(a[1:, :1, :3], (2, 4, 3))),
+    ]
+    for v, arr in views:
+        idx = rng.integers(-arr.size, arr.size, size=(2, 3))
+        want = np.take(arr, idx)
+        np.testing.assert_array_equal(to_np(minitorch.take(v, minitorch.tensor(idx))), want)
+        g = v.detach().requires_grad_()
+        np.testing.assert_array_equal(to_np(minitorch.take(g, minitorch.tensor(idx)).detach()), want)
+    with pytest.raises(
+        IndexError, match="out of range: tried to access index 24 on a tensor of 24 elements."
+    ):
+        minitorch.take(views[2][0], minitorch.tensor([24]))
+
+
 def test_gather_errors_and_gradients():
     x = minitorch.zeros(2, 3)
     with pytest.raises(RuntimeError, match="dtype of indices should be Long but got Int"):
@@ -618,6 +642,79 @@ def test_gather_errors_and_gradients():
     idx = minitorch.tensor([[0, 0], [3, 1], [2, 2]])
     assert gradcheck(lambda t: minitorch.take_along_dim(t, idx, 1), (g,))
     assert gradcheck(lambda t: minitorch.take(t, idx), (g,))
+
+
+_TAKE_ALONG_DIM_CASES = """
+import warnings
+
+
+def cases(T):
+    def run(f):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # out='s resize warning
+                r = f()
+        except Exception as e:  # noqa: BLE001 - the exception is the answer
+            return [type(e).__name__, str(e).splitlines()[0]]
+        return [str(r.dtype), list(r.shape), r.tolist()]
+
+    x = T.arange(24.0).reshape(2, 3, 4)
+    L = lambda v, dt=T.int64: T.tensor(v, dtype=dt)
+    out = {
+        "dim2": run(lambda: T.take_along_dim(x, L([[[0, 3]], [[2, 1]]]), 2)),  # indices broadcast over dim 1
+        "dim0_bcast_input": run(lambda: T.take_along_dim(x[:, :1], L([[[1], [0]]]), 0)),  # both broadcast
+        "neg_dim": run(lambda: T.take_along_dim(x, L([[[2]], [[0]]]), -2)),
+        "wrapped": run(lambda: T.take_along_dim(x, L([[[-1, 4, -5, 9]]]), 2)),  # read modulo the size
+        "none": run(lambda: T.take_along_dim(x, L([[23, 0], [5, 7]]))),
+        "none_int32": run(lambda: T.take_along_dim(x, L([1, 2], T.int32))),
+        "none_out_of_range": run(lambda: T.take_along_dim(x, L([-1]))),
+        "none_strided": run(lambda: T.take_along_dim(x.transpose(0, 2), L([1]))),
+        "strided_input": run(lambda: T.take_along_dim(x.transpose(0, 2), L([[[1, 0]]]), 1)),
+        "strided_indices": run(lambda: T.take_along_dim(x[0], L([[3, 0, 1], [2, 2, 0]]).t(), 1)),
+        "empty_indices": run(lambda: T.take_along_dim(x, T.zeros(2, 3, 0, dtype=T.int64), 2)),
+        "empty_input_dim": run(lambda: T.take_along_dim(T.zeros(2, 0), T.zeros(2, 1, dtype=T.int64), 1)),
+        "empty_both": run(lambda: T.take_along_dim(T.zeros(2, 0), T.zeros(2, 0, dtype=T.int64), 1)),
+        "empty_batch": run(lambda: T.take_along_dim(T.zeros(0, 3), T.zeros(0, 2, dtype=T.int64), 1)),
+        "int_input": run(lambda: T.take_along_dim(L([[4, 5, 6]]), L([[2, 0]]), 1)),
+        "bool_input": run(lambda: T.take_along_dim(T.tensor([[True, False]]), L([[1, 1, 0]]), 1)),
+        "int32_indices": run(lambda: T.take_along_dim(x, L([[[1]]], T.int32), 2)),
+        "float_indices": run(lambda: T.take_along_dim(x, T.tensor([[[1.0]]]), 2)),
+        "rank": run(lambda: T.take_along_dim(x, L([1]), 2)),
+        "bad_bcast": run(lambda: T.take_along_dim(x, T.zeros(3, 3, 1, dtype=T.int64), 2)),
+        "dim_range": run(lambda: T.take_along_dim(x, L([[[1]]]), 3)),
+        "zero_dim": run(lambda: T.take_along_dim(T.tensor(3.0), L(0), 0)),
+        "zero_dim_none": run(lambda: T.take_along_dim(T.tensor(3.0), L(0))),
+        "dim_bool": run(lambda: T.take_along_dim(x, L([[[1]]]), True)),
+        "method": run(lambda: x.take_along_dim(L([[[1]]]), dim=-1)),
+        "method_none": run(lambda: x.take_along_dim(L([3]))),
+    }
+    o = T.empty(2, 3, 1)
+    out["out"] = run(lambda: T.take_along_dim(x, L([[[3]]]), 2, out=o)) + [o is T.take_along_dim(x, L([[[3]]]), 2, out=o)]
+    r = T.empty(5)
+    out["out_resized"] = run(lambda: T.take_along_dim(x, L([[[0]]]), 2, out=r)) + [list(r.shape)]
+    out["out_none"] = run(lambda: T.take_along_dim(x, L([0, 2]), out=T.empty(2)))
+    out["out_dtype"] = run(lambda: T.take_along_dim(x, L([[[3]]]), 2, out=T.empty(2, 3, 1, dtype=T.float64)))
+    out["out_int32"] = run(lambda: T.take_along_dim(x, L([[[3]]], T.int32), 2, out=T.empty(2, 3, 1)))
+    w1 = T.ones(2, 3, requires_grad=True)
+    out["out_requires_grad"] = run(lambda: T.take_along_dim(w1, L([[0], [2]]), 1, out=T.empty(2, 1)))
+    s = T.zeros(1, 3, 2).transpose(0, 2)  # a non-contiguous out of the result's shape
+    out["out_strided"] = run(lambda: T.take_along_dim(x, L([[[3]], [[1]]]), 2, out=s)) + [s.tolist()]
+    w = T.arange(12.0, dtype=T.float64).reshape(3, 4).requires_grad_()
+    y = T.take_along_dim(w, L([[0, 0, -1], [7, 2, 3], [1, 1, 1]]), 1)
+    y.backward(T.arange(9.0, dtype=T.float64).reshape(3, 3))
+    out["grad"] = [w.grad.tolist(), y.grad_fn.name()]
+    wb = T.ones(1, 4, dtype=T.float64, requires_grad=True)
+    T.take_along_dim(wb, L([[0, 3], [3, 3]]), 1).sum().backward()
+    out["grad_broadcast"] = wb.grad.tolist()
+    return out
+"""
+
+
+def test_take_along_dim_against_pytorch():
+    """Values, broadcasting, dim=None, empty and strided operands, indices read modulo the dim's size, out= and
+    the gradient (through duplicated and wrapped indices) as PyTorch 2.15's, and its errors for bad input."""
+    ours, theirs = cases_here_and_in_pytorch(_TAKE_ALONG_DIM_CASES, [("torch", minitorch)])
+    assert ours == theirs
 
 
 # ---- block_diag, kron, tensordot, inner, vdot, cross

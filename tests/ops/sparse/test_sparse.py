@@ -1033,3 +1033,91 @@ def test_size_only_overload_is_pytorchs():
     shape, dtypes, flags and refusals"""
     ours, theirs = cases_here_and_in_pytorch(_SIZE_ONLY_CASES, [("torch", minitorch)])
     assert ours == theirs
+
+
+_CONSTRUCTOR_CASES = r"""
+import warnings
+
+import numpy as np
+
+
+def cases(torch):
+    T = torch.tensor
+
+    def run(f):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # PyTorch's notice that invariant checks are off
+                s = f()
+        except Exception as e:  # noqa: BLE001 - the exception is the answer
+            return [type(e).__name__, str(e).splitlines()[0]]
+        return [list(s.shape), str(s.dtype), s.is_coalesced(), s._indices().tolist(), str(s._indices().dtype),
+                s._values().tolist(), s.requires_grad, s.to_dense().tolist()]
+
+    i2 = T([[0, 1, 1], [2, 0, 2]])
+    v3 = T([3.0, 4.0, 5.0])
+    ci = {"check_invariants": True}
+    return {
+        "plain": run(lambda: torch.sparse_coo_tensor(i2, v3, (2, 3))),
+        "size_list": run(lambda: torch.sparse_coo_tensor(i2, v3, [2, 4])),
+        "size_kw": run(lambda: torch.sparse_coo_tensor(indices=i2, values=v3, size=(3, 3))),
+        "size_numpy_ints": run(lambda: torch.sparse_coo_tensor(i2, v3, (np.int64(2), np.int64(3)))),
+        "size_tensor_ints": run(lambda: torch.sparse_coo_tensor(i2, v3, (T(2), 3))),
+        "inferred": run(lambda: torch.sparse_coo_tensor(i2, v3)),
+        "inferred_dense": run(lambda: torch.sparse_coo_tensor(T([[0, 2]]), T([[1.0, 2.0], [3.0, 4.0]]))),
+        "dense_dims": run(lambda: torch.sparse_coo_tensor(T([[0, 2]]), T([[1.0, 2.0], [3.0, 4.0]]), (3, 2))),
+        "one": run(lambda: torch.sparse_coo_tensor(T([[2], [1]]), T([7.0]), (3, 3))),
+        "empty": run(lambda: torch.sparse_coo_tensor(torch.empty(2, 0, dtype=torch.int64), torch.empty(0), (3, 3))),
+        "empty_inferred": run(lambda: torch.sparse_coo_tensor(torch.empty(2, 0, dtype=torch.int64), torch.empty(0))),
+        "no_sparse_dims": run(lambda: torch.sparse_coo_tensor(torch.empty(0, 2, dtype=torch.int64), torch.ones(2, 3), (3,))),
+        "zero_dim_values": run(lambda: torch.sparse_coo_tensor(T([[2]]), T(1.5), (3,))),
+        "zero_dim_values_inferred": run(lambda: torch.sparse_coo_tensor(T([[2]]), T(1.5))),
+        "zero_dim_values_two": run(lambda: torch.sparse_coo_tensor(T([[0, 1]]), T(1.5), (3,))),
+        "int32_indices": run(lambda: torch.sparse_coo_tensor(T([[0, 2]], dtype=torch.int32), T([1.0, 2.0]), (3,))),
+        "uint8_indices": run(lambda: torch.sparse_coo_tensor(T([[0, 2]], dtype=torch.uint8), T([1.0, 2.0]), (3,))),
+        "bool_indices": run(lambda: torch.sparse_coo_tensor(T([[True, False]]), T([1.0, 2.0]), (3,))),
+        "float_indices": run(lambda: torch.sparse_coo_tensor(T([[0.0, 2.7]]), T([1.0, 2.0]), (3,))),
+        "strided_indices": run(lambda: torch.sparse_coo_tensor(T([[0, 2], [1, 0], [2, 2]]).t(), v3, (3, 3))),
+        "strided_values": run(lambda: torch.sparse_coo_tensor(T([[0, 1]]), T([[1.0, 2.0], [3.0, 4.0]]).t()[0], (2,))),
+        "lists": run(lambda: torch.sparse_coo_tensor([[0, 1], [1, 0]], [1, 2], (2, 2))),
+        "dtype": run(lambda: torch.sparse_coo_tensor(i2, T([3, 4, 5]), (2, 3), dtype=torch.float64)),
+        "int_values": run(lambda: torch.sparse_coo_tensor(i2, T([3, 4, 5]), (2, 3))),
+        "bool_values": run(lambda: torch.sparse_coo_tensor(i2, T([True, False, True]), (2, 3))),
+        "requires_grad": run(lambda: torch.sparse_coo_tensor(i2, v3, (2, 3), requires_grad=True)),
+        "requires_grad_int": run(lambda: torch.sparse_coo_tensor(i2, T([3, 4, 5]), (2, 3), requires_grad=True)),
+        "coalesced_claim": run(lambda: torch.sparse_coo_tensor(T([[1, 0]]), T([1.0, 2.0]), (3,), is_coalesced=True)),
+        "coalesced_claim_checked": run(
+            lambda: torch.sparse_coo_tensor(T([[1, 0]]), T([1.0, 2.0]), (3,), is_coalesced=True, **ci)
+        ),
+        "uncoalesced_claim": run(lambda: torch.sparse_coo_tensor(T([[0]]), T([1.0]), (3,), is_coalesced=False)),
+        "negative_checked": run(lambda: torch.sparse_coo_tensor(T([[0], [-1]]), T([1.0]), (2, 3), **ci)),
+        "too_large_checked": run(lambda: torch.sparse_coo_tensor(T([[0], [5]]), T([1.0]), (2, 3), **ci)),
+        "size_smaller_checked": run(lambda: torch.sparse_coo_tensor(T([[0, 2]]), T([1.0, 2.0]), (2,), **ci)),
+        "size_zero_checked": run(lambda: torch.sparse_coo_tensor(T([[0]]), T([1.0]), (0,), **ci)),
+        "dim_order_checked": run(lambda: torch.sparse_coo_tensor(T([[5, 0], [0, -7]]), T([1.0, 2.0]), (2, 3), **ci)),
+        "negative_inferred": run(lambda: torch.sparse_coo_tensor(T([[0], [-1]]), T([1.0]))),
+        "indices_1d": run(lambda: torch.sparse_coo_tensor(T([0, 1]), T([1.0, 2.0]))),
+        "indices_1d_size": run(lambda: torch.sparse_coo_tensor(T([0, 1, 2]), T([1.0, 2.0]), (3,))),
+        "indices_0d_size": run(lambda: torch.sparse_coo_tensor(T(0), T([1.0]), (3,))),
+        "len_before_nnz": run(lambda: torch.sparse_coo_tensor(T([[0, 1]]), T([1.0, 2.0, 3.0]), (3, 4))),
+        "bounds_before_values_checked": run(
+            lambda: torch.sparse_coo_tensor(T([[5]]), T([[1.0]]), (3, 4), check_invariants=True)
+        ),
+        "indices_3d": run(lambda: torch.sparse_coo_tensor(T([[[0, 1]]]), T([1.0, 2.0]), (3,))),
+        "nnz_mismatch": run(lambda: torch.sparse_coo_tensor(T([[0, 1]]), T([1.0, 2.0, 3.0]), (3,))),
+        "len_size": run(lambda: torch.sparse_coo_tensor(T([[0, 1]]), T([1.0, 2.0]), (3, 4))),
+        "values_shape": run(lambda: torch.sparse_coo_tensor(T([[0, 1]]), T([[1.0, 2.0], [3.0, 4.0]]), (3, 3))),
+        "size_int": run(lambda: torch.sparse_coo_tensor(i2, v3, 3)),
+        "size_float": run(lambda: torch.sparse_coo_tensor(T([[0, 1]]), T([1.0, 2.0]), (3.0,))),
+        "size_bool": run(lambda: torch.sparse_coo_tensor(T([[0, 1]]), T([1.0, 2.0]), (True,))),
+        "size_none_entry": run(lambda: torch.sparse_coo_tensor(T([[0, 1]]), T([1.0, 2.0]), (None,))),
+    }
+"""
+
+
+def test_constructor_against_pytorch():
+    """sparse_coo_tensor(indices, values[, size]) as PyTorch's: the plain call (one C++ step) and every other
+    spelling, the inferred size, dtypes of indices and values, 0-dim values, strided operands, and its errors
+    (the bounds in check_invariants=True's words, which we raise without it too: test_index_bounds_are_checked)"""
+    ours, theirs = cases_here_and_in_pytorch(_CONSTRUCTOR_CASES, [("torch", minitorch)])
+    assert ours == theirs
