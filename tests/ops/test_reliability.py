@@ -5340,3 +5340,188 @@ def test_fuzz_4429_order_and_kinds():
     # seed 4430: an integer eps is still PyTorch's double (int32 operands gave an int32 difference)
     d = T.pairwise_distance(T.tensor([[1, 2]], dtype=T.int32), T.tensor([[4, 6]], dtype=T.int32), 2.0, 0)
     assert d.dtype == T.float32 and d.tolist() == [5.0]
+
+
+# ---- session 21 (par21): calls compared with PyTorch itself (the oracle), outcome for outcome
+
+_PAR21_SOURCE = r"""
+import json
+import math
+import warnings
+
+
+def cases(torch, data):
+    setup, calls = data
+
+    def enc(v):
+        if isinstance(v, torch.Tensor):
+            vals = v.detach().cpu()
+            vals = (torch.view_as_real(vals) if vals.dtype.is_complex else vals).tolist()
+            vals = json.loads(json.dumps(vals).replace("NaN", '"nan"'))
+            return ["tensor", str(v.dtype).replace("minitorch.", "torch."), list(v.shape), vals]
+        if isinstance(v, (tuple, list)):
+            return [type(v).__name__, [enc(e) for e in v]]
+        if isinstance(v, float) and math.isnan(v):
+            return ["float", "nan"]
+        return [type(v).__name__, v if isinstance(v, (int, float, bool, str, type(None))) else repr(v)]
+
+    out = []
+    for call in calls:
+        env = {"torch": torch, "F": torch.nn.functional}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                torch.manual_seed(0)
+                exec(setup, env)
+                out.append(enc(eval(call, env)))
+            except Exception as e:  # noqa: BLE001 - the exception is the outcome
+                out.append(["raises", type(e).__name__, str(e).splitlines()[0] if str(e) else ""])
+    return out
+"""
+
+
+def _par21_compare(setup, calls):
+    """Each call (an expression, after `setup` ran in a fresh namespace holding torch and F) answers as in
+    PyTorch: the same dtype, shape and values, or the same exception type and first line of its message."""
+    from utils import cases_here_and_in_pytorch
+
+    ours, theirs = cases_here_and_in_pytorch(_PAR21_SOURCE, [("torch", minitorch)], [setup, calls])
+    diffs = [f"{c}\n  ours:    {o}\n  PyTorch: {t}" for c, o, t in zip(calls, ours, theirs) if o != t]
+    assert not diffs, "\n".join(diffs)
+
+
+def test_par21_boolean_dispatch_pools_and_kl_div():
+    """The pools with return_indices are PyTorch's boolean_dispatch pairs (the flag's truth picks
+    X_with_indices or _X, which take every argument and fail in their own names); max_pool3d_with_indices reads
+    input.is_cuda before its parser; the adaptive 3-D pool takes len() of its size first; kl_div settles its
+    reduction (get_enum's ValueError for a non-string) before torch.kl_div's parser"""
+    setup = (
+        "x = torch.arange(64.).reshape(1, 1, 4, 4, 4); y = torch.arange(16.).reshape(1, 2, 8)\n"
+        "a = torch.tensor([[-1.0, -2.0], [-0.5, -3.0]]); b = torch.tensor([[0.25, 0.75], [0.5, 0.5]])"
+    )
+    calls = [
+        "F.max_pool3d(x, 2, return_indices=1)",
+        "F.max_pool3d(x, 2, 2, 0, 1, False, torch.tensor(0))",
+        "F.max_pool3d(x, 2, 2, 0, 1, False, torch.tensor([1, 2]))",
+        "F.max_pool3d(x, 2, return_indices='a')",
+        "F.max_pool3d(x, 2, return_indices=[])",
+        "F.max_pool3d(x, 2, 2, 0, 1, False, 0, 3)",
+        "F.max_pool3d(x, 2, foo=1)",
+        "F.max_pool3d_with_indices(x, 2, 2, 0, 1, False, 0)",
+        "F.max_pool3d_with_indices(1, 2)",
+        "F.max_pool3d([1], 2, return_indices=True)",
+        "F.max_pool3d(None, 2)",
+        "F.max_pool2d(x[0], 2, return_indices=2)",
+        "F.max_pool2d(x[0], 2, foo=2, return_indices=True)",
+        "F.max_pool1d(y, 2, return_indices=2.5)",
+        "F.max_pool1d(1, 2, return_indices=True)",
+        "F.max_pool1d(1, 2)",
+        "F.adaptive_max_pool1d(y, 3, return_indices=1)",
+        "F.adaptive_max_pool1d(y, 3, torch.tensor(0))",
+        "F.adaptive_max_pool1d(y, 3, torch.tensor([1, 0]))",
+        "F.adaptive_max_pool1d(y, 3, 1, 2)",
+        "F.adaptive_max_pool1d(y, 3, foo=2)",
+        "F.adaptive_max_pool2d(x[0], 2, torch.tensor(1.0))",
+        "F.adaptive_max_pool2d(x[0], 2, return_indices=1, foo=2)",
+        "F.adaptive_max_pool2d(x[0], [None, 2], 'yes')",
+        "F.adaptive_max_pool3d(x, 2, [1])",
+        "F.adaptive_max_pool3d(x, [None, 2], True)",
+        "F.adaptive_max_pool3d(x, 2.5, True)",
+        "F.adaptive_max_pool3d(x, torch.tensor(2))",
+        "F.adaptive_max_pool3d(1, 2, True)",
+        "F.fractional_max_pool2d(x[0], 2, output_size=2, return_indices=1, _random_samples=torch.full((1, 1, 2), 0.5))",
+        "F.fractional_max_pool3d(x, 2, 2, None, torch.tensor(1), torch.full((1, 1, 3), 0.5))",
+        "F.kl_div(a, b)",
+        "F.kl_div(a, b, log_target=1)",
+        "F.kl_div(a, b, log_target=torch.tensor([True, False]))",
+        "F.kl_div(a, b, reduction=1)",
+        "F.kl_div(a, b, reduction=None)",
+        "F.kl_div(a, b, reduction=torch.tensor(1))",
+        "F.kl_div(a, b, reduction=b'sum')",
+        "F.kl_div(a, b, reduction=['sum'])",
+        "F.kl_div(a, b, reduction='elementwise_mean')",
+        "F.kl_div(a, b, reduction='batchmean')",
+        "F.kl_div(a, b, size_average=False)",
+        "F.kl_div(a, b, reduce=torch.tensor([1, 1]))",
+        "F.kl_div(1, b, reduction=1)",
+        "F.kl_div(a, 1.0, reduction='none')",
+        "torch.kl_div(a, b, 1)",
+    ]
+    _par21_compare(setup, calls)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        minitorch.kl_div(minitorch.ones(2), minitorch.ones(2), 1)  # the C++ op's spelling: no warning
+        with pytest.raises(UserWarning, match="'batchmean' divides only by the batch size"):
+            minitorch.nn.functional.kl_div(minitorch.ones(2), minitorch.ones(2))
+
+
+def test_par21_fractional_max_pool_check_order():
+    """fractional_max_pool2d/3d: PyTorch's Python (output_size or output_ratio, the 2-D ratio's len(), default
+    samples), its op's parser, then ATen's checks in their order: kernel and output lengths, kernel > 0, rank,
+    empty non-batch dims, too-large pools (3-D: time, width, height, strictly), a negative output size, then
+    the samples' dtype, rank, batch, channels and length, and the dtype dispatch an empty output never reaches"""
+    setup = (
+        "x = torch.arange(72.).reshape(2, 1, 6, 6); r = torch.full((2, 1, 2), 0.5)\n"
+        "y = torch.arange(432.).reshape(2, 1, 6, 6, 6); r3 = torch.full((2, 1, 3), 0.5)\n"
+        "P = F.fractional_max_pool2d; P3 = F.fractional_max_pool3d"
+    )
+    calls = []
+    for k, o, s, extra in [
+        ("2", "3", "r", ""),
+        ("2", "None", "r", ""),
+        ("2", "None", "r", ", output_ratio=0.5"),
+        ("2", "None", "r", ", output_ratio=(0.5, 0.5)"),
+        ("2", "None", "r", ", output_ratio=(0.5, 0.5, 0.5)"),
+        ("2", "None", "r", ", output_ratio=torch.tensor(0.5)"),
+        ("(2, 2, 2)", "3", "r", ""),
+        ("2", "(3,)", "r", ""),
+        ("2.5", "3", "r", ""),
+        ("True", "3", "r", ""),
+        ("[2, None]", "3", "r", ""),
+        ("torch.tensor([2])", "[torch.tensor(3), 3]", "r", ""),
+        ("0", "0", "r.double()", ""),
+        ("7", "3", "r.double()", ""),
+        ("2", "-1", "r.double()", ""),
+        ("9", "-1", "r", ""),
+        ("2", "3", "r.double()", ""),
+        ("2", "3", "r[0]", ""),
+        ("2", "3", "r[:1, :, :1]", ""),
+        ("2", "3", "r[:, :0]", ""),
+        ("2", "3", "r[:, :, :1]", ""),
+        ("2", "3", "[0.5]", ""),
+        ("2", "[0, 3]", "r[:, :, :1]", ""),
+    ]:
+        calls.append(f"P(x, {k}, {o}, _random_samples={s}, return_indices=True{extra})")
+    calls += [
+        "P(x[0, 0], 0, 3, _random_samples=r)",
+        "P(x[0, 0], 2, 3, _random_samples=r)",
+        "P(x[:, :0], 2, 3, _random_samples=r)",
+        "P(x[0, :, :0], 2, 3, _random_samples=r)",
+        "P(x[0][:0], 2, 3, _random_samples=r)",
+        "P(x[:0], 2, 3, _random_samples=r, return_indices=True)",
+        "P(x.int(), 2, 3, _random_samples=r.int())",
+        "P(x.int(), 2, [0, 3], _random_samples=r.int(), return_indices=True)",
+        "P(x.bool(), 2, 3, _random_samples=r.bool())",
+        "P(x.double(), 2, 3, _random_samples=r.double(), return_indices=True)",
+        "P(x.transpose(2, 3), 3, 2, _random_samples=torch.tensor([[[0.2, 0.9]], [[0.7, 0.1]]]), return_indices=True)",
+        "P(x[0], 2, 3, _random_samples=r[:1], return_indices=True)",
+        "P(x, 2, 3, None, False, r, 5)",
+        "P(1, 2, output_size=2)",
+        "P3(y, 2, 3, _random_samples=r3, return_indices=True)",
+        "P3(y, 2, output_ratio=0.5, _random_samples=r3)",
+        "P3(y, 2, output_ratio=(0.5, 0.5))",
+        "P3(y, (2, 2), 3, _random_samples=r3)",
+        "P3(y, 2, (3, 3), _random_samples=r3)",
+        "P3(y[0, 0], 0, 3, _random_samples=r3)",
+        "P3(y[0, 0], 2, 3, _random_samples=r3)",
+        "P3(y[:, :, :0], 2, 3, _random_samples=r3)",
+        "P3(y, 2, [5, 3, 3], _random_samples=r3)",
+        "P3(y, 2, [4, 4, 4], _random_samples=r3)",
+        "P3(y, 2, [3, 5, 5], _random_samples=r3)",
+        "P3(y, 2, [3, 5, 3], _random_samples=r3)",
+        "P3(y, 2, [-1, 3, 3], _random_samples=r3.double())",
+        "P3(y, 2, 3, _random_samples=r3[:, :, :2])",
+        "P3(y.int(), 2, 3, _random_samples=r3.int())",
+        "P3(y[:0].int(), 2, 3, _random_samples=r3.int(), return_indices=True)",
+    ]
+    _par21_compare(setup, calls)
