@@ -220,6 +220,13 @@ void init_shape(py::module_& m, TensorClass& cls) {
          [](const Tensor& t, py::args shape, py::handle size, py::handle dtype) {
            if (!dtype.is_none() && shape.size() == 0 && size.is_none())
              return view_dtype(t, parse_dtype(dtype));
+           if (!dtype.is_none()) {  // sizes and a dtype: neither of PyTorch's two signatures takes both
+             py::dict kw;
+             if (!size.is_none()) kw["size"] = size;
+             kw["dtype"] = dtype;
+             throw py::type_error(
+                 format_invalid_args("view", shape, kw, {"(torch.dtype dtype)", "(tuple of ints size)"}));
+           }
            if (shape.size() == 1 && py::isinstance<DType>(shape[0]))
              return view_dtype(t, shape[0].cast<DType*>()->st);
            return view(t, sizes_or_kw("view", "size", shape, size));
