@@ -89,8 +89,8 @@ ARG_TYPES = {
     **{f"int[{k}]": ("IntListKind", "DimVector {n} = ints_arg({n}_obj, {where});") for k in (1, 2, 3)},
     # an int list whose entries may be None (the adaptive pools' output_size: None keeps that input size)
     "int?[]": ("IntListKind", "std::vector<std::optional<int64_t>> {n} = opt_ints_arg({n}_obj, {where});"),
-    # a factory's shape given as one argument (full's size): a sequence of ints, or one int
-    "SymInt[]": ("IntListKind", "DimVector {n} = parse_size({n}_obj);"),
+    # a shape given as one argument (full's size, unflatten's sizes): a list or tuple, no bare int
+    "SymInt[]": ("IntListKind", "DimVector {n} = symints_arg({n}_obj, {where});"),
     "ScalarType?": ("DtypeKind", "ScalarType {n} = parse_dtype({n}_obj);"),
     "Scalar": ("NumberKind", "Scalar {n} = scalar_arg({n}_obj, {where});"),
     "Scalar?": ("NumberKind", "std::optional<Scalar> {n} = opt_arg({n}_obj, scalar_arg, {where});"),
@@ -1508,6 +1508,11 @@ int64_t symint_arg(py::handle h, const ArgWhere& w) {
 // PyTorch's int list (roll's shifts, logsumexp's dim): python/bind_common.cpp's, shared with the hand bindings
 DimVector ints_arg(py::handle h, const ArgWhere& w) {
   return int_list_arg(h, w.fn, w.name, w.pos);
+}
+
+// PyTorch's SymInt[] (full's size): a list or tuple whose tensor entries are read by item()
+DimVector symints_arg(py::handle h, const ArgWhere& w) {
+  return int_list_value(h, w.fn, w.name, w.pos, /*symint=*/true, /*sized=*/false);
 }
 
 // an int list without a default: None is the parser's TypeError (int_list_arg reads None as an empty list)

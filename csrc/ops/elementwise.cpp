@@ -540,10 +540,16 @@ bool binary_out(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out
   return warn;
 }
 
+void check_unary_out_dtype(UnaryOp op, ScalarType in, ScalarType out) {
+  if (rule_of(op) != OpRule::Same || (op == UnaryOp::abs && is_complex(in))) return;
+  MT_CHECK(out == in, "Found dtype ", dtype_short_name(out), " but expected ", dtype_short_name(in));
+}
+
 bool unary_out(UnaryOp op, const Tensor& self, const Tensor& out) {
   check_writable(out);
   Device dev = common_device({&out, &self}, &out);
   check_out_overlap(out, self);
+  check_unary_out_dtype(op, self.dtype(), out.dtype());
   auto [in, out_dt] = unary_dtypes(op, self.dtype(), dev);
   if (!can_cast(out_dt, out.dtype())) cast_error(out_dt, out.dtype());
   const bool warn = resize_out_for(out, self.sizes(), {&self});

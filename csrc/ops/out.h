@@ -21,5 +21,8 @@ void check_out_overlap(const Tensor& out, const Tensor& input);
 // is the caller's check (PyTorch refuses out= when anything requires grad).
 bool binary_out(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out);
 bool unary_out(UnaryOp op, const Tensor& self, const Tensor& out);
+// PyTorch's unary ops that keep the input's dtype (the Same rule: abs of a real, neg, floor, round...) write
+// no out of another dtype (TensorIterator's check_all_same_dtype): "Found dtype Double but expected Float".
+void check_unary_out_dtype(UnaryOp op, ScalarType in, ScalarType out);
 
 }  // namespace mt

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -342,7 +343,7 @@ Option parse(const std::string& text) {
 
 bool matches(const std::string& type, py::handle v) {
   if (type == "float") return PyFloat_Check(v.ptr()) || PyLong_Check(v.ptr());
-  if (type == "int") return PyLong_Check(v.ptr());
+  if (type == "int") return PyLong_Check(v.ptr()) && !PyBool_Check(v.ptr());  // THPUtils_checkLong
   return type == arg_type_name(v);
 }
 
@@ -441,10 +442,24 @@ std::string format(const std::string& fname, const std::vector<PyObject*>& args,
 
 }  // namespace invalid_args
 
+}  // namespace
+
+std::string format_invalid_args(const std::string& fname, const py::tuple& args, const py::dict& kwargs,
+                                const std::vector<std::string>& options) {
+  std::vector<PyObject*> positional;
+  for (py::handle a : args) positional.push_back(a.ptr());
+  invalid_args::Kwargs kw;
+  for (auto item : kwargs) kw.emplace(py::str(item.first), item.second.ptr());
+  return invalid_args::format(fname, positional, kw, options);
+}
+
+namespace {
+
 // A binding's own "f(): argument 'k' (position 2) must be ..." (the generated ones word it without knowing
 // how the argument came) for an argument given by keyword, which PyTorch's messages give no position; "" for
 // any other message.
-std::string unposition(const std::string& text, const char* fname, PyObject* kwnames) {
+std::string unposition(const std::string& text, const char* fname, PyObject* const* kwvalues,
+                       PyObject* kwnames) {
   std::string head = std::string(fname) + "(): argument '";
   if (text.rfind(head, 0) != 0) return "";
   size_t end = text.find('\'', head.size());
@@ -453,7 +468,12 @@ std::string unposition(const std::string& text, const char* fname, PyObject* kwn
   for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); ++k) {
     if (std::string(py::str(PyTuple_GET_ITEM(kwnames, k))) != name) continue;
     size_t close = text.find(')', end);
-    return close == std::string::npos ? "" : text.substr(0, end + 1) + text.substr(close + 1);
+    if (close == std::string::npos) return "";
+    std::string rest = text.substr(close + 1);
+    // an int list given by keyword is judged whole: a wrong first element makes it the wrong kind of value
+    if (rest.rfind(" must be tuple of ints, but found element of type ", 0) == 0)
+      rest = " must be tuple of ints, not " + arg_type_name(kwvalues[k]);
+    return text.substr(0, end + 1) + rest;
   }
   return "";
 }
@@ -490,7 +510,8 @@ std::vector<std::string> listed(const std::vector<Candidate>& cands, bool method
 // signatures PyTorch's message leaves out (the deprecated ones), so even one listed signature is not its
 // only.
 std::string reword(const py::detail::function_record* chain, PyObject* const* args, size_t nargs,
-                   PyObject* kwnames, int base, bool hidden, bool with_out) {
+                   PyObject* kwnames, int base, bool hidden, bool with_out, int out_taken = 0,
+                   bool out_every = false) {
   const char* fname = chain->name;
   bool method = chain->is_method;
   std::vector<Candidate> cands = candidates(chain, args, nargs, kwnames);
@@ -498,11 +519,12 @@ std::string reword(const py::detail::function_record* chain, PyObject* const* ar
   // PyTorch's parser: a function of one signature raises that signature's own error; else a signature is
   // plausible when the number of arguments given (by position and keyword) lies between its required and all
   // its parameters; where one is, its own error, else the combination
-  Py_ssize_t given = static_cast<Py_ssize_t>(nargs) + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+  Py_ssize_t given = static_cast<Py_ssize_t>(nargs) + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0) + out_taken;
   std::vector<const Candidate*> plausible;
   for (auto& c : cands) {
     Py_ssize_t required = 0, all = static_cast<Py_ssize_t>(c.sig.params.size());
     for (const Param& p : c.sig.params) required += !p.has_default;
+    if (out_every && !method) ++all;  // PyTorch's signature has the out= this one lacks
     if (given >= required && (given <= all || c.sig.has_args || c.sig.has_kwargs)) plausible.push_back(&c);
   }
   // a Scalar|Tensor parameter stands for two of PyTorch's signatures: any call none takes is the combination
@@ -547,6 +569,9 @@ PyObject* try_deprecated(PyObject* handler, const py::detail::function_record* c
 // through an interned string made afresh (~750 instructions a parameter); none of them takes out=, so a call
 // with out= goes to its overload straight.
 std::unordered_map<PyObject*, PyObject*> g_out_overloads;
+// the functions whose every signature of PyTorch's takes out= (the elementwise ops': round, round.decimals),
+// which a call's count of arguments is measured against
+std::unordered_set<PyObject*> g_out_every;
 PyObject* g_out_name = nullptr;  // "out", interned as the keyword names of a call site are
 
 PyObject* out_overload(PyObject* self, PyObject* kwnames) {
@@ -558,7 +583,21 @@ PyObject* out_overload(PyObject* self, PyObject* kwnames) {
   return nullptr;  // (an out built at run time, not interned, takes the chain: the same call, slower)
 }
 
+// bind_out.cpp's out= overload calls the function without its out: that call's message counts it as given
+// (PyTorch's signatures hold out, so a call with out= has one argument more to be plausible for)
+thread_local int g_out_taken = 0;
+
+}  // namespace
+
+void note_out_taken(bool taken) {
+  g_out_taken = taken ? 1 : 0;
+}
+
+namespace {
+
 PyObject* dispatch(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  const int out_taken = g_out_taken;
+  g_out_taken = 0;      // (the calls it makes are its own)
   PyObject* fn = self;  // the function's own record capsule (an out= call goes to its overload alone)
   if (kwnames && g_out_name)
     if (PyObject* o = out_overload(self, kwnames)) self = o;
@@ -600,10 +639,10 @@ PyObject* dispatch(PyObject* self, PyObject* const* args, size_t nargsf, PyObjec
           return result;  // (nullptr: the handler's error stands)
         }
       }
-      msg =
-          reword(chain, args, PyVectorcall_NARGS(nargsf), kwnames, base, dep != g_deprecated.end(), with_out);
+      msg = reword(chain, args, PyVectorcall_NARGS(nargsf), kwnames, base, dep != g_deprecated.end(),
+                   with_out, out_taken, g_out_every.count(fn) > 0);
     } else if (kwnames)
-      msg = unposition(text, chain->name, kwnames);
+      msg = unposition(text, chain->name, args + PyVectorcall_NARGS(nargsf), kwnames);
   } catch (...) {  // a message we cannot word keeps pybind11's
     PyErr_Clear();
     msg.clear();
@@ -669,8 +708,9 @@ void route_all(py::handle scope, std::vector<PyObject*>& seen) {
 
 }  // namespace
 
-void register_out_overload(py::handle fn, py::object overload) {
+void register_out_overload(py::handle fn, py::object overload, bool every_signature) {
   PyObject* self = PyCFunction_GET_SELF(fn.ptr());
+  if (every_signature) g_out_every.insert(self);
   // not where an overload before it (all but the last) could take out= itself: a parameter named out, or
   // **kwargs
   for (auto* r = py::detail::function_record_ptr_from_PyObject(self); r && r->next; r = r->next) {
@@ -708,14 +748,7 @@ void init_argument_errors(py::module_& m) {
   });
   m.def("_deprecated_overload_first_use", &deprecated_overload_first_use);
   // the same message for the functions written in Python (_argcheck.py): options as "(Tensor input, ...)"
-  m.def("_format_invalid_args", [](const std::string& fname, const py::tuple& args, const py::dict& kwargs,
-                                   const std::vector<std::string>& options) {
-    std::vector<PyObject*> positional;
-    for (py::handle a : args) positional.push_back(a.ptr());
-    invalid_args::Kwargs kw;
-    for (auto item : kwargs) kw.emplace(py::str(item.first), item.second.ptr());
-    return invalid_args::format(fname, positional, kw, options);
-  });
+  m.def("_format_invalid_args", &format_invalid_args);
   py::object probe = m.attr("eye");  // any function pybind11 bound: its dispatcher is every one's
   MT_INTERNAL_ASSERT(PyCFunction_Check(probe.ptr()) &&
                          py::detail::function_record_ptr_from_PyObject(PyCFunction_GET_SELF(probe.ptr())),

@@ -97,6 +97,26 @@ DimVector parse_dims(py::handle h);
 // position in the call's words, 0: keyword-only), a later one "failed to unpack" at its own place in the list
 // (1-based, as PyTorch's: `sum(x, (0, 1, 'a'))` "at pos 3"), with no position of the argument.
 DimVector int_list_arg(py::handle h, const char* fn, const char* name, int pos);
+// One element of an int list as PyTorch's parser reads it into *v. first: the element that decides the value
+// is an int list at all (an int, or anything with __index__, but no bool; a one-element integer or bool
+// tensor); later ones are unpacked by __index__ (a bool there is 0 or 1). A SymInt list (symint) reads a
+// tensor by item(), whose check refuses a bool one with ATen's RuntimeError. False: the wrong kind.
+bool int_list_item(PyObject* e, bool first, bool symint, int64_t* v);
+// An int-list value with PyTorch's TypeErrors (int_list_arg's words): `pos` is its position in the call
+// (1-based; 0: given by keyword, whose wrong first element makes the whole value the wrong kind); sized: one
+// int (or one-element integer tensor) stands for the list, as for PyTorch's int[1]/int[2]/int[3].
+DimVector int_list_value(py::handle h, const char* fn, const char* name, int pos, bool symint, bool sized);
+// The lone int-list parameter `name` of a method or function that takes it as separate ints or one list or by
+// keyword (view, reshape, permute, expand, zeros, resize_, repeat): PyTorch's parser's reading and errors
+// ("takes 1 positional argument but 3 were given" where the first argument is no int, "missing 1 required
+// positional arguments", "got multiple values"). overloads: the printed signatures of an op with more than
+// one (view's dtype and size), whose "invalid combination" message stands for a wrong kind of argument.
+DimVector int_list_varargs(const char* fn, const char* name, const py::args& args, py::handle kw, bool symint,
+                           const std::vector<std::string>& overloads = {});
+// PyTorch's "fn() received an invalid combination of arguments" for a call (arg_errors.cpp): options as
+// "(Tensor input, int dim)".
+std::string format_invalid_args(const std::string& fname, const py::tuple& args, const py::dict& kwargs,
+                                const std::vector<std::string>& options);
 // Python object for a Scalar (bool/int/float).
 py::object scalar_to_py(const Scalar& s);
 // minitorch.Size(tuple)

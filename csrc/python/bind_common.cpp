@@ -144,10 +144,47 @@ DimVector parse_dims(py::handle h) {
   return parse_ints(h, true);
 }
 
-DimVector int_list_arg(py::handle h, const char* fn, const char* name, int pos) {
+bool int_list_item(PyObject* e, bool first, bool symint, int64_t* v) {
+  if (PyBool_Check(e)) {
+    if (first) return false;
+    *v = e == Py_True;
+    return true;
+  }
+  if (g_tensor_type && PyObject_TypeCheck(e, g_tensor_type)) {
+    Tensor t = py::handle(e).cast<Tensor>();
+    if (t.numel() != 1 || !is_integral(t.dtype(), /*include_bool=*/true)) return false;
+    MT_CHECK(!symint || t.dtype() != ScalarType::Bool,
+             "Expected scalar.isIntegral( false) to be true, but got false.  (Could this error message be "
+             "improved?  If so, please report an enhancement request to PyTorch.)");
+    *v = item(t).to_long();
+    return true;
+  }
+  return load_strict_int(e, v, /*symint=*/true);
+}
+
+namespace {
+
+[[noreturn]] void unpack_error(const char* fn, const char* name, size_t i, const std::string& why) {
+  throw py::type_error(std::string(fn) + "(): argument '" + name + "' failed to unpack the object at pos " +
+                       std::to_string(i + 1) + " with error \"" + why + "\"");
+}
+
+// one element, an int past int64 being the unpacking's error at its place
+bool list_item(PyObject* e, bool first, bool symint, int64_t* v, const char* fn, const char* name, size_t i) {
+  if (PyLong_Check(e) && !PyBool_Check(e)) {
+    int overflow = 0;
+    *v = PyLong_AsLongLongAndOverflow(e, &overflow);
+    if (overflow) unpack_error(fn, name, i, "Overflow when unpacking long long");
+    return true;
+  }
+  return int_list_item(e, first, symint, v);
+}
+
+}  // namespace
+
+DimVector int_list_value(py::handle h, const char* fn, const char* name, int pos, bool symint, bool sized) {
   DimVector out;
   int64_t v = 0;
-  if (h.is_none()) return out;
   // the message's words are built only on the way to an error: two strings per call cost ~700 instructions
   auto arg = [&] { return std::string(fn) + "(): argument '" + name + "'"; };
   auto at = [&] { return pos > 0 ? " (position " + std::to_string(pos) + ")" : std::string(); };
@@ -155,22 +192,82 @@ DimVector int_list_arg(py::handle h, const char* fn, const char* name, int pos) 
   if (PyList_Check(o) || PyTuple_Check(o)) {
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); ++i) {  // (an __index__ may shrink a list)
       PyObject* e = PySequence_Fast_GET_ITEM(o, i);
-      if (load_strict_int(e, &v, true)) {
+      if (list_item(e, i == 0, symint, &v, fn, name, static_cast<size_t>(i))) {
         out.push_back(v);
         continue;
       }
-      if (i == 0)
-        throw py::type_error(arg() + at() + " must be tuple of ints, but found element of type " +
-                             arg_type_name(e) + " at pos 0");
-      throw py::type_error(arg() + " failed to unpack the object at pos " + std::to_string(i + 1) +
-                           " with error \"type must be tuple of ints,but got " + arg_type_name(e) + "\"");
+      if (i != 0)
+        unpack_error(fn, name, static_cast<size_t>(i),
+                     "type must be tuple of ints,but got " + arg_type_name(e));
+      // a keyword's value is judged whole: the wrong kind of list
+      if (pos <= 0) throw py::type_error(arg() + " must be tuple of ints, not " + arg_type_name(h));
+      throw py::type_error(arg() + at() + " must be tuple of ints, but found element of type " +
+                           arg_type_name(e) + " at pos 0");
     }
     return out;
   }
-  if (!load_strict_int(o, &v, true))
+  // one int standing for a sized list is unpacked whole: past int64, the plain ValueError
+  if (sized && PyLong_Check(o) && !PyBool_Check(o)) {
+    int overflow = 0;
+    v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) throw py::value_error("Overflow when unpacking long long");
+  } else if (!sized || !int_list_item(o, true, symint, &v)) {
     throw py::type_error(arg() + at() + " must be tuple of ints, not " + arg_type_name(h));
+  }
   out.push_back(v);
   return out;
+}
+
+DimVector int_list_arg(py::handle h, const char* fn, const char* name, int pos) {
+  if (h.is_none()) return {};
+  return int_list_value(h, fn, name, pos, /*symint=*/false, /*sized=*/true);
+}
+
+DimVector int_list_varargs(const char* fn, const char* name, const py::args& args, py::handle kw, bool symint,
+                           const std::vector<std::string>& overloads) {
+  const size_t n = args.size();
+  auto invalid = [&](py::handle kwval) {
+    py::dict kws;
+    if (kwval) kws[name] = kwval;
+    return py::type_error(format_invalid_args(fn, args, kws, overloads));
+  };
+  if (!kw.is_none()) {
+    if (n != 0) {
+      if (!overloads.empty()) throw invalid(kw);
+      throw py::type_error(std::string(fn) + "() got multiple values for argument '" + name + "'");
+    }
+    // given by keyword, an int list is a list or tuple: no bare int stands for it
+    int64_t v = 0;
+    PyObject* o = kw.ptr();
+    bool list = PyList_Check(o) || PyTuple_Check(o);
+    if (!overloads.empty() && (!list || (PySequence_Fast_GET_SIZE(o) != 0 &&
+                                         !int_list_item(PySequence_Fast_GET_ITEM(o, 0), true, false, &v) &&
+                                         !PyLong_Check(PySequence_Fast_GET_ITEM(o, 0)))))
+      throw invalid(kw);
+    return int_list_value(kw, fn, name, 0, symint, /*sized=*/false);
+  }
+  if (n == 0) {
+    if (!overloads.empty()) throw invalid(py::handle());
+    throw py::type_error(std::string(fn) + "() missing 1 required positional arguments: \"" + name + "\"");
+  }
+  // PyTorch's parser reads separate ints as the list (x.view(2, 3)) when the first argument is an int (or
+  // stands for one); otherwise the one argument must be the list
+  PyObject* first = args[0].ptr();
+  int64_t v = 0;
+  bool varargs = (PyLong_Check(first) && !PyBool_Check(first)) || int_list_item(first, true, false, &v);
+  if (varargs) return int_list_value(args, fn, name, 1, symint, /*sized=*/false);
+  if (!overloads.empty()) {
+    bool list = PyList_Check(first) || PyTuple_Check(first);
+    if (n > 1 || !list ||
+        (PySequence_Fast_GET_SIZE(first) != 0 &&
+         !int_list_item(PySequence_Fast_GET_ITEM(first, 0), true, false, &v) &&
+         !PyLong_Check(PySequence_Fast_GET_ITEM(first, 0))))
+      throw invalid(py::handle());
+  }
+  if (n > 1)
+    throw py::type_error(std::string(fn) + "() takes 1 positional argument but " + std::to_string(n) +
+                         " were given");
+  return int_list_value(args[0], fn, name, 1, symint, /*sized=*/false);
 }
 
 py::object scalar_to_py(const Scalar& s) {

@@ -79,17 +79,7 @@ Tensor made(IntArrayRef sizes, Device device, F&& f) {
 }  // namespace
 
 DimVector factory_size(const char* name, const py::args& sizes, py::handle size) {
-  if (size.is_none()) {
-    if (sizes.size() == 0)
-      throw py::type_error(std::string(name) + "() missing 1 required positional arguments: \"size\"");
-    return parse_size_args(sizes);
-  }
-  if (sizes.size() != 0)
-    throw py::type_error(std::string(name) + "() got multiple values for argument 'size'");
-  if (!py::isinstance<py::tuple>(size) && !py::isinstance<py::list>(size))
-    throw py::type_error(std::string(name) + "(): argument 'size' must be tuple of ints, not " +
-                         py::str(py::type::of(size).attr("__name__")).cast<std::string>());
-  return parse_size(size);
+  return int_list_varargs(name, "size", sizes, size, /*symint=*/true);
 }
 
 Tensor factory_tensor(Filler fill, IntArrayRef size, ScalarType dtype, py::handle device, bool requires_grad,

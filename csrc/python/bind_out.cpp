@@ -19,7 +19,10 @@
 namespace mt {
 
 // arg_errors.cpp: a call of fn with out= goes to `overload` (the same catch-all, alone) straight
-void register_out_overload(py::handle fn, py::object overload);
+// (every_signature: PyTorch's every signature of fn takes out=, as the elementwise ops' do)
+void register_out_overload(py::handle fn, py::object overload, bool every_signature);
+// arg_errors.cpp: the next call's TypeError counts an out= this overload took from it
+void note_out_taken(bool taken);
 
 namespace {
 
@@ -170,7 +173,23 @@ py::object call_with_out(const OutOp& op, const py::object& fn, const py::args& 
   // PyTorch's take_along_dim writes out= through gather's out= (the check's words name gather)
   check_no_grad(std::strcmp(shown, "take_along_dim") == 0 ? "gather" : shown,
                 any_requires_grad(args) || any_requires_grad(kw) || any_requires_grad(out));
-  py::object result = call();
+  auto call_counting_out = [&] {
+    note_out_taken(true);
+    try {
+      py::object r = call();
+      note_out_taken(false);
+      return r;
+    } catch (...) {
+      note_out_taken(false);
+      throw;
+    }
+  };
+  // a unary op's keyword form (round's decimals): its out's dtype is checked before the kernel runs
+  if (op.direct == Direct::unary && args.size() == 1 && py::isinstance<TensorImpl>(args[0]) &&
+      py::isinstance<TensorImpl>(out))
+    check_unary_out_dtype(static_cast<UnaryOp>(op.op), args[0].cast<Tensor>().dtype(),
+                          out.cast<Tensor>().dtype());
+  py::object result = call_counting_out();
   if (py::isinstance<TensorImpl>(result)) {
     MT_CHECK_TYPE(py::isinstance<TensorImpl>(out), shown, "(): argument 'out' must be Tensor, not ",
                   type_name(out));
@@ -213,7 +232,8 @@ void add_out_overload(py::module_& m, const OutOp& op) {
   // m.def appends to the function's overloads (pybind11 chains to the existing one as a sibling)
   auto overload = [&op, fn](py::args args, py::kwargs kwargs) { return call_with_out(op, fn, args, kwargs); };
   m.def(op.name, overload);
-  register_out_overload(m.attr(op.name), py::cpp_function(overload, py::name(op.name)));
+  register_out_overload(m.attr(op.name), py::cpp_function(overload, py::name(op.name)),
+                        op.direct != Direct::none);
 }
 
 void init_out(py::module_& m) {

@@ -3,6 +3,8 @@
 // csrc/ops/ops.schema, bound by the generated bind_funcs.cpp through the helpers defined here.
 #include "python/bind_shape.h"
 
+#include <cstring>
+
 #include "autograd/record.h"
 #include "ops/copy.h"
 #include "ops/shape.h"
@@ -32,26 +34,52 @@ std::vector<Tensor> tensor_seq(py::handle seq, const char* fn) {
 }
 // split's split_size as an int (PyTorch's Tensor.split: an int or a 0-d integer tensor; anything else is
 // a list of sizes)
-static bool split_size_int(py::handle s, int64_t* n) {
-  if (py::isinstance<TensorImpl>(s) && s.cast<Tensor>().dim() != 0) return false;
-  return load_strict_int(s.ptr(), n);
+// split's sizes as the split_with_sizes PyTorch's Tensor.split hands them to (its position 2)
+static DimVector split_sizes_arg(py::handle s) {
+  return int_list_value(s, "split_with_sizes", "split_sizes", 2, /*symint=*/true, /*sized=*/false);
+}
+py::tuple to_tuple(const std::vector<Tensor>& ts);
+
+// PyTorch's Tensor.split (Python there): a tensor size becomes int(size) where it converts (one element of
+// any dtype, truncated); an int (a bool too) goes to split(Tensor, SymInt split_size, int dim), whose two
+// signatures' message refuses a bool or a dim that is no int; anything else to split_with_sizes
+py::tuple split_as_pytorch(const Tensor& t, py::handle s, py::handle dim) {
+  py::object size = py::reinterpret_borrow<py::object>(s);
+  if (py::isinstance<TensorImpl>(s)) {
+    PyObject* n = PyNumber_Long(s.ptr());
+    if (n)
+      size = py::reinterpret_steal<py::object>(n);
+    else if (PyErr_ExceptionMatches(PyExc_ValueError))
+      PyErr_Clear();  // several elements, or NaN: the tensor goes on as the sizes
+    else
+      throw py::error_already_set();
+  }
+  int64_t d = 0;
+  if (PyLong_Check(size.ptr())) {
+    int64_t n = 0;
+    if (PyBool_Check(size.ptr()) || !load_strict_int(dim.ptr(), &d))
+      throw py::type_error(format_invalid_args("split", py::make_tuple(py::cast(t), size, dim), py::dict(),
+                                               {"(Tensor input, int split_size, int dim = 0)",
+                                                "(Tensor input, tuple of ints split_size, int dim = 0)"}));
+    if (!load_strict_int(size.ptr(), &n, true))
+      throw py::type_error("split(): argument 'split_size' (position 2) must be int, not " +
+                           arg_type_name(size));
+    return to_tuple(split(t, n, d));
+  }
+  DimVector sizes = split_sizes_arg(size);
+  if (!load_strict_int(dim.ptr(), &d))
+    throw py::type_error("split_with_sizes(): argument 'dim' (position 3) must be int, not " +
+                         arg_type_name(dim));
+  return to_tuple(split_with_sizes(t, sizes, d));
 }
 // Sizes or dims given as *args or as the keyword PyTorch names them (t.view(size=(2, 3)),
-// t.permute(dims=...)).
+// t.permute(dims=...)): int_list_varargs, view with its two signatures' message
 DimVector sizes_or_kw(const char* fn, const char* name, const py::args& args, py::handle kw) {
-  if (kw.is_none() && args.size() == 0) {  // no sizes at all, not even (): PyTorch's parser refuses the call
-    if (std::string(fn) == "view")         // its two overloads (size, dtype)
-      throw py::type_error(
-          "view() received an invalid combination of arguments - got (), but expected one of:\n"
-          " * (torch.dtype dtype)\n * (tuple of ints size)\n");
-    throw py::type_error(std::string(fn) + "() missing 1 required positional arguments: \"" + name + "\"");
-  }
-  if (kw.is_none()) return parse_size_args(args);
-  if (args.size() != 0)
-    throw py::type_error(std::string(fn) +
-                         "() received an invalid combination of arguments - got sizes both " +
-                         "positional and as " + name + "=");
-  return parse_size(kw);
+  static const std::vector<std::string> view_overloads = {"(torch.dtype dtype)", "(tuple of ints size)"};
+  const bool view = std::strcmp(fn, "view") == 0;
+  // PyTorch's permute takes an int[], the others a SymInt[] (whose item() refuses a bool tensor)
+  return int_list_varargs(fn, name, args, kw, std::strcmp(fn, "permute") != 0,
+                          view ? view_overloads : std::vector<std::string>{});
 }
 // tensor_split's split points given as a tensor: a 0-dim one is the number of sections, a 1-dim one the
 // indices; they decide the output shapes, so they come to the host, as in PyTorch (which wants them there).
@@ -130,6 +158,27 @@ py::object call_fallback(PyObject* fn, py::handle self, const py::args& args, co
   for (size_t i = 0; i < args.size(); ++i) all[i + 1] = args[i];
   return py::reinterpret_borrow<py::object>(fn)(*all, **kw);
 }
+// a method's lone int-list parameter from *args or its keyword (int_list_varargs), any other keyword refused
+DimVector method_ints(const char* fn, const char* name, const py::args& args, const py::kwargs& kw) {
+  if (args.size() == 0 && !kw.contains(name))  // PyTorch's parser: the missing list before a stray keyword
+    throw py::type_error(std::string(fn) + "() missing 1 required positional arguments: \"" + name + "\"");
+  py::handle value;
+  for (auto item : kw) {
+    std::string k = py::str(item.first);
+    if (k != name)
+      throw py::type_error(std::string(fn) + "() got an unexpected keyword argument '" + k + "'");
+    value = item.second;
+  }
+  return int_list_varargs(fn, name, args, value ? value : py::none(), /*symint=*/true);
+}
+py::list ints_list(const DimVector& v) {
+  py::list out;
+  for (int64_t i : v) out.append(i);
+  return out;
+}
+py::tuple ints_tuple(const DimVector& v) {
+  return py::tuple(ints_list(v));
+}
 py::tuple to_tuple(const std::vector<Tensor>& ts) {
   py::tuple t(ts.size());
   for (size_t i = 0; i < ts.size(); ++i) t[i] = py::cast(ts[i]);
@@ -171,16 +220,26 @@ void init_shape(py::module_& m, TensorClass& cls) {
          [](const Tensor& t, py::args shape, py::handle size, py::handle dtype) {
            if (!dtype.is_none() && shape.size() == 0 && size.is_none())
              return view_dtype(t, parse_dtype(dtype));
+           if (!dtype.is_none()) {  // sizes and a dtype: neither of PyTorch's two signatures takes both
+             py::dict kw;
+             if (!size.is_none()) kw["size"] = size;
+             kw["dtype"] = dtype;
+             throw py::type_error(
+                 format_invalid_args("view", shape, kw, {"(torch.dtype dtype)", "(tuple of ints size)"}));
+           }
            if (shape.size() == 1 && py::isinstance<DType>(shape[0]))
              return view_dtype(t, shape[0].cast<DType*>()->st);
            return view(t, sizes_or_kw("view", "size", shape, size));
          },
          py::arg("size") = py::none(), py::arg("dtype") = py::none())
-      .def("resize_",
-           [](const Tensor& t, py::args shape, py::kwargs) {
-             resize_(t, parse_size_args(shape));
-             return t;
-           })
+      // memory_format is taken and the result is contiguous (PyTorch's default, contiguous_format)
+      .def(
+          "resize_",
+          [](const Tensor& t, py::args shape, py::handle size, py::handle) {
+            resize_(t, int_list_varargs("resize_", "size", shape, size, true));
+            return t;
+          },
+          py::arg("size") = py::none(), py::arg("memory_format") = py::none())
       // memory_format is taken and the result is contiguous (PyTorch's default, contiguous_format)
       .def(
           "resize_as_",
@@ -239,11 +298,7 @@ void init_shape(py::module_& m, TensorClass& cls) {
           },
           py::arg("size") = py::none(), py::arg("implicit") = false)
       .def(
-          "split",
-          [](const Tensor& t, py::handle s, StrictInt dim) {
-            if (int64_t n = 0; split_size_int(s, &n)) return to_tuple(split(t, n, dim));
-            return to_tuple(split_with_sizes(t, parse_size(s), dim));
-          },
+          "split", [](const Tensor& t, py::handle s, py::handle dim) { return split_as_pytorch(t, s, dim); },
           py::arg("split_size"), py::arg("dim") = 0)
       .def(
           "chunk", [](const Tensor& t, StrictInt c, StrictInt dim) { return to_tuple(chunk(t, c, dim)); },
@@ -295,21 +350,23 @@ void init_shape(py::module_& m, TensorClass& cls) {
       "reshape",
       [](const Tensor& t, py::handle shape) {
         // the function's shape is a sequence (the method's may be separate ints)
-        if (!py::isinstance<py::tuple>(shape) && !py::isinstance<py::list>(shape))
-          throw py::type_error("reshape(): argument 'shape' (position 2) must be tuple of ints, not " +
-                               arg_type_name(shape));
-        DimVector s = parse_size(shape);
+        DimVector s = int_list_value(shape, "reshape", "shape", 2, /*symint=*/true, /*sized=*/false);
         return nogil([&] { return reshape(t, s); }, t);
       },
       py::arg("input"), py::arg("shape"));
   m.def(
-      "permute", [](const Tensor& t, py::handle dims) { return permute(t, parse_size(dims)); },
+      "permute",
+      [](const Tensor& t, py::handle dims) {
+        return permute(t, int_list_value(dims, "permute", "dims", 2, /*symint=*/false, /*sized=*/false));
+      },
       py::arg("input"), py::arg("dims"));
+  // torch.split is Python in PyTorch: tensor.split(split_size_or_sections, dim), whatever `tensor` is
   m.def(
       "split",
-      [](const Tensor& t, py::handle s, StrictInt dim) {
-        if (int64_t n = 0; split_size_int(s, &n)) return to_tuple(split(t, n, dim));
-        return to_tuple(split_with_sizes(t, parse_size(s), dim));
+      [](py::handle t, py::handle s, py::handle dim) {
+        if (!py::isinstance<TensorImpl>(t))
+          throw py::attribute_error("'" + arg_type_name(t) + "' object has no attribute 'split'");
+        return split_as_pytorch(t.cast<Tensor>(), s, dim);
       },
       py::arg("tensor"), py::arg("split_size_or_sections"), py::arg("dim") = 0);
   m.def(
@@ -362,6 +419,20 @@ void init_shape(py::module_& m, TensorClass& cls) {
   // Tensor.repeat, Tensor.tile and minitorch.tile: a call of plain ints straight to mt::repeat (PyTorch's are
   // C++ calls of about 1 us; the Python functions' checks cost twice that on an empty result), any other to
   // the Python functions _set_repeat_fallbacks installs
+  // the parser's int-list readings (bind.h) for the Python functions
+  m.def(
+      "_int_list_value",
+      [](py::handle h, const char* fn, const char* name, int pos, bool symint, bool sized) {
+        return ints_list(int_list_value(h, fn, name, pos, symint, sized));
+      },
+      py::arg("value"), py::arg("fn"), py::arg("name"), py::arg("pos"), py::arg("symint") = true,
+      py::arg("sized") = false);
+  m.def(
+      "_int_list_varargs",
+      [](const char* fn, const char* name, const py::tuple& args, py::handle kw, bool symint) {
+        return ints_list(int_list_varargs(fn, name, py::reinterpret_borrow<py::args>(args), kw, symint));
+      },
+      py::arg("fn"), py::arg("name"), py::arg("args"), py::arg("kw") = py::none(), py::arg("symint") = true);
   m.def("_set_repeat_fallbacks", [](py::object repeat_fn, py::object tile_fn) {
     g_repeat_fallback = repeat_fn.release().ptr();
     g_tile_fallback = tile_fn.release().ptr();
@@ -369,12 +440,15 @@ void init_shape(py::module_& m, TensorClass& cls) {
   cls.def("repeat", [](py::handle self, py::args args, py::kwargs kw) {
     if (kw.empty() && args.size() != 0)
       if (py::object r = repeat_lane(self, args.ptr(), false); !r.is_none()) return r;
-    return call_fallback(g_repeat_fallback, self, args, kw);
+    // the parser's reading of the counts first (its errors in the method's words), then the plain ints
+    return call_fallback(g_repeat_fallback, self, ints_tuple(method_ints("repeat", "repeats", args, kw)),
+                         py::kwargs());
   });
   cls.def("tile", [](py::handle self, py::args args, py::kwargs kw) {
     if (kw.empty() && args.size() != 0)
       if (py::object r = repeat_lane(self, args.ptr(), true); !r.is_none()) return r;
-    return call_fallback(g_tile_fallback, self, args, kw);
+    py::list dims = ints_list(method_ints("tile", "dims", args, kw));
+    return call_fallback(g_tile_fallback, self, py::make_tuple(dims), py::kwargs());
   });
   {
     // the signature PyTorch's is (pybind11's own line, (*args, **kwargs), reads as bind_out.cpp's out= form)

@@ -724,9 +724,16 @@ void init_tensor(py::module_& m, TensorClass& cls) {
              return nogil([&] { return item(t); }, t).to_complex();
            })
       .def("__int__",
-           [](const Tensor& t) {
+           [](const Tensor& t) -> py::object {
              MT_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
-             return item(t).to_long();
+             Scalar v = item(t);
+             // a float as PyTorch's PyLong_FromDouble takes it: truncated, exact past int64, NaN's ValueError
+             if (!v.is_integral() && !v.is_bool() && !v.is_complex()) {
+               PyObject* n = PyLong_FromDouble(v.to_double());
+               if (!n) throw py::error_already_set();
+               return py::reinterpret_steal<py::object>(n);
+             }
+             return py::int_(v.to_long());
            })
       .def("__index__",
            [](const Tensor& t) {

@@ -193,6 +193,9 @@ sparse._install_tensor_methods(
     Tensor
 )  # Tensor.layout, is_sparse, to_sparse(_csr), to_dense, sparse_mask, ...
 from minitorch._lobpcg import lobpcg  # noqa: F401  (over linalg and the sparse matmul)
+from minitorch._foreach import _FUNCTIONS as _foreach_functions
+
+globals().update(_foreach_functions)  # torch._foreach_add and its family (private names, as PyTorch's)
 from minitorch import masked  # noqa: F401  (torch.masked: masked reductions and MaskedTensor)
 from minitorch import nested  # torch.nested: NestedTensor, a batch of tensors of different sizes
 

@@ -210,8 +210,16 @@ def translating(fn, name=None, method=False, checks="all"):
         try:
             return fn(*args, **kwargs)
         except (AttributeError, RuntimeError, IndexError, ValueError, TypeError) as e:
-            if isinstance(e, TypeError) and ("(): argument '" in str(e) or "invalid combination" in str(e)):
-                raise  # already PyTorch's own words for an argument
+            msg = str(e)
+            # already PyTorch's own words for an argument (an int list's of an op called inside, with a value
+            # derived from an argument, is checked against fn's own arguments first)
+            inner_ints = "failed to unpack the object" in msg and not msg.startswith(fname + "(")
+            if (
+                isinstance(e, TypeError)
+                and ("(): argument '" in msg or "invalid combination" in msg)
+                and not inner_ints
+            ):
+                raise
             err = _translate(fn, fname, method, checks, args, kwargs, e)
             if err is None:
                 raise
@@ -260,7 +268,7 @@ def translate_module(namespace, names=None, checks="all"):
 _KIND_WORDS = {
     "Tensor": "Tensor", "int": "int", "SymInt": "int", "float": "float", "bool": "bool", "Scalar": "Number",
     "str": "str", "ScalarType": "torch.dtype", "Generator": "torch.Generator", "Tensor[]": "tuple of Tensors",
-    "float[]": "tuple of floats", "Device": "torch.device", "Layout": "torch.layout",
+    "float[]": "tuple of floats", "Device": "torch.device", "Layout": "torch.layout", "Scalar[]": "tuple of Scalars",
 }  # fmt: skip
 # the kinds a signature may name: _accepts checks the modelled ones and lets Device, Layout and object through
 _KNOWN_KINDS = set(_KIND_WORDS) | {"int[]", "object"}
@@ -385,6 +393,8 @@ def _accepts(p, v):
         return _int_like(v, True)
     if k == "float[]":
         return isinstance(v, (list, tuple)) and (not v or isinstance(v[0], (int, float)))
+    if k == "Scalar[]":  # numbers only, bools among them (PyTorch's is_scalar_list)
+        return isinstance(v, (list, tuple)) and all(isinstance(e, (int, float, complex)) for e in v)
     if k == "Tensor[]":
         return isinstance(v, (list, tuple)) and (not v or _tensor_like(v[0]))
     if k == "Generator":
@@ -527,7 +537,9 @@ def _raise_own_error(fname, params, args, kwargs, positional):
         if not _accepts(p, v) and not sole_ints:
             by_keyword = i >= len(args)
             where = f" (position {i + 1})" if positional or not by_keyword else ""
-            if p.kind == "int[]" and isinstance(v, (list, tuple)):
+            if (
+                p.kind == "int[]" and isinstance(v, (list, tuple)) and not by_keyword
+            ):  # (a keyword's: the kind)
                 raise TypeError(
                     f"{fname}(): argument '{p.name}'{where} must be tuple of ints, but found element of "
                     f"type {_type_name(v[0])} at pos 0"

@@ -141,18 +141,16 @@ rot90.__wrapped__ = _rot90_checked.__wrapped__
 
 def broadcast_to(input, size):
     """`input` expanded (a view) to `size`, as torch.broadcast_to."""
-    if isinstance(size, (int, float)):  # the function's size is one sequence (the method takes separate ints)
-        raise TypeError(
-            f"broadcast_to(): argument 'size' (position 2) must be tuple of ints, not {_argcheck._kind_name(size)}"
-        )
-    return input.expand(size)  # one sequence: () reaches expand's own error, as PyTorch's
+    # the parser's SymInt[] in broadcast_to's words; then () reaches expand's own error, as PyTorch's
+    return input.expand(_C._int_list_value(size, "broadcast_to", "size", 2))
 
 
 def _broadcast_to_method(self, *size, **kwargs):
     """Tensor.broadcast_to: the size as one sequence or as separate ints (PyTorch's int-list parser)."""
-    if not size and not kwargs:
-        raise TypeError('broadcast_to() missing 1 required positional arguments: "size"')
-    return self.expand(*size, **kwargs)
+    for k in kwargs:
+        if k != "size":
+            raise TypeError(f"broadcast_to() got an unexpected keyword argument '{k}'")
+    return self.expand(_C._int_list_varargs("broadcast_to", "size", size, kwargs.get("size")))
 
 
 def broadcast_tensors(*tensors):
@@ -259,9 +257,7 @@ def _tile_checked(input, dims):
     """torch.tile's and Tensor.tile's calls that are not plain ints (csrc/python/bind_shape.cpp binds both and
     takes those itself): `input` repeated `dims[i]` times along each dim, dims shorter than input.dim() padded
     with ones in front."""
-    if isinstance(dims, _C.Tensor):  # the parser's int list takes no tensor here
-        raise TypeError("tile(): argument 'dims' (position 2) must be tuple of ints, not Tensor")
-    dims = _as_dims(dims)
+    dims = _C._int_list_value(dims, "tile", "dims", 2)  # the parser's SymInt[] (the method's were read)
     if len(dims) < input.dim():
         dims = [1] * (input.dim() - len(dims)) + dims
     return _functional.repeat(input, *dims)
@@ -1041,11 +1037,53 @@ _INDEX_REDUCE_SIG = "int dim, Tensor index, Tensor source, str reduce, *, bool i
 @_argcheck.parses(f"Tensor input, {_INDEX_ADD_SIG}", upfront=False)
 def index_add(input, dim, index, source, *, alpha=1):
     """`input` plus alpha * source added at `index` along `dim` (repeated indices accumulate)."""
-    d = _check_index(input, dim, index, "index_add_")
-    _check_source(input, d, index, source, "index_add_")
+    d = _check_index_add(input, dim, index, source)
     if not input.is_floating_point() and input.dtype != _C.bool and isinstance(alpha, float):
         alpha = int(alpha)  # PyTorch casts alpha to an integer dtype (1.5 adds source once)
+    # PyTorch's kernel adds nothing, and so checks no index, where there is nothing to add to or from (the
+    # 1-D path alone reads every index)
+    if index.numel() == 0 or (input.dim() > 1 and (input.numel() == 0 or source.numel() == 0)):
+        return input.clone()
     return _put_along(input, d, index, source * alpha if alpha != 1 else source, True, "index_add_")
+
+
+def _check_index_add(self, dim, index, source):
+    """index_add's checks in PyTorch's order (its meta function): the dim, the index's rank and dtype, the
+    dtypes, source's dim, the number of indices, then the shapes but the dim (a 0-dim tensor's all of it)."""
+    d = _wrap(dim, self.dim())
+    if index.dim() > 1:
+        raise IndexError(
+            f"index_add_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
+            f"{_scalar_name(index.dtype)} and size: {list(index.shape)}"
+        )
+    if index.dtype not in (_C.int64, _C.int32):
+        raise RuntimeError(
+            f"index_add_(): Expected dtype int32/int64 for index but got: {_scalar_name(index.dtype)}"
+        )
+    if source.dtype != self.dtype:
+        raise RuntimeError(
+            f"index_add_(): self ({_scalar_name(self.dtype)}) and source ({_scalar_name(source.dtype)}) must "
+            "have the same scalar type"
+        )
+    if d != 0 and d >= source.dim():
+        raise RuntimeError(
+            f"index_add_(): Indexing dim {d} is out of bounds of the source tensor with dim {source.dim()}"
+        )
+    n = 1 if source.dim() == 0 else source.shape[d]
+    if index.numel() != n:
+        raise RuntimeError(
+            f"index_add_(): Number of indices ({index.numel()}) should be equal to source.size(dim): ({n}), "
+            f"for dim: {d}"
+        )
+    xs, ss = list(self.shape), list(source.shape)
+    if self.dim() and source.dim():
+        del xs[d], ss[d]
+    if xs != ss:
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = "
+            f"{list(self.shape)} source.shape = {list(source.shape)}"
+        )
+    return d
 
 
 _INDEX_COPY_SIG = "int dim, Tensor index, Tensor source"

@@ -2,6 +2,7 @@
 torch.kl_div, ...), with ATen's signatures: argument order, int reductions, train flags."""
 
 import builtins
+import warnings
 
 from minitorch import _C, _argcheck
 from minitorch._composite_shape import _broadcast_sizes
@@ -9,6 +10,7 @@ from minitorch._dtype_names import scalar_name
 from minitorch.nn import functional as _F
 from minitorch.nn.functional import _activation as _F_activation
 from minitorch.nn.functional import _loss as _F_loss
+from minitorch.nn.functional import _pooling as _F_pooling
 from minitorch.nn.functional._sampling import affine_grid_generator as _affine_grid_generator
 from minitorch.nn.functional._sampling import grid_sampler
 from minitorch.nn.functional._utils import _floating
@@ -244,7 +246,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1
 
 def adaptive_max_pool1d(input, output_size):
     """1-D adaptive max pooling: torch's spelling returns (values, indices)."""
-    return tuple(_F._adaptive_max_pool1d(input, output_size))
+    return tuple(_F_pooling._adaptive_max_pool1d_op(input, output_size))
 
 
 def constant_pad_nd(input, pad, value=0):
@@ -276,7 +278,12 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
 
 def kl_div(input, target, reduction=0, *, log_target=False):
     """F.kl_div with torch's signature (reduction an int: 0 none, 1 mean, 2 sum)."""
-    return _F.kl_div(input, target, reduction=_reduction("kl_div", 3, reduction), log_target=log_target)
+    red = _reduction("kl_div", 3, reduction)
+    if red != "mean":
+        return _F.kl_div(input, target, reduction=red, log_target=log_target)
+    with warnings.catch_warnings():  # the C++ op has none of F.kl_div's warning about 'mean'
+        warnings.filterwarnings("ignore", "reduction: 'mean' divides", UserWarning)
+        return _F.kl_div(input, target, reduction=red, log_target=log_target)
 
 
 # torch.ctc_loss's two signatures (lengths as int lists or tensors), checked before F.ctc_loss's body

@@ -166,7 +166,7 @@ def repeat(self, *repeats, **kwargs):
     """Tensor.repeat's calls that are not plain ints (keywords, tensors or bools for counts, a negative count,
     too few counts): PyTorch's checks and errors, then the op (csrc/ops/shape.cpp repeat; the Tensor method is
     bound in C++ and takes the plain calls itself, csrc/python/bind_shape.cpp)."""
-    if kwargs or not repeats:
+    if kwargs:  # (Tensor.repeat's binding reads the counts and passes them plain, () too)
         repeats = _sizes_keyword("repeat", "repeats", repeats, kwargs)
     if len(repeats) == 1 and isinstance(repeats[0], (list, tuple)):
         repeats = tuple(repeats[0])

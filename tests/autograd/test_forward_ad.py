@@ -1029,7 +1029,7 @@ COVERED_ORACLE = {
     "bce_logits": f"lambda a: {_F}.binary_cross_entropy_with_logits(a, a.sigmoid().flip(0), "
     "pos_weight=a[0].exp().detach())",
     "kl_div": f"lambda a: {_F}.kl_div(a.log_softmax(1), a.softmax(0), reduction='batchmean')",
-    "kl_div_log": f"lambda a: {_F}.kl_div(a, a.flip(1), log_target=True)",
+    "kl_div_log": f"lambda a: {_F}.kl_div(a, a.flip(1), reduction='none', log_target=True)",
     "ce_smooth": f"lambda a: {_F}.cross_entropy(a, torch.tensor([0, 2, 1]), label_smoothing=0.2)",
     "ce_smooth_weighted": f"lambda a: {_F}.cross_entropy(a, torch.tensor([0, 2, 1]), a[0].exp().detach(), "
     "label_smoothing=0.2)",

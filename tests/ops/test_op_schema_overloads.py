@@ -188,7 +188,7 @@ def test_an_overloaded_size_is_a_sequence_caster():
         "s",
     )
     text = gen_ops.bind_funcs_cpp([op])
-    assert text.count("SizeArg size_obj") == 2 and "DimVector size = parse_size(size_obj);" in text
+    assert text.count("SizeArg size_obj") == 2 and "DimVector size = symints_arg(size_obj, " in text
 
 
 def test_generator_rejects_malformed_method_only_rows():

@@ -222,6 +222,13 @@ def test_factory_out(device):
 # every public spelling with out= of every op of the op database (tests/ops/opdb.py) that computes float64
 _BINARY = opdb.spellings(opdb.BINARY_OPS, "out")
 _UNARY = opdb.spellings(opdb.UNARY_OPS, "out")
+# the unary ops whose result keeps the input's dtype (the schema's `dtype: same`), by every spelling
+_SAME_DTYPE = {
+    n
+    for row in minitorch._C._op_schema()
+    if row[0] == "unary" and row[3] == "Same"
+    for n in [row[1], *re.findall(r"(\w+)(?:\[[^\]]*\])?", row[5])]
+}
 
 
 def _out_layouts(device, shape):
@@ -280,6 +287,10 @@ def test_out_unary_table(device, name, op):
     f(at, out=out)
     np.testing.assert_allclose(to_np(out), want, rtol=1e-12, atol=1e-15)
     a32 = a.float()
+    if name in _SAME_DTYPE:  # an op of its input's own dtype writes no other out (PyTorch's TensorIterator)
+        with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
+            f(a32, out=out)
+        return
     f(a32, out=out)
     assert np.array_equal(to_np(out), to_np(f(a32)).astype(np.float64))
 
@@ -304,6 +315,9 @@ def test_out_direct_dtypes(device, dtype):
         out = minitorch.empty(5, 6, dtype=minitorch.int64, device=device)
         minitorch.bitwise_xor(a, b, out=out)
         assert np.array_equal(to_np(out), an ^ bn)
+        with pytest.raises(RuntimeError, match="^Found dtype Long but expected Int$"):
+            minitorch.bitwise_not(a, out=out)  # an op of its input's own dtype: PyTorch's exact out dtype
+        out = minitorch.empty(5, 6, dtype=minitorch.int32, device=device)
         minitorch.bitwise_not(a, out=out)
         assert np.array_equal(to_np(out), ~an)
 

@@ -5842,3 +5842,488 @@ def test_fuzz_4440_softmax_implicit_dim_warning():
             assert fn(x).shape == (1, 2)
         with pytest.raises(TypeError, match="cannot be interpreted as an integer"):
             fn(minitorch.tensor(-0.5), None, None)
+
+# ---- session 21 (par21): calls compared with PyTorch itself (the oracle), outcome for outcome
+
+_PAR21_SOURCE = r"""
+import json
+import math
+import warnings
+
+
+def cases(torch, data):
+    setup, calls = data
+
+    def enc(v):
+        if isinstance(v, torch.Tensor):
+            vals = v.detach().cpu()
+            vals = (torch.view_as_real(vals) if vals.dtype.is_complex else vals).tolist()
+            vals = json.loads(json.dumps(vals).replace("NaN", '"nan"'))
+            return ["tensor", str(v.dtype).replace("minitorch.", "torch."), list(v.shape), vals]
+        if isinstance(v, (tuple, list)):
+            return [type(v).__name__, [enc(e) for e in v]]
+        if isinstance(v, float) and math.isnan(v):
+            return ["float", "nan"]
+        return [type(v).__name__, v if isinstance(v, (int, float, bool, str, type(None))) else repr(v)]
+
+    out = []
+    for call in calls:
+        env = {"torch": torch, "F": torch.nn.functional}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                torch.manual_seed(0)
+                exec(setup, env)
+                out.append(enc(eval(call, env)))
+            except Exception as e:  # noqa: BLE001 - the exception is the outcome
+                out.append(["raises", type(e).__name__, str(e).splitlines()[0] if str(e) else ""])
+    return out
+"""
+
+
+def _par21_compare(setup, calls):
+    """Each call (an expression, after `setup` ran in a fresh namespace holding torch and F) answers as in
+    PyTorch: the same dtype, shape and values, or the same exception type and first line of its message."""
+    from utils import cases_here_and_in_pytorch
+
+    ours, theirs = cases_here_and_in_pytorch(_PAR21_SOURCE, [("torch", minitorch)], [setup, calls])
+    diffs = [f"{c}\n  ours:    {o}\n  PyTorch: {t}" for c, o, t in zip(calls, ours, theirs) if o != t]
+    assert not diffs, "\n".join(diffs)
+
+
+def test_par21_boolean_dispatch_pools_and_kl_div():
+    """The pools with return_indices are PyTorch's boolean_dispatch pairs (the flag's truth picks
+    X_with_indices or _X, which take every argument and fail in their own names); max_pool3d_with_indices reads
+    input.is_cuda before its parser; the adaptive 3-D pool takes len() of its size first; kl_div settles its
+    reduction (get_enum's ValueError for a non-string) before torch.kl_div's parser"""
+    setup = (
+        "x = torch.arange(64.).reshape(1, 1, 4, 4, 4); y = torch.arange(16.).reshape(1, 2, 8)\n"
+        "a = torch.tensor([[-1.0, -2.0], [-0.5, -3.0]]); b = torch.tensor([[0.25, 0.75], [0.5, 0.5]])"
+    )
+    calls = [
+        "F.max_pool3d(x, 2, return_indices=1)",
+        "F.max_pool3d(x, 2, 2, 0, 1, False, torch.tensor(0))",
+        "F.max_pool3d(x, 2, 2, 0, 1, False, torch.tensor([1, 2]))",
+        "F.max_pool3d(x, 2, return_indices='a')",
+        "F.max_pool3d(x, 2, return_indices=[])",
+        "F.max_pool3d(x, 2, 2, 0, 1, False, 0, 3)",
+        "F.max_pool3d(x, 2, foo=1)",
+        "F.max_pool3d_with_indices(x, 2, 2, 0, 1, False, 0)",
+        "F.max_pool3d_with_indices(1, 2)",
+        "F.max_pool3d([1], 2, return_indices=True)",
+        "F.max_pool3d(None, 2)",
+        "F.max_pool2d(x[0], 2, return_indices=2)",
+        "F.max_pool2d(x[0], 2, foo=2, return_indices=True)",
+        "F.max_pool1d(y, 2, return_indices=2.5)",
+        "F.max_pool1d(1, 2, return_indices=True)",
+        "F.max_pool1d(1, 2)",
+        "F.adaptive_max_pool1d(y, 3, return_indices=1)",
+        "F.adaptive_max_pool1d(y, 3, torch.tensor(0))",
+        "F.adaptive_max_pool1d(y, 3, torch.tensor([1, 0]))",
+        "F.adaptive_max_pool1d(y, 3, 1, 2)",
+        "F.adaptive_max_pool1d(y, 3, foo=2)",
+        "F.adaptive_max_pool2d(x[0], 2, torch.tensor(1.0))",
+        "F.adaptive_max_pool2d(x[0], 2, return_indices=1, foo=2)",
+        "F.adaptive_max_pool2d(x[0], [None, 2], 'yes')",
+        "F.adaptive_max_pool3d(x, 2, [1])",
+        "F.adaptive_max_pool3d(x, [None, 2], True)",
+        "F.adaptive_max_pool3d(x, 2.5, True)",
+        "F.adaptive_max_pool3d(x, torch.tensor(2))",
+        "F.adaptive_max_pool3d(1, 2, True)",
+        "F.fractional_max_pool2d(x[0], 2, output_size=2, return_indices=1, _random_samples=torch.full((1, 1, 2), 0.5))",
+        "F.fractional_max_pool3d(x, 2, 2, None, torch.tensor(1), torch.full((1, 1, 3), 0.5))",
+        "F.kl_div(a, b)",
+        "F.kl_div(a, b, log_target=1)",
+        "F.kl_div(a, b, log_target=torch.tensor([True, False]))",
+        "F.kl_div(a, b, reduction=1)",
+        "F.kl_div(a, b, reduction=None)",
+        "F.kl_div(a, b, reduction=torch.tensor(1))",
+        "F.kl_div(a, b, reduction=b'sum')",
+        "F.kl_div(a, b, reduction=['sum'])",
+        "F.kl_div(a, b, reduction='elementwise_mean')",
+        "F.kl_div(a, b, reduction='batchmean')",
+        "F.kl_div(a, b, size_average=False)",
+        "F.kl_div(a, b, reduce=torch.tensor([1, 1]))",
+        "F.kl_div(1, b, reduction=1)",
+        "F.kl_div(a, 1.0, reduction='none')",
+        "torch.kl_div(a, b, 1)",
+    ]
+    _par21_compare(setup, calls)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        minitorch.kl_div(minitorch.ones(2), minitorch.ones(2), 1)  # the C++ op's spelling: no warning
+        with pytest.raises(UserWarning, match="'batchmean' divides only by the batch size"):
+            minitorch.nn.functional.kl_div(minitorch.ones(2), minitorch.ones(2))
+
+
+def test_par21_fractional_max_pool_check_order():
+    """fractional_max_pool2d/3d: PyTorch's Python (output_size or output_ratio, the 2-D ratio's len(), default
+    samples), its op's parser, then ATen's checks in their order: kernel and output lengths, kernel > 0, rank,
+    empty non-batch dims, too-large pools (3-D: time, width, height, strictly), a negative output size, then
+    the samples' dtype, rank, batch, channels and length, and the dtype dispatch an empty output never reaches"""
+    setup = (
+        "x = torch.arange(72.).reshape(2, 1, 6, 6); r = torch.full((2, 1, 2), 0.5)\n"
+        "y = torch.arange(432.).reshape(2, 1, 6, 6, 6); r3 = torch.full((2, 1, 3), 0.5)\n"
+        "P = F.fractional_max_pool2d; P3 = F.fractional_max_pool3d"
+    )
+    calls = []
+    for k, o, s, extra in [
+        ("2", "3", "r", ""),
+        ("2", "None", "r", ""),
+        ("2", "None", "r", ", output_ratio=0.5"),
+        ("2", "None", "r", ", output_ratio=(0.5, 0.5)"),
+        ("2", "None", "r", ", output_ratio=(0.5, 0.5, 0.5)"),
+        ("2", "None", "r", ", output_ratio=torch.tensor(0.5)"),
+        ("(2, 2, 2)", "3", "r", ""),
+        ("2", "(3,)", "r", ""),
+        ("2.5", "3", "r", ""),
+        ("True", "3", "r", ""),
+        ("[2, None]", "3", "r", ""),
+        ("torch.tensor([2])", "[torch.tensor(3), 3]", "r", ""),
+        ("0", "0", "r.double()", ""),
+        ("7", "3", "r.double()", ""),
+        ("2", "-1", "r.double()", ""),
+        ("9", "-1", "r", ""),
+        ("2", "3", "r.double()", ""),
+        ("2", "3", "r[0]", ""),
+        ("2", "3", "r[:1, :, :1]", ""),
+        ("2", "3", "r[:, :0]", ""),
+        ("2", "3", "r[:, :, :1]", ""),
+        ("2", "3", "[0.5]", ""),
+        ("2", "[0, 3]", "r[:, :, :1]", ""),
+    ]:
+        calls.append(f"P(x, {k}, {o}, _random_samples={s}, return_indices=True{extra})")
+    calls += [
+        "P(x[0, 0], 0, 3, _random_samples=r)",
+        "P(x[0, 0], 2, 3, _random_samples=r)",
+        "P(x[:, :0], 2, 3, _random_samples=r)",
+        "P(x[0, :, :0], 2, 3, _random_samples=r)",
+        "P(x[0][:0], 2, 3, _random_samples=r)",
+        "P(x[:0], 2, 3, _random_samples=r, return_indices=True)",
+        "P(x.int(), 2, 3, _random_samples=r.int())",
+        "P(x.int(), 2, [0, 3], _random_samples=r.int(), return_indices=True)",
+        "P(x.bool(), 2, 3, _random_samples=r.bool())",
+        "P(x.double(), 2, 3, _random_samples=r.double(), return_indices=True)",
+        "P(x.transpose(2, 3), 3, 2, _random_samples=torch.tensor([[[0.2, 0.9]], [[0.7, 0.1]]]), return_indices=True)",
+        "P(x[0], 2, 3, _random_samples=r[:1], return_indices=True)",
+        "P(x, 2, 3, None, False, r, 5)",
+        "P(1, 2, output_size=2)",
+        "P3(y, 2, 3, _random_samples=r3, return_indices=True)",
+        "P3(y, 2, output_ratio=0.5, _random_samples=r3)",
+        "P3(y, 2, output_ratio=(0.5, 0.5))",
+        "P3(y, (2, 2), 3, _random_samples=r3)",
+        "P3(y, 2, (3, 3), _random_samples=r3)",
+        "P3(y[0, 0], 0, 3, _random_samples=r3)",
+        "P3(y[0, 0], 2, 3, _random_samples=r3)",
+        "P3(y[:, :, :0], 2, 3, _random_samples=r3)",
+        "P3(y, 2, [5, 3, 3], _random_samples=r3)",
+        "P3(y, 2, [4, 4, 4], _random_samples=r3)",
+        "P3(y, 2, [3, 5, 5], _random_samples=r3)",
+        "P3(y, 2, [3, 5, 3], _random_samples=r3)",
+        "P3(y, 2, [-1, 3, 3], _random_samples=r3.double())",
+        "P3(y, 2, 3, _random_samples=r3[:, :, :2])",
+        "P3(y.int(), 2, 3, _random_samples=r3.int())",
+        "P3(y[:0].int(), 2, 3, _random_samples=r3.int(), return_indices=True)",
+    ]
+    _par21_compare(setup, calls)
+
+
+def test_par21_int_lists_read_as_pytorchs_parser():
+    """Int lists (view, reshape, permute, expand, repeat, flip, sum's dims, the factories' sizes, split's sizes):
+    an element is an int, or anything with __index__ but a bool first, or a one-element integer or bool tensor
+    (a SymInt list reads a bool one by item(), whose check refuses it); separate ints only where the first
+    argument is one; PyTorch's TypeErrors word a bad first element, a later one, a keyword's whole value"""
+    setup = (
+        "x = torch.arange(24.).reshape(2, 3, 4); i0 = torch.tensor(0); i1 = torch.tensor(1)\n"
+        "i2 = torch.tensor(2); f1 = torch.tensor(1.0); v1 = torch.tensor([1]); b1 = torch.tensor(True)"
+    )
+    calls = [
+        "x.permute(i2, i0, i1).shape",
+        "x.permute([i2, v1, 0]).shape",
+        "x.permute([b1, 0, 2]).shape",
+        "x.permute(b1, 0, 2).shape",
+        "x.permute([0, b1, 2]).shape",
+        "x.permute(f1, 0, 2)",
+        "x.permute([2, f1, 0])",
+        "x.permute([f1, 0, 2])",
+        "x.permute(dims=[f1, 0, 1])",
+        "x.permute(dims=(i1, 0, f1))",
+        "x.permute(dims=2)",
+        "torch.permute(x, (2, b1, 0)).shape",
+        "torch.permute(x, [f1, 0, 2])",
+        "torch.permute(x, i1)",
+        "x.view(i2, 12).shape",
+        "x.view([12, v1 * 2]).shape",
+        "x.view(24, True).shape",
+        "x.view(i2 * 12, b1)",
+        "x.view(f1 * 24)",
+        "x.view([f1 * 24])",
+        "x.view(f1, 2)",
+        "x.view(12, torch.tensor(2.))",
+        "x.view(size=2)",
+        "x.view(size=[f1])",
+        "x.view(2, size=[2])",
+        "x.view([12, 2], dtype=torch.float32)",
+        "x.view(24, dtype=torch.float32)",
+        "x.view(size=[24], dtype=torch.float32)",
+        "x.view(dtype=torch.int32).shape",
+        "x.reshape((-1, v1 * 4)).shape",
+        "x.reshape((-1, f1 * 4))",
+        "x.reshape(f1)",
+        "x.reshape(shape=24)",
+        "torch.reshape(x, (f1 * 2, -1))",
+        "x.expand(v1 * 2, 2, 3, 4).shape",
+        "x.expand(f1, 2, 3, 4)",
+        "x.expand(size=24)",
+        "x.expand(size=[2, 3, 4, f1])",
+        "x.repeat(i2, 1, 1).shape",
+        "x.repeat([1, i2, 1]).shape",
+        "x.repeat([2, True, 1]).shape",
+        "x.repeat([True, 2, 1])",
+        "x.repeat(f1, 1, 1)",
+        "x.repeat(b1, 1, 1)",
+        "x.repeat(repeats=[i2, 1, 1]).shape",
+        "x.repeat(repeats=[f1, 1, 1])",
+        "x.tile(f1)",
+        "torch.tile(x, [f1])",
+        "torch.tile(x, [i2]).shape",
+        "x.flip([i0, i1]).tolist()",
+        "x.flip(v1).tolist()",
+        "x.flip(dims=[f1])",
+        "x.sum(dim=[i0, v1]).tolist()",
+        "x.sum([0, f1])",
+        "torch.zeros(i2, 3).shape",
+        "torch.zeros(2, True).shape",
+        "torch.zeros(f1, 3)",
+        "torch.zeros([f1])",
+        "torch.zeros(i2, f1)",
+        "torch.zeros(size=(f1,))",
+        "torch.zeros(True)",
+        "torch.zeros(b1, 2)",
+        "torch.full(3, 1.0)",
+        "x.new_full((i2, b1), 1.0)",
+        "x.new_zeros(f1, 2)",
+        "x.new_empty(f1)",
+        "torch.randint(3, (2, f1))",
+        "x.unflatten(2, (2, f1))",
+        "x.broadcast_to([2, 3, f1])",
+        "torch.broadcast_to(x, (i2, 3, 4)).shape",
+        "x.clone().resize_(size=[2, 12]).shape",
+        "x.clone().resize_(2, size=[2])",
+        "x.clone().resize_(f1, 2)",
+        "x.clone().resize_([f1, 2])",
+        "torch.zeros(3).sum(2**70)",
+    ]
+    _par21_compare(setup, calls)
+
+
+def test_par21_split_as_pytorchs_python():
+    """torch.split is tensor.split(...) (AttributeError for a plain value); a tensor size becomes int(size)
+    where one element converts, an int (a bool too) goes to split's two signatures, the rest to
+    split_with_sizes, each with its own errors"""
+    setup = (
+        "x = torch.arange(10.).reshape(5, 2); i2 = torch.tensor(2); f2 = torch.tensor(2.5)\n"
+        "v2 = torch.tensor([2]); b1 = torch.tensor(True); import numpy as np"
+    )
+    calls = [
+        "torch.split(x, i2)",
+        "torch.split(x, f2)",
+        "torch.split(x, v2)",
+        "torch.split(x, torch.tensor([[2]]))",
+        "torch.split(x, b1)",
+        "torch.split(x, torch.tensor([2, 3]))",
+        "torch.split(x, torch.tensor(float('nan')))",
+        "torch.split(x, torch.tensor(-2.5))",
+        "torch.split(x, True)",
+        "torch.split(x, 2.5)",
+        "torch.split(x, [i2, 3])",
+        "torch.split(x, [f2, 3])",
+        "torch.split(x, [2, f2])",
+        "torch.split(x, [True, 4])",
+        "torch.split(x, [6, -1])",
+        "torch.split(x, -1)",
+        "torch.split(x, 2, torch.tensor(1))",
+        "torch.split(x, 2, f2)",
+        "torch.split(x, 2, 1.0)",
+        "torch.split(x, [1, 1], 1.0)",
+        "torch.split(x, 2, dim=None)",
+        "torch.split(x, None)",
+        "torch.split(x, 'a')",
+        "torch.split(1, 2)",
+        "torch.split([1, 2], 1)",
+        "torch.split(x, np.int64(2))",
+        "x.split(f2)",
+        "x.split(True)",
+        "x.split([1, 1], None)",
+        "x.split(split_size=[2, 3], dim=0)",
+    ]
+    _par21_compare(setup, calls)
+
+
+def test_par21_round_decimals_and_out():
+    """torch.round's two signatures (its own, decimals'), out= counted among the arguments as PyTorch's
+    signatures hold it: a bad decimals is the combination where both could take the call, its own error where
+    only decimals' can; an op of its input's own dtype writes no out of another (Found dtype ...)"""
+    setup = (
+        "x = torch.tensor([1.25, -5.75, 2.5]); o = torch.empty(3); od = torch.empty(3, dtype=torch.float64)\n"
+        "oi = torch.empty(3, dtype=torch.int64); i = torch.tensor([15, 25])"
+    )
+    calls = [
+        "torch.round(x, decimals=1)",
+        "torch.round(x, decimals=1.5)",
+        "torch.round(x, decimals=torch.tensor(1.0))",
+        "torch.round(x, decimals=torch.tensor(1))",
+        "torch.round(x, decimals=None)",
+        "torch.round(x, decimals=True)",
+        "torch.round(x, decimals=[1])",
+        "torch.round(x, 1)",
+        "torch.round(x, decimal=1)",
+        "torch.round(x, decimals=1, foo=2)",
+        "torch.round(3, decimals=1)",
+        "torch.round(3)",
+        "torch.round(x, decimals=1.5, out=o)",
+        "torch.round(x, decimals=None, out=o)",
+        "torch.round(x, decimals=1, out=o)",
+        "torch.round(x, decimals=1, out=od)",
+        "torch.round(x, out=od)",
+        "torch.round(x, out=oi)",
+        "torch.round(i, decimals=-1)",
+        "torch.round(i, out=od)",
+        "torch.floor(x, out=od)",
+        "torch.neg(x, out=oi)",
+        "torch.abs(x + 1j, out=od.float())",
+        "torch.sin(x, out=od)",
+        "x.round(decimals=1.5)",
+        "x.clone().round_(decimals=None)",
+        "torch.round(x, decimals=np.int64(1))",
+    ]
+    _par21_compare(setup + "\nimport numpy as np", calls)
+
+
+def test_par21_foreach_functions():
+    """torch._foreach_*: each tensor of the list as the op on it (broadcasting, promotion, its errors), with
+    PyTorch's overloads (a number, numbers, a 0-dim tensor, tensors), list checks and TypeErrors; the in-place
+    ones return the list they were given, the others a tuple"""
+    setup = (
+        "a = [torch.tensor([1.0, 2.0]), torch.tensor([[3.0], [4.0]])]; b = [torch.tensor([0.5, 0.25]), "
+        "torch.tensor([[2.0], [1.0]])]\nc = [torch.tensor([1.0, 1.0]), torch.tensor([[0.5], [4.0]])]; "
+        "ai = [torch.tensor([1, 2]), torch.tensor([3])]\nx = [t.clone() for t in a]"
+    )
+    calls = [
+        "torch._foreach_add(a, 1)",
+        "torch._foreach_add(a, [1, 2.5])",
+        "torch._foreach_add(a, b, alpha=2)",
+        "torch._foreach_add(a, torch.tensor(2.0), alpha=3)",
+        "torch._foreach_add(a, b[::-1])",
+        "torch._foreach_add(ai, [1, 2.5])",
+        "torch._foreach_add(a, 1j)",
+        "torch._foreach_add(a, [1])",
+        "torch._foreach_add(a, b[:1])",
+        "torch._foreach_add([], 1)",
+        "torch._foreach_add(a, [])",
+        "torch._foreach_add(a, 1, alpha=2)",
+        "torch._foreach_add(a, torch.tensor([1.0, 2.0]))",
+        "torch._foreach_add(a[0], 1)",
+        "torch._foreach_add(a, None)",
+        "torch._foreach_add(a, [b[0], 1])",
+        "torch._foreach_add([a[0]], [torch.ones(3)])",
+        "torch._foreach_mul(a, [2, 3])",
+        "torch._foreach_mul(a, torch.tensor(3.0))",
+        "torch._foreach_mul(a, b, alpha=2)",
+        "torch._foreach_sub(a, b, alpha=2)",
+        "torch._foreach_sub([torch.tensor([True])], 1)",
+        "torch._foreach_div(ai, 2)",
+        "torch._foreach_div(a, [2, 4])",
+        "torch._foreach_maximum(a, [2.5, 1])",
+        "torch._foreach_maximum(a, b)",
+        "torch._foreach_sqrt([torch.tensor([4.0, 9.0]), torch.tensor([16])])",
+        "torch._foreach_sqrt(a, 1)",
+        "torch._foreach_neg(ai)",
+        "torch._foreach_exp([torch.tensor([0.0])])",
+        "torch._foreach_norm(a)",
+        "torch._foreach_norm(a, 1, dtype=torch.float64)",
+        "torch._foreach_norm(ai)",
+        "torch._foreach_norm(a[0])",
+        "torch._foreach_lerp(a, b, 0.5)",
+        "torch._foreach_lerp(a, b, c)",
+        "torch._foreach_addcmul(a, b, c)",
+        "torch._foreach_addcdiv(a, b, c, 2)",
+        "(torch._foreach_add_(x, 1) is x, x)",
+        "(torch._foreach_mul_(x, b), x)",
+        "(torch._foreach_sub_(x, [1, 1]), x)",
+        "(torch._foreach_div_(x, torch.tensor(2.0)), x)",
+        "(torch._foreach_maximum_(x, 0.75), x)",
+        "(torch._foreach_lerp_(x, b, [0.5, 0.25]), x)",
+        "(torch._foreach_addcmul_(x, b, c, torch.tensor([1.0, 2.0])), x)",
+        "(torch._foreach_addcdiv_(x, b, c, value=2), x)",
+        "(torch._foreach_neg_(x), x)",
+        "(torch._foreach_zero_(x) is x, x)",
+        "(torch._foreach_copy_(x, ai), x)",
+        "torch._foreach_addcmul_(x, b, c, torch.tensor([1.0]))",
+        "torch._foreach_addcdiv_(x, b, c, torch.tensor([[1.0, 2.0]]))",
+        "torch._foreach_addcmul_(x, b, c, [1])",
+        "torch._foreach_lerp_(x, b[:1], 0.5)",
+        "torch._foreach_copy_(x, b[:1])",
+        "torch._foreach_add_(ai, 1.5)",
+        "torch._foreach_zero_([])",
+    ]
+    _par21_compare(setup, calls)
+
+
+def test_par21_index_add_empty_and_check_order():
+    """index_add's checks in PyTorch's order (index rank, dtype, the dtypes, source's dim, the number of indices,
+    the shapes but the dim, a 0-dim tensor's all of it); nothing to add to or from checks no index"""
+    calls = [
+        "torch.zeros(0, 4).index_add_(0, torch.tensor([0]), torch.zeros(1, 4))",
+        "torch.zeros(0, 4).index_add_(1, torch.tensor([5]), torch.zeros(0, 1))",
+        "torch.zeros(2, 0).index_add_(0, torch.tensor([5]), torch.zeros(1, 0))",
+        "torch.zeros(0, 4).index_add(0, torch.tensor([0, 0]), torch.zeros(2, 4), alpha=2)",
+        "torch.zeros(0, 4).index_add_(0, torch.tensor(0), torch.zeros(1, 4))",
+        "torch.zeros(0, 4).index_add_(0, torch.tensor([0]), torch.zeros(4))",
+        "torch.zeros(0).index_add_(0, torch.tensor([0]), torch.zeros(1))",
+        "torch.zeros(3, 4).index_add_(0, torch.tensor([[0.]]), torch.zeros(1, 4))",
+        "torch.zeros(3, 4).index_add_(0, torch.tensor([0]), torch.zeros(2, 4, dtype=torch.float64))",
+        "torch.zeros(3, 4).index_add_(1, torch.tensor([0]), torch.zeros(4))",
+        "torch.zeros(3, 4).index_add_(1, torch.tensor([0]), torch.zeros(()))",
+        "torch.zeros(3, 4).index_add_(0, torch.tensor([0, 1]), torch.zeros(1, 5))",
+        "torch.zeros(3).index_add_(0, torch.tensor([0]), torch.zeros(()))",
+        "torch.zeros(()).index_add_(0, torch.tensor([0]), torch.zeros(1))",
+        "torch.zeros(()).index_add_(0, torch.tensor([0]), torch.ones(()))",
+        "torch.zeros(3, 4).index_add(0, torch.tensor([2, 0]), torch.ones(2, 4))",
+        "torch.zeros(3, 4).index_add(0, torch.tensor([3]), torch.zeros(1, 4))",
+        "torch.zeros(3).index_add_(0, torch.tensor([5]), torch.zeros(1))",
+    ]
+    _par21_compare("", calls)
+
+
+def test_par21_topk_ties():
+    """topk over ties: the values are PyTorch's; the indices of equal values are ours in index order (a stable
+    sort), where PyTorch's CPU order is what its partial sort leaves (docs/reliability.md's row): the case
+    pinned here shows both, so a change on either side shows"""
+    setup = "x = torch.tensor([1., 3., 3., 2., 3., 1., 1., 2.]); y = torch.tensor([[5, 5, 1, 5, 1], [2, 2, 2, 2, 2]])"
+    calls = [
+        "torch.topk(x, 3)",
+        "torch.topk(x, 5, largest=False)",
+        "torch.topk(y, 3)",
+        "torch.topk(torch.zeros(100), 7)",
+        "torch.topk(torch.tensor([float('nan'), 1., float('nan'), 1.]), 3)",
+    ]
+    from utils import cases_here_and_in_pytorch
+
+    ours, theirs = cases_here_and_in_pytorch(_PAR21_SOURCE, [("torch", minitorch)], [setup, calls])
+    for o, t in zip(ours, theirs):
+        assert o[0] == t[0] == "topk" and o[1][0] == t[1][0]  # the same values
+    assert [o[1][1][3] for o in ours] == [
+        [1, 2, 4],
+        [0, 5, 6, 3, 7],
+        [[0, 1, 3], [0, 1, 2]],
+        [0, 1, 2, 3, 4, 5, 6],
+        [0, 2, 1],
+    ]
+    assert [t[1][1][3] for t in theirs] == [
+        [1, 4, 2],
+        [5, 6, 0, 3, 7],
+        [[0, 3, 1], [2, 4, 3]],
+        [65, 68, 67, 66, 69, 64, 63],
+        [0, 2, 3],
+    ]

@@ -51,7 +51,7 @@ def test_fractional_max_pool_gradient_and_module():
     np.add.at(ref, flat, 1.0)
     np.testing.assert_array_equal(x.grad.numpy().reshape(-1), ref)
     assert torch.autograd.gradcheck(
-        lambda t: F.fractional_max_pool2d(t, 2, output_ratio=0.5, _random_samples=s[:, :, :2]),
+        lambda t: F.fractional_max_pool2d(t, 2, output_ratio=(0.5, 0.5), _random_samples=s[:, :, :2]),
         (torch.tensor(g.normal(size=(1, 2, 6, 6)), requires_grad=True),),
     )
     m = torch.nn.FractionalMaxPool2d(3, output_ratio=(0.5, 0.5), return_indices=True)

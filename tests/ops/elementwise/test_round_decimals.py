@@ -102,9 +102,10 @@ def test_spellings_out_inplace_noncontiguous_empty():
     assert torch.round_(y, decimals=2) is y and torch.equal(y, want.t())
     out = torch.empty(2, 3, dtype=torch.float64)
     assert torch.round(base, decimals=2, out=out) is out and torch.equal(out, want)
-    out = torch.empty(2, 3, dtype=torch.float32)  # a castable out takes the result cast
-    assert torch.equal(torch.round(base, decimals=2, out=out), want.float())
-    with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
+    # an op of its input's own dtype: PyTorch's out must have that dtype, castable or not
+    with pytest.raises(RuntimeError, match="^Found dtype Float but expected Double$"):
+        torch.round(base, decimals=2, out=torch.empty(2, 3, dtype=torch.float32))
+    with pytest.raises(RuntimeError, match="^Found dtype Long but expected Double$"):
         torch.round(base, decimals=2, out=torch.empty(2, 3, dtype=torch.long))
     for t in (torch.empty(0), torch.empty(3, 0, dtype=torch.float16)):
         r = torch.round(t, decimals=1)

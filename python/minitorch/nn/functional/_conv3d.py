@@ -32,14 +32,11 @@ _nn = _C._nn
 
 __all__ = [
     "adaptive_avg_pool3d",
-    "adaptive_max_pool3d",
-    "adaptive_max_pool3d_with_indices",
     "avg_pool3d",
     "conv3d",
     "conv_transpose3d",
     "lp_pool3d",
     "max_pool3d",
-    "max_pool3d_with_indices",
 ]
 
 
@@ -712,13 +709,6 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return (vals, idx) if return_indices else vals
 
 
-def max_pool3d_with_indices(
-    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
-):
-    """max_pool3d returning (values, indices)."""
-    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
-
-
 def _axis_tables(n, k, s, p, d, o):
     """Per output position of one axis: the input position of each tap and whether it lies in the input."""
     pos = [[od * s - p + t * d for t in range(k)] for od in range(o)]
@@ -811,9 +801,11 @@ def _adaptive_size(output_size, input, fn):
     given), then its C++ op's parser (which refuses a bool), as three sizes."""
     input.size()  # PyTorch reads input.size() first: its AttributeError for a non-tensor input
     if not isinstance(output_size, int):
+        if input.dim() <= len(
+            output_size
+        ):  # len() first, as PyTorch's: its TypeError for a float or 0-d size
+            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
         out = list(output_size)
-        if input.dim() <= len(out):
-            raise ValueError(f"Input dimension should be at least {len(out) + 1}")
         output_size = [v if v is not None else dflt for v, dflt in zip(out, list(input.shape)[-len(out) :])]
     _argcheck.check_call(fn, ["Tensor input, int[3] output_size"], (input, output_size), {})
     if isinstance(output_size, int):
@@ -858,7 +850,7 @@ def adaptive_avg_pool3d(input, output_size):
     return res if input.dim() == 5 else res.squeeze(0)
 
 
-def adaptive_max_pool3d(input, output_size, return_indices=False):
+def _adaptive_max_pool3d_impl(input, output_size, return_indices):
     """Max over adaptive windows per axis, PyTorch's F.adaptive_max_pool3d; with return_indices, flat indices
     into D*H*W. Composed from the 2-D adaptive max pool over (H, W) and a max over depth windows."""
     out = _adaptive_size(output_size, input, "adaptive_max_pool3d")
@@ -888,11 +880,6 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
         vals = vals.squeeze(0)
         idx = idx.squeeze(0) if idx is not None else None
     return (vals, idx) if return_indices else vals
-
-
-def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
-    """adaptive_max_pool3d returning (values, indices)."""
-    return adaptive_max_pool3d(input, output_size, return_indices=True)
 
 
 # ------------------------------------------------------------------------------------------- lp_pool3d

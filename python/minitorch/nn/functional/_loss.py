@@ -181,12 +181,30 @@ def _fits_output(input, shape):
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    # PyTorch's Python settles the reduction first (get_enum's ValueError for anything but its strings), then
+    # calls torch.kl_div, whose parser checks the tensors
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    else:
+        if isinstance(reduction, str) and reduction == "mean":
+            warnings.warn(
+                "reduction: 'mean' divides the total loss by both the batch size and the support size."
+                "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                stacklevel=2,
+            )
+        if isinstance(reduction, str) and reduction == "elementwise_mean":
+            warnings.warn(
+                "reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+                stacklevel=2,
+            )
+            reduction = "mean"
+        if not isinstance(reduction, str) or reduction not in ("none", "mean", "sum", "batchmean"):
+            raise ValueError(f"{reduction} is not a valid value for reduction")
     _argcheck.check_tensor_like("kl_div", "input", 1, input)  # torch.kl_div's parser
     _argcheck.check_tensor_like("kl_div", "target", 2, target)
     if isinstance(target, _C.Tensor) and (not input.is_floating_point() or not target.is_floating_point()):
         raise RuntimeError("kl_div: Integral inputs not supported.")
-    if size_average is not None or reduce is not None:
-        reduction = _reduction(size_average, reduce, reduction)
     return _nn.kl_div(input, target, reduction, log_target=log_target)  # a keyword, as PyTorch passes it
 
 

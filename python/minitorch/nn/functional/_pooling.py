@@ -6,19 +6,22 @@ import collections.abc
 from minitorch import _C, _argcheck
 from minitorch._dtype_names import scalar_name
 from minitorch.nn.functional._conv3d import (  # noqa: F401  (the 3-D pools, composed there, are this family's too)
+    _adaptive_max_pool3d_impl,
     adaptive_avg_pool3d,
-    adaptive_max_pool3d,
-    adaptive_max_pool3d_with_indices,
     avg_pool3d,
     lp_pool3d,
-    max_pool3d,
 )
-from minitorch.nn.functional._utils import _ntuple
+from minitorch.nn.functional._conv3d import (
+    max_pool3d as _max_pool3d_composed,
+)
+from minitorch.nn.functional._utils import _ntuple, boolean_dispatch
 
 _nn = _C._nn
 
 
-def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+# The pools with a return_indices flag are PyTorch's boolean_dispatch pairs: X_with_indices and _X, each with
+# every argument, the flag's truth choosing between them (a bad argument fails in the chosen one's words)
+def _max_pool1d_impl(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
     if return_indices:
         x = input.unsqueeze(-2)
         ks = (1, kernel_size if isinstance(kernel_size, int) else kernel_size[0])
@@ -62,9 +65,9 @@ def _max_pool1d_windows(x, k, s, p, d, ceil_mode):
 
 
 def max_pool1d_with_indices(
-    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
 ):
-    """max_pool1d returning (values, indices)."""
+    """1-D max pooling over the last dim of (N, C, L) or (C, L), returning (values, indices into L)."""
     _argcheck.check_call("max_pool1d_with_indices", [
         "Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False"
     ], (input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode), {}, True)  # fmt: skip
@@ -73,22 +76,36 @@ def max_pool1d_with_indices(
             "Expected 2 to 3 dimensions, but got 0-dimensional tensor for argument #1 'self' (while checking "
             "arguments for max_pool1d)"
         )
-    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+    return _max_pool1d_impl(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    if stride == []:
-        stride = None
-    if return_indices:
-        return _nn.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
-    return _nn.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+def _max_pool1d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
+    return _max_pool1d_impl(input, kernel_size, stride, padding, dilation, ceil_mode, False)
+
+
+max_pool1d = boolean_dispatch("return_indices", 6, False, max_pool1d_with_indices, _max_pool1d, "max_pool1d")
 
 
 def max_pool2d_with_indices(
-    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
 ):
-    """max_pool2d returning (values, indices)."""
-    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+    """2-D max pooling over (N, C, H, W) or (C, H, W), returning (values, indices into H*W)."""
+    if stride == []:
+        stride = None
+    return _nn.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def _max_pool2d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
+    if stride == []:
+        stride = None
+    return _nn.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+max_pool2d = boolean_dispatch("return_indices", 6, False, max_pool2d_with_indices, _max_pool2d, "max_pool2d")
 
 
 # The 3-D pools are composed from the 2-D ones in _conv3d. max_pool3d and avg_pool3d are C++ ops in PyTorch
@@ -98,24 +115,29 @@ def max_pool2d_with_indices(
 _MAX_POOL3D = [
     "Tensor input, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False"
 ]
-_max_pool3d = max_pool3d  # the composition, which the checked max_pool3d below calls
-
-
-def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    _argcheck.check_call("max_pool3d_with_indices" if return_indices else "max_pool3d", _MAX_POOL3D,
-                         (input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode), {},
-                         True)  # fmt: skip
-    return _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
-
-
-max_pool3d.__doc__ = _max_pool3d.__doc__
 
 
 def max_pool3d_with_indices(
-    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
 ):
-    """max_pool3d returning (values, indices)."""
-    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+    """3-D max pooling over (N, C, D, H, W) or (C, D, H, W), returning (values, indices into D*H*W)."""
+    input.is_cuda  # PyTorch's Python reads it (its deterministic CUDA path) before the parser  # noqa: B018
+    _argcheck.check_call("max_pool3d_with_indices", _MAX_POOL3D,
+                         (input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode), {},
+                         True)  # fmt: skip
+    return _max_pool3d_composed(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def _max_pool3d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
+    _argcheck.check_call("max_pool3d", _MAX_POOL3D,
+                         (input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode), {},
+                         True)  # fmt: skip
+    return _max_pool3d_composed(input, kernel_size, stride, padding, dilation, ceil_mode, False)
+
+
+max_pool3d = boolean_dispatch("return_indices", 6, False, max_pool3d_with_indices, _max_pool3d, "max_pool3d")
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
@@ -183,7 +205,7 @@ _adaptive_avg_pool2d = _argcheck.parsing(
 )
 
 
-_adaptive_max_pool2d = _argcheck.parsing(
+_adaptive_max_pool2d_op = _argcheck.parsing(
     _nn.adaptive_max_pool2d.__call__,
     ["Tensor input, int[2] output_size"],
     "adaptive_max_pool2d",
@@ -209,7 +231,7 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 @_argcheck.parses("Tensor input, int[1] output_size", name="adaptive_max_pool1d")
-def _adaptive_max_pool1d(input, output_size):
+def _adaptive_max_pool1d_op(input, output_size):
     """torch.adaptive_max_pool1d: (values, indices), after PyTorch's parser (a one-element integer tensor
     stands for the size)"""
     if isinstance(output_size, _C.Tensor):
@@ -217,28 +239,49 @@ def _adaptive_max_pool1d(input, output_size):
     return _nn.adaptive_max_pool1d(input, output_size)
 
 
-def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
-    """adaptive_max_pool1d returning (values, indices)."""
-    return _adaptive_max_pool1d(input, output_size)
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """Max over L_in / output_size-wide adaptive windows of the last dim, returning (values, indices)."""
+    return _adaptive_max_pool1d_op(input, output_size)
 
 
-def adaptive_max_pool1d(input, output_size, return_indices=False):
-    """Max over L_in / output_size-wide adaptive windows of the last dim; indices too if return_indices."""
-    out, idx = _adaptive_max_pool1d(input, output_size)
-    return (out, idx) if return_indices else out  # the truth value of return_indices, as PyTorch's dispatch
+def _adaptive_max_pool1d(input, output_size, return_indices=False):
+    return adaptive_max_pool1d_with_indices(input, output_size)[0]
 
 
-def adaptive_max_pool2d(input, output_size, return_indices=False):
+adaptive_max_pool1d = boolean_dispatch(
+    "return_indices", 2, False, adaptive_max_pool1d_with_indices, _adaptive_max_pool1d, "adaptive_max_pool1d"
+)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """Max over adaptive windows of (H, W), returning (values, indices into H*W)."""
     size = _list_with_default(output_size, input)
-    out, idx = _adaptive_max_pool2d(
+    return _adaptive_max_pool2d_op(
         input, _two_sizes(size, "adaptive_max_pool2d(): internal error: output_size.size() must be 2")
     )
-    return (out, idx) if return_indices else out
 
 
-def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
-    """adaptive_max_pool2d returning (values, indices)."""
-    return adaptive_max_pool2d(input, output_size, return_indices=True)
+def _adaptive_max_pool2d(input, output_size, return_indices=False):
+    return adaptive_max_pool2d_with_indices(input, output_size)[0]
+
+
+adaptive_max_pool2d = boolean_dispatch(
+    "return_indices", 2, False, adaptive_max_pool2d_with_indices, _adaptive_max_pool2d, "adaptive_max_pool2d"
+)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """Max over adaptive windows of (D, H, W), returning (values, indices into D*H*W)."""
+    return _adaptive_max_pool3d_impl(input, output_size, True)
+
+
+def _adaptive_max_pool3d(input, output_size, return_indices=False):
+    return _adaptive_max_pool3d_impl(input, output_size, False)  # the indices only its depth step would need
+
+
+adaptive_max_pool3d = boolean_dispatch(
+    "return_indices", 2, False, adaptive_max_pool3d_with_indices, _adaptive_max_pool3d, "adaptive_max_pool3d"
+)
 
 
 def _unpool_output_size(input, kernel_size, stride, padding, output_size):
@@ -440,55 +483,92 @@ def _fractional_starts(u, in_size, out_size, k):
     return starts
 
 
-def _fractional_max_pool(name, input, kernel_size, output_size, output_ratio, return_indices, samples, nd):
-    """Max over windows of kernel_size placed at _fractional_starts along each of the nd last dims; the indices
-    flat into the plane (H*W or D*H*W). Composed as a gather of every window's taps, so the gradient reaches
-    the chosen maxima through gather's backward."""
+def _int_list_arg(v, n):
+    """An int[n] the parser has accepted, as n Python ints: a bare int (or one-element integer tensor)
+    repeated, a sequence's elements each by __index__ (a bool or a one-element integer tensor among them)"""
+    if isinstance(v, (list, tuple)):
+        return [int(e.item()) if isinstance(e, _C.Tensor) else int(e) for e in v]
+    return [int(v.item()) if isinstance(v, _C.Tensor) else int(v)] * n
+
+
+def _fractional_max_pool(name, input, kernel_size, output_size, output_ratio, samples, nd):
+    """Max over windows of kernel_size placed at _fractional_starts along each of the nd last dims, as
+    (values, indices flat into the plane, H*W or D*H*W). PyTorch's Python first (the output size from the
+    ratio, default samples), then its op's parser and checks in their order. Composed as a gather of every
+    window's taps, so the gradient reaches the chosen maxima through gather's backward."""
     if output_size is None and output_ratio is None:
         raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
-    if input.dim() < nd + 1:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-input.dim()}, {input.dim() - 1}], but got "
-            f"{-(nd + 1)})"
-        )
-    spatial = list(input.shape[-nd:])
     if output_size is None:
+        if (
+            nd == 2 and len(output_ratio) > 2
+        ):  # len() of a bare ratio: PyTorch's TypeError, as its 2-D one has
+            raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple of Ints.")
         ratio = _ntuple(output_ratio, nd)
-        output_size = [int(s * r) for s, r in zip(spatial, ratio)]
-    ks = _ntuple(kernel_size, nd)
-    out = _ntuple(output_size, nd)
-    if len(ks) != nd or not all(isinstance(k, int) for k in ks):
-        raise RuntimeError(f"{name}: kernel_size must either be a single Int or tuple of Ints")
-    batched = input.dim() == nd + 2
+        output_size = [int(input.size(d - nd) * ratio[d]) for d in range(nd)]
     if samples is None:
-        n = input.shape[0] if batched else 1
-        samples = _C.rand(n, input.shape[-nd - 1], nd, dtype=input.dtype, device=input.device)
+        n = 1 if input.dim() == nd + 1 else input.size(0)
+        samples = _C.rand(n, input.size(-nd - 1), nd, dtype=input.dtype, device=input.device)
+    kinds = f"int[{nd}]"
+    _argcheck.check_call(
+        name,
+        [f"Tensor input, {kinds} kernel_size, {kinds} output_size, Tensor random_samples"],
+        (input, kernel_size, output_size, samples),
+        {},
+        True,
+    )
+    ks, out = _int_list_arg(kernel_size, nd), _int_list_arg(output_size, nd)
+    three = "" if nd == 2 else " three"
+    if len(ks) != nd:
+        raise RuntimeError(f"{name}: kernel_size must either be a single Int or tuple of{three} Ints")
+    if len(out) != nd:
+        raise RuntimeError(f"{name}: output_size must either be a single Int or tuple of{three} Ints")
     if any(k <= 0 for k in ks):
         raise RuntimeError(
             f"{name}(): kernel size should be greater than zero, but got {'x'.join(map(str, ks))}"
         )
-    if input.dim() not in (nd + 1, nd + 2) or any(s == 0 for s in input.shape[-nd - 1 :]):
-        raise RuntimeError(
-            f"{name}(): Expected input to have non-zero size for non-batch dimensions, but got"
-            f"{list(input.shape)} with dimension {[s for s in input.shape].index(0)} being empty."
-            if 0 in input.shape[-nd - 1 :]
-            else f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(input.shape)}"
-        )
-    words = ("height", "width") if nd == 2 else ("time", "height", "width")
-    for w, k, o, s in zip(words, ks, out, spatial):
-        if o + k - 1 > s:
-            where = name + "()" if nd == 2 else name + "_out()"
-            raise RuntimeError(f"{where}: pool {w} {k} too large relative to input {w} {s}")
+    where = name + "()" if nd == 2 else name + "_out()"  # the 3-D op's checks name its out variant
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{where}: Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(input.shape)}")
+    for i in range(1, input.dim()):  # dim 0 is free, even where it is the planes of an unbatched input
+        if input.shape[i] == 0:
+            raise RuntimeError(
+                f"{where}: Expected input to have non-zero size for non-batch dimensions, but got"
+                f"{list(input.shape)} with dimension {i} being empty."
+            )
+    spatial = list(input.shape[-nd:])
+    # ATen's order of the too-large checks (2-D: height, width; 3-D: time, width, height, and strict there)
+    for d in (0, 1) if nd == 2 else (0, 2, 1):
+        w = ("height", "width")[d] if nd == 2 else ("time", "height", "width")[d]
+        if out[d] + ks[d] - 1 > spatial[d] or (nd == 3 and out[d] + ks[d] - 1 == spatial[d]):
+            raise RuntimeError(f"{where}: pool {w} {ks[d]} too large relative to input {w} {spatial[d]}")
+    full = list(input.shape[:-nd]) + out
+    if any(o < 0 for o in out):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {full}")
+    # the kernel's checks of the samples, then its dtype dispatch (which an empty output never reaches)
     if samples.dtype != input.dtype:
         raise RuntimeError("Expect _random_samples to have the same dtype as input")
-    x = input if batched else input.unsqueeze(0)
-    n, c = x.shape[0], x.shape[1]
-    if samples.dim() != 3 or samples.shape[2] != nd:
-        raise RuntimeError(f"Expect _random_samples.size(2) equals to {nd}; got {samples.shape[-1]}.")
+    if samples.dim() != 3:
+        raise RuntimeError(f"Expect _random_samples to have 3 dimensions, got {samples.dim()}")
+    batched = input.dim() == nd + 2
+    n, c = (input.shape[0], input.shape[1]) if batched else (1, input.shape[0])
     if samples.shape[0] < n:
         raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
     if samples.shape[1] != c:
         raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if samples.shape[2] != nd:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {nd}; got {samples.shape[2]}.")
+    if n == 0 or c == 0 or 0 in out:
+        return (
+            input.reshape(-1)[:0].reshape(full),  # empty, and still on the graph
+            _C.zeros(full, dtype=_C.int64, device=input.device),
+        )
+    if input.dtype not in (_C.float32, _C.float64, _C.float16, _C.bfloat16):
+        raise NotImplementedError(
+            f"\"{name}_out_frame\" not implemented for '{scalar_name(input.dtype)}'"
+            if not input.is_cuda
+            else f"\"{name}_out_cuda_frame\" not implemented for '{scalar_name(input.dtype)}'"
+        )
+    x = input if batched else input.unsqueeze(0)
     samples = samples[:n].detach()
     # which sample drives which dim: PyTorch's 2-D kernel takes sample 0 for the width and 1 for the height,
     # its 3-D kernel 0, 1, 2 for time, height, width
@@ -524,56 +604,61 @@ def _fractional_max_pool(name, input, kernel_size, output_size, output_ratio, re
     indices = flat.reshape(n, c, *out, kk).gather(-1, first).squeeze(-1)
     if not batched:
         values, indices = values.squeeze(0), indices.squeeze(0)
-    return (values, indices) if return_indices else values
+    return values, indices
 
 
 def fractional_max_pool2d_with_indices(
     input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
 ):
-    """Fractional max pooling over (H, W) of (N, C, H, W) or (C, H, W) (Graham's; PyTorch's window sequence),
-    returning (output, indices into H*W)."""
+    """Fractional max pooling over (H, W) of (N, C, H, W) or (C, H, W) (Graham's; PyTorch's window sequence):
+    output_size, or output_ratio of the input's size; windows of kernel_size at pseudo-random starts drawn from
+    _random_samples ([N, C, 2] in [0, 1), default random). Returns (output, indices into H*W)."""
     return _fractional_max_pool(
-        "fractional_max_pool2d", input, kernel_size, output_size, output_ratio, True, _random_samples, 2
+        "fractional_max_pool2d", input, kernel_size, output_size, output_ratio, _random_samples, 2
     )
 
 
-def fractional_max_pool2d(
+def _fractional_max_pool2d(
     input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
 ):
-    """Fractional max pooling over (H, W): output_size, or output_ratio of the input's size; windows of
-    kernel_size at pseudo-random starts drawn from _random_samples ([N, C, 2] in [0, 1), default random)."""
-    return _fractional_max_pool(
-        "fractional_max_pool2d",
-        input,
-        kernel_size,
-        output_size,
-        output_ratio,
-        return_indices,
-        _random_samples,
-        2,
-    )
+    return fractional_max_pool2d_with_indices(
+        input, kernel_size, output_size, output_ratio, return_indices, _random_samples
+    )[0]
+
+
+fractional_max_pool2d = boolean_dispatch(
+    "return_indices",
+    4,
+    False,
+    fractional_max_pool2d_with_indices,
+    _fractional_max_pool2d,
+    "fractional_max_pool2d",
+)
 
 
 def fractional_max_pool3d_with_indices(
     input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
 ):
-    """Fractional max pooling over (D, H, W), returning (output, indices into D*H*W)."""
+    """Fractional max pooling over (D, H, W) of (N, C, D, H, W) or (C, D, H, W); _random_samples [N, C, 3].
+    Returns (output, indices into D*H*W)."""
     return _fractional_max_pool(
-        "fractional_max_pool3d", input, kernel_size, output_size, output_ratio, True, _random_samples, 3
+        "fractional_max_pool3d", input, kernel_size, output_size, output_ratio, _random_samples, 3
     )
 
 
-def fractional_max_pool3d(
+def _fractional_max_pool3d(
     input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
 ):
-    """Fractional max pooling over (D, H, W) of (N, C, D, H, W) or (C, D, H, W); _random_samples [N, C, 3]."""
-    return _fractional_max_pool(
-        "fractional_max_pool3d",
-        input,
-        kernel_size,
-        output_size,
-        output_ratio,
-        return_indices,
-        _random_samples,
-        3,
-    )
+    return fractional_max_pool3d_with_indices(
+        input, kernel_size, output_size, output_ratio, return_indices, _random_samples
+    )[0]
+
+
+fractional_max_pool3d = boolean_dispatch(
+    "return_indices",
+    4,
+    False,
+    fractional_max_pool3d_with_indices,
+    _fractional_max_pool3d,
+    "fractional_max_pool3d",
+)
