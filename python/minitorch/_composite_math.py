@@ -991,6 +991,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
     return _trapezoid(y, x, dx, dim)
 
 
+@_argcheck.parses("Tensor y, Tensor x, *, int dim=-1", "Tensor y, *, Scalar dx=1, int dim=-1", upfront=False)
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """Running trapezoid-rule integral of y along dim (one element shorter than y there)."""
     d = _trapz_dim("cumulative_trapezoid", y, x, dim)

@@ -5843,6 +5843,7 @@ def test_fuzz_4440_softmax_implicit_dim_warning():
         with pytest.raises(TypeError, match="cannot be interpreted as an integer"):
             fn(minitorch.tensor(-0.5), None, None)
 
+
 # ---- session 21 (par21): calls compared with PyTorch itself (the oracle), outcome for outcome
 
 _PAR21_SOURCE = r"""
@@ -6327,3 +6328,52 @@ def test_par21_topk_ties():
         [65, 68, 67, 66, 69, 64, 63],
         [0, 2, 3],
     ]
+
+
+def test_fuzz_4441_kinds_and_order():
+    """Fuzz seed 4441: cumulative_trapezoid's parser, hardtanh's Number bounds (a 0-d tensor, not a 1-d one),
+    the dropouts' float p, matrix_norm's checks in PyTorch's order (dtype before the dims)"""
+    T = minitorch
+    F = T.nn.functional
+    for call, exc, msg in [
+        (
+            lambda: T.cumulative_trapezoid(T.tensor(0.98), -0.5),
+            TypeError,
+            "cumulative_trapezoid() received an invalid combination of arguments - got (Tensor, float)",
+        ),
+        (
+            lambda: F.hardtanh(T.tensor([-3]), T.tensor([False])),
+            TypeError,
+            "hardtanh(): argument 'min_val' (position 2) must be Number, not Tensor",
+        ),
+        (
+            lambda: F.feature_alpha_dropout(T.ones(2, 2), T.tensor([0]), True),
+            TypeError,
+            "feature_alpha_dropout(): argument 'p' (position 2) must be float, not Tensor",
+        ),
+        (
+            lambda: F.alpha_dropout(T.ones(2, 2), T.tensor([0.0]), True, True),
+            TypeError,
+            "alpha_dropout_(): argument 'p' (position 2) must be float, not Tensor",
+        ),
+        (
+            lambda: T.nuclear_norm(T.tensor([[False, False], [True, True]]), dim=0),
+            NotImplementedError,
+            "Expected a floating point or complex tensor as input. Got Bool",
+        ),
+        (
+            lambda: T.nuclear_norm(T.ones(5, 1, 1, dtype=T.bfloat16), dim=1),
+            NotImplementedError,
+            "Low precision dtypes not supported. Got BFloat16",
+        ),
+        (
+            lambda: T.linalg.matrix_norm(T.ones(2, 2, dtype=T.float16), 1, dim=(0, 0)),
+            RuntimeError,
+            "dims must be different. Got (0, 0)",
+        ),
+    ]:
+        with pytest.raises(exc, match=re.escape(msg)):
+            call()
+    assert T.cumulative_trapezoid(T.tensor([1.0, 2.0, 4.0]), dx=2).tolist() == [3.0, 9.0]
+    assert F.hardtanh(T.tensor([-3.0, 3.0]), T.tensor(0.0)).tolist() == [0.0, 1.0]
+    assert F.dropout(T.ones(2), T.tensor(0.0), True).tolist() == [1.0, 1.0]

@@ -179,12 +179,16 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
             raise RuntimeError(f"{fn}: Order {ord} not supported.")
     elif abs(ord) not in (1, 2, _math.inf):
         raise RuntimeError(f"{fn}: Order {_fmt_ord(float(ord))} not supported.")
-    d0, d1 = _matrix_dims(A, dim, fn)
+    # PyTorch's order: a matrix, its dtype (no half types for the SVD's orders), then the dims
+    if A.dim() < 2:
+        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
     _check_float_input(A, fn)
+    svd_ord = ord == "nuc" or (not isinstance(ord, str) and abs(ord) == 2)
+    if svd_ord and A.dtype in (_C.float16, _C.bfloat16):
+        raise NotImplementedError(f"{fn}: Low precision dtypes not supported. Got {_name(A.dtype)}")
+    d0, d1 = _matrix_dims(A, dim, fn)
     _C._check_norm_dtype(dtype, A.dtype, fn)
-    if ord == "nuc" or (not isinstance(ord, str) and abs(ord) == 2):
-        if A.dtype in (_C.float16, _C.bfloat16):
-            raise NotImplementedError(f"{fn}: Low precision dtypes not supported. Got {_name(A.dtype)}")
+    if svd_ord:
         # the singular values of the matrices in (d0, d1): their sum, largest or smallest
         M = A if dtype is None else A.to(dtype)
         S = _decomp.svdvals(_C.movedim(M, [d0, d1], [-2, -1]))

@@ -183,7 +183,10 @@ def _bound_number(v):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:  # F.hardtanh's own check, before its parser's; the C++ op (hardtanh_) has none
         raise ValueError("min_val cannot be greater than max_val")
-    _input("hardtanh_" if inplace else "hardtanh", input)
+    name = "hardtanh_" if inplace else "hardtanh"
+    _input(name, input)
+    _argcheck.check_number(name, "min_val", 2, min_val)  # its parser's Numbers (a 0-d tensor, not a 1-d one)
+    _argcheck.check_number(name, "max_val", 3, max_val)
     return _hardtanh(input, min_val, max_val, inplace)
 
 
