@@ -146,18 +146,6 @@ def _resize_as(self, tensor):
     return _resize_to(self, tensor.size())
 
 
-def _unflatten_method(cpp):
-    def unflatten(self, dim, sizes):
-        """Splits dim into sizes (their product is dim's size; one may be -1)."""
-        # PyTorch's Python method reads the sizes' truth before its C++ signature (a tensor of several values
-        # raises there, an empty one is "sizes must be non-empty")
-        if not sizes:
-            raise RuntimeError("unflatten: sizes must be non-empty")
-        return cpp(self, dim, sizes)
-
-    return unflatten
-
-
 def _as_subclass(self, cls):
     """A cls instance over self's data, attached to self's autograd graph (a view of it)."""
     if not isinstance(cls, type):
@@ -208,7 +196,6 @@ def _install_tensor_methods(cls):
     cls.as_subclass = _as_subclass
     cls.resize = _resize
     cls.resize_as = _resize_as
-    cls.unflatten = _unflatten_method(cls.unflatten)
     cls.const_data_ptr = cls.data_ptr  # the read-only spelling of data_ptr
     from minitorch.linalg import _decomp  # loaded last by minitorch's __init__, so imported here
 

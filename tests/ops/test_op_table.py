@@ -136,13 +136,6 @@ KNOWN_DIFFERENCES = {
         ("conv_forward_stub", d): "integer convolution is not implemented (PyTorch's slow_conv2d runs it)"
         for d in INTS
     },
-    **{
-        (
-            "foreach_stub",
-            d,
-        ): "the fused multi-tensor ops take floating tensors only (what the optimizers need)"
-        for d in INTS
-    },
     ("upsample_stub", "uint8"): "PyTorch's uint8 bilinear path (image resizing) is not implemented",
 }
 TOL = {

@@ -5344,7 +5344,7 @@ def test_fuzz_4429_order_and_kinds():
 
 def test_fuzz_4431_kinds_and_order():
     """Fuzz seed 4431: allclose/isclose check their tolerances' kinds before their values (the method form
-    counts positions without self), Tensor.unflatten reads the sizes' truth first as PyTorch's Python method,
+    counts positions without self),
     histogramdd of points with no coordinates, soft_margin_loss refuses a bool input before broadcasting"""
     T = minitorch
     a = T.tensor([1.0, 2.0])
@@ -5371,13 +5371,6 @@ def test_fuzz_4431_kinds_and_order():
             "allclose(): argument 'other' (position 1) must be Tensor, not int",
         ),
         (lambda: a.allclose(a, -1), RuntimeError, "rtol must be greater than or equal to zero, but got -1"),
-        (
-            lambda: a.unflatten(T.tensor([-1.0, 1.0]), T.tensor([1, 2])),
-            RuntimeError,
-            "Boolean value of Tensor",
-        ),
-        (lambda: a.unflatten(T.tensor([0.0]), 0), RuntimeError, "unflatten: sizes must be non-empty"),
-        (lambda: a.unflatten(0, ()), RuntimeError, "unflatten: sizes must be non-empty"),
         (
             lambda: T.nn.functional.soft_margin_loss(T.tensor([[True, False]]), T.empty(0, dtype=T.int64)),
             NotImplementedError,
@@ -6377,3 +6370,30 @@ def test_fuzz_4441_kinds_and_order():
     assert T.cumulative_trapezoid(T.tensor([1.0, 2.0, 4.0]), dx=2).tolist() == [3.0, 9.0]
     assert F.hardtanh(T.tensor([-3.0, 3.0]), T.tensor(0.0)).tolist() == [0.0, 1.0]
     assert F.dropout(T.ones(2), T.tensor(0.0), True).tolist() == [1.0, 1.0]
+
+
+def test_fuzz_4443_dropout_check_order():
+    """Fuzz seed 4443: F's dropouts check p's range (F's Python) before the input's kind (ATen's parser), then
+    p's kind, then a NaN p (the kernel)"""
+    F = minitorch.nn.functional
+    for call, exc, msg in [
+        (
+            lambda: F.alpha_dropout(3, -0.5),
+            ValueError,
+            "dropout probability has to be between 0 and 1, but got -0.5",
+        ),
+        (lambda: F.feature_alpha_dropout(3, float("inf")), ValueError, "but got inf"),
+        (
+            lambda: F.alpha_dropout(3, 0.5),
+            TypeError,
+            "alpha_dropout(): argument 'input' (position 1) must be Tensor, not int",
+        ),
+        (
+            lambda: F.dropout(3, float("nan")),
+            TypeError,
+            "dropout(): argument 'input' (position 1) must be Tensor, not int",
+        ),
+        (lambda: F.dropout(minitorch.ones(2), float("nan")), RuntimeError, "but got nan"),
+    ]:
+        with pytest.raises(exc, match=re.escape(msg)):
+            call()

@@ -8,15 +8,19 @@ from minitorch import _C, _argcheck, _dtype_names
 _nn = _C._nn
 
 
-def _check_p(p, name=None):
+def _check_p(p, name=None, input=None):
+    """PyTorch's order: F's Python range check, then (name given) ATen's parser (input a tensor, p a float: a
+    number or a 0-d tensor, not a 1-d one), then its kernel's NaN check."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    # NaN (a float or a 0-d tensor) passes PyTorch's Python check; its kernel's refuses it
+    if name is not None:
+        _argcheck.check_tensor_like(name, "input", 1, input)
+        if not (isinstance(p, numbers.Real) or (isinstance(p, _C.Tensor) and p.dim() == 0)):
+            raise TypeError(
+                f"{name}(): argument 'p' (position 2) must be float, not {_argcheck._kind_name(p)}"
+            )
     if not p == p:  # noqa: PLR0124
         raise RuntimeError("dropout probability has to be between 0 and 1, but got nan")
-    # then ATen's parser: p a float (a number or a 0-d tensor, not a 1-d one)
-    if name is not None and not (isinstance(p, numbers.Real) or (isinstance(p, _C.Tensor) and p.dim() == 0)):
-        raise TypeError(f"{name}(): argument 'p' (position 2) must be float, not {_argcheck._kind_name(p)}")
 
 
 def _check_train(name, training, inplace):
@@ -25,7 +29,7 @@ def _check_train(name, training, inplace):
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
-    _check_p(p, "dropout_" if inplace else "dropout")
+    _check_p(p, "dropout_" if inplace else "dropout", input)
     out = _nn.dropout(input, p, training)
     return input.copy_(out) if inplace and out is not input else out
 
@@ -101,8 +105,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout that keeps SELU activations' zero mean and unit variance (dropped units take SELU's negative
     saturation value, then an affine map restores the moments)."""
-    _argcheck.check_tensor_like("alpha_dropout_" if inplace else "alpha_dropout", "input", 1, input)
-    _check_p(p, "alpha_dropout_" if inplace else "alpha_dropout")
+    _check_p(p, "alpha_dropout_" if inplace else "alpha_dropout", input)
     _check_train("alpha_dropout", training, inplace)
     _check_castable(input, p, training, "Long" if input.dtype == _C.bool else None)
     out = _nn.alpha_dropout(input, p, training)
@@ -111,10 +114,7 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """alpha_dropout of whole channels (dim 1), one draw per (sample, channel)."""
-    _argcheck.check_tensor_like(
-        "feature_alpha_dropout_" if inplace else "feature_alpha_dropout", "input", 1, input
-    )
-    _check_p(p, "feature_alpha_dropout_" if inplace else "feature_alpha_dropout")
+    _check_p(p, "feature_alpha_dropout_" if inplace else "feature_alpha_dropout", input)
     _check_train("feature_alpha_dropout", training, inplace)
     _check_castable(input, p, training, "Long" if input.dtype == _C.bool else None)
     if p == 0 or not training or input.numel() == 0:
