@@ -149,6 +149,10 @@ void init_index(py::module_& m, TensorClass& cls) {
     Tensor v = py::isinstance<TensorImpl>(value) ? value.cast<Tensor>() : Tensor();
     const uint32_t version = self.version();
     Parsed p = parse_index(self, key);
+    // PyTorch's slicePrefix1sSize: a value of another shape loses its leading size-1 dims before it is
+    // broadcast into the target (x[0] = y[None] writes y)
+    if (v.defined() && (p.has_advanced || !IntArrayRef(p.view.sizes()).equals(v.sizes())))
+      while (v.dim() > 0 && v.sizes()[0] == 1) v = select(v, 0, 0);
     if (!p.has_advanced) {
       // x[:] = y (or x[...] = y) writes all of x: copy into x itself, so that x records y's history when y
       // requires grad (a fresh view of x would take the history and x would silently lose it)

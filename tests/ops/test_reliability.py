@@ -6397,3 +6397,26 @@ def test_fuzz_4443_dropout_check_order():
     ]:
         with pytest.raises(exc, match=re.escape(msg)):
             call()
+
+
+def test_fuzz_4444_setitem_value_loses_leading_ones():
+    """Fuzz seed 4444: x[key] = v with v of another shape drops v's leading size-1 dims first, as PyTorch's
+    slicePrefix1sSize (`x[...] = y[None]` raised "output with shape ... doesn't match the broadcast shape")"""
+    T = minitorch
+    x = T.zeros(3, 1, 2)
+    x[...] = T.arange(6.0).reshape(1, 3, 1, 2)
+    assert x.flatten().tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    y = T.zeros(3, 2)
+    y[0] = T.tensor([[[1.0, 2.0]]])
+    y[T.tensor([1, 2])] = T.tensor([[[3.0, 4.0], [5.0, 6.0]]])
+    assert y.tolist() == [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
+    m = T.zeros(2, 2)
+    m[m == 0] = T.ones(1, 1, 4)
+    assert m.sum().item() == 4.0
+    w = T.zeros(2, requires_grad=True)
+    z = T.zeros(1, 2)
+    z[0] = w.reshape(1, 1, 2) * 2  # the history through the dropped dims
+    z.sum().backward()
+    assert w.grad.tolist() == [2.0, 2.0]
+    with pytest.raises(RuntimeError):  # only leading ones go (PyTorch's words are expand's, ours copy_'s)
+        y[0] = T.ones(2, 1, 2)
