@@ -129,6 +129,14 @@ def check_number(fname, argname, pos, x):
     raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Number, not {_kind_name(x)}")
 
 
+def check_float(fname, argname, pos, x):
+    """PyTorch's parser's TypeError where a float (a C++ double) belongs: a real Python or NumPy number (bools
+    included) or a 0-d tensor that does not require grad."""
+    if isinstance(x, numbers.Real) or _plain_0d(x):
+        return
+    raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be float, not {_kind_name(x)}")
+
+
 def check_bool(fname, argname, pos, x):
     """PyTorch's parser's TypeError for a value that is not a bool where a bool belongs (NumPy's bool is refused
     too, named numpy.bool)."""

@@ -965,6 +965,10 @@ def _trapz_setup(name, y, x, d):
 # integrates as (sum - (first + last) / 2) * dx, sample points as sum((left + right) * dx) / 2
 
 
+# trapezoid's and cumulative_trapezoid's (trapz's dx is a float, listed first)
+_TRAPZ_SIGNATURES = ("Tensor y, Tensor x, *, int dim=-1", "Tensor y, *, Scalar dx=1, int dim=-1")
+
+
 def _trapezoid(y, x, dx, dim):
     d = _trapz_dim("trapezoid", y, x, dim)
     if y.shape[d] == 0:
@@ -979,7 +983,7 @@ def _trapezoid(y, x, dx, dim):
     return _C.div(_C.sum(_C.mul(_C.add(left, right), xd), d), 2.0)
 
 
-@_argcheck.parses("Tensor y, Tensor x, *, int dim=-1", "Tensor y, *, Scalar dx=1, int dim=-1", upfront=False)
+@_argcheck.parses(*_TRAPZ_SIGNATURES, upfront=False)
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """Trapezoid-rule integral of y along dim, over sample points x or spacing dx (default 1)."""
     return _trapezoid(y, x, dx, dim)
@@ -991,7 +995,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
     return _trapezoid(y, x, dx, dim)
 
 
-@_argcheck.parses("Tensor y, Tensor x, *, int dim=-1", "Tensor y, *, Scalar dx=1, int dim=-1", upfront=False)
+@_argcheck.parses(*_TRAPZ_SIGNATURES, upfront=False)
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """Running trapezoid-rule integral of y along dim (one element shorter than y there)."""
     d = _trapz_dim("cumulative_trapezoid", y, x, dim)
@@ -1911,8 +1915,7 @@ def _cum_inplace(self, fn, dim, dtype):
     if self.dtype == _C.bool:  # PyTorch's out= kernel in bool, which it does not have (none runs if empty)
         if not self.numel():
             return self
-        kind = "cuda" if self.is_cuda else "cpu"
-        raise NotImplementedError(f"\"{fn.__name__}_out_{kind}\" not implemented for 'Bool'")
+        _not_implemented(f"{fn.__name__}_out_{'cuda' if self.is_cuda else 'cpu'}", self)
     return _store(self, fn(_unwritten(self), dim))
 
 

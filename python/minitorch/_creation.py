@@ -158,7 +158,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         else:
             if dtype is not None:
                 arr = arr.astype(_np_of[dtype], copy=False)
-            # np.ascontiguousarray would copy a contiguous array only when it must: a fresh array, then ours
+            # np.asarray copies only an array that is not C-contiguous; the copy into memory of our own is
+            # _from_numpy_copy's
             out = _C._from_numpy_copy(np.asarray(arr, order="C"))
         if arr.size == 0 and not isinstance(data, np.ndarray):
             # an empty list has no NumPy strides to keep (NumPy gives zeros): PyTorch's are the contiguous ones

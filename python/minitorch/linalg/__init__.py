@@ -151,9 +151,13 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     return write_out(result, out, "linalg_vector_norm")
 
 
-def _matrix_dims(A, dim, fn):
+def _check_matrix(A, fn):
     if A.dim() < 2:
         raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+
+
+def _matrix_dims(A, dim, fn):
+    _check_matrix(A, fn)
     dim = tuple(dim) if not isinstance(dim, int) else (dim,)
     if len(dim) != 2:
         raise RuntimeError(f"{fn}: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}")
@@ -180,8 +184,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     elif abs(ord) not in (1, 2, _math.inf):
         raise RuntimeError(f"{fn}: Order {_fmt_ord(float(ord))} not supported.")
     # PyTorch's order: a matrix, its dtype (no half types for the SVD's orders), then the dims
-    if A.dim() < 2:
-        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    _check_matrix(A, fn)
     _check_float_input(A, fn)
     svd_ord = ord == "nuc" or (not isinstance(ord, str) and abs(ord) == 2)
     if svd_ord and A.dtype in (_C.float16, _C.bfloat16):

@@ -185,16 +185,20 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
         raise ValueError("min_val cannot be greater than max_val")
     name = "hardtanh_" if inplace else "hardtanh"
     _input(name, input)
-    _argcheck.check_number(name, "min_val", 2, min_val)  # its parser's Numbers (a 0-d tensor, not a 1-d one)
-    _argcheck.check_number(name, "max_val", 3, max_val)
+    _hardtanh_bounds(name, min_val, max_val)
     return _hardtanh(input, min_val, max_val, inplace)
+
+
+def _hardtanh_bounds(name, min_val, max_val):
+    # the parser's Numbers (a 0-d tensor, not a 1-d one)
+    _argcheck.check_number(name, "min_val", 2, min_val)
+    _argcheck.check_number(name, "max_val", 3, max_val)
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
     """In-place hardtanh (PyTorch's C++ hardtanh_, without F.hardtanh's min_val <= max_val check): clamps input
     to [min_val, max_val] in place and returns it."""
-    _argcheck.check_number("hardtanh_", "min_val", 2, min_val)  # its parser's Numbers
-    _argcheck.check_number("hardtanh_", "max_val", 3, max_val)
+    _hardtanh_bounds("hardtanh_", min_val, max_val)
     return _hardtanh(input, min_val, max_val, True)
 
 

@@ -1,7 +1,5 @@
 """nn.functional's distances: cosine_similarity, pairwise_distance and pdist."""
 
-import numbers
-
 import numpy as np
 
 from minitorch import _C, _argcheck
@@ -63,21 +61,16 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
             raise TypeError(
                 f"pairwise_distance(): argument '{name}' (position {pos}) must be Tensor, not {type(x).__name__}"
             )
-    for pos, (name, v) in enumerate((("p", p), ("eps", eps)), 3):  # the parser's doubles
-        if not isinstance(v, numbers.Real) and not (_C._is_tensor(v) and v.dim() == 0):
-            raise TypeError(
-                f"pairwise_distance(): argument '{name}' (position {pos}) must be float, not {_argcheck._kind_name(v)}"
-            )
-    return (x1 - x2 + float(eps)).norm(
-        p, -1, keepdim=keepdim
-    )  # eps is a double: integer operands give floats
+    _argcheck.check_float("pairwise_distance", "p", 3, p)
+    _argcheck.check_float("pairwise_distance", "eps", 4, eps)
+    # eps is a double: integer operands give floats
+    return (x1 - x2 + float(eps)).norm(p, -1, keepdim=keepdim)
 
 
 def pdist(input, p=2.0):
     """The p-norm distances between the rows of an (N, M) input, upper triangle of the distance matrix in
     row-major order (N * (N - 1) / 2 values)."""
-    if not isinstance(p, numbers.Real) and not (_C._is_tensor(p) and p.dim() == 0):  # the parser's float
-        raise TypeError(f"pdist(): argument 'p' (position 2) must be float, not {_argcheck._kind_name(p)}")
+    _argcheck.check_float("pdist", "p", 2, p)
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     if not input.is_floating_point():

@@ -1,6 +1,5 @@
 """nn.functional's dropout: element-wise, feature (channel) and alpha dropout."""
 
-import numbers
 import warnings
 
 from minitorch import _C, _argcheck, _dtype_names
@@ -15,10 +14,7 @@ def _check_p(p, name=None, input=None):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if name is not None:
         _argcheck.check_tensor_like(name, "input", 1, input)
-        if not (isinstance(p, numbers.Real) or (isinstance(p, _C.Tensor) and p.dim() == 0)):
-            raise TypeError(
-                f"{name}(): argument 'p' (position 2) must be float, not {_argcheck._kind_name(p)}"
-            )
+        _argcheck.check_float(name, "p", 2, p)
     if not p == p:  # noqa: PLR0124
         raise RuntimeError("dropout probability has to be between 0 and 1, but got nan")
 

@@ -466,6 +466,13 @@ def _check_long_target(target):
         raise RuntimeError(f"expected scalar type Long but found {scalar_name(target.dtype)}")
 
 
+def _margin_kernel_dtype(input, cpu_kernel, cuda_kernel):
+    """PyTorch's margin-loss kernels dispatch on float and double on the CPU, the half types too on CUDA."""
+    if not input.is_floating_point() or (not input.is_cuda and input.dtype not in (_C.float32, _C.float64)):
+        kernel = cuda_kernel if input.is_cuda else cpu_kernel
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input.dtype)}'")
+
+
 def multi_margin_loss(
     input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"
 ):
@@ -486,11 +493,8 @@ def multi_margin_loss(
         )
     if weight is not None and weight.numel() != dim:
         raise RuntimeError(f"inconsistent weight size, expected {dim} but got {list(weight.shape)}")
-    # PyTorch's kernel dispatch (float and double on the CPU, the half types too on CUDA), inside which it reads
-    # the target as int64
-    if not input.is_floating_point() or (not input.is_cuda and input.dtype not in (_C.float32, _C.float64)):
-        kernel = "multi_margin_loss_cuda" if input.is_cuda else "multi_margin_loss_cpu_kernel"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input.dtype)}'")
+    # PyTorch's kernel dispatch, inside which it reads the target as int64
+    _margin_kernel_dtype(input, "multi_margin_loss_cpu_kernel", "multi_margin_loss_cuda")
     _check_long_target(target)
     t = target.reshape(nframe)
     if nframe and (int(t.min()) < 0 or int(t.max()) >= dim):
@@ -522,11 +526,9 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         raise RuntimeError(
             f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}"
         )
-    # PyTorch's CPU kernel has float and double only (the half types on CUDA)
-    if not input.is_floating_point() or (not input.is_cuda and input.dtype not in (_C.float32, _C.float64)):
-        raise NotImplementedError(
-            f"\"multilabel_margin_loss_forward_out_frame\" not implemented for '{scalar_name(input.dtype)}'"
-        )
+    _margin_kernel_dtype(
+        input, "multilabel_margin_loss_forward_out_frame", "multilabel_margin_loss_forward_out_frame"
+    )
     _check_long_target(target)
     t = target.reshape(nframe, dim)
     if t.numel() and (int(t.min()) < -1 or int(t.max()) >= dim):
