@@ -60,6 +60,14 @@ NP_OF = {
 LAYOUTS = ["contiguous", "transposed", "strided", "expanded"]
 
 
+def no_cuda_error():
+    """PyTorch's error where CUDA is needed and absent: a CPU-only build asserts; a CUDA build on a machine
+    without a driver or GPU raises"""
+    if minitorch.version.cuda is None:
+        return pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled")
+    return pytest.raises(RuntimeError, match="NVIDIA driver|No CUDA GPUs are available|CUDA driver")
+
+
 def make_array(shape, dtype, rng, low=-3.0, high=3.0):
     """Random NumPy data that is exactly representable in `dtype` (so both libraries see identical inputs)."""
     if dtype == minitorch.bool:

@@ -3,6 +3,7 @@ default_generators) and fork_rng over them: PyTorch's behaviour without a GPU (w
 PyTorch defers until initialization does nothing), and on a GPU, states that replay the same draws."""
 
 import pytest
+from utils import no_cuda_error
 
 import minitorch
 
@@ -12,13 +13,6 @@ needs_gpu = pytest.mark.skipif(not HAS_GPU, reason="needs a GPU")
 no_gpu = pytest.mark.skipif(HAS_GPU, reason="the behaviour without a GPU")
 
 
-def _no_cuda_error():
-    # PyTorch's: a CPU-only build asserts; a CUDA build on a machine without a driver or GPU raises
-    if minitorch.version.cuda is None:
-        return pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled")
-    return pytest.raises(RuntimeError, match="NVIDIA driver|No CUDA GPUs are available|CUDA driver")
-
-
 @no_gpu
 @pytest.mark.parametrize(
     "call",
@@ -26,7 +20,7 @@ def _no_cuda_error():
     ids=["get_rng_state", "get_rng_state(1)", "initial_seed"],
 )
 def test_what_initializes_cuda_raises_without_a_gpu(call):
-    with _no_cuda_error():
+    with no_cuda_error():
         call()
 
 
