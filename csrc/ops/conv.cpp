@@ -13,12 +13,15 @@
 #include "ops/elementwise.h"
 #include "ops/factory.h"
 #include "ops/layout.h"
+#include "ops/linalg.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
 
 namespace mt {
 
 namespace {
+
+void add_bias_(const Tensor& out, const std::optional<Tensor>& bias);
 
 // One value per spatial dim from PyTorch's int-or-tuple argument.
 DimVector expand_param(IntArrayRef v, int64_t nd, const char* name) {
@@ -31,27 +34,126 @@ DimVector expand_param(IntArrayRef v, int64_t nd, const char* name) {
   return r;
 }
 
-void check_dtypes(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
-  MT_CHECK(input.dtype() == weight.dtype() && input.device() == weight.device(), "Input type (",
-           legacy_type_name(input.dtype(), input.is_cuda()), ") and weight type (",
+// PyTorch's CPU wording is its kernels' (oneDNN's for bfloat16, the slow paths' "expected scalar type"
+// otherwise); cuDNN's on CUDA. A transposed conv's floating bias of another dtype is cast (its result keeps
+// the input's dtype); the transposed check runs its kernel's dtype check first.
+void check_dtypes(const Tensor& input, const Tensor& weight, std::optional<Tensor>& bias, bool transposed) {
+  const bool cpu = input.device().is_cpu() && weight.device().is_cpu();
+  const ScalarType t = input.dtype();
+  const bool mkldnn = cpu && t == ScalarType::BFloat16;
+  auto mkldnn_error = [&](const Tensor& other, const char* what) {
+    MT_ERROR("Input type (CPUBFloat16Type) and ", what, " type (", legacy_type_name(other.dtype(), false),
+             ") should be the same or input should be a MKLDNN tensor and ", what, " is a dense tensor");
+  };
+  // the bias first (PyTorch's slow kernels compare it before the weight)
+  if (bias && bias->dtype() != t) {
+    if (cpu && bias->device().is_cpu() && !(mkldnn && transposed)) {
+      if (!transposed)
+        MT_ERROR("Input type (", cpp_type_name(t), ") and bias type (", cpp_type_name(bias->dtype()),
+                 ") should be the same");
+      MT_CHECK(is_floating(t) || !is_floating(bias->dtype()), "result type ", dtype_short_name(bias->dtype()),
+               " can't be cast to the desired output type ", dtype_short_name(t));
+      bias = to(*bias, t, bias->device());
+    } else if (!(mkldnn && transposed)) {
+      MT_ERROR("Input type (", legacy_type_name(t, input.is_cuda()), ") and bias type (",
+               legacy_type_name(bias->dtype(), bias->is_cuda()), ") should be the same");
+    }
+  }
+  if (cpu && t != weight.dtype()) {
+    if (mkldnn) mkldnn_error(weight, "weight");
+    MT_ERROR("expected scalar type ", dtype_short_name(t), " but found ", dtype_short_name(weight.dtype()));
+  }
+  MT_CHECK(t == weight.dtype() && input.device() == weight.device(), "Input type (",
+           legacy_type_name(t, input.is_cuda()), ") and weight type (",
            legacy_type_name(weight.dtype(), weight.is_cuda()), ") should be the same");
+  if (bias && bias->dtype() != t) mkldnn_error(*bias, "bias");
   if (bias)
-    MT_CHECK(input.dtype() == bias->dtype() && input.device() == bias->device(), "Input type (",
-             legacy_type_name(input.dtype(), input.is_cuda()), ") and bias type (",
-             legacy_type_name(bias->dtype(), bias->is_cuda()), ") should be the same");
+    MT_CHECK(input.device() == bias->device(), "Input type (", legacy_type_name(t, input.is_cuda()),
+             ") and bias type (", legacy_type_name(bias->dtype(), bias->is_cuda()), ") should be the same");
 }
 
 // After the shape checks, as PyTorch: its kernels refuse other dtypes with NotImplementedError naming the
-// kernel the arguments select (integers compute there on the CPU; here they are not implemented).
-void check_float(const Tensor& input, const DimVector& dilation, bool transposed) {
+// kernel the arguments select. Its CPU kernels take integers: slow_conv2d every integer type but bool, the
+// dilated and transposed ones int64 only. Returns whether the call takes the integer path (conv_int).
+bool check_kernel_dtype(const Tensor& input, const DimVector& dilation, bool transposed) {
   bool dilated = false;
   for (int64_t d : dilation) dilated |= d != 1;
   const char* kernel = transposed ? "slow_conv_transpose2d_out"
                        : dilated  ? "slow_conv_dilated<>"
                                   : "slow_conv2d";
   const char* dev = transposed || !dilated ? (input.is_cuda() ? "_cuda" : "_cpu") : "";
-  MT_CHECK_NOT_IMPLEMENTED(is_floating(input.dtype()), "\"", kernel, dev, "\" not implemented for '",
-                           dtype_short_name(input.dtype()), "'");
+  const ScalarType t = input.dtype();
+  const bool integer = input.device().is_cpu() && is_integral(t, false) &&
+                       (t == ScalarType::Long || (!transposed && !dilated));
+  MT_CHECK_NOT_IMPLEMENTED(is_floating(t) || integer, "\"", kernel, dev, "\" not implemented for '",
+                           dtype_short_name(t), "'");
+  return integer;
+}
+
+// x (N, C, H, W) with `lo`/`hi` zeros before/after each spatial dim; a negative amount crops.
+Tensor pad_spatial(const Tensor& x, const DimVector& lo, const DimVector& hi) {
+  DimVector sizes = x.sizes();
+  Tensor src = x;
+  for (int i = 0; i < 2; ++i) {
+    const int64_t d = 2 + i;
+    if (lo[i] < 0) src = narrow(src, d, -lo[i], src.sizes()[d] + lo[i]);
+    if (hi[i] < 0) src = narrow(src, d, 0, src.sizes()[d] + hi[i]);
+    sizes[d] = src.sizes()[d] + std::max<int64_t>(lo[i], 0) + std::max<int64_t>(hi[i], 0);
+  }
+  Tensor out = zeros(sizes, x.dtype(), x.device());
+  copy_(narrow(narrow(out, 2, std::max<int64_t>(lo[0], 0), src.sizes()[2]), 3, std::max<int64_t>(lo[1], 0),
+               src.sizes()[3]),
+        src);
+  return out;
+}
+
+// Integer convolution as PyTorch's CPU kernels compute it: exact, wrapping in the input's type. Products sum
+// in int64 (its wrap-around maps onto every narrower type's) over the unfolded windows, one bmm per group.
+Tensor conv_int(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                const ConvArgs& a) {
+  const DimVector padding{a.padding[0], a.padding[1]};
+  const int64_t* stride = a.stride;
+  const int64_t* dilation = a.dilation;
+  Tensor x = pad_spatial(to(input, ScalarType::Long, input.device()), padding, padding);
+  const int64_t n = x.sizes()[0], c = x.sizes()[1], hp = x.sizes()[2], wp = x.sizes()[3];
+  const int64_t o = weight.sizes()[0], cg = weight.sizes()[1], kh = weight.sizes()[2], kw = weight.sizes()[3];
+  const int64_t oh = (hp - dilation[0] * (kh - 1) - 1) / stride[0] + 1;
+  const int64_t ow = (wp - dilation[1] * (kw - 1) - 1) / stride[1] + 1;
+  const int64_t g = a.groups, og = o / g;
+  Tensor win = make_view(
+      x, {n, g, cg, oh, ow, kh, kw},
+      {c * hp * wp, cg * hp * wp, hp * wp, stride[0] * wp, stride[1], dilation[0] * wp, dilation[1]}, 0);
+  Tensor cols = reshape(permute(win, {1, 0, 3, 4, 2, 5, 6}), {g, n * oh * ow, cg * kh * kw});
+  Tensor w = transpose(reshape(to(weight, ScalarType::Long, weight.device()), {g, og, cg * kh * kw}), 1, 2);
+  Tensor out = reshape(permute(reshape(bmm(cols, w), {g, n, oh, ow, og}), {1, 0, 4, 2, 3}), {n, o, oh, ow});
+  out = to(out, input.dtype(), input.device());
+  add_bias_(out, bias);
+  return out;
+}
+
+// int64 conv_transpose as the direct convolution it is: the input spread out by stride, padded by
+// dilation*(k-1) - padding before (negative crops) and up to the output size after, convolved with the
+// flipped weight whose in/out channels swap within each group.
+Tensor conv_transpose_int(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                          const ConvArgs& a, IntArrayRef out_sizes) {
+  const int64_t n = input.sizes()[0], cin = input.sizes()[1], h = input.sizes()[2], w = input.sizes()[3];
+  const int64_t og = weight.sizes()[1], kh = weight.sizes()[2], kw = weight.sizes()[3], g = a.groups;
+  const int64_t sh = (h - 1) * a.stride[0] + 1, sw = (w - 1) * a.stride[1] + 1;
+  Tensor spread = zeros({n, cin, sh, sw}, input.dtype(), input.device());
+  copy_(make_view(spread, {n, cin, h, w}, {cin * sh * sw, sh * sw, a.stride[0] * sw, a.stride[1]}, 0), input);
+  DimVector lo, hi;
+  for (int i = 0; i < 2; ++i) {
+    const int64_t reach = a.dilation[i] * (weight.sizes()[2 + i] - 1);
+    lo.push_back(reach - a.padding[i]);
+    hi.push_back(out_sizes[2 + i] + reach - (i == 0 ? sh : sw) - lo.back());
+  }
+  Tensor xs = pad_spatial(spread, lo, hi);
+  Tensor wt = transpose(reshape(weight, {g, cin / g, og, kh, kw}), 1, 2);
+  wt = flip(reshape(wt, {g * og, cin / g, kh, kw}), {2, 3});
+  ConvArgs direct = a;
+  direct.stride[0] = direct.stride[1] = 1;
+  direct.padding[0] = direct.padding[1] = 0;
+  return conv_int(xs, wt, bias, direct);
 }
 
 // Everything PyTorch's check_shape_forward checks, on the batched input, in its order and words.
@@ -181,11 +283,13 @@ Tensor conv_nd(const Tensor& input_, const Tensor& weight, const std::optional<T
   } else {
     padding = expand_param(padding_, nd, "padding");
   }
-  check_dtypes(input, weight, bias);
-  check_conv_shapes(input, weight, bias, stride, padding, dilation, groups, false, {});
-  check_float(input, dilation, false);
-  Tensor out =
-      convolution(to4d(input, nd), to4d(weight, nd), bias, make_args(stride, padding, dilation, groups));
+  std::optional<Tensor> b = bias;
+  check_dtypes(input, weight, b, false);
+  check_conv_shapes(input, weight, b, stride, padding, dilation, groups, false, {});
+  const bool integer = check_kernel_dtype(input, dilation, false);
+  const ConvArgs args = make_args(stride, padding, dilation, groups);
+  Tensor out = integer ? conv_int(to4d(input, nd), to4d(weight, nd), b, args)
+                       : convolution(to4d(input, nd), to4d(weight, nd), b, args);
   if (nd == 1) out = squeeze(out, {2});
   for (int64_t i = 0; i < static_cast<int64_t>(drop_first.size()); ++i)
     if (drop_first[i]) out = slice(out, 2 + i, 1, out.sizes()[2 + i], 1);
@@ -206,9 +310,13 @@ Tensor conv_transpose_nd(const Tensor& input_, const Tensor& weight, const std::
   DimVector stride = expand_param(stride_, nd, "stride"), padding = expand_param(padding_, nd, "padding");
   DimVector dilation = expand_param(dilation_, nd, "dilation");
   DimVector output_padding = expand_param(output_padding_, nd, "output_padding");
-  check_dtypes(input, weight, bias);
-  check_conv_shapes(input, weight, bias, stride, padding, dilation, groups, true, output_padding);
-  check_float(input, dilation, true);
+  // PyTorch's transposed kernel refuses an integer input's dtype before comparing the others with it
+  if (!is_floating(input.dtype()) && input.dtype() != ScalarType::Long)
+    check_kernel_dtype(input, dilation, true);
+  std::optional<Tensor> b = bias;
+  check_dtypes(input, weight, b, true);
+  check_conv_shapes(input, weight, b, stride, padding, dilation, groups, true, output_padding);
+  const bool integer = check_kernel_dtype(input, dilation, true);
   DimVector out_sizes = {input.sizes()[0], weight.sizes()[1] * groups};
   if (nd == 1) out_sizes.push_back(1);
   bool small = false;
@@ -227,8 +335,9 @@ Tensor conv_transpose_nd(const Tensor& input_, const Tensor& weight, const std::
     MT_ERROR("Given input size per channel: ", shape_str(in_sp),
              ". Calculated output size per channel: ", shape_str(out_sp), ". Output size is too small");
   }
-  Tensor out = convolution_transpose(to4d(input, nd), to4d(weight, nd), bias,
-                                     make_args(stride, padding, dilation, groups), out_sizes);
+  const ConvArgs args = make_args(stride, padding, dilation, groups);
+  Tensor out = integer ? conv_transpose_int(to4d(input, nd), to4d(weight, nd), b, args, out_sizes)
+                       : convolution_transpose(to4d(input, nd), to4d(weight, nd), b, args, out_sizes);
   if (nd == 1) out = squeeze(out, {2});
   return batched ? out : squeeze(out, {0});
 }

@@ -227,7 +227,10 @@ void check_scalar_fits(const Scalar& v, ScalarType t) {
 
 const Tensor& native::fill_(const Tensor& self, const Scalar& value) {
   check_writable(self);
-  check_scalar_fits(value, self.dtype());
+  // PyTorch's fill reads a float16/bfloat16 value as a double, unchecked (1e30 fills inf): only a complex
+  // value's imaginary part is refused there; other dtypes are checked
+  const bool half = self.dtype() == ScalarType::Half || self.dtype() == ScalarType::BFloat16;
+  check_scalar_fits(value, half ? ScalarType::Double : self.dtype());
   if (self.numel() == 0) {
     wrote(self);
     return self;

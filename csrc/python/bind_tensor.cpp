@@ -77,7 +77,14 @@ ScalarType from_numpy_dtype(const py::dtype& dt) {
       "int16, int8, uint8, and bool.");
 }
 
-// The NumPy array keeps a reference to the storage, so either side may outlive the other.
+// Memory an allocator owns, handed over to a deleter: resize_ refuses to grow a storage with a deleter.
+static void release_to_cpu_allocator(void* ctx, void* data) {
+  if (data) static_cast<Allocator*>(ctx)->deallocate(data, Device(DeviceType::CPU));
+}
+
+// The NumPy array keeps a reference to the storage, so either side may outlive the other. As PyTorch's, the
+// storage (its root, for a `.data` alias) is no longer resizable once NumPy sees it: growing it would move
+// the tensor to new memory and leave the array behind.
 py::array to_numpy(const Tensor& t, bool force) {
   if (!force) {
     MT_CHECK_TYPE(t.device().is_cpu(), "can't convert ", t.device().str(),
@@ -94,6 +101,12 @@ py::array to_numpy(const Tensor& t, bool force) {
   // rather than a byte stride that overflows
   for (int64_t d = 0; d < src.dim(); ++d)
     strides.push_back(src.sizes()[d] <= 1 ? 0 : src.strides()[d] * static_cast<int64_t>(src.itemsize()));
+  auto* root = const_cast<StorageImpl*>(storage_root(src.storage().get()));
+  if (!root->deleter && root->allocator) {
+    root->deleter_ctx = root->allocator;
+    root->allocator = nullptr;
+    root->deleter = &release_to_cpu_allocator;
+  }
   auto* keep = new Storage(src.storage());
   py::capsule owner(keep, [](void* p) { delete static_cast<Storage*>(p); });
   return py::array(py::dtype(fmt), shape, strides, src.data_ptr(), owner);

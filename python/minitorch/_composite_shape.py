@@ -1109,8 +1109,10 @@ def _fill_value(self, value):
                 f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} dimension(s)."
             )
         return value.to(self.dtype)
-    # fill_ checks the number against the dtype (NaN or inf into an integer tensor: its overflow error)
-    return _C.empty((), dtype=self.dtype, device=self.device).fill_(value)
+    # masked_fill_ checks the number against the dtype (NaN or inf into an integer tensor, 1e30 into float16:
+    # its overflow error; fill_ lets float16/bfloat16 overflow to inf, as PyTorch's)
+    out = _C.empty((), dtype=self.dtype, device=self.device)
+    return out.masked_fill_(_C.ones((), dtype=_C.bool, device=self.device), value)
 
 
 _INDEX_FILL_SIGS = ("int dim, Tensor index, Tensor value", "int dim, Tensor index, Scalar value")
@@ -1152,7 +1154,7 @@ def index_fill_(self, dim, index, value):
 # ---- windows and scatters
 
 
-@_argcheck.parses("int dimension, int size, int step", method=True, upfront=False)
+@_argcheck.parses("int dimension, int size, int step", method=True)  # upfront: a 1-element size is refused
 def unfold(self, dimension, size, step):
     """View of every length-`size` window along `dimension`, `step` apart, as a new last dim."""
     nd = self.dim()

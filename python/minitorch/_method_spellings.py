@@ -173,7 +173,9 @@ def alias_copy(input, *, out=None):
     return _write(_copied(input), out)
 
 
-_SLICE_COPY = ["Tensor input, int dim=0, int? start=None, int? end=None, int step=1, *, Tensor? out=None"]
+_SLICE_COPY = [
+    "Tensor input, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor? out=None"
+]
 
 
 @_argcheck.checks_own_arguments
@@ -208,8 +210,14 @@ def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
     return _write(_copied(input[tuple(index)]), out)
 
 
+@_argcheck.parses("Tensor input, int dim, SymInt start, SymInt length, *, Tensor? out=None", upfront=False)
 def narrow_copy(input, dim, start, length, *, out=None):
     """input.narrow(dim, start, length), copied."""
+    # PyTorch's SymInt start/length take a one-element integer tensor of any rank, as its __index__
+    if _C._is_tensor(start) and start.dim():
+        start = _operator.index(start)
+    if _C._is_tensor(length) and length.dim():
+        length = _operator.index(length)
     return _write(_copied(input.narrow(dim, start, length)), out)
 
 

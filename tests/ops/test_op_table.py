@@ -128,14 +128,9 @@ def test_table_agrees_with_the_registrations_in_the_source():
 
 # ---- every (stub, dtype) pair: the call of tests/ops/stub_cases.py gives PyTorch's values or raises as PyTorch does
 
-INTS = ["int64", "int32", "int16", "int8", "uint8"]
 # Pairs where minitorch and PyTorch 2.15 disagree on whether the call is valid, each with its reason. A pair that
 # starts agreeing fails test_stub_dtype_pair, so the list only shrinks.
 KNOWN_DIFFERENCES = {
-    **{
-        ("conv_forward_stub", d): "integer convolution is not implemented (PyTorch's slow_conv2d runs it)"
-        for d in INTS
-    },
     ("upsample_stub", "uint8"): "PyTorch's uint8 bilinear path (image resizing) is not implemented",
 }
 TOL = {

@@ -746,15 +746,25 @@ def test_conv_errors():
         F.conv2d(minitorch.randn(1, 3, 8, 8), w, padding=-1)
     with pytest.raises(RuntimeError, match="non-positive stride is not supported"):
         F.conv2d(minitorch.randn(1, 3, 8, 8), w, stride=0)
-    with pytest.raises(
-        RuntimeError,
-        match=r"Input type \(torch.DoubleTensor\) and weight type \(torch.FloatTensor\) should be the same",
-    ):
+    with pytest.raises(RuntimeError, match="expected scalar type Double but found Float"):
         F.conv2d(minitorch.randn(1, 3, 8, 8, dtype=minitorch.float64), w)
-    with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
+    with pytest.raises(
+        RuntimeError, match=r"Input type \(long int\) and bias type \(float\) should be the same"
+    ):
+        F.conv2d(minitorch.ones(1, 3, 8, 8, dtype=minitorch.int64), w, minitorch.ones(64))
+    with pytest.raises(NotImplementedError, match="\"slow_conv2d_cpu\" not implemented for 'Bool'"):
         F.conv2d(
-            minitorch.ones(1, 3, 8, 8, dtype=minitorch.int64),
-            minitorch.ones(2, 3, 3, 3, dtype=minitorch.int64),
+            minitorch.ones(1, 3, 8, 8, dtype=minitorch.bool), minitorch.ones(2, 3, 3, 3, dtype=minitorch.bool)
+        )
+    with pytest.raises(NotImplementedError, match="\"slow_conv_dilated<>\" not implemented for 'Int'"):
+        i32 = minitorch.int32
+        F.conv2d(minitorch.ones(1, 3, 8, 8, dtype=i32), minitorch.ones(2, 3, 3, 3, dtype=i32), dilation=2)
+    with pytest.raises(
+        NotImplementedError, match="\"slow_conv_transpose2d_out_cpu\" not implemented for 'Byte'"
+    ):
+        u8 = minitorch.uint8
+        F.conv_transpose2d(
+            minitorch.ones(1, 3, 8, 8, dtype=u8), minitorch.ones(3, 2, 3, 3, dtype=minitorch.int64)
         )
     with pytest.raises(
         RuntimeError, match="expected stride to be a single integer value or a list of 2 values"
@@ -978,3 +988,60 @@ def test_tf32_tolerance():
     x, w = rand(rng, 4, 16, 12, 12), rand(rng, 8, 16, 3, 3)
     got = F.conv2d(T(x, minitorch.float32, "cuda"), T(w, minitorch.float32, "cuda"), None, 1, 1)
     assert_matches(got, np_conv2d(x, w, None, 1, 1), rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
+def test_conv_integer_dtypes(dtype):
+    """PyTorch's CPU kernels convolve integers exactly, wrapping in the input's type: conv1d/conv2d every
+    integer type, the dilated and transposed ones int64 only (its other types refuse, as above)"""
+    rng = np.random.default_rng(5)
+    dt = getattr(minitorch, dtype)
+    big = 1 if dtype == "int64" else 60  # uint8/int8 products and sums wrap
+    x = rng.integers(-9, 9, (2, 4, 5, 6)) * big
+    w = rng.integers(-9, 9, (6, 2, 3, 2))
+    b = rng.integers(-9, 9, 6)
+
+    def wrapped(ref):
+        return ref.astype(np.int64).astype(np.dtype(dtype))
+
+    def tensor(a):
+        return minitorch.from_numpy(np.ascontiguousarray(a.astype(np.int64).astype(np.dtype(dtype))))
+
+    kw = {"stride": (2, 1), "padding": (1, 2), "groups": 2}
+    got = F.conv2d(tensor(x), tensor(w), tensor(b), **kw)
+    assert got.dtype == dt
+    ref = np_conv2d(wrapped(x).astype(np.float64), wrapped(w).astype(np.float64), wrapped(b), **kw)
+    np.testing.assert_array_equal(got.numpy(), wrapped(ref))
+    # non-contiguous input, conv1d, padding='same' (the odd extra after, as PyTorch's)
+    w4 = w[:, :, :2, :2].repeat(2, axis=1)[:, :4]
+    got = F.conv2d(tensor(x).transpose(2, 3), tensor(w4))
+    ref = np_conv2d(wrapped(x).transpose(0, 1, 3, 2).astype(float), wrapped(w4).astype(float))
+    np.testing.assert_array_equal(got.numpy(), wrapped(ref))
+    x1, w1 = x[:, :, 0], w[:, :, 0]
+    got = F.conv1d(tensor(x1), tensor(w1), groups=2, padding="same")
+    ref = np_conv2d(
+        wrapped(x1)[:, :, None].astype(float),
+        wrapped(w1)[:, :, None].astype(float),
+        padding=((0, 0), (0, 1)),
+        groups=2,
+    )
+    np.testing.assert_array_equal(got.numpy(), wrapped(ref[:, :, 0]))
+    if dtype != "int64":
+        return
+    kw = {"stride": (2, 3), "padding": (1, 0), "output_padding": (1, 2), "groups": 2, "dilation": (1, 2)}
+    wt = rng.integers(-9, 9, (4, 3, 3, 2))
+    got = F.conv_transpose2d(tensor(x), tensor(wt), tensor(b), **kw)
+    np.testing.assert_array_equal(
+        got.numpy(), np_conv_transpose2d(x.astype(float), wt, b, **kw).astype(np.int64)
+    )
+    got = F.conv2d(tensor(x), tensor(w), dilation=2, padding=1, groups=2)
+    np.testing.assert_array_equal(got.numpy(), np_conv2d(x.astype(float), w, dilation=2, padding=1, groups=2))
+    # a floating bias of another dtype is cast by the transposed conv only where the input is floating
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        F.conv_transpose2d(tensor(x), tensor(wt), minitorch.ones(6), groups=2)
+    h = F.conv_transpose2d(
+        minitorch.ones(1, 2, 3, 3, dtype=minitorch.float16),
+        minitorch.ones(2, 1, 2, 2).half(),
+        minitorch.ones(1),
+    )
+    assert h.dtype == minitorch.float16 and h.sum().item() == 2 * 9 * 4 + 16

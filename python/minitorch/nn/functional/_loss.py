@@ -81,9 +81,9 @@ def _weighted(loss, weight, input, reduction, mean_over_weights):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _warn_size(input, target)  # PyTorch's order: target.size() before the legacy reduction
     if size_average is not None or reduce is not None:
         reduction = _reduction(size_average, reduce, reduction)
-    _warn_size(input, target)
     x, y = _broadcast_pair(input, target)
     if weight is not None:
         return _weighted((x - y).pow(2), weight, input, reduction, True)
@@ -91,9 +91,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _warn_size(input, target)  # PyTorch's order: target.size() before the legacy reduction
     if size_average is not None or reduce is not None:
         reduction = _reduction(size_average, reduce, reduction)
-    _warn_size(input, target)
     x, y = _broadcast_pair(input, target)
     if weight is not None:
         return _weighted((x - y).abs(), weight, input, reduction, True)
