@@ -28,7 +28,8 @@ namespace mt::autograd {
 
 namespace {
 // The nodes whose formulas hold for complex inputs (see attach): linear maps, the views, and the elementwise
-// and product formulas written as grad * conj(f'(z)) in ops.schema / below.
+// and product formulas written as grad * conj(f'(z)) in ops.schema / below; and NotImplemented (set_'s),
+// whose backward raises: no gradient to get wrong.
 bool complex_safe(const char* name) {
   static const std::unordered_set<std::string> ok = {"AddBackward0",
                                                      "SubBackward0",
@@ -106,7 +107,8 @@ bool complex_safe(const char* name) {
                                                      "ProdBackward1",
                                                      "IndexPutBackward0",
                                                      "ScatterBackward0",
-                                                     "ScatterAddBackward0"};
+                                                     "ScatterAddBackward0",
+                                                     "NotImplemented"};
   return ok.count(name) != 0;
 }
 

@@ -253,14 +253,37 @@ Terms logsumexp_term(const DualTerm& d, const Tensor& g) {
   Tensor p = mt::exp(sub(x, mt::reshape(d.r, ks)));
   return {mul(mul(mt::reshape(g, ks), p), sub(d.t[0], mt::reshape(d.tr, ks)))};
 }
-// cumprod along params[0] of x without zeros (the layout keeps the re-run otherwise): B = rcs(g r) / x with
-// rcs the reversed cumulative sum, so the term is (rcs(g tr) - t / x rcs(g r)) / x
+// cumprod along params[0]: B_i = sum_{j>=i} g_j prod_{m<=j, m!=i} x_m (derivatives.cpp's cumprod_backward).
+// Without zeros B = rcs(g r) / x (rcs: the reversed cumulative sum), so the term is (rcs(g tr) - t / x
+// rcs(g r)) / x. With zeros, p1 and p2 a slice's first two: that form holds before p1 (r vanishes from p1 on,
+// tr from p2 on, and between them tr is exactly the products that skip x_p1); at p1 the products skip x_p1,
+// so the term is rcs(g tR1), R1 the cumprod of x with x_p1 = 1 and tR1 its tangent with t_p1 = 0: R1 cs(t /
+// x) before p2, t_p2 R12 from p2 on (R12: x_p1 and x_p2 set to 1; 0 past a third zero); between p1 and p2
+// only t_p1 moves a product off zero: t_p1 rcs(g R1) / x; at p2, t_p1 rcs(g R12); past p2, 0.
 Terms cumprod_term(const DualTerm& d, const Tensor& g) {
   int64_t dim[1] = {static_cast<int64_t>(d.params[0])};
   const IntArrayRef dims(dim, 1);
   auto rcs = [&](const Tensor& u) { return mt::flip(mt::cumsum(mt::flip(u, dims), dim[0]), dims); };
-  const Tensor& x = d.x[0];
-  return {div(sub(rcs(mul(g, d.tr)), mul(div(d.t[0], x), rcs(mul(g, d.r)))), x)};
+  const Tensor &x = d.x[0], &t = d.t[0];
+  Tensor is0 = mt::eq(x, S(0.0));
+  if (!item(mt::any(is0)).to_bool())
+    return {div(sub(rcs(mul(g, d.tr)), mul(div(t, x), rcs(mul(g, d.r)))), x)};
+  Tensor seen = mt::cumsum(is0, dim[0]);  // zeros up to and including each position
+  Tensor first = mt::logical_and(is0, mt::eq(seen, S(1.0)));
+  Tensor second = mt::logical_and(is0, mt::eq(seen, S(2.0)));
+  Tensor xs = mt::where(is0, S(1.0), x);  // the divisor wherever its quotient is kept
+  Tensor r1 = mt::cumprod(mt::where(first, S(1.0), x), dim[0]);
+  Tensor r12 = mt::cumprod(mt::where(mt::logical_or(first, second), S(1.0), x), dim[0]);
+  Tensor tp1 = sum_dim(mt::where(first, t, S(0.0)), dim[0]);  // t at the slice's first zero (0: none)
+  Tensor tp2 = sum_dim(mt::where(second, t, S(0.0)), dim[0]);
+  Tensor tr1 = mt::where(mt::lt(seen, S(2.0)),
+                         mul(r1, mt::cumsum(mt::where(first, S(0.0), div(t, xs)), dim[0])), mul(tp2, r12));
+  Tensor before = div(sub(rcs(mul(g, d.tr)), mul(div(t, xs), rcs(mul(g, d.r)))), xs);
+  Tensor at_second = mt::where(second, mul(tp1, rcs(mul(g, r12))), S(0.0));
+  Tensor after_first =
+      mt::where(first, rcs(mul(g, tr1)),
+                mt::where(mt::eq(seen, S(1.0)), div(mul(tp1, rcs(mul(g, r1))), xs), at_second));
+  return {mt::where(mt::eq(seen, S(0.0)), before, after_first)};
 }
 // F.prelu's kernel (x, w), w one slope or one per channel (dim 1): B_x = g where(x >= 0, 1, w) and B_w = g
 // where(x >= 0, 0, x) summed per slope (the rule's x >= 0), so the terms are g where(x >= 0, 0, tw) and the

@@ -76,6 +76,16 @@ void take_history(const Tensor& self, const Tensor& r);
 // the op (`replayable` false for as_strided: replayed from its geometry relative to the base instead).
 const Tensor& inplace_view(const Tensor& self, const std::function<Tensor(const Tensor&)>& view,
                            bool replayable = true);
+// Tensor.set_'s forms (ops/shape.h's plain ones under PyTorch's in-place rules): in grad mode, with self or
+// the source tensor of set_(source) requiring grad, a leaf that requires grad is refused and self's history
+// becomes PyTorch's NotImplemented node (set_ has no derivative: backward through it raises). self is no view
+// afterwards (PyTorch keeps its _base, though its memory is no longer the base's). Each returns self.
+const Tensor& set_(const Tensor& self);
+const Tensor& set_(const Tensor& self, const Tensor& source);
+const Tensor& set_(const Tensor& self, const Tensor& source, int64_t offset, IntArrayRef sizes,
+                   const IntArrayRef* strides);
+const Tensor& set_(const Tensor& self, const Storage& storage, int64_t offset, IntArrayRef sizes,
+                   const IntArrayRef* strides);
 // The view `view` (a tracked view: view_fn or its geometry relative to its base) remade on `t`, a tensor laid
 // out as its root base: its recorded view function, else (as_strided views) its geometry relative to the
 // base. Forward AD gives a view taken before its base became dual the matching view of the base's tangent

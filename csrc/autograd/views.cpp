@@ -249,6 +249,76 @@ const Tensor& inplace_view(const Tensor& self, const ViewFn& view, bool replayab
   return self;
 }
 
+// ---- set_ ----
+
+namespace {
+// self after set_ no longer lies in its base's memory: it stops being a view, so that no later read remakes
+// its history from the base's
+void unview(const Tensor& self) {
+  if (!self.is_view()) return;
+  self.impl()->set_view_base(nullptr, CreationMeta::Default);
+  if (auto* m = self.impl()->autograd_meta()) m->view_fn = nullptr;
+}
+
+// Runs `set` on self, or, when the call is recorded, on a stand-in over self's memory first: the node's input
+// edge is self's history from before the call.
+const Tensor& recorded_set(const Tensor& self, const Tensor* source,
+                           const std::function<void(const Tensor&)>& set) {
+  const bool grad = GradMode::is_enabled() && (self.requires_grad() || (source && source->requires_grad()));
+  if (!grad) {
+    set(self);
+    unview(self);
+    return self;
+  }
+  check_inplace(self, /*requires_grad=*/true);
+  Tensor out(std::make_shared<TensorImpl>(self.storage(), self.sizes(), self.strides(), self.storage_offset(),
+                                          self.dtype()));
+  set(out);
+  auto node = attach("NotImplemented",
+                     [](FnNode&, V&) -> V {
+                       MT_ERROR("derivative for set_ is not implemented");
+                       return {};
+                     },
+                     {&self, source}, {&out});
+  self.impl()->set_data(*out.impl());
+  unview(self);
+  if (node) {
+    auto& m = self.impl()->ensure_autograd_meta();
+    m.requires_grad = true;
+    m.grad_fn = node;
+    m.output_nr = 0;
+  }
+  return self;
+}
+}  // namespace
+
+const Tensor& set_(const Tensor& self) {
+  return recorded_set(self, nullptr, [](const Tensor& t) { set_empty_(t); });
+}
+
+const Tensor& set_(const Tensor& self, const Tensor& source) {
+  check_set_source(self, source, /*with_geometry=*/false);
+  const IntArrayRef strides(source.strides());
+  return recorded_set(self, &source, [&](const Tensor& t) {
+    set_storage_(t, source.storage(), source.storage_offset(), source.sizes(), &strides);
+  });
+}
+
+const Tensor& set_(const Tensor& self, const Tensor& source, int64_t offset, IntArrayRef sizes,
+                   const IntArrayRef* strides) {
+  check_set_source(self, source, /*with_geometry=*/true);
+  // the source stands for its storage: not differentiable, as PyTorch's composite passes source.storage() on
+  return recorded_set(self, nullptr, [&](const Tensor& t) {
+    set_storage_(t, source.storage(), source.storage_offset() + offset, sizes, strides);
+  });
+}
+
+const Tensor& set_(const Tensor& self, const Storage& storage, int64_t offset, IntArrayRef sizes,
+                   const IntArrayRef* strides) {
+  return recorded_set(self, nullptr,
+                      [&](const Tensor& t) { set_storage_(t, storage, offset, sizes, strides); });
+}
+
 // ---- view ops ----
 // Their twins run the plain ops (mt::native, below the entry points, which would mark the result a view once
 // more) and mark the result themselves.

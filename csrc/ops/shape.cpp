@@ -10,6 +10,7 @@
 #include "core/Parallel.h"
 #include "core/SafeMath.h"
 #include "core/StorageAlias.h"
+#include "core/TypeMeta.h"
 #include "generated/native.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
@@ -102,6 +103,131 @@ const Tensor& resize_(const Tensor& self, IntArrayRef sizes) {
   self.impl()->set_sizes_strides(sizes, contiguous_strides(sizes), off);
   wrote(self);
   return self;
+}
+
+namespace {
+
+bool inference_write_refused(const Tensor& self) {
+  return self.is_inference() && !tls_inference_mode;
+}
+
+// self takes `storage` (whose counter continues self's, bumped once: views of the old memory see the bump, as
+// the ones sharing PyTorch's TensorImpl counter do) and the geometry
+void take_storage(const Tensor& self, Storage storage, IntArrayRef sizes, IntArrayRef strides,
+                  int64_t offset) {
+  storage->version.store(self.version(), std::memory_order_relaxed);
+  // an inference tensor stays one and a normal tensor normal, whatever memory it takes (PyTorch's key set)
+  storage->inference = self.storage()->inference;
+  TensorImpl next(std::move(storage), sizes, strides, offset, self.dtype());
+  self.impl()->set_data(next);
+}
+
+void check_writable_inference(const Tensor& self) {
+  MT_CHECK(
+      !inference_write_refused(self),
+      "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
+      "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+      "details.");
+}
+
+}  // namespace
+
+void set_storage_(const Tensor& self, const Storage& storage, int64_t offset, IntArrayRef sizes,
+                  const IntArrayRef* strides) {
+  check_writable_inference(self);
+  // PyTorch's checks, in the order its parts make them
+  if (strides)
+    MT_CHECK(strides->size() == sizes.size(), "unequal size length (", sizes.size(), ") and stride length (",
+             strides->size(), ")");
+  MT_CHECK(offset >= 0, "Tensor: invalid storage offset ", offset);
+  const bool same = storage_root(self.storage().get()) == storage_root(storage.get());
+  MT_CHECK(same || self.device() == storage->device, "Attempted to set the storage of a tensor on device \"",
+           self.device().str(), "\" to a storage on different device \"", storage->device.str(),
+           "\".  This is no longer allowed; the devices must match.");
+  // PyTorch's unsigned numel wraps a negative size around (its own message); one beside a zero size would
+  // make a tensor of negative size there, refused here too
+  int64_t numel = 0;
+  for (int64_t s : sizes) MT_CHECK(s >= 0, "numel: integer multiplication overflow");
+  MT_CHECK(checked_numel(sizes, &numel), "numel: integer multiplication overflow");
+  DimVector st = strides ? strides->vec() : contiguous_strides(sizes);
+  // the bytes the geometry reaches (PyTorch's computeStorageNbytes: none once a size is 0, whatever the
+  // strides; a negative stride of a longer dim overflows its unsigned arithmetic)
+  uint64_t need = 0;
+  if (numel > 0) {
+    bool overflow = false;
+    int64_t last = offset;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      int64_t span = 0;
+      if (sizes[i] > 1)
+        overflow |=
+            st[i] < 0 || mul_overflows(sizes[i] - 1, st[i], &span) || add_overflows(last, span, &last);
+    }
+    overflow = overflow || __builtin_mul_overflow(static_cast<uint64_t>(last) + 1, self.itemsize(), &need) ||
+               need > static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+    MT_CHECK(!overflow, "Storage size calculation overflowed with sizes=", shape_str(sizes),
+             " and strides=", shape_str(strides ? *strides : IntArrayRef()));
+  }
+  // PyTorch's TensorImpl::set_sizes_and_strides: a negative stride (of a dim of size 0 or 1 here) becomes 1
+  // in the last dim, else the next dim's extent, keeping strides monotonic
+  for (int64_t i = static_cast<int64_t>(st.size()) - 1; i >= 0; --i)
+    if (st[i] < 0)
+      st[i] = i + 1 == static_cast<int64_t>(st.size()) ? 1 : std::max<int64_t>(sizes[i + 1], 1) * st[i + 1];
+  const bool grow = need > storage->nbytes;
+  if (grow) {
+    // PyTorch resizes the storage only when the geometry changes (resize_impl_cpu_ returns early otherwise)
+    // and then finds it out of bounds
+    const bool unchanged =
+        IntArrayRef(self.sizes()).equals(sizes) && (!strides || IntArrayRef(self.strides()).equals(*strides));
+    MT_CHECK(!unchanged, "setStorage: sizes ", shape_str(sizes), ", strides ",
+             shape_str(strides ? *strides : IntArrayRef()), ", storage offset ", offset, ", and itemsize ",
+             self.itemsize(), " requiring a storage size of ", need,
+             " are out of bounds for storage of size ", storage->nbytes);
+    // borrowed memory (NumPy arrays, buffers, DLPack, shared memory) cannot grow, as resize_'s
+    MT_CHECK(!storage_root(storage.get())->deleter, "Trying to resize storage that is not resizable");
+  }
+  wrote(self);
+  if (same && !grow) {
+    // the same memory: self keeps its storage object, and with it its counter, as PyTorch keeps a storage it
+    // is already set to
+    self.impl()->set_sizes_strides(sizes, st, offset);
+    return;
+  }
+  if (!grow) {
+    take_storage(self, alias_storage(storage, 0), sizes, st, offset);
+    return;
+  }
+  // PyTorch grows the one storage in place, so the source sees the new bytes; ours gives self a copy (an
+  // alias over the old memory must never dangle)
+  Tensor bigger = make_empty({static_cast<int64_t>(need)}, ScalarType::Byte, storage->device);
+  if (storage->nbytes > 0) {
+    const auto n = static_cast<int64_t>(storage->nbytes);
+    Tensor old(std::make_shared<TensorImpl>(storage, IntArrayRef{n}, IntArrayRef{1}, 0, ScalarType::Byte));
+    FreshWrites fresh;
+    copy_(make_view(bigger, {n}, {1}, 0), old);
+  }
+  take_storage(self, bigger.storage(), sizes, st, offset);
+}
+
+void set_empty_(const Tensor& self) {
+  check_writable_inference(self);
+  wrote(self);
+  Tensor e = make_empty({0}, self.dtype(), self.device());
+  take_storage(self, e.storage(), e.sizes(), e.strides(), 0);
+}
+
+void check_set_source(const Tensor& self, const Tensor& source, bool with_geometry) {
+  if (with_geometry) {
+    MT_CHECK(source.is_contiguous(), "passed in tensor to be used as storage must be contiguous");
+    return;
+  }
+  MT_CHECK(source.dtype() == self.dtype(), "Could not set tensor of type ", cpp_type_name(source.dtype()),
+           " to a tensor of type ", cpp_type_name(self.dtype()));
+}
+
+bool is_set_to(const Tensor& self, const Tensor& src) {
+  return storage_root(self.storage().get()) == storage_root(src.storage().get()) &&
+         self.storage_offset() == src.storage_offset() && IntArrayRef(self.sizes()).equals(src.sizes()) &&
+         IntArrayRef(self.strides()).equals(src.strides());
 }
 
 Tensor view_dtype(const Tensor& self, ScalarType dtype) {

@@ -11,6 +11,21 @@ Tensor alias(const Tensor& self);
 // Tensor.resize_: contiguous sizes over the same storage when it is large enough, else over a larger one that
 // keeps the old elements (the new ones are uninitialized), as PyTorch's.
 const Tensor& resize_(const Tensor& self, IntArrayRef sizes);
+// Tensor.set_'s plain forms, PyTorch's set_storage_cpu_ (autograd/views.cpp's set_ front ends add the
+// in-place rules and the history): self, keeping its dtype, over `storage` from element `offset` with `sizes`
+// and `strides` (null: contiguous), its version bumped once and then counted apart from the storage's other
+// tensors (an alias storage, core/StorageAlias.h), as PyTorch keeps the counter in the TensorImpl. A storage
+// too small grows (PyTorch's resize of the storage), but only for self: ours never reallocates a storage in
+// place, so the source keeps its memory; unchanged sizes and strides raise instead, as PyTorch's.
+void set_storage_(const Tensor& self, const Storage& storage, int64_t offset, IntArrayRef sizes,
+                  const IntArrayRef* strides);
+// set_(): self over a new empty storage, sizes [0].
+void set_empty_(const Tensor& self);
+// set_(source)'s check (the same dtype) and set_(source, offset, size, stride)'s (a contiguous source), in
+// PyTorch's words: made before the in-place rules, as its composites check them.
+void check_set_source(const Tensor& self, const Tensor& source, bool with_geometry);
+// Tensor.is_set_to: the same storage (an alias counts as its root), offset, sizes and strides.
+bool is_set_to(const Tensor& self, const Tensor& src);
 // Tensor.view(dtype): the same bytes read as another dtype; a different element size rescales the last dim
 // (which must be dense), as PyTorch's. Not differentiable (the result carries no history).
 Tensor view_dtype(const Tensor& self,

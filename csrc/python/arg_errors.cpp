@@ -150,6 +150,7 @@ std::string arg_type_name(py::handle v) {
     if (name == "dtype" || name == "device" || name == "memory_format" || name == "layout" || name == "Size")
       return "torch." + name;
     if (name == "Generator") return "torch._C.Generator";
+    if (name == "UntypedStorage" || name == "TypedStorage") return "torch.storage." + name;
     return name;
   }
   if (mod == "builtins") return name;

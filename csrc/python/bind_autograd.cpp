@@ -333,11 +333,13 @@ struct PyDualCallbacks : autograd::DualCallbacks {
 
 void init_autograd(py::module_& m, TensorClass& cls) {
   py::class_<Node, std::shared_ptr<Node>>(m, "Node")
-      // PyTorch names its two graph-machinery nodes with their C++ namespace (their reprs stay short)
+      // PyTorch names its graph-machinery nodes with their C++ namespace (their reprs stay short)
       .def("name",
            [](const Node& n) {
              std::string s = n.name();
-             return s == "AccumulateGrad" || s == "CopySlices" ? "torch::autograd::" + s : s;
+             return s == "AccumulateGrad" || s == "CopySlices" || s == "NotImplemented"
+                        ? "torch::autograd::" + s
+                        : s;
            })
       .def_property_readonly("next_functions",
                              [](const Node& n) {

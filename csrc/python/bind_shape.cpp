@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "autograd/record.h"
+#include "core/TypeMeta.h"
 #include "ops/copy.h"
 #include "ops/shape.h"
 
@@ -214,6 +215,85 @@ void unsqueeze_(const Tensor& self, int64_t dim) {
   autograd::inplace_view(self, [dim](const Tensor& x) { return unsqueeze(x, dim); });
 }
 
+namespace {
+// Tensor.set_'s signatures, as PyTorch's parser prints them
+const std::vector<std::string> kSetSignatures = {
+    "()",
+    "(torch.Storage source)",
+    "(torch.Storage source, int storage_offset, tuple of ints size, tuple of ints stride = None)",
+    "(Tensor source)",
+    "(Tensor source, int storage_offset, tuple of ints size, tuple of ints stride = None)",
+};
+
+// minitorch/_storage.py's storage objects (their _tensor holds the memory): 1 an UntypedStorage, 2 a
+// TypedStorage, 0 anything else
+int storage_kind(py::handle h) {
+  static PyObject* untyped = nullptr;
+  static PyObject* typed = nullptr;
+  if (!untyped) {
+    py::module_ mod = py::module_::import("minitorch._storage");
+    typed = py::object(mod.attr("TypedStorage")).release().ptr();  // held for the process, as the module is
+    untyped = py::object(mod.attr("UntypedStorage")).release().ptr();
+  }
+  if (PyObject_TypeCheck(h.ptr(), reinterpret_cast<PyTypeObject*>(untyped))) return 1;
+  return PyObject_TypeCheck(h.ptr(), reinterpret_cast<PyTypeObject*>(typed)) ? 2 : 0;
+}
+
+// a `tuple of ints` argument of an overloaded signature: a tuple or list of ints (one int is no such tuple)
+bool int_tuple(py::handle h, DimVector* out) {
+  if (!PyTuple_Check(h.ptr()) && !PyList_Check(h.ptr())) return false;
+  py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
+  for (size_t i = 0; i < seq.size(); ++i) {
+    int64_t v = 0;
+    if (!int_list_item(py::object(seq[i]).ptr(), i == 0, /*symint=*/true, &v)) return false;
+    out->push_back(v);
+  }
+  return true;
+}
+
+// Tensor.set_(), set_(source), set_(source, storage_offset, size, stride=None), source a Tensor or a storage
+// object, positional or by keyword, as PyTorch's parser takes them
+Tensor set_call(const Tensor& self, const py::args& args, const py::kwargs& kw) {
+  static const char* const names[] = {"source", "storage_offset", "size", "stride"};
+  auto refused = [&] { return py::type_error(format_invalid_args("set_", args, kw, kSetSignatures)); };
+  PyObject* v[4] = {};
+  if (args.size() > 4) throw refused();
+  for (size_t i = 0; i < args.size(); ++i) v[i] = args[i].ptr();
+  for (auto item : kw) {
+    const std::string k = py::str(item.first);
+    size_t i = 0;
+    while (i < 4 && k != names[i]) ++i;
+    if (i == 4 || v[i]) throw refused();
+    v[i] = item.second.ptr();
+  }
+  if (!v[0]) {
+    if (v[1] || v[2] || v[3]) throw refused();
+    return autograd::set_(self);
+  }
+  const bool is_tensor = py::isinstance<TensorImpl>(v[0]);
+  const int kind = is_tensor ? 0 : storage_kind(v[0]);
+  if (!is_tensor && !kind) throw refused();
+  Tensor source =
+      is_tensor ? py::handle(v[0]).cast<Tensor>() : py::handle(v[0]).attr("_tensor").cast<Tensor>();
+  const bool geometry = v[1] || v[2] || v[3];
+  int64_t offset = 0;
+  DimVector size, stride;
+  if (geometry && (!v[1] || !v[2] || !load_strict_int(v[1], &offset, /*symint=*/true) ||
+                   !int_tuple(v[2], &size) || (v[3] && v[3] != Py_None && !int_tuple(v[3], &stride))))
+    throw refused();
+  const IntArrayRef st(stride);
+  const IntArrayRef* strides =
+      stride.empty() ? nullptr : &st;  // () stands for none: contiguous, as PyTorch's
+  if (is_tensor)
+    return geometry ? autograd::set_(self, source, offset, size, strides) : autograd::set_(self, source);
+  MT_CHECK(kind == 1 || source.dtype() == self.dtype(), "Expected a Storage of type ",
+           cpp_type_name(self.dtype()), " or an UntypedStorage, but got type ",
+           dtype_short_name(source.dtype()), " for argument 1 'storage'");
+  if (!geometry) size = {static_cast<int64_t>(source.storage()->nbytes / self.itemsize())};
+  return autograd::set_(self, source.storage(), offset, size, strides);
+}
+}  // namespace
+
 void init_shape(py::module_& m, TensorClass& cls) {
   cls.def(
          "view",
@@ -240,6 +320,16 @@ void init_shape(py::module_& m, TensorClass& cls) {
             return t;
           },
           py::arg("size") = py::none(), py::arg("memory_format") = py::none())
+      .def(
+          "set_", [](const Tensor& t, py::args args, py::kwargs kw) { return set_call(t, args, kw); },
+          "Sets the underlying storage, size and strides: set_() an empty storage of its own, set_(source) "
+          "the\n"
+          "storage, sizes, strides and offset of a tensor, set_(source, storage_offset, size, stride=None) "
+          "a\n"
+          "Storage's (or a contiguous tensor's) from an offset; returns self")
+      .def(
+          "is_set_to", [](const Tensor& t, const Tensor& o) { return is_set_to(t, o); }, py::arg("tensor"),
+          "True when both tensors are set to the same memory: storage, offset, sizes and strides")
       // memory_format is taken and the result is contiguous (PyTorch's default, contiguous_format)
       .def(
           "resize_as_",

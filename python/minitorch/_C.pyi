@@ -1393,6 +1393,10 @@ class Tensor:
     def is_floating_point(self) -> builtins.bool: ...
     def is_inference(self) -> builtins.bool: ...
     def is_pinned(self, device: typing.Any = None) -> builtins.bool: ...
+    def is_set_to(self, tensor: Tensor) -> builtins.bool:
+        """
+        True when both tensors are set to the same memory: storage, offset, sizes and strides
+        """
     def is_shared(self):
         """
         True when the storage is in shared memory (CUDA tensors count as shared, as in PyTorch).
@@ -1658,6 +1662,12 @@ class Tensor:
     def select(
         self, dim: typing.SupportsInt | typing.SupportsIndex, index: typing.SupportsInt | typing.SupportsIndex
     ) -> Tensor: ...
+    def set_(self, *args, **kwargs) -> Tensor:
+        """
+        Sets the underlying storage, size and strides: set_() an empty storage of its own, set_(source) the
+        storage, sizes, strides and offset of a tensor, set_(source, storage_offset, size, stride=None) a
+        Storage's (or a contiguous tensor's) from an offset; returns self
+        """
     def sgn(self) -> Tensor: ...
     def share_memory_(self):
         """

@@ -648,14 +648,55 @@ def test_cxx_second_order_terms_decline_what_they_do_not_cover(monkeypatch):
     loss = lambda a: f(a).sum()
     fd = (torch.func.grad(loss)(x + 1e-6 * v) - torch.func.grad(loss)(x - 1e-6 * v)) / 2e-6
     assert_close(t, fd, rtol=1e-5, atol=1e-6)
-    # cumprod of a factor 0 keeps the re-run (the term divides by x; so does cumprod's backward formula, whose
-    # gradient there is NaN, unlike PyTorch's)
-    reruns.clear()
-    _dual_hvp(lambda a: torch.cumprod(a - 1.5, 0) ** 2, [x], [v])
-    assert "cumprod" in reruns, reruns
     reruns.clear()
     _dual_hvp(lambda a: a * a.float() + torch.softmax(a, 0, dtype=torch.float32), [x], [v])
     assert {"Tensor.__mul__", "softmax"} <= set(reruns), reruns
+
+
+def test_cumprod_term_with_zeros_matches_the_rerun_and_finite_differences(monkeypatch):
+    """cumprod's C++ term where slices hold zeros (one, two, three, adjacent, leading and trailing ones), with
+    tangents that move them off zero: the re-run's values without a re-run, double backward's and finite
+    differences of the gradient."""
+    from minitorch.func import _forward_ad
+
+    x = torch.tensor(
+        [
+            [0.5, 0.0, 1.5, -2.0, 0.0, 0.7, 0.0, 1.2],
+            [0.0, 1.1, -0.6, 0.9, 1.3, -1.4, 0.8, 0.0],
+            [1.2, -0.8, 0.4, 1.5, 0.3, 0.0, 0.0, 2.0],
+            [0.9, 1.1, -1.3, 0.0, 0.6, 1.4, -0.7, 0.8],
+        ],
+        dtype=D,
+    )
+    torch.manual_seed(3)
+    v = torch.randn(4, 8, dtype=D)
+    w = torch.randn(4, 8, dtype=D)  # an incoming gradient that differs per element
+    reruns = []
+    second_order = _forward_ad._second_order
+    monkeypatch.setattr(
+        _forward_ad, "_second_order", lambda rec, g: reruns.append(rec[0]) or second_order(rec, g)
+    )
+    for dim in (1, 0, -1):
+        f = lambda a, d=dim: torch.cumprod(a, d) * w
+        monkeypatch.setattr(_forward_ad, "CXX_TERMS", False)
+        reruns.clear()
+        ((wp, wt),) = _dual_hvp(f, [x], [v])
+        assert "cumprod" in reruns
+        monkeypatch.setattr(_forward_ad, "CXX_TERMS", True)
+        reruns.clear()
+        ((gp, gt),) = _dual_hvp(f, [x], [v])
+        assert "cumprod" not in reruns, reruns
+        assert_close(gp, wp, rtol=0, atol=0)
+        assert_close(gt, wt, rtol=1e-12, atol=1e-12)
+        # the gradient's derivative along v: double backward, and finite differences (a step of 1e-4: near a
+        # zero the gradient's reversed cumulative sum cancels to ~eps^2 and loses digits to a smaller one)
+        xr = x.clone().requires_grad_()
+        (g,) = torch.autograd.grad(f(xr).sum(), xr, create_graph=True)
+        assert_close(gt, torch.autograd.grad((g * v).sum(), xr)[0], rtol=1e-12, atol=1e-12)
+        eps = 1e-4
+        loss = lambda a, f=f: f(a).sum()
+        fd = (torch.func.grad(loss)(x + eps * v) - torch.func.grad(loss)(x - eps * v)) / (2 * eps)
+        assert_close(gt, fd, rtol=1e-5, atol=1e-6)
 
 
 def test_cxx_second_order_terms_match_pytorch():

@@ -200,7 +200,7 @@ def test_no_hand_binding_duplicates_a_schema_row():
 
 
 # The public names bound by hand without a schema row, by source file, each group with why: the Tensor's own
-# machinery, process state and the storage's resize_, none of them ops of the surface (the ops, _C._nn's
+# machinery, process state and the storage's resize_ and set_, none of them ops of the surface (the ops, _C._nn's
 # included, are rows). A new hand binding of a public name fails test_hand_bindings_are_declared_or_listed:
 # declare it as a row (generated, or `binding: own <why>`), or list it here with its reason.
 HAND_BOUND = {
@@ -218,8 +218,9 @@ HAND_BOUND = {
     "bind_factory.cpp": {"initial_seed", "manual_seed", "seed"},
     "bind_linalg.cpp": {"get_float32_matmul_precision", "set_float32_matmul_precision"},
     "bind_distributed.cpp": {"is_gloo_available", "is_nccl_available", "make_gloo_group", "make_nccl_group"},
-    # resize_/resize_as_: the storage's own methods (Tensor.resize_ grows it in place), not ops of the surface
-    "bind_shape.cpp": {"resize_", "resize_as_"},
+    # resize_/resize_as_/set_/is_set_to: the storage's own methods (Tensor.resize_ grows it in place, set_ moves
+    # the tensor onto another), not ops of the surface
+    "bind_shape.cpp": {"is_set_to", "resize_", "resize_as_", "set_"},
 }  # fmt: skip
 
 

@@ -1661,12 +1661,12 @@ def _logsumexp_layout(op, swapped, pargs, pkwargs, tan):
 
 
 def _cumprod_layout(op, swapped, pargs, pkwargs, tan):
-    """cumprod(x, dim) of an x without zeros (the term divides by x; a zero keeps the exact re-run)."""
+    """cumprod(x, dim) (zeros in x included: the term takes the products that skip them)."""
     args = dict(zip(("input", "dim"), pargs), **pkwargs)
     x, dim, dtype = args.pop("input", None), args.pop("dim", None), args.pop("dtype", None)
     if args or len(pargs) > 2 or type(x) is not _C.Tensor or x.dim() == 0 or type(dim) is not int:
         return None
-    if not -x.dim() <= dim < x.dim() or dtype not in (None, x.dtype) or bool((x == 0).any()):
+    if not -x.dim() <= dim < x.dim() or dtype not in (None, x.dtype):
         return None
     return (x,), (tan(0),), (float(dim % x.dim()),)
 

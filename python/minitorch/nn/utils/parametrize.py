@@ -49,12 +49,8 @@ def _register_parameter_or_buffer(module, name, value):
 
 def _maybe_set(dest, src):
     """Gives `dest` the value (and shape) of `src` while keeping the tensor object, so optimizers that hold it
-    keep training the right thing. (Tensor.set_ where the build has it; assigning .data shares src's storage
-    the same way.)"""
-    if hasattr(dest, "set_"):
-        dest.set_(src)
-    else:
-        dest.data = src
+    keep training the right thing: dest shares src's memory, as PyTorch's."""
+    dest.set_(src)
 
 
 class ParametrizationList(ModuleList):
