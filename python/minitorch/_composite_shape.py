@@ -1186,9 +1186,10 @@ def _check_slice_src(src, slice_shape):
         )
 
 
-@_argcheck.parses("Tensor input, Tensor src, int dim, int index")
+@_argcheck.parses("Tensor input, Tensor src, int dim, SymInt index")
 def select_scatter(input, src, dim, index):
     """`input` with its slice input.select(dim, index) replaced by `src` (out of place)."""
+    index = operator.index(index)  # a SymInt: also a one-element integer tensor
     d = _wrap(dim, input.dim())
     n = input.shape[d]
     if not -n <= index < n:

@@ -6516,3 +6516,31 @@ def test_fuzz_4445_check_orders_and_fills():
     assert x.unfold(1, T.tensor(2), 3).shape == (1, 2, 1, 2)
     r = F.cross_entropy(T.empty((0, 3), dtype=T.int64), T.empty((0, 3)))  # ATen's composite: a float NaN
     assert r.dtype == T.float32 and math.isnan(r.item())
+
+
+def test_fuzz_4446_half_scans_and_small_fixes():
+    """Fuzz seed 4446: float16/bfloat16 cumsum/cumprod run in float as PyTorch's CPU scans (at::acc_type: a
+    product past float's range is inf, and inf * 0 NaN, where double held it); mse_loss's backward with a bool
+    target; Hardtanh's deprecated min_value/max_value; F.relu_'s input check; select_scatter's SymInt index"""
+    T, F = minitorch, minitorch.nn.functional
+    r = T.cumprod(T.tensor([-1e30, 1.39, -1e30, -0.0, 0.5], dtype=T.bfloat16), 0).float().tolist()
+    assert r[2] == math.inf and math.isnan(r[3]) and math.isnan(r[4])
+    assert T.cumprod(T.tensor([3e38, 10.0, 0.0]), 0).tolist()[2] == 0.0  # float32 still in double
+    x16 = T.full((300,), 0.1, dtype=T.float16)
+    ref = np.cumsum(np.full(300, np.float16(0.1), dtype=np.float32), dtype=np.float32).astype(np.float16)
+    np.testing.assert_array_equal(T.cumsum(x16, 0).numpy(), ref)
+    x = T.tensor([[1.39, 1.65], [1.14, 0.33]], dtype=T.float64, requires_grad=True)
+    y = T.tensor([[True, False], [True, True]])
+    (g,) = T.autograd.grad(F.mse_loss(x, y), x)
+    np.testing.assert_allclose(g.numpy(), (x.detach().numpy() - y.numpy()) / 2, rtol=1e-12)
+    with pytest.warns(UserWarning, match="keyword argument `min_value` is deprecated"):
+        m = T.nn.Hardtanh(-1, 1, False, -2, 2)
+    assert m(T.tensor([-3.0, 3.0])).tolist() == [-2.0, 2.0]
+    with pytest.raises(AssertionError, match=re.escape("max_val (2) must be greater than min_val (3)")):
+        T.nn.Hardtanh(2, 2, 2, 3)
+    with pytest.raises(
+        TypeError, match=re.escape("relu_(): argument 'input' (position 1) must be Tensor, not int")
+    ):
+        F.relu_(4)
+    r = T.zeros(2, 3).select_scatter(T.ones(3), 0, T.tensor([[1]]))
+    assert r.tolist() == [[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]

@@ -19,9 +19,15 @@ namespace {
 
 using namespace cpu_reduce;
 
+// PyTorch's CPU scans run in at::acc_type<T, /*is_cuda=*/false>: double for float, but float for
+// float16/bfloat16 (a product past float's range is inf there, and inf * 0 a NaN, where double would hold it)
+template <typename T>
+using scan_acc_t =
+    std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, acc_t<T>>;
+
 template <typename T>
 void scan_typed(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ScanOp op) {
-  using a_t = acc_t<T>;
+  using a_t = scan_acc_t<T>;
   const T* base = in.data<T>();
   T* o = out.data<T>();
   const bool sum = op == ScanOp::cumsum;

@@ -54,6 +54,7 @@ def relu(input, inplace=False):
 
 
 def relu_(input):
+    _input("relu_", input)
     return input.relu_()
 
 

@@ -1,5 +1,7 @@
 """Activation layers: thin modules over nn.functional."""
 
+import warnings
+
 from minitorch import _C
 from minitorch.nn import functional as F
 from minitorch.nn import init
@@ -153,8 +155,15 @@ class Tanhshrink(Module):
 
 
 class Hardtanh(Module):
-    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None):
         super().__init__()
+        # PyTorch's deprecated spellings of the bounds, with its warnings
+        if min_value is not None:
+            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`", stacklevel=2)
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`", stacklevel=2)
+            max_val = max_value
         if max_val <= min_val:  # PyTorch's assert, equal bounds included
             raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
         self.min_val = min_val
