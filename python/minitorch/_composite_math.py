@@ -1221,7 +1221,8 @@ _export(histc)
 
 
 def _hist_check_dtype(t):
-    if t.dtype not in (_C.float32, _C.float64):
+    # float16/bfloat16 too, except where the data's min and max are needed (_outer_edges), as PyTorch's
+    if t.dtype not in (_C.float32, _C.float64, _C.float16, _C.bfloat16):
         _not_implemented("histogramdd", t)
 
 
@@ -1237,6 +1238,8 @@ def _outer_edges(x, nbins, range):
             )
         pairs = [(rng[2 * i], rng[2 * i + 1]) for i in builtins.range(d)]
     elif x.shape[0]:
+        if x.dtype in (_C.float16, _C.bfloat16):  # PyTorch's min/max kernel there lacks the half types
+            _not_implemented("histogramdd", x)
         lo, hi = _C.amin(x, 0).tolist(), _C.amax(x, 0).tolist()
         pairs = list(zip(lo, hi))
     else:

@@ -6544,3 +6544,22 @@ def test_fuzz_4446_half_scans_and_small_fixes():
         F.relu_(4)
     r = T.zeros(2, 3).select_scatter(T.ones(3), 0, T.tensor([[1]]))
     assert r.tolist() == [[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]
+
+
+def test_fuzz_4447_half_histograms():
+    """Fuzz seed 4447: histogram/histogramdd of float16/bfloat16 run wherever PyTorch's do (edges given, or a
+    range, or no points); only the data's own min/max (int bins, no range, some points) is refused there"""
+    T = minitorch
+    x = [-0.49, -0.53, 2.2, 0.5, 0.1]
+    for dt in (T.float16, T.bfloat16):
+        h, e = T.histogram(T.tensor(x, dtype=dt), T.tensor([-1.0, 0.0, 3.0], dtype=dt))
+        assert h.dtype == dt and h.tolist() == [2.0, 3.0] and e.tolist() == [-1.0, 0.0, 3.0]
+        h, e = T.histogram(T.tensor(x, dtype=dt), 4, range=(-1.0, 3.0), weight=T.arange(1.0, 6.0).to(dt))
+        assert h.tolist() == [3.0, 9.0, 0.0, 3.0] and e.tolist() == [-1.0, 0.0, 1.0, 2.0, 3.0]
+        h, _ = T.histogramdd(
+            T.tensor([[-0.49, -0.53], [2.2, 1.0]], dtype=dt), [2, 1], range=[-1.0, 3.0, -1.0, 1.0]
+        )
+        assert h.tolist() == [[1.0], [1.0]]
+        assert T.histogram(T.empty(0, dtype=dt), 3)[0].tolist() == [0.0, 0.0, 0.0]
+        with pytest.raises(NotImplementedError, match='"histogramdd" not implemented for'):
+            T.histogram(T.tensor(x, dtype=dt), 3)
