@@ -36,8 +36,27 @@ DimVector expand_param(IntArrayRef v, int64_t nd, const char* name) {
 
 // PyTorch's CPU wording is its kernels' (oneDNN's for bfloat16, the slow paths' "expected scalar type"
 // otherwise); cuDNN's on CUDA. A transposed conv's floating bias of another dtype is cast (its result keeps
-// the input's dtype); the transposed check runs its kernel's dtype check first.
-void check_dtypes(const Tensor& input, const Tensor& weight, std::optional<Tensor>& bias, bool transposed) {
+// the input's dtype).
+void check_bias_dtype(const Tensor& input, const Tensor& weight, std::optional<Tensor>& bias,
+                      bool transposed) {
+  const bool cpu = input.device().is_cpu() && weight.device().is_cpu();
+  const ScalarType t = input.dtype();
+  const bool mkldnn = cpu && t == ScalarType::BFloat16;
+  if (!bias || bias->dtype() == t) return;
+  if (cpu && bias->device().is_cpu() && !(mkldnn && transposed)) {
+    if (!transposed)
+      MT_ERROR("Input type (", cpp_type_name(t), ") and bias type (", cpp_type_name(bias->dtype()),
+               ") should be the same");
+    MT_CHECK(is_floating(t) || !is_floating(bias->dtype()), "result type ", dtype_short_name(bias->dtype()),
+             " can't be cast to the desired output type ", dtype_short_name(t));
+    bias = to(*bias, t, bias->device());
+  } else if (!(mkldnn && transposed)) {
+    MT_ERROR("Input type (", legacy_type_name(t, input.is_cuda()), ") and bias type (",
+             legacy_type_name(bias->dtype(), bias->is_cuda()), ") should be the same");
+  }
+}
+
+void check_weight_dtype(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
   const bool cpu = input.device().is_cpu() && weight.device().is_cpu();
   const ScalarType t = input.dtype();
   const bool mkldnn = cpu && t == ScalarType::BFloat16;
@@ -45,20 +64,6 @@ void check_dtypes(const Tensor& input, const Tensor& weight, std::optional<Tenso
     MT_ERROR("Input type (CPUBFloat16Type) and ", what, " type (", legacy_type_name(other.dtype(), false),
              ") should be the same or input should be a MKLDNN tensor and ", what, " is a dense tensor");
   };
-  // the bias first (PyTorch's slow kernels compare it before the weight)
-  if (bias && bias->dtype() != t) {
-    if (cpu && bias->device().is_cpu() && !(mkldnn && transposed)) {
-      if (!transposed)
-        MT_ERROR("Input type (", cpp_type_name(t), ") and bias type (", cpp_type_name(bias->dtype()),
-                 ") should be the same");
-      MT_CHECK(is_floating(t) || !is_floating(bias->dtype()), "result type ", dtype_short_name(bias->dtype()),
-               " can't be cast to the desired output type ", dtype_short_name(t));
-      bias = to(*bias, t, bias->device());
-    } else if (!(mkldnn && transposed)) {
-      MT_ERROR("Input type (", legacy_type_name(t, input.is_cuda()), ") and bias type (",
-               legacy_type_name(bias->dtype(), bias->is_cuda()), ") should be the same");
-    }
-  }
   if (cpu && t != weight.dtype()) {
     if (mkldnn) mkldnn_error(weight, "weight");
     MT_ERROR("expected scalar type ", dtype_short_name(t), " but found ", dtype_short_name(weight.dtype()));
@@ -283,10 +288,13 @@ Tensor conv_nd(const Tensor& input_, const Tensor& weight, const std::optional<T
   } else {
     padding = expand_param(padding_, nd, "padding");
   }
+  // PyTorch's order: the bias's dtype, the shapes, its kernel's refusal of an input dtype (bool), the
+  // weight's
   std::optional<Tensor> b = bias;
-  check_dtypes(input, weight, b, false);
+  check_bias_dtype(input, weight, b, false);
   check_conv_shapes(input, weight, b, stride, padding, dilation, groups, false, {});
   const bool integer = check_kernel_dtype(input, dilation, false);
+  check_weight_dtype(input, weight, b);
   const ConvArgs args = make_args(stride, padding, dilation, groups);
   Tensor out = integer ? conv_int(to4d(input, nd), to4d(weight, nd), b, args)
                        : convolution(to4d(input, nd), to4d(weight, nd), b, args);
@@ -310,13 +318,11 @@ Tensor conv_transpose_nd(const Tensor& input_, const Tensor& weight, const std::
   DimVector stride = expand_param(stride_, nd, "stride"), padding = expand_param(padding_, nd, "padding");
   DimVector dilation = expand_param(dilation_, nd, "dilation");
   DimVector output_padding = expand_param(output_padding_, nd, "output_padding");
-  // PyTorch's transposed kernel refuses an integer input's dtype before comparing the others with it
-  if (!is_floating(input.dtype()) && input.dtype() != ScalarType::Long)
-    check_kernel_dtype(input, dilation, true);
-  std::optional<Tensor> b = bias;
-  check_dtypes(input, weight, b, true);
+  std::optional<Tensor> b = bias;  // the order of conv_nd's checks
+  check_bias_dtype(input, weight, b, true);
   check_conv_shapes(input, weight, b, stride, padding, dilation, groups, true, output_padding);
   const bool integer = check_kernel_dtype(input, dilation, true);
+  check_weight_dtype(input, weight, b);
   DimVector out_sizes = {input.sizes()[0], weight.sizes()[1] * groups};
   if (nd == 1) out_sizes.push_back(1);
   bool small = false;

@@ -257,9 +257,18 @@ _ADDC = "Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor
 _ADDC_ = "Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1"
 
 
+def _addc_value(value):
+    """PyTorch's addcmul/addcdiv kernels read value as a number of the result's dtype: a bool is 0 or 1 there
+    (add's alpha refuses a bool for a non-bool result)"""
+    if type(value) is builtins.bool or (isinstance(value, _C.Tensor) and value.dtype == _C.bool):
+        return builtins.int(value)
+    return value
+
+
 @_argcheck.parses(_ADDC, upfront=False)
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 * tensor2."""
+    value = _addc_value(value)
     if isinstance(value, builtins.float) and not builtins.any(
         _is_float(t) or t.is_complex() for t in (input, tensor1, tensor2)
     ):
@@ -313,6 +322,7 @@ _ADDCDIV_INT = (
 @_argcheck.parses(_ADDC, upfront=False)
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 / tensor2 (true division; integral tensor1 and tensor2 are refused)."""
+    value = _addc_value(value)
     if not _is_float(tensor1) and not _is_float(tensor2):
         raise RuntimeError(_ADDCDIV_INT)
     input, tensor1, tensor2 = _common(input, tensor1, tensor2)
@@ -969,6 +979,20 @@ def _trapz_setup(name, y, x, d):
 _TRAPZ_SIGNATURES = ("Tensor y, Tensor x, *, int dim=-1", "Tensor y, *, Scalar dx=1, int dim=-1")
 
 
+# x's default: an explicit None matches neither of PyTorch's signatures (its invalid-combination TypeError)
+_NO_X = object()
+
+
+def _no_x(fname, signatures, y, x, dx, dim):
+    """x as the functions take it (None when not given); an explicit None raises PyTorch's parser error"""
+    if x is _NO_X:
+        return None
+    if x is None:
+        kwargs = {"dim": dim} if dx is None else {"dx": dx, "dim": dim}
+        _argcheck.check_call(fname, signatures, (y, None), kwargs)
+    return x
+
+
 def _trapezoid(y, x, dx, dim):
     d = _trapz_dim("trapezoid", y, x, dim)
     if y.shape[d] == 0:
@@ -984,20 +1008,21 @@ def _trapezoid(y, x, dx, dim):
 
 
 @_argcheck.parses(*_TRAPZ_SIGNATURES, upfront=False)
-def trapezoid(y, x=None, *, dx=None, dim=-1):
+def trapezoid(y, x=_NO_X, *, dx=None, dim=-1):
     """Trapezoid-rule integral of y along dim, over sample points x or spacing dx (default 1)."""
-    return _trapezoid(y, x, dx, dim)
+    return _trapezoid(y, _no_x("trapezoid", _TRAPZ_SIGNATURES, y, x, dx, dim), dx, dim)
 
 
 @_argcheck.parses("Tensor y, *, float dx=1, int dim=-1", "Tensor y, Tensor x, *, int dim=-1", upfront=False)
-def trapz(y, x=None, *, dx=None, dim=-1):
+def trapz(y, x=_NO_X, *, dx=None, dim=-1):
     """Alias of trapezoid."""
-    return _trapezoid(y, x, dx, dim)
+    return _trapezoid(y, _no_x("trapz", _TRAPZ_SIGNATURES[::-1], y, x, dx, dim), dx, dim)
 
 
 @_argcheck.parses(*_TRAPZ_SIGNATURES, upfront=False)
-def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+def cumulative_trapezoid(y, x=_NO_X, *, dx=None, dim=-1):
     """Running trapezoid-rule integral of y along dim (one element shorter than y there)."""
+    x = _no_x("cumulative_trapezoid", _TRAPZ_SIGNATURES, y, x, dx, dim)
     d = _trapz_dim("cumulative_trapezoid", y, x, dim)
     left, right, xd = _trapz_setup("cumulative_trapezoid", y, x, d)
     if xd is None:
@@ -1506,7 +1531,17 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             )
         right = side == "right"
     scalar = not isinstance(input, _C.Tensor)
-    values = _as_tensor(input, sorted_sequence) if scalar else input
+    values = input
+    if scalar:
+        # a number joins the sequence's dtype as a wrapped scalar, cast unchecked (0.1 searched in float64 is
+        # float64's 0.1, 300 in uint8 wraps as PyTorch's)
+        wide = (
+            _C.bool if isinstance(input, builtins.bool)
+            else _C.int64 if isinstance(input, builtins.int)
+            else _C.complex128 if isinstance(input, builtins.complex)
+            else _C.float64
+        )  # fmt: skip
+        values = _C.full((), input, dtype=wide, device=seq.device).to(_C.result_type(seq, input))
     # PyTorch's checks in its order: a 0-d value needs a 1-d sequence, the sequence needs a dim, then the dtype
     if values.dim() == 0 and seq.dim() != 1:
         raise RuntimeError(
@@ -1525,7 +1560,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             f"boundaries tensor and input value tensor must match, but we got boundaries tensor "
             f"{list(seq.shape)} and input value tensor {list(values.shape)}"
         )
-    if seq.dtype == _C.bool:
+    if _C.promote_types(seq.dtype, values.dtype) == _C.bool:  # the kernel runs in the common dtype
         _not_implemented("searchsorted_out_cuda" if seq.is_cuda else "searchsorted_out_cpu", seq)
     with _NoGrad():
         if seq.dim() <= 1:

@@ -6563,3 +6563,58 @@ def test_fuzz_4447_half_histograms():
         assert T.histogram(T.empty(0, dtype=dt), 3)[0].tolist() == [0.0, 0.0, 0.0]
         with pytest.raises(NotImplementedError, match='"histogramdd" not implemented for'):
             T.histogram(T.tensor(x, dtype=dt), 3)
+
+
+def test_fuzz_4448_searchsorted_scalars_and_orders():
+    """Fuzz seed 4448: **searchsorted of a Python number** joins the sequence's dtype as a wrapped scalar (0.1
+    into a float64 sequence was searched as float32's 0.1, one past PyTorch's answer); a bool sequence runs in
+    the common dtype; addcmul/addcdiv read a bool value as 0/1; trapezoid's x=None is PyTorch's parser error;
+    conv checks bias, shapes, the kernel's dtype, then the weight's"""
+    T, F = minitorch, minitorch.nn.functional
+    s = T.tensor([0.1], dtype=T.float64)
+    assert T.searchsorted(s, 0.1).item() == 0 and T.searchsorted(s, 0.1, right=True).item() == 1
+    assert T.bucketize(0.1, s).item() == 0
+    assert T.searchsorted(T.tensor([1, 5], dtype=T.uint8), 300).item() == 2  # wraps to 44, as PyTorch's
+    assert T.searchsorted(T.tensor([False, True]), T.tensor([0.69, 1.0, -1.0])).tolist() == [1, 1, 0]
+    assert T.searchsorted(T.tensor([False, True]), 1).item() == 1
+    with pytest.raises(NotImplementedError, match="\"searchsorted_out_cpu\" not implemented for 'Bool'"):
+        T.searchsorted(T.tensor([False, True]), True)
+    x = T.tensor([2.0, 3.0])
+    assert x.addcmul(x, x, value=True).tolist() == [6.0, 12.0]
+    assert x.addcdiv(x, x, value=False).tolist() == [2.0, 3.0]
+    for fn in (T.trapezoid, T.trapz, T.cumulative_trapezoid):
+        with pytest.raises(TypeError, match="received an invalid combination of arguments"):
+            fn(x, None)
+        with pytest.raises(TypeError, match="received an invalid combination of arguments"):
+            fn(x, x=None)
+    assert T.trapezoid(x).item() == 2.5 and T.trapz(x, dx=2).item() == 5.0
+    ones, b = T.ones(1, 4, 5, 5), T.ones(6)
+    for call, exc, msg in [
+        (
+            lambda: T.conv2d(ones.bool(), T.ones(6, 2, 3, 3), b),
+            RuntimeError,
+            "Input type (bool) and bias type (float)",
+        ),
+        (
+            lambda: T.conv2d(ones.bool(), T.ones(6, 2, 3, 3)),
+            RuntimeError,
+            "expected input[1, 4, 5, 5] to have 2",
+        ),
+        (
+            lambda: T.conv2d(ones.bool(), T.ones(6, 4, 3, 3)),
+            NotImplementedError,
+            '"slow_conv2d_cpu" not impl',
+        ),
+        (
+            lambda: T.conv2d(ones, T.ones(6, 4, 3, 3).double()),
+            RuntimeError,
+            "expected scalar type Float but found",
+        ),
+        (
+            lambda: F.conv_transpose2d(ones.byte(), T.ones(4, 2, 3, 3).long()),
+            NotImplementedError,
+            "for 'Byte'",
+        ),
+    ]:
+        with pytest.raises(exc, match=re.escape(msg)):
+            call()
