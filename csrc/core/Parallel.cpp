@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/ParallelGuard.h"
+
 #ifdef MINITORCH_PARALLEL_OPENMP
 #include <omp.h>
 #endif
@@ -41,6 +43,49 @@ int default_threads() {
     return hw == 0 ? 1 : static_cast<int>(hw);
   }();
   return n;
+}
+
+using Clock = std::chrono::steady_clock;
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
+
+// The late-worker guard. A region's caller, done with its own chunks, waits for the others; on a machine with
+// more runnable threads than cores a worker that was preempted (or not yet scheduled) comes back only after a
+// scheduler slice of another process, milliseconds: a 40 us elementwise op took 1-2 ms at two threads beside
+// other jobs (benchmarks/README.md, "Two threads on a loaded machine"). When the caller waited longer than
+// kLate and longer than its own share took (the region was slower than running all of it on the caller),
+// parallel_for runs on the calling thread alone for a while: kMinBackoff after the first late region, twice
+// as long after each further one, up to kMaxBackoff, and half as long after each region that was not late. A
+// worker's wake-up from sleep (tens of microseconds here) stays under kLate, so an idle machine never backs
+// off for it. The chunks stay those of the parallel run, taken in order by the calling thread, so the bits
+// do not depend on the load.
+constexpr int64_t kLate = 200'000, kMinBackoff = 2'000'000, kMaxBackoff = 1'000'000'000;
+std::atomic<int64_t> g_serial_until{0};  // steady-clock ns; 0 when no region was ever late
+std::atomic<int64_t> g_backoff{0};
+
+bool serial_for_now() {
+  int64_t until = g_serial_until.load(std::memory_order_relaxed);
+  return until != 0 && now_ns() < until;
+}
+
+// Records whether a region ran late, at time `end`.
+void note_late(bool late, int64_t end) {
+  int64_t backoff = g_backoff.load(std::memory_order_relaxed);
+  if (late) {
+    backoff = std::min(kMaxBackoff, std::max(kMinBackoff, 2 * backoff));
+    g_backoff.store(backoff, std::memory_order_relaxed);
+    g_serial_until.store(end + backoff, std::memory_order_relaxed);
+  } else if (backoff != 0) {
+    g_backoff.store(backoff / 2 < kMinBackoff ? 0 : backoff / 2, std::memory_order_relaxed);
+  }
+}
+
+// start: the region's start; own_done: when the caller finished its own chunks; end: when all were done
+void note_region(int64_t start, int64_t own_done, int64_t end) {
+  int64_t wait = end - own_done;
+  note_late(wait > kLate && wait > own_done - start, end);
 }
 
 class ThreadPool {
@@ -70,6 +115,7 @@ class ThreadPool {
       for (int i = 0; i < ntasks; ++i) task(i);
       return;
     }
+    int64_t start = now_ns();
     task_.store(&task, std::memory_order_relaxed);
     pending_.store(ntasks, std::memory_order_relaxed);
     error_ = nullptr;
@@ -80,12 +126,14 @@ class ThreadPool {
       cv_.notify_all();
     }
     drain();
+    int64_t own_done = now_ns();
     if (!spin_until([&] { return pending_.load(std::memory_order_acquire) == 0; })) {
       std::unique_lock<std::mutex> g(mu_);
       main_waiting_.store(true);
       done_cv_.wait(g, [&] { return pending_.load() == 0; });
       main_waiting_.store(false);
     }
+    note_region(start, own_done, now_ns());
     if (error_) std::rethrow_exception(error_);
   }
 
@@ -241,6 +289,7 @@ bool omp_run(int ntasks, const std::function<void(int)>& task) {
   if (!g_omp_busy.compare_exchange_strong(idle, true, std::memory_order_acquire)) return false;
   std::exception_ptr error;
   std::mutex error_mu;
+  int64_t start = now_ns(), own_done = start;
 #pragma omp parallel num_threads(ntasks)
   {
     // the team may be smaller than asked (OMP_THREAD_LIMIT): each thread takes every nth task
@@ -252,7 +301,9 @@ bool omp_run(int ntasks, const std::function<void(int)>& task) {
         if (!error) error = std::current_exception();
       }
     }
+    if (omp_get_thread_num() == 0) own_done = now_ns();
   }
+  note_region(start, own_done, now_ns());
   g_omp_busy.store(false, std::memory_order_release);
   if (error) std::rethrow_exception(error);
   return true;
@@ -271,6 +322,10 @@ void set_num_threads(int n) {
   // OpenBLAS keeps a pool of its own: PyTorch's set_num_threads caps its BLAS too, and an uncapped one
   // spinning on a loaded machine made a small MLP step 70x slower than with one thread
   scipy_openblas_set_num_threads(std::max(1, n));
+}
+
+bool parallel_backing_off() {
+  return serial_for_now();
 }
 
 void parallel_yield_cores() {
@@ -306,6 +361,12 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function
     }
     t_in_parallel = prev;
   };
+  // backing off: the same chunks in order on this thread, so a kernel whose chunks' results depend on their
+  // bounds gives the bits of the parallel run
+  if (serial_for_now()) {
+    for (int i = 0; i < nchunks; ++i) task(i);
+    return;
+  }
 #ifdef MINITORCH_PARALLEL_OPENMP
   if (use_openmp()) {
     if (!omp_run(static_cast<int>(nchunks), task))

@@ -8,6 +8,7 @@
 #include "autograd/record.h"
 #include "core/FreshWrites.h"
 #include "core/Parallel.h"
+#include "core/ParallelGuard.h"
 #include "core/StorageAlias.h"
 #include "core/TypeMeta.h"
 #include "cuda/CUDAHooks.h"
@@ -775,6 +776,9 @@ void init_tensor(py::module_& m, TensorClass& cls) {
     MT_CHECK(n > 0, "set_num_threads expects a positive integer");
     set_num_threads(n);
   });
+  // whether parallel_for runs on the calling thread for now (core/Parallel.cpp's late-worker guard): for
+  // tests
+  m.def("_parallel_backing_off", &parallel_backing_off);
   install_fast_attributes(cls);
 }
 

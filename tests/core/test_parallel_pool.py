@@ -150,3 +150,76 @@ def test_omp_num_threads_sets_the_default():
     assert count(OMP_NUM_THREADS="1", MKL_NUM_THREADS="2") == 1
     assert count(OMP_NUM_THREADS="abc") == default
     assert count(OMP_NUM_THREADS="0") == default
+
+
+def _two_vs_one_thread_results():
+    """exp/add/sigmoid/where (elementwise), softmax and a row sum at 1 and 2 threads (not GEMMs: OpenBLAS's
+    threaded kernels can round differently from its one-thread ones)"""
+    rng = np.random.default_rng(5)
+    x = torch.tensor(rng.standard_normal(300000).astype(np.float32))
+    y = torch.tensor(rng.standard_normal(300000).astype(np.float32))
+    m = torch.tensor(rng.standard_normal((512, 300)))
+    out = {"inputs": (x.numpy(), y.numpy(), m.numpy())}
+    for n in (1, 2):
+        torch.set_num_threads(n)
+        out[n] = [
+            x.exp().numpy(),
+            (x + y).numpy(),
+            torch.sigmoid(x).numpy(),
+            torch.where(x > 0, x, y).numpy(),
+            torch.softmax(m, 1).numpy(),
+            m.sum(1).numpy(),
+        ]
+    return out
+
+
+def test_two_threads_give_the_bits_of_one(threads):
+    out = _two_vs_one_thread_results()
+    for got, ref in zip(out[2], out[1]):
+        np.testing.assert_array_equal(got, ref)
+    x, y, m = out["inputs"]
+    np.testing.assert_allclose(out[1][0], np.exp(x.astype(np.float64)), rtol=1e-6)
+    np.testing.assert_array_equal(out[1][1], x + y)
+    np.testing.assert_allclose(out[1][5], m.sum(1), rtol=1e-12)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity")
+def test_oversubscribed_two_threads_back_off_with_the_same_bits():
+    """Two threads squeezed onto one CPU beside a busy loop: OpenMP's worker is late, so parallel_for backs off
+    to the calling thread (the late-worker guard), and the results keep the bits of the regions it ran in
+    parallel (the same chunks, in order). Our own pool's caller takes the chunks a preempted worker has not
+    started, so there the bits are checked without asking for a back-off."""
+    script = textwrap.dedent(
+        """
+        import os, subprocess, sys
+        import numpy as np
+        import minitorch as torch
+        cpu = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpu})
+        torch.set_num_threads(2)
+        x = torch.randn(1 << 20, dtype=torch.float64)
+        m = torch.randn(4096, 512, dtype=torch.float64)
+        ref = [x.exp().numpy(), x.sum().item(), m.sum(1).numpy(), torch.softmax(m, 1).numpy()]
+        spin = subprocess.Popen([sys.executable, "-c", "import os; os.sched_setaffinity(0, {%d})\\nwhile True: pass" % cpu])
+        try:
+            backed_off = 0  # calls checked while the guard was on
+            for _ in range(300 if os.environ.get("MINITORCH_THREAD_POOL") != "own" else 60):
+                on = torch._C._parallel_backing_off()
+                got = [x.exp().numpy(), x.sum().item(), m.sum(1).numpy(), torch.softmax(m, 1).numpy()]
+                for g, r in zip(got, ref):
+                    if not np.array_equal(g, r):
+                        sys.exit(3)
+                backed_off += on
+                if backed_off >= 5:
+                    break
+        finally:
+            spin.kill()
+            spin.wait()
+        sys.exit(0 if backed_off >= 5 or os.environ.get("MINITORCH_THREAD_POOL") == "own" else 4)
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    r = subprocess.run(
+        [sys.executable, "-c", script], check=False, env=env, timeout=300, capture_output=True, text=True
+    )
+    assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
