@@ -1245,6 +1245,7 @@ def nonzero_static(input, *, size, fill_value=-1):
     return _C.cat([nz, pad], 0)
 
 
+@_argcheck.parses("Tensor input, Tensor src, int offset=0, int dim1=0, int dim2=1", upfront=False)
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     """`input` with its diagonal input.diagonal(offset, dim1, dim2) replaced by `src` (out of place)."""
     # the diagonal of a tensor of flat positions names the positions to write, so one index_put does it

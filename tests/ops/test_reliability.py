@@ -6618,3 +6618,16 @@ def test_fuzz_4448_searchsorted_scalars_and_orders():
     ]:
         with pytest.raises(exc, match=re.escape(msg)):
             call()
+
+
+def test_fuzz_4449_kind_first():
+    """Fuzz seed 4449: diagonal_scatter checks src's kind before the dims (PyTorch's parser); sparse_mask of a
+    dense mask is PyTorch's dispatcher's NotImplementedError"""
+    T = minitorch
+    with pytest.raises(TypeError, match="argument 'src'"):
+        T.tensor([-5, 1, 4, 4]).diagonal_scatter(2)
+    with pytest.raises(TypeError, match="argument 'src'"):
+        T.ones(2, 2).diagonal_scatter(3, 1, 1)
+    assert T.diagonal_scatter(T.zeros(2, 3), T.ones(2), 1).tolist() == [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    with pytest.raises(NotImplementedError, match="aten::sparse_mask"):
+        T.ones(2).sparse_mask(T.ones(2))

@@ -765,8 +765,11 @@ def log_softmax(input, dim, *, dtype=None):
 def sparse_mask(dense, mask):
     """Tensor.sparse_mask: dense's elements at the coalesced positions of a sparse mask, as a sparse tensor."""
     _argcheck.check_tensor_like("sparse_mask", "mask", 1, mask)
-    if not is_sparse(mask):
-        raise RuntimeError("sparse_mask expects mask to be sparse")
+    if not is_sparse(mask):  # PyTorch's dispatcher has no dense kernel for it: NotImplementedError
+        raise NotImplementedError(
+            "Could not run 'aten::sparse_mask' with arguments from the 'CPU' backend: sparse_mask expects mask to be "
+            "sparse (mask.to_sparse() makes one)"
+        )
     if tuple(dense.shape) != tuple(mask.shape):
         raise RuntimeError(
             f"sparse_mask(): operands have incompatible sizes; self has size {list(dense.shape)} but mask has "
