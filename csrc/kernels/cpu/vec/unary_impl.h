@@ -39,7 +39,7 @@ static V per_lane(V x, F f) {
 // AVX2's float64 kernels; AVX-512 runs some of them over each half of its vectors (below)
 #include "kernels/cpu/vec/avx2_f32_math.h"  // float32 log, log2, log10, asin, acos in float
 #include "kernels/cpu/vec/avx2_math.h"
-#include "kernels/cpu/vec/bessel_i.h"   // i0, i1 and their scaled forms, sixteen doubles at a time
+#include "kernels/cpu/vec/bessel_i.h"   // i0, i1 and their scaled forms, four double vectors at a time
 #include "kernels/cpu/vec/gamma_f32.h"  // float32 lgamma and digamma through double, four lanes at a time
 #ifndef MT_VEC_AVX512
 #include "kernels/cpu/vec/erf_f32_lanes.h"  // AVX2: float32 erf
@@ -535,8 +535,8 @@ static VD digamma_fast(VD x) {
   return x;  // unused
 }
 
-// i0, special.i0e / i1 / i1e: bessel_i.h's row loops set in fill_table, SLEEF or not (sixteen lanes per call,
-// float32 through double); these table slots are overwritten there
+// i0, special.i0e / i1 / i1e: bessel_i.h's row loops set in fill_table, SLEEF or not (four double vectors per
+// call, float32 through double); these table slots are overwritten there
 template <typename V>
 static V bessel_unused(V x) {
   return x;
@@ -1112,9 +1112,9 @@ void MT_VEC_FILL(Table& t) {
   t.f32[static_cast<int>(Fn::erfinv)] = &erfinv_row_f32;  // erfinv_f32_own's bits, sixteen floats a step
 #endif
   scalar(t.f64, {Fn::lgamma, Fn::digamma});
-#define MT_BESSEL_SET(name, n, scaled)                                               \
-  t.f32[static_cast<int>(Fn::name)] = &bessel_row<float, bessel_i_lanes<n, scaled>>; \
-  t.f64[static_cast<int>(Fn::name)] = &bessel_row<double, bessel_i_lanes<n, scaled>>;
+#define MT_BESSEL_SET(name, n, scaled)                                                                     \
+  t.f32[static_cast<int>(Fn::name)] = &bessel_row<float, bessel_i_lanes<n, scaled, VD>, kBesselVecs * ND>; \
+  t.f64[static_cast<int>(Fn::name)] = &bessel_row<double, bessel_i_lanes<n, scaled, VD>, kBesselVecs * ND>;
   MT_BESSEL_SET(i0, 0, false)
   MT_BESSEL_SET(_special_i0e, 0, true)
   MT_BESSEL_SET(_special_i1, 1, false)
