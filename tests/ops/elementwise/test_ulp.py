@@ -922,6 +922,7 @@ OWN_AVX2 = {
         "erfc",
         "erfinv",
         "atanh",
+        "pow",
         *_BESSEL,
     ],
 }
