@@ -160,13 +160,15 @@ struct AbsValue {
   }
 };
 
-// Square, AbsValue or NanToZero of a vector of float or double: the product (one rounding, no contraction
-// into a fused multiply-add: the baseline and AVX2 have none), the sign bit cleared as std::abs (NaN's too),
-// or NaN lanes masked to 0 (in place: a vector argument or result of 32 bytes would change the ABI of a
-// function outside AVX code)
+// Identity, Square, AbsValue or NanToZero of a vector of float or double: nothing, the product (one rounding,
+// no contraction into a fused multiply-add: the baseline and AVX2 have none), the sign bit cleared as
+// std::abs (NaN's too), or NaN lanes masked to 0 (in place: a vector argument or result of 32 bytes would
+// change the ABI of a function outside AVX code)
 template <typename F, typename T, typename V>
 __attribute__((always_inline)) inline void map_vec(V& a) {
-  if constexpr (std::is_same_v<F, Square>) {
+  if constexpr (std::is_same_v<F, Identity>) {
+    return;
+  } else if constexpr (std::is_same_v<F, Square>) {
     a = a * a;
   } else if constexpr (std::is_same_v<F, NanToZero>) {
     a = a == a ? a : V{};
@@ -180,11 +182,13 @@ __attribute__((always_inline)) inline void map_vec(V& a) {
   }
 }
 
-// sum of Square, AbsValue or NanToZero of float or double: sum_blocks_into's blocks, lanes and order of adds
-// over the mapped values (so their bits: those of the sum of the mapped values), the map applied in kBytes
-// vectors written out (16: the baseline, 32: AVX2, the same lanes): GCC leaves nansum's mapped loop scalar (a
-// 65k float row 8x a sum's time), and a buffer of mapped values (the path below) spent half of a 65k float32
-// 2-norm storing and reloading it (3.5x a sum's time). The last blocks take block_sum's generic loop.
+// sum of Identity, Square, AbsValue or NanToZero of float or double: sum_blocks_into's blocks, lanes and
+// order of adds over the mapped values (so their bits: those of the sum of the mapped values), the map
+// applied in kBytes vectors written out (16: the baseline, 32: AVX2, the same lanes): GCC leaves nansum's
+// mapped loop scalar (a 65k float row 8x a sum's time), and a buffer of mapped values (the path below) spent
+// half of a 65k float32 2-norm storing and reloading it (3.5x a sum's time); the plain sum's 16-byte adds ran
+// a float64 sum of 65,536 at 0.87-0.91 of PyTorch's speed (AVX2's: 1.17). The last blocks take block_sum's
+// generic loop.
 template <typename T, typename F, int kBytes>
 __attribute__((always_inline)) inline void mapped_blocks_impl(double& total, const T* p, int64_t n) {
   constexpr int W = kBytes / static_cast<int>(sizeof(T)), V = kLanes / W;
@@ -238,7 +242,8 @@ void mapped_blocks_into(double& total, const T* p, int64_t n) {
 template <typename T, typename op_t, typename F>
 double blocked_sum_in(const T* p, int64_t n, const F& f) {
   double total = 0;
-  if constexpr ((std::is_same_v<F, NanToZero> || std::is_same_v<F, Square> || std::is_same_v<F, AbsValue>) &&
+  if constexpr ((std::is_same_v<F, Identity> || std::is_same_v<F, NanToZero> || std::is_same_v<F, Square> ||
+                 std::is_same_v<F, AbsValue>) &&
                 std::is_same_v<T, op_t> && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
     mapped_blocks_into<T, F>(total, p, n);
   } else if constexpr (!std::is_same_v<F, Identity> && std::is_floating_point_v<op_t>) {

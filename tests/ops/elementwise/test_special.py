@@ -369,14 +369,15 @@ np.savez(sys.argv[2], **out)
 """
 
 
-@pytest.mark.parametrize("cap", ["avx2", "default"])
+@pytest.mark.parametrize("cap", ["avx512", "avx2", "default"])
 def test_bessel_i_against_scipy_on_every_path(tmp_path, cap):
     """i0, i0e, i1, i1e against SciPy's (Cephes) in float64 over a dense grid across both expansions' ranges
-    (the AVX2 table's Chebyshev kernels, kernels/cpu/vec/bessel_i.h; the scalar functors' series elsewhere),
-    float32 and half/bfloat16 as the float64 result rounded (computed in double), strided, empty and integer
-    input (float32 results)."""
-    if cap == "avx2" and minitorch.backends.cpu.get_cpu_capability() == "DEFAULT":
-        pytest.skip("this CPU runs the scalar path only")
+    (the vector tables' Chebyshev kernels, kernels/cpu/vec/bessel_i.h, four double lanes on AVX2 and eight on
+    AVX-512; the scalar functors' series elsewhere), float32 and half/bfloat16 as the float64 result rounded
+    (computed in double), strided, empty and integer input (float32 results)."""
+    have = minitorch.backends.cpu.get_cpu_capability()
+    if (cap == "avx2" and have == "DEFAULT") or (cap == "avx512" and have != "AVX512"):
+        pytest.skip(f"this CPU has no {cap}")
     rng = np.random.default_rng(3)
     x = np.concatenate(
         [

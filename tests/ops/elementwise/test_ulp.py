@@ -922,6 +922,7 @@ OWN_AVX2 = {
         "erfc",
         "erfinv",
         "atanh",
+        "pow",
         *_BESSEL,
     ],
 }
@@ -997,11 +998,12 @@ def test_avx512_has_every_avx2_row():
 
 # AVX-512 runs AVX2's rows for these (no kernel of its own, SLEEF or not; float32 erfinv its own, AVX2's
 # expressions in eight lanes; erfc AVX2's float64 kernel, float32 through it; float64 erfinv and atanh AVX2's
-# kernels over each half of its vectors; float64 exp2 and float32 lgamma/digamma its own, AVX2's operations in
-# eight double lanes): the same bits as the AVX2 path
+# kernels over each half of its vectors; float64 exp2, float32 lgamma/digamma and the I Bessel functions its own,
+# AVX2's operations in eight double lanes): the same bits as the AVX2 path
+_BESSEL_BITS = ["i0", "special.i0e", "special.i1", "special.i1e"]
 AVX2_ROWS_ON_AVX512 = {
-    "float32": ["erfinv", "sinh", "cosh", "atan2", "erfc", "lgamma", "digamma"],
-    "float64": ["atan2", "erfc", "erfinv", "atanh", "exp2"],
+    "float32": ["erfinv", "sinh", "cosh", "atan2", "erfc", "lgamma", "digamma", *_BESSEL_BITS],
+    "float64": ["atan2", "erfc", "erfinv", "atanh", "exp2", *_BESSEL_BITS],
 }
 # without SLEEF, AVX2's kernels of its own (f32_via_f64.h, avx2_math.h); float32 log2 and log10 are AVX-512's
 # own, AVX2's formulas step for step in eight lanes (avx512_math.h), so they must give AVX2's bits too, as must
@@ -1037,7 +1039,8 @@ for dt, ops in rows.items():
             a = np.abs(a)
         x = m.from_numpy(a)
         y = m.from_numpy(np.roll(a, 7)) if op == "atan2" else None
-        got = m.atan2(x, y) if op == "atan2" else getattr(m, op)(x)
+        f = getattr(m.special, op[8:]) if op.startswith("special.") else getattr(m, op)
+        got = m.atan2(x, y) if op == "atan2" else f(x)
         out[dt + " " + op] = got.numpy().view(np.uint32 if dt == "float32" else np.uint64)
 np.savez(sys.argv[1], **out)
 """

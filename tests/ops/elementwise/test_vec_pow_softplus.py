@@ -73,6 +73,13 @@ POW_LIMIT = 1.0
 SOFTPLUS_LIMIT = 2.0
 
 
+def own_pow64():
+    """Whether float64 pow runs our kernel (AVX-512's, avx512_pow.h; AVX2 without SLEEF its arithmetic in four
+    lanes, avx2_pow.h), held to its 0.56 ulp (0.77 of the subnormal spacing on subnormal results)."""
+    cap = minitorch.backends.cpu.get_cpu_capability()
+    return cap == "AVX512" or (cap == "AVX2" and not minitorch._C._has_sleef())
+
+
 def own_pow32():
     """Whether float32 pow runs our kernel in double (AVX-512; AVX2 without SLEEF), held to 0.51 ulp: glibc's
     powf (the scalar path) measured 0.76 on the hard sets, so a silently empty table entry fails there."""
@@ -121,8 +128,7 @@ def test_pow_hard_sets(dtype):
     """AVX-512 computes float32 pow in double (0.505 ulp measured over 20M pairs per set) and float64 pow with
     double-double logs (0.553 on normal results, 0.76 of the subnormal spacing on subnormal ones, 5M pairs per
     set); AVX2 without SLEEF float32 pow in double too (f32_via_f64.h: 0.5001 over 16M pairs against long
-    double); other paths are SLEEF's or glibc's (1 ulp)."""
-    cap = minitorch.backends.cpu.get_cpu_capability()
+    double) and float64 pow as AVX-512 (avx2_pow.h); other paths are SLEEF's or glibc's (1 ulp)."""
     sets = pow32_hard_sets() if dtype == np.float32 else pow64_hard_sets()
     wide = np.float64 if dtype == np.float32 else np.longdouble
     for name, (a, e) in sets.items():
@@ -131,12 +137,57 @@ def test_pow_hard_sets(dtype):
         ours = minitorch.pow(minitorch.from_numpy(a), minitorch.from_numpy(e)).numpy()
         if dtype == np.float32 and own_pow32():
             assert ulps(ours, ref, dtype) <= 0.51, name
-        elif cap != "AVX512":
+        elif dtype == np.float32 or not own_pow64():
             assert ulps(ours, ref, dtype) <= POW_LIMIT, name
         else:  # results in the subnormal range round twice (to 53 bits, then to the subnormal spacing)
             sub = np.abs(ref) < np.finfo(np.float64).tiny
             assert ulps(ours[~sub], ref[~sub], dtype) <= 0.56, name
             assert ulps(ours[sub], ref[sub], dtype) <= 0.77, name
+
+
+_HARD64_CHILD = """
+import sys
+import numpy as np
+sys.path.insert(0, {here!r})
+import test_vec_pow_softplus as t
+m = t.minitorch
+out = {{"cap": np.array(m.backends.cpu.get_cpu_capability())}}
+for name, (a, e) in t.pow64_hard_sets().items():
+    out[name] = m.pow(m.from_numpy(a), m.from_numpy(e)).numpy()
+np.savez(sys.argv[1], **out)
+"""
+
+
+def test_pow64_avx2_gives_avx512_bits(tmp_path):
+    """AVX2 without SLEEF runs AVX-512's float64 pow arithmetic in four lanes (kernels/cpu/vec/avx2_pow.h, the
+    lanes outside its fast path through glibc): AVX-512's ulp limits on the hard sets, and on an AVX-512 CPU
+    AVX-512's bits wherever both take the fast path (x positive and normal, y finite)."""
+    if minitorch._C._has_sleef():
+        pytest.skip("AVX2 with SLEEF runs SLEEF's pow")
+    got = {}
+    for cap in ("avx2", "avx512"):
+        path = tmp_path / f"{cap}.npz"
+        env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
+        subprocess.run(
+            [sys.executable, "-c", _HARD64_CHILD.format(here=HERE), str(path)],
+            check=True,
+            env=env,
+            timeout=300,
+        )
+        res = np.load(path)
+        if str(res["cap"]) == cap.upper():
+            got[cap] = res
+    if "avx2" not in got:
+        pytest.skip("this CPU has no AVX2")
+    for name, (a, e) in pow64_hard_sets().items():
+        with np.errstate(all="ignore"):
+            ref = np.power(a.astype(np.longdouble), e.astype(np.longdouble))
+        ours = got["avx2"][name]
+        sub = np.abs(ref) < np.finfo(np.float64).tiny
+        assert ulps(ours[~sub], ref[~sub], np.float64) <= 0.56, name
+        assert ulps(ours[sub], ref[sub], np.float64) <= 0.77, name
+        if "avx512" in got and name not in ("subnormal x", "negative x"):
+            assert np.array_equal(ours.view(np.uint64), got["avx512"][name].view(np.uint64)), name
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
@@ -148,6 +199,7 @@ def test_pow_special_pairs_in_every_lane(dtype):
     fi = np.finfo(dtype)
     limit = (0.51 if f32 else 0.77) if minitorch.backends.cpu.get_cpu_capability() == "AVX512" else POW_LIMIT
     limit = 0.51 if f32 and own_pow32() else limit
+    limit = 0.77 if not f32 and own_pow64() else limit
     vals = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1.0, -1.0, 2.0, -2.0, 3.0, -3.0, 0.5, -0.5, 2.5]
     big_odd = 2.0 ** (fi.nmant + 1) - 1  # the largest odd integer, and one past the first even-only power
     vals += [-2.5, big_odd, -big_odd, 2.0**fi.nmant + 1, fi.smallest_subnormal, -fi.smallest_subnormal]

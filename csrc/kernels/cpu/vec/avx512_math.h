@@ -700,50 +700,6 @@ static inline __m512d coshsinh_avx512_f64(__m512d x) {
   return _mm512_or_pd(res, _mm512_and_pd(x, _mm512_set1_pd(-0.0)));
 }
 
-// log2 (kTen false) or log10 of x > 0 finite in double: log_m_series_d<8> over log_split_d (f64_series.h),
-// e + l log2(e) or e log10(2) + l log10(e); atanh_avx512 takes log2 of its quotient from here
-template <bool kTen>
-static inline __m512d log2or10_f32_half(__m512d x) {
-  __m512d e;
-  const __m512d l = log_m_series_d<8>(log_split_d(x, e));
-  return kTen ? e * 0.30102999566398120 + l * 0.43429448190325182 : e + l * 1.4426950408889634;
-}
-
-// float32 atanh through double (AVX-512 ran AVX2's row, which takes the float64 log1p kernel per lane):
-// |a| <= 0.17 by atanh's own series a (1 + a^2/3 + ... + a^14/15) (truncation 3e-14 relative; -0 and tiny a
-// give a), above it (log q) / 2 with q = (1 + |a|) / (1 - |a|) (numerator and denominator exact in double,
-// the quotient off by 2^-53, the log by 1e-16 of a result >= 0.17) through log2or10_f32_half's split; +-1
-// give
-// +-inf, |a| > 1 and NaN give NaN. One rounding to float at the end.
-static inline __m512d atanh_f32_half(__m512d a) {
-  const __m512d sign = _mm512_set1_pd(-0.0), one = _mm512_set1_pd(1.0);
-  const __m512d ax = _mm512_andnot_pd(sign, a);
-  const __m512d s2 = _mm512_mul_pd(a, a);
-  __m512d p = _mm512_set1_pd(1.0 / 15);
-  for (int j = 6; j >= 0; --j) p = _mm512_fmadd_pd(p, s2, _mm512_set1_pd(1.0 / (2 * j + 1)));
-  const __m512d series = _mm512_mul_pd(a, p);
-  const __mmask8 big = _mm512_cmp_pd_mask(ax, _mm512_set1_pd(0.17), _CMP_GT_OQ);
-  if (!big) return series;
-  // lanes at or beyond 1 (and NaN) are fixed below; keep the quotient finite for them
-  const __mmask8 inside = _mm512_cmp_pd_mask(ax, one, _CMP_LT_OQ);
-  const __m512d q =
-      _mm512_div_pd(_mm512_add_pd(one, ax), _mm512_mask_blend_pd(inside, one, _mm512_sub_pd(one, ax)));
-  const __m512d l =
-      _mm512_mul_pd(log2or10_f32_half<false>(q), _mm512_set1_pd(0.34657359027997264));  // ln2 / 2
-  __m512d r = _mm512_mask_mov_pd(series, big, _mm512_or_pd(l, _mm512_and_pd(sign, a)));
-  const __mmask8 at_one = _mm512_cmp_pd_mask(ax, one, _CMP_EQ_OQ);
-  r = _mm512_mask_mov_pd(r, at_one, _mm512_or_pd(_mm512_set1_pd(__builtin_inf()), _mm512_and_pd(sign, a)));
-  const __mmask8 beyond = _mm512_cmp_pd_mask(ax, one, _CMP_GT_OQ) | _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q);
-  return _mm512_mask_mov_pd(r, beyond, _mm512_set1_pd(__builtin_nan("")));
-}
-static inline __m512 atanh_avx512(__m512 x) {
-  const __m512d lo = atanh_f32_half(_mm512_cvtps_pd(_mm512_castps512_ps256(x)));
-  const __m512d hi =
-      atanh_f32_half(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1))));
-  return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(_mm512_cvtpd_ps(lo))),
-                                             _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
-}
-
 // float32 erfinv through double: f32_via_f64.h's erfinv_d_for_f32 (AVX2's row: the rational to |a| = 0.95,
 // the log path above) with the same expressions over eight lanes, so AVX2's bits at twice its width
 static inline __m512d log_f32_half(__m512d x) {

@@ -19,7 +19,8 @@
 
 #include <cstdint>
 
-#include "kernels/cpu/vec/avx512_math.h"  // lut16, kExp2jHi = 2^(j/16)
+#include "kernels/cpu/vec/avx512_math.h"   // lut16, kExp2jHi = 2^(j/16)
+#include "kernels/cpu/vec/pow64_tables.h"  // float64 pow's log tables
 
 namespace {
 
@@ -58,11 +59,9 @@ alignas(64) static const double kPowLogC[16] = {
     0.24792751344358557,   0.3219280948873623,
     0.39231742277876036,   0.4594316186372972,
 };
-// 8 lanes: 2^(y log2 x) for x > 0 finite (kSpecial: also x = +0, +inf and NaN, through vfixupimmpd on
-// log2 x: 0 -> -inf, +inf -> +inf, NaN -> NaN; x = 1 gives log2 x = +0 exactly either way). The result is
-// a double that the caller rounds to float.
-template <bool kSpecial>
-static inline __m512d pow_f32_half(__m512d x, __m512d y) {
+// log2 x for x > 0 finite and normal, to 2^-38 relative (relative to itself near x = 1 too: see above); x =
+// 1 gives +0 exactly. pow_f32_half's and atanh_f32_half's.
+static inline __m512d log2_tab_f64(__m512d x) {
   const __m512i ix = _mm512_castpd_si512(x);
   const __m512i tmp = _mm512_sub_epi64(ix, _mm512_set1_epi64(0x3FE6800000000000LL));
   const __m512i idx = _mm512_srli_epi64(tmp, 48);
@@ -78,7 +77,15 @@ static inline __m512d pow_f32_half(__m512d x, __m512d y) {
   q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(-0.7213475202792075));
   q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(1.4426950408938863));
   // log2 x = k + log2 c + r q(r): k + log2 c is exact or |k| >= 1 (then the sum's rounding is 2^-53 of it)
-  __m512d l = _mm512_fmadd_pd(r, q, _mm512_add_pd(k, lut16(idx, kPowLogC)));
+  return _mm512_fmadd_pd(r, q, _mm512_add_pd(k, lut16(idx, kPowLogC)));
+}
+
+// 8 lanes: 2^(y log2 x) for x > 0 finite (kSpecial: also x = +0, +inf and NaN, through vfixupimmpd on
+// log2 x: 0 -> -inf, +inf -> +inf, NaN -> NaN; x = 1 gives log2 x = +0 exactly either way). The result is
+// a double that the caller rounds to float.
+template <bool kSpecial>
+static inline __m512d pow_f32_half(__m512d x, __m512d y) {
+  __m512d l = log2_tab_f64(x);
   // classes of x QNaN, SNaN, 0, +1, -inf, +inf, negative, positive -> NaN, NaN, -inf, +0, keep, +inf, keep,
   // keep (x is |x| here)
   if (kSpecial) l = _mm512_fixupimm_pd(l, x, _mm512_set1_epi64(0x00508422), 0);
@@ -99,6 +106,34 @@ static inline __m512d pow_f32_half(__m512d x, __m512d y) {
   const __m512d tj = lut16(_mm512_castpd_si512(t), kExp2jHi);
   const __m512d e = _mm512_fmadd_pd(_mm512_mul_pd(tj, s), p, tj);
   return _mm512_scalef_pd(e, n16);  // times 2^floor(n/16)
+}
+
+// float32 atanh through double: |a| < 2^-10 by a + a^3/3 (the next term is a^4/5 < 2^-42 of a; -0 and tiny a
+// give a), above it (ln2/2) log2 q, q = (1 + |a|) / (1 - |a|) (numerator and denominator exact in double, the
+// quotient off by 2^-53: 2^-44 of log2 q at |a| = 2^-10) by pow's table log2 (log2_tab_f64, 2^-38 relative,
+// no division: a log series on q took a second one); +-1 give +-inf, |a| > 1 and NaN give NaN. One rounding
+// to float at the end: 0.50003 ulp against long double over 2.8M floats.
+static inline __m512d atanh_f32_half(__m512d a) {
+  const __m512d sign = _mm512_set1_pd(-0.0), one = _mm512_set1_pd(1.0);
+  const __m512d ax = _mm512_andnot_pd(sign, a);
+  const __m512d series = _mm512_fmadd_pd(_mm512_mul_pd(a, a), _mm512_mul_pd(a, _mm512_set1_pd(1.0 / 3)), a);
+  const __mmask8 big = _mm512_cmp_pd_mask(ax, _mm512_set1_pd(0.0009765625), _CMP_GE_OQ);
+  if (!big) return series;
+  // lanes at or beyond 1 (and NaN) are fixed below; 1 - |a| kept positive and normal for them
+  const __mmask8 inside = _mm512_cmp_pd_mask(ax, one, _CMP_LT_OQ);
+  const __m512d q =
+      _mm512_div_pd(_mm512_add_pd(one, ax), _mm512_mask_blend_pd(inside, one, _mm512_sub_pd(one, ax)));
+  const __m512d l = _mm512_mul_pd(log2_tab_f64(q), _mm512_set1_pd(0.34657359027997264));  // ln2 / 2
+  __m512d r = _mm512_mask_mov_pd(series, big, _mm512_or_pd(l, _mm512_and_pd(sign, a)));
+  const __mmask8 at_one = _mm512_cmp_pd_mask(ax, one, _CMP_EQ_OQ);
+  r = _mm512_mask_mov_pd(r, at_one, _mm512_or_pd(_mm512_set1_pd(__builtin_inf()), _mm512_and_pd(sign, a)));
+  const __mmask8 beyond = _mm512_cmp_pd_mask(ax, one, _CMP_GT_OQ) | _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q);
+  return _mm512_mask_mov_pd(r, beyond, _mm512_set1_pd(__builtin_nan("")));
+}
+static inline __m512 atanh_avx512(__m512 x) {
+  const __m512d lo = atanh_f32_half(_mm512_cvtps_pd(_mm512_castps512_ps256(x)));
+  const __m512d hi = atanh_f32_half(_mm512_cvtps_pd(_mm512_extractf32x8_ps(x, 1)));
+  return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
 }
 
 template <bool kSpecial>
@@ -188,88 +223,6 @@ static inline __m512 pow_avx512(__m512 x, __m512 y) {
 // other way; a special lane never changes the others' bits (the slow path computes ordinary lanes
 // identically; checked on 1M random vectors too). The same bits under -O0 to -O3, -ffp-contract=off or
 // fast, GCC 12 and clang 14. Needs -mavx512f -mavx512dq -mfma.
-// log: x = 2^k z, z in [OFF, 2 OFF), OFF = 0x3FE6C00000000000 = 0.7109375: bits(x) - OFF has k in its top 12
-// bits and the interval index j in the next 5 (32 intervals of z, 1/64 wide below 1, 1/32 above). Interval
-// 18 is [1 - 1/128, 1 + 1/64) with invc = 1 and log c = 0, so near x = 1, r = z - 1 is exact and log x keeps
-// its relative accuracy. Elsewhere invc = 1/c is a multiple of 2^-q with q <= 7, chosen so that z invc - 1 is
-// a multiple of 2^-(52+q) or 2^-(53+q) smaller than 2^-(q-1) or 2^-q: r = z invc - 1 is exact in one FMA;
-// r in [-0.0198, 0.0168]. -log(invc) = LogCHi + LogCLo with LogCHi a multiple of 2^-42, as is ln2_hi, so
-// k ln2_hi + LogCHi is exact (|k| <= 1074, |sum| < 2^10). All from scripts/fit_pow64_tables.py.
-alignas(64) static const uint32_t kPow64InvCHi[32] = {
-    // high words; the low words are 0
-    0x3FF64000, 0x3FF5C000, 0x3FF54000, 0x3FF50000, 0x3FF48000, 0x3FF40000, 0x3FF3C000, 0x3FF34000,
-    0x3FF30000, 0x3FF28000, 0x3FF24000, 0x3FF20000, 0x3FF1C000, 0x3FF14000, 0x3FF10000, 0x3FF0C000,
-    0x3FF08000, 0x3FF04000, 0x3FF00000, 0x3FEF0000, 0x3FEE0000, 0x3FED4000, 0x3FEC8000, 0x3FEB8000,
-    0x3FEB0000, 0x3FEA4000, 0x3FE98000, 0x3FE90000, 0x3FE88000, 0x3FE7C000, 0x3FE74000, 0x3FE6C000,
-};
-alignas(64) static const double kPow64LogCHi[32] = {
-    -0.32975328637257917,
-    -0.30702503529482783,
-    -0.28376817313073843,
-    -0.2719337154835557,
-    -0.2478361639045943,
-    -0.22314355131425145,
-    -0.21056476910735,
-    -0.18492233849406148,
-    -0.17185025692674571,
-    -0.14518200984457508,
-    -0.13157635778861732,
-    -0.11778303565643,
-    -0.10379679368156758,
-    -0.07522342123752424,
-    -0.06062462181648698,
-    -0.0458095360313564,
-    -0.03077165866670839,
-    -0.015504186535963527,
-    0.0,
-    0.03174869831468641,
-    0.0645385211375924,
-    0.08985632912185793,
-    0.11583181552509814,
-    0.151549898127314,
-    0.16989903679541385,
-    0.19806991376208316,
-    0.22705745063535687,
-    0.2468600779316148,
-    0.2670627852489815,
-    0.29815337231912054,
-    0.3194307707663029,
-    0.3411707574027787,
-};
-alignas(64) static const double kPow64LogCLo[32] = {
-    1.1118671389559323e-13,
-    -8.403156304792425e-14,
-    9.3834172236637e-14,
-    -8.604306772808733e-14,
-    1.3029797173308663e-14,
-    4.169796584527195e-14,
-    3.6507188831790577e-16,
-    4.9485167661250996e-14,
-    8.649239607212071e-14,
-    7.718001336828099e-14,
-    -1.0195735223708473e-13,
-    4.654729747598445e-14,
-    -7.598636597194141e-14,
-    -6.329065958724544e-14,
-    5.213620639136504e-14,
-    6.219834199475792e-14,
-    -4.529814257790929e-14,
-    -1.7274567499706107e-15,
-    0.0,
-    -1.0610652735224087e-13,
-    -2.1225608044809997e-14,
-    3.1218748807418837e-15,
-    2.3568822182038756e-14,
-    -1.1307104809870373e-13,
-    -1.6376276414097503e-14,
-    1.0634128304268335e-14,
-    -1.078736749871691e-14,
-    -8.899851356560444e-14,
-    6.371947269815667e-14,
-    -4.4204083338755686e-14,
-    5.834357420090924e-14,
-    -1.156568624616423e-14,
-};
 // 32-entry lookup: two vpermt2pd (entries 0-15 and 16-31, each reading index bits 3:0) and a blend on bit 4
 // (upper).
 static inline __m512d pow64_lut32(__m512i i, __mmask8 upper, const double* t) {

@@ -39,12 +39,13 @@ static V per_lane(V x, F f) {
 // AVX2's float64 kernels; AVX-512 runs some of them over each half of its vectors (below)
 #include "kernels/cpu/vec/avx2_f32_math.h"  // float32 log, log2, log10, asin, acos in float
 #include "kernels/cpu/vec/avx2_math.h"
-#include "kernels/cpu/vec/bessel_i.h"   // i0, i1 and their scaled forms, sixteen doubles at a time
+#include "kernels/cpu/vec/bessel_i.h"   // i0, i1 and their scaled forms, four double vectors at a time
 #include "kernels/cpu/vec/gamma_f32.h"  // float32 lgamma and digamma through double, four lanes at a time
 #ifndef MT_VEC_AVX512
 #include "kernels/cpu/vec/erf_f32_lanes.h"  // AVX2: float32 erf
 #include "kernels/cpu/vec/f32_via_f64.h"    // AVX2: f32_via_f64 and, without SLEEF, exp/log/log1p
 #ifndef MT_SLEEF
+#include "kernels/cpu/vec/avx2_pow.h"  // AVX2 without SLEEF: float64 pow
 #define MT_VEC_F32_VIA_F64 1  // AVX2 without SLEEF: the float functions SLEEF would serve, ours in double
 #endif
 #elif !defined(MT_SLEEF)
@@ -535,8 +536,8 @@ static VD digamma_fast(VD x) {
   return x;  // unused
 }
 
-// i0, special.i0e / i1 / i1e: bessel_i.h's row loops set in fill_table, SLEEF or not (sixteen lanes per call,
-// float32 through double); these table slots are overwritten there
+// i0, special.i0e / i1 / i1e: bessel_i.h's row loops set in fill_table, SLEEF or not (four double vectors per
+// call, float32 through double); these table slots are overwritten there
 template <typename V>
 static V bessel_unused(V x) {
   return x;
@@ -910,8 +911,10 @@ void log_sigmoid_row(S* out, const S* in, int64_t n) {
 }
 
 // pow: SLEEF's (1 ulp, C99's special cases); on AVX-512 ours (avx512_pow.h): float32 through double (0.505
-// ulp, 2.8x SLEEF's), float64 through double-double logs (0.553 ulp, 3x SLEEF's). A constant exponent of 2 is
-// one multiply, exact, as PyTorch's Tensor-Scalar kernel (the `x ** 2` of every loss and norm).
+// ulp, 2.8x SLEEF's), float64 through double-double logs (0.553 ulp, 3x SLEEF's); AVX2 without SLEEF
+// float32 through double (f32_via_f64.h) and float64 AVX-512's arithmetic in four lanes (avx2_pow.h). A
+// constant exponent of 2 is one multiply, exact, as PyTorch's Tensor-Scalar kernel (the `x ** 2` of every
+// loss and norm).
 static VF pow_fast(VF a, VF b) {
 #if defined(MT_VEC_AVX512)
   return pow_avx512(a, b);
@@ -927,7 +930,7 @@ static VD pow_fast(VD a, VD b) {
 #elif defined(MT_SLEEF)
   return SLEEF_D(pow)(a, b);
 #else
-  return a;  // unused: AVX2 without SLEEF leaves the float64 pow entry empty (the scalar functor's libm pow)
+  return pow_avx2_f64(a, b);
 #endif
 }
 // A lane whose exponent is 2 takes the multiply wherever it comes from, so a dense exponent tensor of 2s
@@ -1112,9 +1115,9 @@ void MT_VEC_FILL(Table& t) {
   t.f32[static_cast<int>(Fn::erfinv)] = &erfinv_row_f32;  // erfinv_f32_own's bits, sixteen floats a step
 #endif
   scalar(t.f64, {Fn::lgamma, Fn::digamma});
-#define MT_BESSEL_SET(name, n, scaled)                                               \
-  t.f32[static_cast<int>(Fn::name)] = &bessel_row<float, bessel_i_lanes<n, scaled>>; \
-  t.f64[static_cast<int>(Fn::name)] = &bessel_row<double, bessel_i_lanes<n, scaled>>;
+#define MT_BESSEL_SET(name, n, scaled)                                                                     \
+  t.f32[static_cast<int>(Fn::name)] = &bessel_row<float, bessel_i_lanes<n, scaled, VD>, kBesselVecs * ND>; \
+  t.f64[static_cast<int>(Fn::name)] = &bessel_row<double, bessel_i_lanes<n, scaled, VD>, kBesselVecs * ND>;
   MT_BESSEL_SET(i0, 0, false)
   MT_BESSEL_SET(_special_i0e, 0, true)
   MT_BESSEL_SET(_special_i1, 1, false)
@@ -1173,9 +1176,7 @@ void MT_VEC_FILL(Table& t) {
 #endif
 #ifdef MT_VEC_AVX512
   scalar(t.f64, {Fn::log2, Fn::log10});
-#else  // AVX2: every float32 function and the float64 ones not named above are ours
-  t.pow_f64 = nullptr;
-#endif
+#endif  // AVX2: every float32 and float64 function is ours (float64 pow: avx2_pow.h)
 #endif
   t.normal_philox_f64 = &normal_philox_lanes;
   t.uniform_philox_f64 = &uniform_philox_lanes;
