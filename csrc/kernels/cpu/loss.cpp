@@ -131,13 +131,14 @@ void scaled_exp_f32(float* out, const float* x, int64_t n, float shift, float k)
 // With probabilities t_c (smoothed t'_c = (1 - eps) t_c + eps / C): loss = sum_c w_c t'_c (lse - x_c),
 // a_c = w_c t'_c. nll_loss is loss = -w_t x_t. Ignored rows contribute nothing, to the loss or the mean's
 // denominator (sum of w_t over rows kept; the row count for probabilities).
-// lse = m + ls (the row's max and the log of its sum of exp(x - m)) is never formed: lse - x_c is
-// (m - x_c) + ls, and a sum_c u_c (lse - x_c) is sum_c u_c (m - x_c) + ls sum_c u_c, as PyTorch's
-// log_softmax (x_c - m) - ls, since for logits of a large magnitude m + ls rounds to m (float32 1e30 + log 2)
-// and lse - x_c would lose ls. For the same reason p_c is exp((x_c - m) - ls), not exp(x_c - lse).
+// lse = m + ls (m the row's max, s its sum of exp(x - m), ls = log s) is never formed: for logits of a large
+// magnitude m + ls rounds to m (float32 1e30 + log 2) and lse - x_c loses ls, where PyTorch's log_softmax is
+// (x_c - m) - ls. So lse - x_c is (m - x_c) + ls, a sum_c u_c (lse - x_c) is sum_c u_c (m - x_c) +
+// ls sum_c u_c, and the backward's p_c A is exp(x_c - m) (A / s): the stats are (m, ls, A / s) per row.
+// (exp((x_c - m) - ls) A, a second subtraction per value, cost the short rows' backward 10 %.)
 template <typename T>
 struct RowResult {
-  opmath_t<T> loss, weight, m, ls, a;
+  opmath_t<T> loss, weight, m, ls, a_s;  // a_s: A / s
 };
 
 template <typename T>
@@ -199,7 +200,7 @@ RowResult<T> class_loss_row(const T* x, const int64_t* ti, const T* tp, const T*
       a += eps_c * sw;
     }
     res.loss = loss;
-    res.a = a;
+    res.a_s = a / s;
   } else {
     op_t swt = 0, loss = 0;
     for (int64_t c = 0; c < C; ++c) {
@@ -208,7 +209,7 @@ RowResult<T> class_loss_row(const T* x, const int64_t* ti, const T* tp, const T*
       loss += wt * (m - X(c));
     }
     res.loss = loss + ls * swt;
-    res.a = swt;
+    res.a_s = swt / s;
     res.weight = 1;
   }
   return res;
@@ -265,7 +266,7 @@ template <typename T, typename Emit>
 void ce_short_rows(const T* x, const int64_t* ti, const T* tp, const T* w, int64_t r0, int64_t r1, int64_t C,
                    const ClassLossOptions& opt, const ShortLoops<T>& L, const Emit& emit) {
   const int64_t B = std::max<int64_t>(1, kBlockElems / C);
-  T buf[kBlockElems], mx[kBlockElems], ls[kBlockElems];
+  T buf[kBlockElems], mx[kBlockElems / 2], ls[kBlockElems / 2], is[kBlockElems / 2];  // C >= 2
   const T eps = static_cast<T>(opt.label_smoothing), eps_c = eps / static_cast<T>(C);
   auto W = [&](int64_t c) { return w ? w[c] : T(1); };
   for (int64_t rb = r0; rb < r1; rb += B) {
@@ -276,6 +277,7 @@ void ce_short_rows(const T* x, const int64_t* ti, const T* tp, const T* w, int64
       for (int64_t c = 0; c < C; ++c) buf[i * C + c] = xb[i * C + c] - mx[i];
     L.exp(buf, buf, nb * C);
     for (int64_t i = 0; i < nb; ++i) ls[i] = static_cast<T>(cpu_reduce::block_sum_vec(buf + i * C, C));
+    for (int64_t i = 0; i < nb; ++i) is[i] = T(1) / ls[i];
     L.log(ls, ls, nb);
     for (int64_t i = 0; i < nb; ++i) {
       const int64_t r = rb + i;
@@ -289,7 +291,7 @@ void ce_short_rows(const T* x, const int64_t* ti, const T* tp, const T* w, int64
           swt += wt;
           loss += wt * (m - xr[c]);
         }
-        emit(r, RowResult<T>{loss + l * swt, 1, m, l, swt});
+        emit(r, RowResult<T>{loss + l * swt, 1, m, l, swt * is[i]});
         continue;
       }
       const int64_t t = ti[r];
@@ -300,7 +302,7 @@ void ce_short_rows(const T* x, const int64_t* ti, const T* tp, const T* w, int64
       MT_CHECK_INDEX(t >= 0 && t < C, "Target ", t, " is out of bounds.");
       const T wt = W(t);
       if (eps == T(0)) {
-        emit(r, RowResult<T>{wt * ((m - xr[t]) + l), wt, m, l, wt});
+        emit(r, RowResult<T>{wt * ((m - xr[t]) + l), wt, m, l, wt * is[i]});
         continue;
       }
       T sw = 0, swl = 0;
@@ -309,7 +311,7 @@ void ce_short_rows(const T* x, const int64_t* ti, const T* tp, const T* w, int64
         swl += W(c) * (m - xr[c]);
       }
       emit(r, RowResult<T>{(T(1) - eps) * wt * ((m - xr[t]) + l) + eps_c * (swl + l * sw), wt, m, l,
-                           (T(1) - eps) * wt + eps_c * sw});
+                           ((T(1) - eps) * wt + eps_c * sw) * is[i]});
     }
   }
 }
@@ -328,8 +330,8 @@ void ce_short_cols(const T* x, const int64_t* ti, const T* tp, const T* w, int64
                    double* sums) {
   if (nb <= 0) return;
   // buf: x - m, then (after the sums of exps) the per-position sums of target weights
-  T buf[kBlockElems], mx[kBlockElems], ls[kBlockElems], s1[kBlockElems];
-  T* s0 = buf;
+  T buf[kBlockElems], mx[kBlockElems / 2], ls[kBlockElems / 2], is[kBlockElems / 2], s1[kBlockElems / 2];
+  T* s0 = buf;  // C >= 2
   const T eps = static_cast<T>(opt.label_smoothing), eps_c = eps / static_cast<T>(C);
   auto W = [&](int64_t c) { return w ? w[c] : T(1); };
   for (int64_t i = 0; i < nb; ++i) mx[i] = -std::numeric_limits<T>::infinity();
@@ -345,6 +347,7 @@ void ce_short_cols(const T* x, const int64_t* ti, const T* tp, const T* w, int64
   for (int64_t i = 0; i < nb; ++i) ls[i] = buf[i];
   for (int64_t c = 1; c < C; ++c)
     for (int64_t i = 0; i < nb; ++i) ls[i] += buf[c * nb + i];
+  for (int64_t i = 0; i < nb; ++i) is[i] = T(1) / ls[i];
   L.log(ls, ls, nb);
   if (tp) {  // s0 = sum_c w_c t'_c and s1 = sum_c w_c t'_c (m - x_c); the loss s1 + ls * s0
     for (int64_t i = 0; i < nb; ++i) s0[i] = s1[i] = T(0);
@@ -373,7 +376,7 @@ void ce_short_cols(const T* x, const int64_t* ti, const T* tp, const T* w, int64
       sums[1] += static_cast<double>(nb);  // a weight of 1 per position
       return;
     }
-    for (int64_t i = 0; i < nb; ++i) emit(i, RowResult<T>{s1[i], 1, mx[i], ls[i], s0[i]});
+    for (int64_t i = 0; i < nb; ++i) emit(i, RowResult<T>{s1[i], 1, mx[i], ls[i], s0[i] * is[i]});
     return;
   }
   T sw = 0;  // with smoothing: sum_c w_c, and per position sum_c w_c (m - x_c) + ls sum_c w_c
@@ -396,10 +399,10 @@ void ce_short_cols(const T* x, const int64_t* ti, const T* tp, const T* w, int64
     MT_CHECK_INDEX(t >= 0 && t < C, "Target ", t, " is out of bounds.");
     const T wt = W(t), xt = x[t * inner + i];
     if (eps == T(0))
-      emit(i, RowResult<T>{wt * ((mx[i] - xt) + ls[i]), wt, mx[i], ls[i], wt});
+      emit(i, RowResult<T>{wt * ((mx[i] - xt) + ls[i]), wt, mx[i], ls[i], wt * is[i]});
     else
       emit(i, RowResult<T>{(T(1) - eps) * wt * ((mx[i] - xt) + ls[i]) + eps_c * s1[i], wt, mx[i], ls[i],
-                           (T(1) - eps) * wt + eps_c * sw});
+                           ((T(1) - eps) * wt + eps_c * sw) * is[i]});
   }
 }
 
@@ -437,7 +440,7 @@ void class_loss_forward_typed(const Tensor& out, const Tensor& stats, const Tens
         if (st) {
           st[3 * r] = rr.m;
           st[3 * r + 1] = rr.ls;
-          st[3 * r + 2] = rr.a;
+          st[3 * r + 2] = rr.a_s;
         }
       };
       const int64_t r1 = std::min(rows, (k + 1) * chunk);
@@ -532,12 +535,11 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
       }
       return;
     }
-    const op_t m = st[3 * r], ls = st[3 * r + 1], A = st[3 * r + 2];
+    const op_t m = st[3 * r], ls = st[3 * r + 1], a_s = st[3 * r + 2];
     if constexpr (std::is_same_v<T, float>) {
       if (inner == 1 && gi && !gt && C >= 2 * kLanes) {
-        // scale * (p_c * A - a_c): the softmax part vectorized, exp(x_c - m) exp(-ls) (one exp a row more,
-        // as accurate as exp((x_c - m) - ls)), then the target's terms
-        scaled_exp_f32(gi + off, x + off, C, m, scale * A * std::exp(-ls));
+        // scale * (p_c * A - a_c): the softmax part vectorized, then the target's terms
+        scaled_exp_f32(gi + off, x + off, C, m, scale * a_s);
         if (prob) {
           for (int64_t c = 0; c < C; ++c)
             gi[off + c] -= scale * W(c) * ((op_t(1) - eps) * tp[off + c] + eps_c);
@@ -558,7 +560,7 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
           a = W(c) * ((op_t(1) - eps) * static_cast<op_t>(tp[i]) + eps_c);
         else
           a = eps_c * W(c) + (c == t ? (op_t(1) - eps) * W(t) : op_t(0));
-        gi[i] = static_cast<T>(scale * (std::exp((xv - m) - ls) * A - a));
+        gi[i] = static_cast<T>(scale * (std::exp(xv - m) * a_s - a));
       }
       if (gt) gt[i] = static_cast<T>(scale * (op_t(1) - eps) * W(c) * ((m - xv) + ls));
     }
@@ -566,12 +568,12 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     const ShortLoops<T> L = short_loops<T>();
     if (opt.kind != ClassLossKind::nll && gi && !gt && C >= 2 && C <= kShortClasses && L.exp) {
-      // blocks of rows as in the forward: exp((x - m) - ls) over the block in one call, then
+      // blocks of rows as in the forward: exp(x - m) over the block in one call, then
       // scale * (p_c * A - a_c). [N, C, d...] (inner > 1): blocks of positions within one n, gathered into
       // a buffer of class rows and written back (a tile transpose each way) instead of rows with stride
       // inner.
       const int64_t B = std::max<int64_t>(1, kBlockElems / C);
-      // row r's softmax in g[0, C) becomes its gradient; tr[c * ts]: its target probabilities
+      // row r's exp(x - m) in g[0, C) becomes its gradient; tr[c * ts]: its target probabilities
       auto fix_row = [&](int64_t r, T* g, const T* tr, int64_t ts) {
         const op_t scale = opt.reduction == Reduction::None ? static_cast<op_t>(gr[r]) : scale0;
         if (prob) {
@@ -601,8 +603,8 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
             T* gb = gi + rb * C;
             const T* xb = x + rb * C;
             for (int64_t i = 0; i < nb; ++i) {
-              const T m = st[3 * (rb + i)], ls = st[3 * (rb + i) + 1];
-              for (int64_t c = 0; c < C; ++c) gb[i * C + c] = (xb[i * C + c] - m) - ls;
+              const T m = st[3 * (rb + i)];
+              for (int64_t c = 0; c < C; ++c) gb[i * C + c] = xb[i * C + c] - m;
             }
             L.exp(gb, gb, nb * C);
             for (int64_t i = 0; i < nb; ++i)
@@ -612,8 +614,8 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
           const int64_t n = blk / per_n, i0 = (blk % per_n) * B, nb = std::min(B, inner - i0);
           const int64_t r0 = n * inner + i0, base = n * C * inner + i0;
           for (int64_t i = 0; i < nb; ++i) {
-            const T m = st[3 * (r0 + i)], ls = st[3 * (r0 + i) + 1];
-            for (int64_t c = 0; c < C; ++c) buf[i * C + c] = (x[base + c * inner + i] - m) - ls;
+            const T m = st[3 * (r0 + i)];
+            for (int64_t c = 0; c < C; ++c) buf[i * C + c] = x[base + c * inner + i] - m;
           }
           L.exp(buf, buf, nb * C);
           for (int64_t i = 0; i < nb; ++i)

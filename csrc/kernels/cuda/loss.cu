@@ -34,7 +34,7 @@ struct LossParams {
   const T* tp;        // probabilities (ce_prob)
   const T* w;         // class weights or null
   T* out;
-  op_t* stats;           // rows x (max, log of the sum of exp(x - max), A) or null
+  op_t* stats;           // rows x (max m, log of s = sum of exp(x - m), A / s) or null
   op_t* total_weight;    // 0-dim or null
   Pair<op_t>* partials;  // one per block when gridDim.x > 1
   unsigned* counter;     // blocks done, zeroed before the launch
@@ -102,7 +102,7 @@ __global__ void class_loss_forward_kernel(LossParams<T> p) {
       else
         wt = weight_of(p, t);
     }
-    op_t loss = 0, A = 0, m = 0, ls = 0, row_w = 0;
+    op_t loss = 0, A = 0, m = 0, ls = 0, acc_s = 1, row_w = 0;
     if (p.kind == ClassLossKind::nll) {
       // one thread per row (bx == 1)
       if (!skip) {
@@ -118,6 +118,7 @@ __global__ void class_loss_forward_kernel(LossParams<T> p) {
           reinterpret_cast<lse_t*>(smem_raw));
       // lse - x_c as (m - x_c) + ls, never m + ls, which may round to m (kernels/cpu/loss.cpp)
       m = acc.m;
+      acc_s = acc.s;
       ls = d_log(acc.s);
       // (sum of target weights u_c, sum of u_c (m - x_c)): sum_c u_c (lse - x_c) is s.b + ls s.a
       Pair<op_t> s{0, 0};
@@ -153,7 +154,7 @@ __global__ void class_loss_forward_kernel(LossParams<T> p) {
       if (p.stats) {
         p.stats[3 * r] = m;
         p.stats[3 * r + 1] = ls;
-        p.stats[3 * r + 2] = A;
+        p.stats[3 * r + 2] = A / acc_s;
       }
       if (p.reduction == Reduction::None) p.out[r] = static_cast<T>(loss);
       mine.a += loss;
@@ -206,13 +207,13 @@ __global__ void class_loss_backward_kernel(LossParams<T> p, T* __restrict__ gi, 
         gi[idx] = static_cast<T>(bad ? op_t(NAN) : (c == t && !ignored) ? -scale * weight_of(p, t) : op_t(0));
       continue;
     }
-    const op_t m = p.stats[3 * r], ls = p.stats[3 * r + 1], A = p.stats[3 * r + 2];
+    const op_t m = p.stats[3 * r], ls = p.stats[3 * r + 1], a_s = p.stats[3 * r + 2];
     const op_t xv = static_cast<op_t>(p.x[idx]);
     const op_t wc = weight_of(p, c);
     if (gi) {
       op_t a = prob ? wc * ((op_t(1) - p.eps) * static_cast<op_t>(p.tp[idx]) + eps_c)
                     : eps_c * wc + (c == t ? (op_t(1) - p.eps) * weight_of(p, t) : op_t(0));
-      gi[idx] = static_cast<T>(scale * (d_exp((xv - m) - ls) * A - a));
+      gi[idx] = static_cast<T>(scale * (d_exp(xv - m) * a_s - a));
     }
     if (gt) gt[idx] = static_cast<T>(scale * (op_t(1) - p.eps) * wc * ((m - xv) + ls));
   }
