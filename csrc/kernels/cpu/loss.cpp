@@ -266,7 +266,8 @@ template <typename T, typename Emit>
 void ce_short_rows(const T* x, const int64_t* ti, const T* tp, const T* w, int64_t r0, int64_t r1, int64_t C,
                    const ClassLossOptions& opt, const ShortLoops<T>& L, const Emit& emit) {
   const int64_t B = std::max<int64_t>(1, kBlockElems / C);
-  T buf[kBlockElems], mx[kBlockElems / 2], ls[kBlockElems / 2], is[kBlockElems / 2];  // C >= 2
+  alignas(64) T buf[kBlockElems];  // C >= 2: nb <= kBlockElems / 2
+  alignas(64) T mx[kBlockElems / 2], ls[kBlockElems / 2], is[kBlockElems / 2];
   const T eps = static_cast<T>(opt.label_smoothing), eps_c = eps / static_cast<T>(C);
   auto W = [&](int64_t c) { return w ? w[c] : T(1); };
   for (int64_t rb = r0; rb < r1; rb += B) {
@@ -330,7 +331,8 @@ void ce_short_cols(const T* x, const int64_t* ti, const T* tp, const T* w, int64
                    double* sums) {
   if (nb <= 0) return;
   // buf: x - m, then (after the sums of exps) the per-position sums of target weights
-  T buf[kBlockElems], mx[kBlockElems / 2], ls[kBlockElems / 2], is[kBlockElems / 2], s1[kBlockElems / 2];
+  alignas(64) T buf[kBlockElems];  // C >= 2: nb <= kBlockElems / 2
+  alignas(64) T mx[kBlockElems / 2], ls[kBlockElems / 2], is[kBlockElems / 2], s1[kBlockElems / 2];
   T* s0 = buf;  // C >= 2
   const T eps = static_cast<T>(opt.label_smoothing), eps_c = eps / static_cast<T>(C);
   auto W = [&](int64_t c) { return w ? w[c] : T(1); };
@@ -596,7 +598,7 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
       const int64_t per_n = inner == 1 ? 0 : (inner + B - 1) / B;
       const int64_t nblocks = inner == 1 ? (rows + B - 1) / B : g.outer * per_n;
       parallel_rows(nblocks, B * C, [&](int64_t b, int64_t e) {
-        T buf[kBlockElems];
+        alignas(64) T buf[kBlockElems];
         for (int64_t blk = b; blk < e; ++blk) {
           if (inner == 1) {
             const int64_t rb = blk * B, nb = std::min(B, rows - rb);
