@@ -133,8 +133,9 @@ void scaled_exp_f32(float* out, const float* x, int64_t n, float shift, float k)
 // denominator (sum of w_t over rows kept; the row count for probabilities).
 // lse = m + ls (m the row's max, s its sum of exp(x - m), ls = log s) is never formed: for logits of a large
 // magnitude m + ls rounds to m (float32 1e30 + log 2) and lse - x_c loses ls, where PyTorch's log_softmax is
-// (x_c - m) - ls. So lse - x_c is (m - x_c) + ls, a sum_c u_c (lse - x_c) is sum_c u_c (m - x_c) +
-// ls sum_c u_c, and the backward's p_c A is exp(x_c - m) (A / s): the stats are (m, ls, A / s) per row.
+// (x_c - m) - ls. So lse - x_c is (m - x_c) + ls, term by term (ls sum_c u_c apart gave 0 * inf = NaN for an
+// infinite target where PyTorch's terms give inf), and the backward's p_c A is exp(x_c - m) (A / s): the
+// stats are (m, ls, A / s) per row.
 // (exp((x_c - m) - ls) A, a second subtraction per value, cost the short rows' backward 10 %.)
 template <typename T>
 struct RowResult {
@@ -194,9 +195,9 @@ RowResult<T> class_loss_row(const T* x, const int64_t* ti, const T* tp, const T*
       op_t sw = 0, swl = 0;
       for (int64_t c = 0; c < C; ++c) {
         sw += W(c);
-        swl += W(c) * (m - X(c));
+        swl += W(c) * ((m - X(c)) + ls);
       }
-      loss += eps_c * (swl + ls * sw);
+      loss += eps_c * swl;
       a += eps_c * sw;
     }
     res.loss = loss;
@@ -206,9 +207,9 @@ RowResult<T> class_loss_row(const T* x, const int64_t* ti, const T* tp, const T*
     for (int64_t c = 0; c < C; ++c) {
       op_t wt = W(c) * ((op_t(1) - eps) * static_cast<op_t>(tp[c * stride]) + eps_c);
       swt += wt;
-      loss += wt * (m - X(c));
+      loss += wt * ((m - X(c)) + ls);
     }
-    res.loss = loss + ls * swt;
+    res.loss = loss;
     res.a_s = swt / s;
     res.weight = 1;
   }
@@ -290,9 +291,9 @@ void ce_short_rows(const T* x, const int64_t* ti, const T* tp, const T* w, int64
         for (int64_t c = 0; c < C; ++c) {
           const T wt = W(c) * ((T(1) - eps) * tr[c] + eps_c);
           swt += wt;
-          loss += wt * (m - xr[c]);
+          loss += wt * ((m - xr[c]) + l);
         }
-        emit(r, RowResult<T>{loss + l * swt, 1, m, l, swt * is[i]});
+        emit(r, RowResult<T>{loss, 1, m, l, swt * is[i]});
         continue;
       }
       const int64_t t = ti[r];
@@ -309,9 +310,9 @@ void ce_short_rows(const T* x, const int64_t* ti, const T* tp, const T* w, int64
       T sw = 0, swl = 0;
       for (int64_t c = 0; c < C; ++c) {
         sw += W(c);
-        swl += W(c) * (m - xr[c]);
+        swl += W(c) * ((m - xr[c]) + l);
       }
-      emit(r, RowResult<T>{(T(1) - eps) * wt * ((m - xr[t]) + l) + eps_c * (swl + l * sw), wt, m, l,
+      emit(r, RowResult<T>{(T(1) - eps) * wt * ((m - xr[t]) + l) + eps_c * swl, wt, m, l,
                            ((T(1) - eps) * wt + eps_c * sw) * is[i]});
     }
   }
@@ -351,7 +352,7 @@ void ce_short_cols(const T* x, const int64_t* ti, const T* tp, const T* w, int64
     for (int64_t i = 0; i < nb; ++i) ls[i] += buf[c * nb + i];
   for (int64_t i = 0; i < nb; ++i) is[i] = T(1) / ls[i];
   L.log(ls, ls, nb);
-  if (tp) {  // s0 = sum_c w_c t'_c and s1 = sum_c w_c t'_c (m - x_c); the loss s1 + ls * s0
+  if (tp) {  // s0 = sum_c w_c t'_c and the loss s1 = sum_c w_c t'_c ((m - x_c) + ls)
     for (int64_t i = 0; i < nb; ++i) s0[i] = s1[i] = T(0);
     for (int64_t c = 0; c < C; ++c) {
       const T* xc = x + c * inner;
@@ -360,17 +361,16 @@ void ce_short_cols(const T* x, const int64_t* ti, const T* tp, const T* w, int64
       if (!w && eps == T(0)) {  // w_c t'_c is t_c: the same values, two operations fewer
         for (int64_t i = 0; i < nb; ++i) {
           s0[i] += tc[i];
-          s1[i] += tc[i] * (mx[i] - xc[i]);
+          s1[i] += tc[i] * ((mx[i] - xc[i]) + ls[i]);
         }
         continue;
       }
       for (int64_t i = 0; i < nb; ++i) {
         const T wt = wc * ((T(1) - eps) * tc[i] + eps_c);
         s0[i] += wt;
-        s1[i] += wt * (mx[i] - xc[i]);
+        s1[i] += wt * ((mx[i] - xc[i]) + ls[i]);
       }
     }
-    for (int64_t i = 0; i < nb; ++i) s1[i] += ls[i] * s0[i];
     if (sums) {  // a reduced loss without stats: the running sums here, in emit's order (emit's through
       double sl = sums[0];  // its captures stayed in memory, a tenth of the loss's time)
       for (int64_t i = 0; i < nb; ++i) sl += static_cast<double>(s1[i]);
@@ -381,16 +381,15 @@ void ce_short_cols(const T* x, const int64_t* ti, const T* tp, const T* w, int64
     for (int64_t i = 0; i < nb; ++i) emit(i, RowResult<T>{s1[i], 1, mx[i], ls[i], s0[i] * is[i]});
     return;
   }
-  T sw = 0;  // with smoothing: sum_c w_c, and per position sum_c w_c (m - x_c) + ls sum_c w_c
+  T sw = 0;  // with smoothing: sum_c w_c, and per position sum_c w_c ((m - x_c) + ls)
   if (eps != T(0)) {
     for (int64_t c = 0; c < C; ++c) sw += W(c);
     for (int64_t i = 0; i < nb; ++i) s1[i] = T(0);
     for (int64_t c = 0; c < C; ++c) {
       const T* xc = x + c * inner;
       const T wc = W(c);
-      for (int64_t i = 0; i < nb; ++i) s1[i] += wc * (mx[i] - xc[i]);
+      for (int64_t i = 0; i < nb; ++i) s1[i] += wc * ((mx[i] - xc[i]) + ls[i]);
     }
-    for (int64_t i = 0; i < nb; ++i) s1[i] += ls[i] * sw;
   }
   for (int64_t i = 0; i < nb; ++i) {
     const int64_t t = ti[i];

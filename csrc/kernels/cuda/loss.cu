@@ -120,7 +120,8 @@ __global__ void class_loss_forward_kernel(LossParams<T> p) {
       m = acc.m;
       acc_s = acc.s;
       ls = d_log(acc.s);
-      // (sum of target weights u_c, sum of u_c (m - x_c)): sum_c u_c (lse - x_c) is s.b + ls s.a
+      // (sum of target weights u_c, sum of u_c ((m - x_c) + ls)), term by term as PyTorch's (an infinite
+      // target gives inf, not ls * inf's NaN where ls = 0)
       Pair<op_t> s{0, 0};
       if (second_pass) {
         if (valid && !skip)
@@ -129,22 +130,21 @@ __global__ void class_loss_forward_kernel(LossParams<T> p) {
             op_t wc = weight_of(p, c);
             if (prob) wc *= (op_t(1) - p.eps) * static_cast<op_t>(p.tp[off + c * inner]) + eps_c;
             s.a += wc;
-            s.b += wc * (m - xv);
+            s.b += wc * ((m - xv) + ls);
           }
         s = group_allreduce(
             s, [](const Pair<op_t>& u, const Pair<op_t>& v) { return Pair<op_t>{u.a + v.a, u.b + v.b}; },
             reinterpret_cast<Pair<op_t>*>(smem_raw));
       }
       if (prob) {
-        loss = s.b + ls * s.a;
+        loss = s.b;
         A = s.a;
         row_w = valid ? op_t(1) : op_t(0);
       } else if (!skip) {
         if (bad) {
           loss = A = row_w = op_t(NAN);
         } else {
-          loss = (op_t(1) - p.eps) * wt * ((m - static_cast<op_t>(xr[t * inner])) + ls) +
-                 (second_pass ? eps_c * (s.b + ls * s.a) : op_t(0));
+          loss = (op_t(1) - p.eps) * wt * ((m - static_cast<op_t>(xr[t * inner])) + ls) + eps_c * s.b;
           A = (op_t(1) - p.eps) * wt + eps_c * s.a;
           row_w = wt;
         }

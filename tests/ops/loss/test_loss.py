@@ -509,6 +509,28 @@ def test_cross_entropy_huge_logits(device, dtype, reduction, shape, prob, weight
             assert_matches(tm.grad, exp_gt, rtol=r, atol=a)
 
 
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("C", [2, 300])
+@pytest.mark.parametrize("smoothing", [0.0, 0.1])
+def test_cross_entropy_infinite_targets(device, dtype, C, smoothing):
+    """Infinite logits and probabilities (fuzz seed 4435's CrossEntropyLoss()(x, x) with a -inf): each term
+    t_c ((m - x_c) + ls) as PyTorch's t_c log_softmax_c, so (-inf) (inf + 0) is -inf; ls times the sum of the
+    targets (0 * -inf where ls = 0) gave NaN."""
+    rng = np.random.default_rng(43)
+    x = rand((4, C), dtype, rng)
+    x[0, 0], x[1, 1], x[2, 0] = -np.inf, np.inf, -np.inf
+    t = x.copy()
+    t[2] = np.abs(t[2])
+    got = F.cross_entropy(
+        mt(x, dtype, device), mt(t, dtype, device), reduction="none", label_smoothing=smoothing
+    )
+    with np.errstate(invalid="ignore"):
+        exp = np_cross_entropy(x, t, None, "none", -100, smoothing)
+    r, a = TOL[dtype]
+    assert np.array_equal(np.isnan(to_np(got)), np.isnan(exp)), (to_np(got), exp)
+    assert_matches(got, exp, rtol=r, atol=a * max(1.0, float(np.nanmax(np.abs(exp[np.isfinite(exp)])))))
+
+
 def test_cross_entropy_huge_logits_pytorch_example():
     """docs/reliability.md's fuzz seed 4435: PyTorch gives 1.886e30 (ours was 5e29) and the gradient
     [0, -1, 0, 0, 0.5] (softmax [1/2, 0, 1/2, 0, 0] times the target's sum, 2e30, less the target)."""
