@@ -570,9 +570,9 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
     const ShortLoops<T> L = short_loops<T>();
     if (opt.kind != ClassLossKind::nll && gi && !gt && C >= 2 && C <= kShortClasses && L.exp) {
       // blocks of rows as in the forward: exp(x - m) over the block in one call, then
-      // scale * (p_c * A - a_c). [N, C, d...] (inner > 1): blocks of positions within one n, gathered into
-      // a buffer of class rows and written back (a tile transpose each way) instead of rows with stride
-      // inner.
+      // scale * (p_c * A - a_c). [N, C, d...] (inner > 1): blocks of positions within one n, worked on in
+      // place with the positions as the lanes, an exp call per class (gathering them into class rows and
+      // writing back, a tile transpose each way, cost 10-25 % more, with the stack's layout).
       const int64_t B = std::max<int64_t>(1, kBlockElems / C);
       // row r's exp(x - m) in g[0, C) becomes its gradient; tr[c * ts]: its target probabilities
       auto fix_row = [&](int64_t r, T* g, const T* tr, int64_t ts) {
@@ -597,7 +597,8 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
       const int64_t per_n = inner == 1 ? 0 : (inner + B - 1) / B;
       const int64_t nblocks = inner == 1 ? (rows + B - 1) / B : g.outer * per_n;
       parallel_rows(nblocks, B * C, [&](int64_t b, int64_t e) {
-        alignas(64) T buf[kBlockElems];
+        alignas(64) T mv[kBlockElems / 2], sv[kBlockElems / 2],
+            kv[kBlockElems / 2];  // C >= 2: nb <= kBlockElems / 2
         for (int64_t blk = b; blk < e; ++blk) {
           if (inner == 1) {
             const int64_t rb = blk * B, nb = std::min(B, rows - rb);
@@ -614,15 +615,44 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
           }
           const int64_t n = blk / per_n, i0 = (blk % per_n) * B, nb = std::min(B, inner - i0);
           const int64_t r0 = n * inner + i0, base = n * C * inner + i0;
+          // in place, the positions as the lanes (fix_row's terms in its order, so the same values): per
+          // position its max, scale and scale * A / s, then per class exp(x - m) and the target's terms
           for (int64_t i = 0; i < nb; ++i) {
-            const T m = st[3 * (r0 + i)];
-            for (int64_t c = 0; c < C; ++c) buf[i * C + c] = x[base + c * inner + i] - m;
+            mv[i] = st[3 * (r0 + i)];
+            sv[i] = opt.reduction == Reduction::None ? static_cast<T>(gr[r0 + i]) : static_cast<T>(scale0);
+            kv[i] = sv[i] * st[3 * (r0 + i) + 2];
           }
-          L.exp(buf, buf, nb * C);
-          for (int64_t i = 0; i < nb; ++i)
-            fix_row(r0 + i, buf + i * C, prob ? tp + base + i : nullptr, inner);
-          for (int64_t c = 0; c < C; ++c)
-            for (int64_t i = 0; i < nb; ++i) gi[base + c * inner + i] = buf[i * C + c];
+          for (int64_t c = 0; c < C; ++c) {
+            T* gc = gi + base + c * inner;
+            const T* xc = x + base + c * inner;
+            for (int64_t i = 0; i < nb; ++i) gc[i] = xc[i] - mv[i];
+            L.exp(gc, gc, nb);
+          }
+          if (prob) {
+            for (int64_t c = 0; c < C; ++c) {
+              T* gc = gi + base + c * inner;
+              const T* tc = tp + base + c * inner;
+              const T wc = static_cast<T>(W(c));
+              for (int64_t i = 0; i < nb; ++i)
+                gc[i] = gc[i] * kv[i] - sv[i] * (wc * ((T(1) - eps) * tc[i] + eps_c));
+            }
+            continue;
+          }
+          for (int64_t c = 0; c < C; ++c) {
+            T* gc = gi + base + c * inner;
+            const T wc = static_cast<T>(W(c));
+            for (int64_t i = 0; i < nb; ++i) gc[i] *= kv[i];
+            if (eps > 0)
+              for (int64_t i = 0; i < nb; ++i) gc[i] -= sv[i] * eps_c * wc;
+          }
+          for (int64_t i = 0; i < nb; ++i) {
+            const int64_t t = ti[r0 + i];
+            if (t == opt.ignore_index) {
+              for (int64_t c = 0; c < C; ++c) gi[base + c * inner + i] = T(0);
+              continue;
+            }
+            gi[base + t * inner + i] -= sv[i] * (T(1) - eps) * static_cast<T>(W(t));
+          }
         }
       });
       return;

@@ -531,6 +531,43 @@ def test_cross_entropy_infinite_targets(device, dtype, C, smoothing):
     assert_matches(got, exp, rtol=r, atol=a * max(1.0, float(np.nanmax(np.abs(exp[np.isfinite(exp)])))))
 
 
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
+@pytest.mark.parametrize("shape", [(2, 2, 1500), (3, 5, 700), (2, 40, 30)], ids=str)
+@pytest.mark.parametrize("prob", [False, True])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy_spatial_grad(device, dtype, shape, prob, reduction):
+    """(N, C, L) inputs' gradient (the CPU's blocks of positions worked in place, up to kBlockElems / C = 1024
+    positions a block at two classes, several blocks per n) against float64 NumPy and against the same rows
+    laid out as (N * L, C); weights, smoothing and ignore_index, an incoming gradient per position for none."""
+    rng = np.random.default_rng(44)
+    N, C, L = shape
+    x = rand(shape, dtype, rng)
+    w = rand((C,), dtype, rng, 0.5, 2.0)
+    if prob:
+        t = to_np(mt(np.exp(np_log_softmax(rand(shape, minitorch.float64, rng), 1)), dtype, "cpu"))
+    else:
+        t = class_targets((N, L), C, rng, ignore_index=-100)
+    g = rand((N, L), dtype, rng, 0.5, 1.5) if reduction == "none" else np.asarray(1.0)
+    r, a = TOL[dtype]
+    grads = []
+    for rows in (False, True):
+        xs, ts, gs = x, t, g
+        if rows:  # the same samples as rows of classes
+            xs = x.transpose(0, 2, 1).reshape(-1, C)
+            ts = t.transpose(0, 2, 1).reshape(-1, C) if prob else t.reshape(-1)
+            gs = g.reshape(-1) if reduction == "none" else g
+        xm = mt(xs, dtype, device, requires_grad=True)
+        tm = mt(ts, dtype, device) if prob else long(ts, device)
+        loss = F.cross_entropy(xm, tm, mt(w, dtype, device), reduction=reduction, label_smoothing=0.1)
+        loss.backward(mt(gs, dtype, device))
+        got = to_np(xm.grad)
+        grads.append(got.reshape(N, L, C).transpose(0, 2, 1) if rows else got)
+    exp_g, mag = np_ce_input_grad(x, t, w, reduction, -100, 0.1)
+    gb = g[:, None, :] if reduction == "none" else g
+    assert_matches(mt(grads[0], dtype, "cpu"), exp_g * gb, rtol=r, atol=a + r * mag * 2)
+    np.testing.assert_allclose(grads[0], grads[1], rtol=r, atol=r * mag)
+
+
 def test_cross_entropy_huge_logits_pytorch_example():
     """docs/reliability.md's fuzz seed 4435: PyTorch gives 1.886e30 (ours was 5e29) and the gradient
     [0, -1, 0, 0, 0.5] (softmax [1/2, 0, 1/2, 0, 0] times the target's sum, 2e30, less the target)."""
