@@ -174,7 +174,7 @@ std::tuple<Tensor, Tensor, Tensor> class_loss_forward(const Tensor& input, const
   const int64_t rows = p.g.outer * p.g.inner;
   Tensor out = opt.reduction == Reduction::None ? make_empty(p.out_shape, dt, dev) : make_empty({}, dt, dev);
   Tensor stats, total_weight;
-  if (for_backward && opt.kind != ClassLossKind::nll) stats = make_empty({rows, 2}, opmath_type(dt), dev);
+  if (for_backward && opt.kind != ClassLossKind::nll) stats = make_empty({rows, 3}, opmath_type(dt), dev);
   if (for_backward || opt.reduction == Reduction::Mean) total_weight = make_empty({}, opmath_type(dt), dev);
   if (rows == 0) {
     // PyTorch: the sum over no samples is 0 and their mean 0/0

@@ -52,9 +52,10 @@ struct ClassLossOptions {
 
 // The kind cross_entropy takes for this (input, target): probabilities when the shapes are equal.
 ClassLossKind cross_entropy_kind(const Tensor& input, const Tensor& target);
-// (loss, stats, total_weight). With for_backward, stats (rows x 2, opmath dtype: logsumexp and the row's
-// total target weight) and total_weight (0-dim, opmath: the mean's denominator) are what the backward
-// kernel needs; otherwise they are not computed.
+// (loss, stats, total_weight). With for_backward, stats (rows x 3, opmath dtype: the row's max m, the log of
+// its sum s of exp(x - m), kept apart as m + log s may round to m, and its total target weight over s) and
+// total_weight (0-dim, opmath: the mean's denominator) are what the backward kernel needs; otherwise they are
+// not computed.
 std::tuple<Tensor, Tensor, Tensor> class_loss_forward(const Tensor& input, const Tensor& target,
                                                       const Tensor& weight, const ClassLossOptions& opt,
                                                       bool for_backward);

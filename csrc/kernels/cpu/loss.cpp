@@ -131,9 +131,15 @@ void scaled_exp_f32(float* out, const float* x, int64_t n, float shift, float k)
 // With probabilities t_c (smoothed t'_c = (1 - eps) t_c + eps / C): loss = sum_c w_c t'_c (lse - x_c),
 // a_c = w_c t'_c. nll_loss is loss = -w_t x_t. Ignored rows contribute nothing, to the loss or the mean's
 // denominator (sum of w_t over rows kept; the row count for probabilities).
+// lse = m + ls (m the row's max, s its sum of exp(x - m), ls = log s) is never formed: for logits of a large
+// magnitude m + ls rounds to m (float32 1e30 + log 2) and lse - x_c loses ls, where PyTorch's log_softmax is
+// (x_c - m) - ls. So lse - x_c is (m - x_c) + ls, term by term (ls sum_c u_c apart gave 0 * inf = NaN for an
+// infinite target where PyTorch's terms give inf), and the backward's p_c A is exp(x_c - m) (A / s): the
+// stats are (m, ls, A / s) per row.
+// (exp((x_c - m) - ls) A, a second subtraction per value, cost the short rows' backward 10 %.)
 template <typename T>
 struct RowResult {
-  opmath_t<T> loss, weight, lse, a;
+  opmath_t<T> loss, weight, m, ls, a_s;  // a_s: A / s
 };
 
 template <typename T>
@@ -142,7 +148,7 @@ RowResult<T> class_loss_row(const T* x, const int64_t* ti, const T* tp, const T*
   using op_t = opmath_t<T>;
   auto X = [&](int64_t c) { return static_cast<op_t>(x[c * stride]); };
   auto W = [&](int64_t c) { return w ? static_cast<op_t>(w[c]) : op_t(1); };
-  RowResult<T> res{0, 0, 0, 0};
+  RowResult<T> res{0, 0, 0, 0, 0};
   int64_t t = 0;
   if (opt.kind != ClassLossKind::ce_prob) {
     t = ti[r];
@@ -177,33 +183,34 @@ RowResult<T> class_loss_row(const T* x, const int64_t* ti, const T* tp, const T*
     }
     for (int64_t c = 0; c < C; ++c) s += std::exp(X(c) - m);
   }
-  const op_t lse = m + std::log(s);
-  res.lse = lse;
+  const op_t ls = std::log(s);
+  res.m = m;
+  res.ls = ls;
   const op_t eps = static_cast<op_t>(opt.label_smoothing);
   const op_t eps_c = C > 0 ? eps / static_cast<op_t>(C) : op_t(0);
   if (opt.kind == ClassLossKind::ce_index) {
-    op_t loss = (op_t(1) - eps) * res.weight * (lse - X(t));
+    op_t loss = (op_t(1) - eps) * res.weight * ((m - X(t)) + ls);
     op_t a = (op_t(1) - eps) * res.weight;
     if (eps > 0) {
       op_t sw = 0, swl = 0;
       for (int64_t c = 0; c < C; ++c) {
         sw += W(c);
-        swl += W(c) * (lse - X(c));
+        swl += W(c) * ((m - X(c)) + ls);
       }
       loss += eps_c * swl;
       a += eps_c * sw;
     }
     res.loss = loss;
-    res.a = a;
+    res.a_s = a / s;
   } else {
     op_t swt = 0, loss = 0;
     for (int64_t c = 0; c < C; ++c) {
       op_t wt = W(c) * ((op_t(1) - eps) * static_cast<op_t>(tp[c * stride]) + eps_c);
       swt += wt;
-      loss += wt * (lse - X(c));
+      loss += wt * ((m - X(c)) + ls);
     }
     res.loss = loss;
-    res.a = swt;
+    res.a_s = swt / s;
     res.weight = 1;
   }
   return res;
@@ -260,7 +267,8 @@ template <typename T, typename Emit>
 void ce_short_rows(const T* x, const int64_t* ti, const T* tp, const T* w, int64_t r0, int64_t r1, int64_t C,
                    const ClassLossOptions& opt, const ShortLoops<T>& L, const Emit& emit) {
   const int64_t B = std::max<int64_t>(1, kBlockElems / C);
-  T buf[kBlockElems], mx[kBlockElems], ls[kBlockElems];
+  alignas(64) T buf[kBlockElems];  // C >= 2: nb <= kBlockElems / 2
+  alignas(64) T mx[kBlockElems / 2], ls[kBlockElems / 2], is[kBlockElems / 2];
   const T eps = static_cast<T>(opt.label_smoothing), eps_c = eps / static_cast<T>(C);
   auto W = [&](int64_t c) { return w ? w[c] : T(1); };
   for (int64_t rb = r0; rb < r1; rb += B) {
@@ -271,10 +279,11 @@ void ce_short_rows(const T* x, const int64_t* ti, const T* tp, const T* w, int64
       for (int64_t c = 0; c < C; ++c) buf[i * C + c] = xb[i * C + c] - mx[i];
     L.exp(buf, buf, nb * C);
     for (int64_t i = 0; i < nb; ++i) ls[i] = static_cast<T>(cpu_reduce::block_sum_vec(buf + i * C, C));
+    for (int64_t i = 0; i < nb; ++i) is[i] = T(1) / ls[i];
     L.log(ls, ls, nb);
     for (int64_t i = 0; i < nb; ++i) {
       const int64_t r = rb + i;
-      const T lse = mx[i] + ls[i];
+      const T m = mx[i], l = ls[i];
       const T* xr = xb + i * C;
       if (tp) {
         const T* tr = tp + r * C;
@@ -282,29 +291,29 @@ void ce_short_rows(const T* x, const int64_t* ti, const T* tp, const T* w, int64
         for (int64_t c = 0; c < C; ++c) {
           const T wt = W(c) * ((T(1) - eps) * tr[c] + eps_c);
           swt += wt;
-          loss += wt * (lse - xr[c]);
+          loss += wt * ((m - xr[c]) + l);
         }
-        emit(r, RowResult<T>{loss, 1, lse, swt});
+        emit(r, RowResult<T>{loss, 1, m, l, swt * is[i]});
         continue;
       }
       const int64_t t = ti[r];
       if (t == opt.ignore_index) {
-        emit(r, RowResult<T>{0, 0, 0, 0});
+        emit(r, RowResult<T>{0, 0, 0, 0, 0});
         continue;
       }
       MT_CHECK_INDEX(t >= 0 && t < C, "Target ", t, " is out of bounds.");
       const T wt = W(t);
       if (eps == T(0)) {
-        emit(r, RowResult<T>{wt * (lse - xr[t]), wt, lse, wt});
+        emit(r, RowResult<T>{wt * ((m - xr[t]) + l), wt, m, l, wt * is[i]});
         continue;
       }
       T sw = 0, swl = 0;
       for (int64_t c = 0; c < C; ++c) {
         sw += W(c);
-        swl += W(c) * (lse - xr[c]);
+        swl += W(c) * ((m - xr[c]) + l);
       }
-      emit(r, RowResult<T>{(T(1) - eps) * wt * (lse - xr[t]) + eps_c * swl, wt, lse,
-                           (T(1) - eps) * wt + eps_c * sw});
+      emit(r, RowResult<T>{(T(1) - eps) * wt * ((m - xr[t]) + l) + eps_c * swl, wt, m, l,
+                           ((T(1) - eps) * wt + eps_c * sw) * is[i]});
     }
   }
 }
@@ -322,25 +331,28 @@ void ce_short_cols(const T* x, const int64_t* ti, const T* tp, const T* w, int64
                    int64_t C, const ClassLossOptions& opt, const ShortLoops<T>& L, const Emit& emit,
                    double* sums) {
   if (nb <= 0) return;
-  T buf[kBlockElems], lse[kBlockElems], s0[kBlockElems], s1[kBlockElems];
+  // buf: x - m, then (after the sums of exps) the per-position sums of target weights
+  alignas(64) T buf[kBlockElems];  // C >= 2: nb <= kBlockElems / 2
+  alignas(64) T mx[kBlockElems / 2], ls[kBlockElems / 2], is[kBlockElems / 2], s1[kBlockElems / 2];
+  T* s0 = buf;  // C >= 2
   const T eps = static_cast<T>(opt.label_smoothing), eps_c = eps / static_cast<T>(C);
   auto W = [&](int64_t c) { return w ? w[c] : T(1); };
-  for (int64_t i = 0; i < nb; ++i) lse[i] = -std::numeric_limits<T>::infinity();
+  for (int64_t i = 0; i < nb; ++i) mx[i] = -std::numeric_limits<T>::infinity();
   for (int64_t c = 0; c < C; ++c) {  // maxima, NaN skipped (row_max_short's)
     const T* xc = x + c * inner;
-    for (int64_t i = 0; i < nb; ++i) lse[i] = xc[i] > lse[i] ? xc[i] : lse[i];
+    for (int64_t i = 0; i < nb; ++i) mx[i] = xc[i] > mx[i] ? xc[i] : mx[i];
   }
   for (int64_t c = 0; c < C; ++c) {
     const T* xc = x + c * inner;
-    for (int64_t i = 0; i < nb; ++i) buf[c * nb + i] = xc[i] - lse[i];
+    for (int64_t i = 0; i < nb; ++i) buf[c * nb + i] = xc[i] - mx[i];
   }
   L.exp(buf, buf, nb * C);
-  for (int64_t i = 0; i < nb; ++i) s0[i] = buf[i];
+  for (int64_t i = 0; i < nb; ++i) ls[i] = buf[i];
   for (int64_t c = 1; c < C; ++c)
-    for (int64_t i = 0; i < nb; ++i) s0[i] += buf[c * nb + i];
-  L.log(s0, s0, nb);
-  for (int64_t i = 0; i < nb; ++i) lse[i] += s0[i];
-  if (tp) {  // sum_c w_c t'_c and sum_c w_c t'_c (lse - x_c)
+    for (int64_t i = 0; i < nb; ++i) ls[i] += buf[c * nb + i];
+  for (int64_t i = 0; i < nb; ++i) is[i] = T(1) / ls[i];
+  L.log(ls, ls, nb);
+  if (tp) {  // s0 = sum_c w_c t'_c and the loss s1 = sum_c w_c t'_c ((m - x_c) + ls)
     for (int64_t i = 0; i < nb; ++i) s0[i] = s1[i] = T(0);
     for (int64_t c = 0; c < C; ++c) {
       const T* xc = x + c * inner;
@@ -349,14 +361,14 @@ void ce_short_cols(const T* x, const int64_t* ti, const T* tp, const T* w, int64
       if (!w && eps == T(0)) {  // w_c t'_c is t_c: the same values, two operations fewer
         for (int64_t i = 0; i < nb; ++i) {
           s0[i] += tc[i];
-          s1[i] += tc[i] * (lse[i] - xc[i]);
+          s1[i] += tc[i] * ((mx[i] - xc[i]) + ls[i]);
         }
         continue;
       }
       for (int64_t i = 0; i < nb; ++i) {
         const T wt = wc * ((T(1) - eps) * tc[i] + eps_c);
         s0[i] += wt;
-        s1[i] += wt * (lse[i] - xc[i]);
+        s1[i] += wt * ((mx[i] - xc[i]) + ls[i]);
       }
     }
     if (sums) {  // a reduced loss without stats: the running sums here, in emit's order (emit's through
@@ -366,32 +378,32 @@ void ce_short_cols(const T* x, const int64_t* ti, const T* tp, const T* w, int64
       sums[1] += static_cast<double>(nb);  // a weight of 1 per position
       return;
     }
-    for (int64_t i = 0; i < nb; ++i) emit(i, RowResult<T>{s1[i], 1, lse[i], s0[i]});
+    for (int64_t i = 0; i < nb; ++i) emit(i, RowResult<T>{s1[i], 1, mx[i], ls[i], s0[i] * is[i]});
     return;
   }
-  T sw = 0;  // with smoothing: sum_c w_c, and sum_c w_c (lse - x_c) per position
+  T sw = 0;  // with smoothing: sum_c w_c, and per position sum_c w_c ((m - x_c) + ls)
   if (eps != T(0)) {
     for (int64_t c = 0; c < C; ++c) sw += W(c);
     for (int64_t i = 0; i < nb; ++i) s1[i] = T(0);
     for (int64_t c = 0; c < C; ++c) {
       const T* xc = x + c * inner;
       const T wc = W(c);
-      for (int64_t i = 0; i < nb; ++i) s1[i] += wc * (lse[i] - xc[i]);
+      for (int64_t i = 0; i < nb; ++i) s1[i] += wc * ((mx[i] - xc[i]) + ls[i]);
     }
   }
   for (int64_t i = 0; i < nb; ++i) {
     const int64_t t = ti[i];
     if (t == opt.ignore_index) {
-      emit(i, RowResult<T>{0, 0, 0, 0});
+      emit(i, RowResult<T>{0, 0, 0, 0, 0});
       continue;
     }
     MT_CHECK_INDEX(t >= 0 && t < C, "Target ", t, " is out of bounds.");
     const T wt = W(t), xt = x[t * inner + i];
     if (eps == T(0))
-      emit(i, RowResult<T>{wt * (lse[i] - xt), wt, lse[i], wt});
+      emit(i, RowResult<T>{wt * ((mx[i] - xt) + ls[i]), wt, mx[i], ls[i], wt * is[i]});
     else
-      emit(i, RowResult<T>{(T(1) - eps) * wt * (lse[i] - xt) + eps_c * s1[i], wt, lse[i],
-                           (T(1) - eps) * wt + eps_c * sw});
+      emit(i, RowResult<T>{(T(1) - eps) * wt * ((mx[i] - xt) + ls[i]) + eps_c * s1[i], wt, mx[i], ls[i],
+                           ((T(1) - eps) * wt + eps_c * sw) * is[i]});
   }
 }
 
@@ -427,8 +439,9 @@ void class_loss_forward_typed(const Tensor& out, const Tensor& stats, const Tens
           sl += static_cast<double>(rr.loss);
         sw += static_cast<double>(rr.weight);
         if (st) {
-          st[2 * r] = rr.lse;
-          st[2 * r + 1] = rr.a;
+          st[3 * r] = rr.m;
+          st[3 * r + 1] = rr.ls;
+          st[3 * r + 2] = rr.a_s;
         }
       };
       const int64_t r1 = std::min(rows, (k + 1) * chunk);
@@ -523,11 +536,11 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
       }
       return;
     }
-    const op_t lse = st[2 * r], A = st[2 * r + 1];
+    const op_t m = st[3 * r], ls = st[3 * r + 1], a_s = st[3 * r + 2];
     if constexpr (std::is_same_v<T, float>) {
       if (inner == 1 && gi && !gt && C >= 2 * kLanes) {
         // scale * (p_c * A - a_c): the softmax part vectorized, then the target's terms
-        scaled_exp_f32(gi + off, x + off, C, lse, scale * A);
+        scaled_exp_f32(gi + off, x + off, C, m, scale * a_s);
         if (prob) {
           for (int64_t c = 0; c < C; ++c)
             gi[off + c] -= scale * W(c) * ((op_t(1) - eps) * tp[off + c] + eps_c);
@@ -548,24 +561,24 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
           a = W(c) * ((op_t(1) - eps) * static_cast<op_t>(tp[i]) + eps_c);
         else
           a = eps_c * W(c) + (c == t ? (op_t(1) - eps) * W(t) : op_t(0));
-        gi[i] = static_cast<T>(scale * (std::exp(xv - lse) * A - a));
+        gi[i] = static_cast<T>(scale * (std::exp(xv - m) * a_s - a));
       }
-      if (gt) gt[i] = static_cast<T>(scale * (op_t(1) - eps) * W(c) * (lse - xv));
+      if (gt) gt[i] = static_cast<T>(scale * (op_t(1) - eps) * W(c) * ((m - xv) + ls));
     }
   };
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     const ShortLoops<T> L = short_loops<T>();
     if (opt.kind != ClassLossKind::nll && gi && !gt && C >= 2 && C <= kShortClasses && L.exp) {
-      // blocks of rows as in the forward: exp(x - lse) over the block in one call, then
-      // scale * (p_c * A - a_c). [N, C, d...] (inner > 1): blocks of positions within one n, gathered into
-      // a buffer of class rows and written back (a tile transpose each way) instead of rows with stride
-      // inner.
+      // blocks of rows as in the forward: exp(x - m) over the block in one call, then
+      // scale * (p_c * A - a_c). [N, C, d...] (inner > 1): blocks of positions within one n, worked on in
+      // place with the positions as the lanes, an exp call per class (gathering them into class rows and
+      // writing back, a tile transpose each way, cost 10-25 % more, with the stack's layout).
       const int64_t B = std::max<int64_t>(1, kBlockElems / C);
-      // row r's exp(x - lse) in g[0, C) becomes its gradient; tr[c * ts]: its target probabilities
+      // row r's exp(x - m) in g[0, C) becomes its gradient; tr[c * ts]: its target probabilities
       auto fix_row = [&](int64_t r, T* g, const T* tr, int64_t ts) {
         const op_t scale = opt.reduction == Reduction::None ? static_cast<op_t>(gr[r]) : scale0;
         if (prob) {
-          const op_t k = scale * st[2 * r + 1];
+          const op_t k = scale * st[3 * r + 2];
           for (int64_t c = 0; c < C; ++c)
             g[c] = static_cast<T>(g[c] * k - scale * (W(c) * ((op_t(1) - eps) * tr[c * ts] + eps_c)));
           return;
@@ -575,7 +588,7 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
           for (int64_t c = 0; c < C; ++c) g[c] = T(0);
           return;
         }
-        const op_t k = scale * st[2 * r + 1];
+        const op_t k = scale * st[3 * r + 2];
         for (int64_t c = 0; c < C; ++c) g[c] *= k;
         if (eps > 0)
           for (int64_t c = 0; c < C; ++c) g[c] -= scale * eps_c * W(c);
@@ -584,15 +597,16 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
       const int64_t per_n = inner == 1 ? 0 : (inner + B - 1) / B;
       const int64_t nblocks = inner == 1 ? (rows + B - 1) / B : g.outer * per_n;
       parallel_rows(nblocks, B * C, [&](int64_t b, int64_t e) {
-        T buf[kBlockElems];
+        alignas(64) T mv[kBlockElems / 2], sv[kBlockElems / 2],
+            kv[kBlockElems / 2];  // C >= 2: nb <= kBlockElems / 2
         for (int64_t blk = b; blk < e; ++blk) {
           if (inner == 1) {
             const int64_t rb = blk * B, nb = std::min(B, rows - rb);
             T* gb = gi + rb * C;
             const T* xb = x + rb * C;
             for (int64_t i = 0; i < nb; ++i) {
-              const T lse = st[2 * (rb + i)];
-              for (int64_t c = 0; c < C; ++c) gb[i * C + c] = xb[i * C + c] - lse;
+              const T m = st[3 * (rb + i)];
+              for (int64_t c = 0; c < C; ++c) gb[i * C + c] = xb[i * C + c] - m;
             }
             L.exp(gb, gb, nb * C);
             for (int64_t i = 0; i < nb; ++i)
@@ -601,15 +615,44 @@ void class_loss_backward_typed(const Tensor& grad_input, const Tensor& grad_targ
           }
           const int64_t n = blk / per_n, i0 = (blk % per_n) * B, nb = std::min(B, inner - i0);
           const int64_t r0 = n * inner + i0, base = n * C * inner + i0;
+          // in place, the positions as the lanes (fix_row's terms in its order, so the same values): per
+          // position its max, scale and scale * A / s, then per class exp(x - m) and the target's terms
           for (int64_t i = 0; i < nb; ++i) {
-            const T lse = static_cast<T>(st[2 * (r0 + i)]);
-            for (int64_t c = 0; c < C; ++c) buf[i * C + c] = x[base + c * inner + i] - lse;
+            mv[i] = st[3 * (r0 + i)];
+            sv[i] = opt.reduction == Reduction::None ? static_cast<T>(gr[r0 + i]) : static_cast<T>(scale0);
+            kv[i] = sv[i] * st[3 * (r0 + i) + 2];
           }
-          L.exp(buf, buf, nb * C);
-          for (int64_t i = 0; i < nb; ++i)
-            fix_row(r0 + i, buf + i * C, prob ? tp + base + i : nullptr, inner);
-          for (int64_t c = 0; c < C; ++c)
-            for (int64_t i = 0; i < nb; ++i) gi[base + c * inner + i] = buf[i * C + c];
+          for (int64_t c = 0; c < C; ++c) {
+            T* gc = gi + base + c * inner;
+            const T* xc = x + base + c * inner;
+            for (int64_t i = 0; i < nb; ++i) gc[i] = xc[i] - mv[i];
+            L.exp(gc, gc, nb);
+          }
+          if (prob) {
+            for (int64_t c = 0; c < C; ++c) {
+              T* gc = gi + base + c * inner;
+              const T* tc = tp + base + c * inner;
+              const T wc = static_cast<T>(W(c));
+              for (int64_t i = 0; i < nb; ++i)
+                gc[i] = gc[i] * kv[i] - sv[i] * (wc * ((T(1) - eps) * tc[i] + eps_c));
+            }
+            continue;
+          }
+          for (int64_t c = 0; c < C; ++c) {
+            T* gc = gi + base + c * inner;
+            const T wc = static_cast<T>(W(c));
+            for (int64_t i = 0; i < nb; ++i) gc[i] *= kv[i];
+            if (eps > 0)
+              for (int64_t i = 0; i < nb; ++i) gc[i] -= sv[i] * eps_c * wc;
+          }
+          for (int64_t i = 0; i < nb; ++i) {
+            const int64_t t = ti[r0 + i];
+            if (t == opt.ignore_index) {
+              for (int64_t c = 0; c < C; ++c) gi[base + c * inner + i] = T(0);
+              continue;
+            }
+            gi[base + t * inner + i] -= sv[i] * (T(1) - eps) * static_cast<T>(W(t));
+          }
         }
       });
       return;

@@ -34,7 +34,7 @@ struct LossParams {
   const T* tp;        // probabilities (ce_prob)
   const T* w;         // class weights or null
   T* out;
-  op_t* stats;           // rows x (lse, A) or null
+  op_t* stats;           // rows x (max m, log of s = sum of exp(x - m), A / s) or null
   op_t* total_weight;    // 0-dim or null
   Pair<op_t>* partials;  // one per block when gridDim.x > 1
   unsigned* counter;     // blocks done, zeroed before the launch
@@ -102,7 +102,7 @@ __global__ void class_loss_forward_kernel(LossParams<T> p) {
       else
         wt = weight_of(p, t);
     }
-    op_t loss = 0, A = 0, lse = 0, row_w = 0;
+    op_t loss = 0, A = 0, m = 0, ls = 0, acc_s = 1, row_w = 0;
     if (p.kind == ClassLossKind::nll) {
       // one thread per row (bx == 1)
       if (!skip) {
@@ -116,8 +116,13 @@ __global__ void class_loss_forward_kernel(LossParams<T> p) {
       acc = group_allreduce(
           acc, [&](const lse_t& a, const lse_t& b) { return ops.combine(a, b); },
           reinterpret_cast<lse_t*>(smem_raw));
-      lse = acc.m + d_log(acc.s);
-      Pair<op_t> s{0, 0};  // (sum of target weights, sum of target weight * (lse - x))
+      // lse - x_c as (m - x_c) + ls, never m + ls, which may round to m (kernels/cpu/loss.cpp)
+      m = acc.m;
+      acc_s = acc.s;
+      ls = d_log(acc.s);
+      // (sum of target weights u_c, sum of u_c ((m - x_c) + ls)), term by term as PyTorch's (an infinite
+      // target gives inf, not ls * inf's NaN where ls = 0)
+      Pair<op_t> s{0, 0};
       if (second_pass) {
         if (valid && !skip)
           for (int64_t c = tx; c < C; c += bx) {
@@ -125,13 +130,10 @@ __global__ void class_loss_forward_kernel(LossParams<T> p) {
             op_t wc = weight_of(p, c);
             if (prob) wc *= (op_t(1) - p.eps) * static_cast<op_t>(p.tp[off + c * inner]) + eps_c;
             s.a += wc;
-            s.b += wc * (lse - xv);
+            s.b += wc * ((m - xv) + ls);
           }
         s = group_allreduce(
-            s,
-            [](const Pair<op_t>& u, const Pair<op_t>& v) {
-              return Pair<op_t>{u.a + v.a, u.b + v.b};
-            },
+            s, [](const Pair<op_t>& u, const Pair<op_t>& v) { return Pair<op_t>{u.a + v.a, u.b + v.b}; },
             reinterpret_cast<Pair<op_t>*>(smem_raw));
       }
       if (prob) {
@@ -142,7 +144,7 @@ __global__ void class_loss_forward_kernel(LossParams<T> p) {
         if (bad) {
           loss = A = row_w = op_t(NAN);
         } else {
-          loss = (op_t(1) - p.eps) * wt * (lse - static_cast<op_t>(xr[t * inner])) + eps_c * s.b;
+          loss = (op_t(1) - p.eps) * wt * ((m - static_cast<op_t>(xr[t * inner])) + ls) + eps_c * s.b;
           A = (op_t(1) - p.eps) * wt + eps_c * s.a;
           row_w = wt;
         }
@@ -150,8 +152,9 @@ __global__ void class_loss_forward_kernel(LossParams<T> p) {
     }
     if (valid && tx == 0) {
       if (p.stats) {
-        p.stats[2 * r] = lse;
-        p.stats[2 * r + 1] = A;
+        p.stats[3 * r] = m;
+        p.stats[3 * r + 1] = ls;
+        p.stats[3 * r + 2] = A / acc_s;
       }
       if (p.reduction == Reduction::None) p.out[r] = static_cast<T>(loss);
       mine.a += loss;
@@ -204,15 +207,15 @@ __global__ void class_loss_backward_kernel(LossParams<T> p, T* __restrict__ gi, 
         gi[idx] = static_cast<T>(bad ? op_t(NAN) : (c == t && !ignored) ? -scale * weight_of(p, t) : op_t(0));
       continue;
     }
-    const op_t lse = p.stats[2 * r], A = p.stats[2 * r + 1];
+    const op_t m = p.stats[3 * r], ls = p.stats[3 * r + 1], a_s = p.stats[3 * r + 2];
     const op_t xv = static_cast<op_t>(p.x[idx]);
     const op_t wc = weight_of(p, c);
     if (gi) {
       op_t a = prob ? wc * ((op_t(1) - p.eps) * static_cast<op_t>(p.tp[idx]) + eps_c)
                     : eps_c * wc + (c == t ? (op_t(1) - p.eps) * weight_of(p, t) : op_t(0));
-      gi[idx] = static_cast<T>(scale * (d_exp(xv - lse) * A - a));
+      gi[idx] = static_cast<T>(scale * (d_exp(xv - m) * a_s - a));
     }
-    if (gt) gt[idx] = static_cast<T>(scale * (op_t(1) - p.eps) * wc * (lse - xv));
+    if (gt) gt[idx] = static_cast<T>(scale * (op_t(1) - p.eps) * wc * ((m - xv) + ls));
   }
 }
 

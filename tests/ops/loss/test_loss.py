@@ -427,6 +427,161 @@ def test_cross_entropy_low_precision_grad(device, dtype, prob):
     np.testing.assert_allclose(grads[0], grads[1], rtol=r, atol=a * 0.1)
 
 
+# Logits of a large magnitude: PyTorch's log_softmax is (x - max) - log(sum), and lse = max + log(sum) rounds
+# to max there (float32 1e30 + log 2), so a loss or softmax formed from lse loses log(sum) (a target at a
+# maximum gave a loss of 0 and a gradient of 1 - 1 instead of 1/k - 1). One huge value per dtype: float16's
+# largest is formed in float without rounding, so it only checks the path. Shapes reach each CPU path:
+# short rows, short spatial blocks, long rows (the vector table's, over 256 classes), long spatial rows, and
+# half types' scalar loop; an empty batch too.
+HUGE = {minitorch.float32: 1e30, minitorch.bfloat16: 1e30, minitorch.float64: 1e300, minitorch.float16: 1e4}
+
+
+def np_ce_input_grad(x, target, weight, reduction, ignore_index, eps):
+    """d loss.sum() / d x of cross_entropy in float64: scale * (softmax * sum_c u_c - u_c) per row, u_c the
+    row's weighted (smoothed) target; and the largest of the two terms, whose rounding bounds the error of
+    their difference (the kernels add sum_c u_c in the input's precision)."""
+    cdim = 0 if x.ndim == 1 else 1
+    C = x.shape[cdim]
+    xl = np.moveaxis(x, cdim, -1)
+    w = np.ones(C) if weight is None else weight
+    if target.shape == x.shape:
+        u = w * (np.moveaxis(target, cdim, -1) * (1 - eps) + eps / C)
+        denom = xl[..., 0].size
+    else:
+        keep = (target != ignore_index)[..., None]
+        onehot = np.eye(C)[np.where(target != ignore_index, target, 0)]
+        u = w * (onehot * (1 - eps) + eps / C) * keep
+        denom = (w * onehot * keep).sum()
+    pa = np.exp(np_log_softmax(xl, -1)) * u.sum(-1, keepdims=True)
+    g, mag = pa - u, np.abs(pa) + np.abs(u)
+    if reduction == "mean":
+        g, mag = g / denom, mag / denom
+    return np.moveaxis(g, -1, cdim), float(mag.max()) if mag.size else 0.0
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("shape", [(5,), (6, 5), (0, 5), (2, 4, 3), (3, 300), (2, 300, 3)], ids=str)
+@pytest.mark.parametrize("prob", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cross_entropy_huge_logits(device, dtype, reduction, shape, prob, weighted):
+    rng = np.random.default_rng(41)
+    cdim = 0 if len(shape) == 1 else 1
+    C = shape[cdim]
+    big = HUGE[dtype]
+    # each row: values in {big, 0, -big, 1}, a maximum of big at two classes or more (log(k) > 0)
+    x = np.moveaxis(rng.choice([big, big, 0.0, -big, 1.0], size=shape), cdim, -1).copy()
+    x[..., :2] = big
+    at_max = x == big
+    x = to_np(mt(np.moveaxis(x, -1, cdim), dtype, "cpu"))
+    at_max = np.moveaxis(at_max, -1, cdim)
+    w = rand((C,), dtype, rng, 0.5, 2.0) if weighted else None
+    for eps in (0.0, 0.2):
+        if prob:
+            # the mass at the maxima (a loss of about log(k) that lse - x lost), a little elsewhere
+            t = np.where(at_max, rng.uniform(0.5, 1.0, size=shape), rng.uniform(0.0, 1.0 / big, size=shape))
+            t = to_np(mt(t, dtype, "cpu"))
+            tm = mt(t, dtype, device, requires_grad=True)
+        else:
+            # targets at a maximum of their row, one elsewhere and one ignored where there are rows enough
+            tl = np.moveaxis(at_max, cdim, -1).argmax(-1)
+            if tl.size >= 3:
+                tl.reshape(-1)[1] = np.moveaxis(x, cdim, -1).reshape(-1, C)[1].argmin()
+                tl.reshape(-1)[2] = -100
+            t = tl
+            tm = long(t, device)
+        xm = mt(x, dtype, device, requires_grad=True)
+        wm = None if w is None else mt(w, dtype, device)
+        got = F.cross_entropy(xm, tm, wm, reduction=reduction, label_smoothing=eps)
+        with np.errstate(invalid="ignore"):  # an empty batch's mean, 0/0
+            exp = np_cross_entropy(x, t, w, reduction, -100, eps)
+        assert got.dtype == dtype
+        r, a = TOL[dtype]
+        assert_matches(got, exp, rtol=r, atol=a)
+        got.sum().backward()
+        exp_g, mag = np_ce_input_grad(x, t, w, reduction, -100, eps)
+        assert_matches(xm.grad, exp_g, rtol=r, atol=a + r * mag)
+        if prob:  # d loss / d t_c = -scale (1 - eps) w_c log_softmax(x)_c
+            scale = 1.0 / (x.size / C) if reduction == "mean" and x.size else 1.0
+            wb = np.ones(C) if w is None else w
+            wb = wb.reshape([C] + [1] * (x.ndim - cdim - 1))
+            exp_gt = -scale * (1 - eps) * wb * np_log_softmax(x, cdim)
+            assert_matches(tm.grad, exp_gt, rtol=r, atol=a)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("C", [2, 300])
+@pytest.mark.parametrize("smoothing", [0.0, 0.1])
+def test_cross_entropy_infinite_targets(device, dtype, C, smoothing):
+    """Infinite logits and probabilities (fuzz seed 4435's CrossEntropyLoss()(x, x) with a -inf): each term
+    t_c ((m - x_c) + ls) as PyTorch's t_c log_softmax_c, so (-inf) (inf + 0) is -inf; ls times the sum of the
+    targets (0 * -inf where ls = 0) gave NaN."""
+    rng = np.random.default_rng(43)
+    x = rand((4, C), dtype, rng)
+    x[0, 0], x[1, 1], x[2, 0] = -np.inf, np.inf, -np.inf
+    t = x.copy()
+    t[2] = np.abs(t[2])
+    got = F.cross_entropy(
+        mt(x, dtype, device), mt(t, dtype, device), reduction="none", label_smoothing=smoothing
+    )
+    with np.errstate(invalid="ignore"):
+        exp = np_cross_entropy(x, t, None, "none", -100, smoothing)
+    r, a = TOL[dtype]
+    assert np.array_equal(np.isnan(to_np(got)), np.isnan(exp)), (to_np(got), exp)
+    assert_matches(got, exp, rtol=r, atol=a * max(1.0, float(np.nanmax(np.abs(exp[np.isfinite(exp)])))))
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
+@pytest.mark.parametrize("shape", [(2, 2, 1500), (3, 5, 700), (2, 40, 30)], ids=str)
+@pytest.mark.parametrize("prob", [False, True])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy_spatial_grad(device, dtype, shape, prob, reduction):
+    """(N, C, L) inputs' gradient (the CPU's blocks of positions worked in place, up to kBlockElems / C = 1024
+    positions a block at two classes, several blocks per n) against float64 NumPy and against the same rows
+    laid out as (N * L, C); weights, smoothing and ignore_index, an incoming gradient per position for none."""
+    rng = np.random.default_rng(44)
+    N, C, L = shape
+    x = rand(shape, dtype, rng)
+    w = rand((C,), dtype, rng, 0.5, 2.0)
+    if prob:
+        t = to_np(mt(np.exp(np_log_softmax(rand(shape, minitorch.float64, rng), 1)), dtype, "cpu"))
+    else:
+        t = class_targets((N, L), C, rng, ignore_index=-100)
+    g = rand((N, L), dtype, rng, 0.5, 1.5) if reduction == "none" else np.asarray(1.0)
+    r, a = TOL[dtype]
+    grads = []
+    for rows in (False, True):
+        xs, ts, gs = x, t, g
+        if rows:  # the same samples as rows of classes
+            xs = x.transpose(0, 2, 1).reshape(-1, C)
+            ts = t.transpose(0, 2, 1).reshape(-1, C) if prob else t.reshape(-1)
+            gs = g.reshape(-1) if reduction == "none" else g
+        xm = mt(xs, dtype, device, requires_grad=True)
+        tm = mt(ts, dtype, device) if prob else long(ts, device)
+        loss = F.cross_entropy(xm, tm, mt(w, dtype, device), reduction=reduction, label_smoothing=0.1)
+        loss.backward(mt(gs, dtype, device))
+        got = to_np(xm.grad)
+        grads.append(got.reshape(N, L, C).transpose(0, 2, 1) if rows else got)
+    exp_g, mag = np_ce_input_grad(x, t, w, reduction, -100, 0.1)
+    gb = g[:, None, :] if reduction == "none" else g
+    assert_matches(mt(grads[0], dtype, "cpu"), exp_g * gb, rtol=r, atol=a + r * mag * 2)
+    np.testing.assert_allclose(grads[0], grads[1], rtol=r, atol=r * mag)
+
+
+def test_cross_entropy_huge_logits_pytorch_example():
+    """docs/reliability.md's fuzz seed 4435: PyTorch gives 1.886e30 (ours was 5e29) and the gradient
+    [0, -1, 0, 0, 0.5] (softmax [1/2, 0, 1/2, 0, 0] times the target's sum, 2e30, less the target)."""
+    v = [1e30, 1.0, 1e30, 0.0, -0.5]
+    x = minitorch.tensor(v, requires_grad=True)
+    loss = minitorch.nn.CrossEntropyLoss()(x, minitorch.tensor(v))
+    xf = to_np(x)
+    exp = np_cross_entropy(xf, xf)
+    assert_matches(loss, exp)
+    assert abs(loss.item() / 1.8862944e30 - 1) < 1e-6
+    loss.backward()
+    assert_matches(x.grad, np_ce_input_grad(xf, xf, None, "mean", -100, 0.0)[0])
+
+
 def test_cross_entropy_grad_reaches_both_inputs_and_accumulates(device):
     x = minitorch.randn(3, 4, dtype=minitorch.float64, device=device, requires_grad=True)
     p = minitorch.softmax(minitorch.randn(3, 4, dtype=minitorch.float64, device=device), 1).requires_grad_()
