@@ -323,7 +323,11 @@ def _type_name(value):
     t = type(value)
     if t in _TORCH_TYPE_NAMES:
         return _TORCH_TYPE_NAMES[t]
-    return t.__name__ if t.__module__ in ("builtins", "minitorch") else f"{t.__module__}.{t.__name__}"
+    # PyTorch prints the type's tp_name: a class written in Python (a heap type) has its bare name there, a
+    # type defined in C its module too ("numpy.ndarray", "collections.OrderedDict")
+    if t.__module__ in ("builtins", "minitorch") or t.__flags__ & (1 << 9):
+        return t.__name__
+    return f"{t.__module__}.{t.__name__}"
 
 
 # how PyTorch's parser names the types it defines in C (their tp_name)
