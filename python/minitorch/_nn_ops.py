@@ -208,9 +208,14 @@ def instance_norm(
     return _F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
 
 
+@_argcheck.parses(
+    "Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False"
+)
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
-    """Embedding lookup with torch's argument order (weight first); a negative padding_idx means none."""
-    pidx = padding_idx if padding_idx is not None and padding_idx >= 0 else None
+    """Embedding lookup with torch's argument order (weight first). ATen's padding_idx is not range-checked (F's
+    Python asserts): a negative one, or one past the rows, pads no row."""
+    rows = weight.shape[0] if weight.dim() else 0
+    pidx = padding_idx if 0 <= padding_idx < rows else None
     return _F.embedding(indices, weight, pidx, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
 

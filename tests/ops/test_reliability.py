@@ -6631,3 +6631,21 @@ def test_fuzz_4449_kind_first():
     assert T.diagonal_scatter(T.zeros(2, 3), T.ones(2), 1).tolist() == [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
     with pytest.raises(NotImplementedError, match="aten::sparse_mask"):
         T.ones(2).sparse_mask(T.ones(2))
+
+
+def test_fuzz_4450_embedding_and_fractional_pool():
+    """Fuzz seed 4450: torch.embedding (ATen's, weight first) parses its arguments and does not range-check
+    padding_idx (F.embedding's Python asserts); FractionalMaxPool3d checks its kernel size when built"""
+    T = minitorch
+    w = T.arange(10.0).reshape(2, 5)
+    with pytest.raises(
+        TypeError, match=re.escape("embedding(): argument 'indices' (position 2) must be Tensor")
+    ):
+        T.embedding(w, 2, 2)
+    assert T.embedding(w, T.tensor([1]), 7).tolist() == [[5.0, 6.0, 7.0, 8.0, 9.0]]
+    w = w.requires_grad_()
+    T.embedding(w, T.tensor([0, 1, 1]), 1).sum().backward()
+    assert w.grad.tolist() == [[1.0] * 5, [0.0] * 5]  # the padding row gets no gradient
+    with pytest.raises(ValueError, match="kernel_size must be greater than 0, but got -1"):
+        T.nn.FractionalMaxPool3d(-1, 1)
+    T.nn.FractionalMaxPool2d(-1, 1)  # PyTorch's 2-d module leaves it to the kernel

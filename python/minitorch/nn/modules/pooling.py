@@ -299,6 +299,12 @@ class _FractionalMaxPoolNd(Module):
         def tup(v):
             return tuple(v) if isinstance(v, (tuple, list)) else (v,) * nd
 
+        # PyTorch's 3-d module checks the kernel size here (its 2-d module leaves it to the kernel)
+        if nd == 3 and (
+            (isinstance(kernel_size, int) and kernel_size <= 0)
+            or (isinstance(kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size))
+        ):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
         self.kernel_size = tup(kernel_size)
         self.return_indices = return_indices
         self.register_buffer("_random_samples", _random_samples)
