@@ -12,6 +12,7 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factory.h"
+#include "ops/layout.h"
 #include "ops/shape.h"
 
 namespace mt {
@@ -353,6 +354,16 @@ Tensor all_any(const Tensor& self, IntArrayRef dims, bool keepdim, ReduceOp op) 
 
 Tensor all(const Tensor& self, IntArrayRef dims, bool keepdim) {
   return all_any(self, dims, keepdim, ReduceOp::all);
+}
+
+Tensor count_nonzero(const Tensor& self, IntArrayRef dims) {
+  // Over every dim the order is free: a permuted dense input (x.t()) is counted as its memory lies, one flat
+  // run, instead of ne's result in x's layout and a strided reduction over it (2.2x PyTorch's time at
+  // 256x256).
+  const bool flat =
+      dims.empty() && self.dim() > 1 && !self.is_contiguous() && non_overlapping_and_dense(self);
+  const Tensor x = flat ? as_strided(self, {self.numel()}, {1}, self.storage_offset()) : self;
+  return sum(ne(x, wrapped_scalar(Scalar(int64_t(0)))), dims, false);
 }
 
 // Dense operands are compared a slice at a time, the first one small and each next one 16 times longer, so

@@ -820,15 +820,6 @@ TENSOR_METHODS["equal"] = _compare.equal
 # ---------------------------------------------------------------------------------------------- reductions
 
 
-@_argcheck.parses("Tensor input, int? dim=None", "Tensor input, int[] dim", upfront=False)
-def count_nonzero(input, dim=None):
-    """Number of nonzero elements, over all of input or along dim (int or tuple)."""
-    return _C.sum(_C.ne(input, 0), dim)
-
-
-_export(count_nonzero)
-
-
 def aminmax(input, *, dim=None, keepdim=False):
     """(min, max) of input, over everything or along dim, as return_types.aminmax."""
     if input.numel() == 0 and dim is None:
