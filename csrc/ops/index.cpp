@@ -610,25 +610,44 @@ int64_t check_fill_index(const Tensor& self, int64_t dim, const Tensor& index) {
   return d;
 }
 
-// The index as the put's index along dim d: index_copy_ refuses a negative index, index_fill_ wraps it
-// (PyTorch's kernels), each naming the first one out of range in its own words. A CUDA index is read on the
-// host, as index_put_ reads it anyway.
+// The index as the put's index along dim d, a vector in [0, n): index_copy_ refuses a negative index,
+// index_fill_ wraps it (PyTorch's kernels), each naming the first one out of range in its own words. A CUDA
+// index is read on the host, as index_put_ reads it anyway.
 Tensor checked_put_index(const Tensor& self, int64_t d, const Tensor& index, bool copy) {
   const int64_t n = self.dim() ? self.sizes()[d] : 1;
-  Tensor h = contiguous(on_host(reshape(index, {-1})));
+  Tensor flat = reshape(index, {-1});
+  Tensor h = contiguous(on_host(flat));
   const int64_t* v = h.data<int64_t>();
   const int64_t lo = copy ? 0 : -n;
-  for (int64_t k = 0; k < h.numel(); ++k)
+  bool negative = false;
+  for (int64_t k = 0; k < h.numel(); ++k) {
     MT_CHECK_INDEX(v[k] >= lo && v[k] < n, copy ? "index_copy_(): " : "", "index ", v[k],
                    " is out of bounds for dimension ", d, " with size ", n);
-  return reshape(index, {-1});
+    negative |= v[k] < 0;
+  }
+  if (!negative) return flat;
+  Tensor w = make_empty({h.numel()}, ScalarType::Long, Device(DeviceType::CPU));
+  int64_t* q = w.data<int64_t>();
+  for (int64_t k = 0; k < h.numel(); ++k) q[k] = v[k] < 0 ? v[k] + n : v[k];
+  return to(w, ScalarType::Long, index.device());
 }
 
-// self's slices at `index` along d written with values (shaped as self with index.numel() along d, or
-// broadcasting to it): one index_put_ (a 0-dim self viewed as one element).
+// self's slices at `index` (in [0, size)) along d written with values (shaped as self with index.numel()
+// along d, or a 0-dim value): one index_put_ (a 0-dim self viewed as one element). Along the last dim of a
+// CPU tensor, the put's plan would write each index down a column (its work is index-major, a row's stride
+// per element: 3x the time of a composite that transposed first); scatter_ with the index broadcast over the
+// rows writes each row once, in order (the index_select path, reversed). Repeated indices: the last write
+// wins in both.
 void put_along(const Tensor& self, int64_t d, const Tensor& index, const Tensor& values) {
   if (self.dim() == 0) {
     native::index_put_(reshape(self, {1}), {index}, reshape(values, {-1}), false);
+    return;
+  }
+  if (self.device().is_cpu() && self.dim() > 1 && d == self.dim() - 1 && self.numel() > 0) {
+    DimVector shape = self.sizes(), view(static_cast<size_t>(self.dim()), 1);
+    shape[d] = view[d] = index.numel();
+    Tensor src = values.dim() == 0 ? expand(to(values, self.dtype(), self.device()), shape) : values;
+    native::scatter_(self, d, expand(reshape(index, view), shape), src, "");
     return;
   }
   std::vector<std::optional<Tensor>> ix(static_cast<size_t>(d), std::nullopt);

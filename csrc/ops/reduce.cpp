@@ -8,6 +8,7 @@
 
 #include "core/FreshWrites.h"
 #include "generated/native.h"
+#include "kernels/cpu/MaskScan.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -357,13 +358,15 @@ Tensor all(const Tensor& self, IntArrayRef dims, bool keepdim) {
 }
 
 Tensor count_nonzero(const Tensor& self, IntArrayRef dims) {
-  // Over every dim the order is free: a permuted dense input (x.t()) is counted as its memory lies, one flat
-  // run, instead of ne's result in x's layout and a strided reduction over it (2.2x PyTorch's time at
-  // 256x256).
-  const bool flat =
-      dims.empty() && self.dim() > 1 && !self.is_contiguous() && non_overlapping_and_dense(self);
-  const Tensor x = flat ? as_strided(self, {self.numel()}, {1}, self.storage_offset()) : self;
-  return sum(ne(x, wrapped_scalar(Scalar(int64_t(0)))), dims, false);
+  const Tensor nz = ne(self, wrapped_scalar(Scalar(int64_t(0))));
+  if (dims.empty() && nz.device().is_cpu() && non_overlapping_and_dense(nz)) {
+    // Over every dim the order is free: the mask's bytes summed as they lie in memory, in one vectorized pass
+    // (MaskScan's count). The bool-to-int64 sum cost as much as the compare, and walked a permuted mask
+    // (x.t()) in row-major order: 8x8 1.4 us against PyTorch's 1.0, 256x256 transposed 70 us against 31.
+    return scalar_tensor(Scalar(MaskScan(nz.data<bool>(), nz.numel()).count()), ScalarType::Long,
+                         nz.device());
+  }
+  return sum(nz, dims, false);
 }
 
 // Dense operands are compared a slice at a time, the first one small and each next one 16 times longer, so
