@@ -16,6 +16,7 @@
 #include "ops/factory.h"
 #include "ops/index_dim.h"
 #include "ops/kernels.h"
+#include "ops/layout.h"
 #include "ops/reduce.h"
 #include "ops/scatter.h"
 #include "ops/shape.h"
@@ -633,17 +634,18 @@ Tensor checked_put_index(const Tensor& self, int64_t d, const Tensor& index, boo
 }
 
 // self's slices at `index` (in [0, size)) along d written with values (shaped as self with index.numel()
-// along d, or a 0-dim value): one index_put_ (a 0-dim self viewed as one element). Along the last dim of a
-// CPU tensor, the put's plan would write each index down a column (its work is index-major, a row's stride
-// per element: 3x the time of a composite that transposed first); scatter_ with the index broadcast over the
-// rows writes each row once, in order (the index_select path, reversed). Repeated indices: the last write
-// wins in both.
+// along d, or a 0-dim value): one index_put_ (a 0-dim self viewed as one element). Along a last dim that is
+// dense in memory (a CPU tensor), the put's plan would write each index down a column (its work is
+// index-major, a row's stride per element: 3x the time of a composite that transposed first); scatter_ with
+// the index broadcast over the rows writes each row once, in order (the index_select path, reversed).
+// Repeated indices: the last write wins in both.
 void put_along(const Tensor& self, int64_t d, const Tensor& index, const Tensor& values) {
   if (self.dim() == 0) {
     native::index_put_(reshape(self, {1}), {index}, reshape(values, {-1}), false);
     return;
   }
-  if (self.device().is_cpu() && self.dim() > 1 && d == self.dim() - 1 && self.numel() > 0) {
+  if (self.device().is_cpu() && self.dim() > 1 && d == self.dim() - 1 && self.strides()[d] == 1 &&
+      self.numel() > 0) {
     DimVector shape = self.sizes(), view(static_cast<size_t>(self.dim()), 1);
     shape[d] = view[d] = index.numel();
     Tensor src = values.dim() == 0 ? expand(to(values, self.dtype(), self.device()), shape) : values;
@@ -705,6 +707,15 @@ void check_fill_value(const Tensor& self, const Tensor& value) {
   check_scalar_fits(item(value), self.dtype());
 }
 
+// The out-of-place result PyTorch's index_fill and slice_scatter start from: self.clone() in self's layout
+// (preserve_format), so a transposed self gives a transposed result, written without a transposing copy.
+Tensor clone_preserve(const Tensor& self) {
+  Tensor out = empty_strided_dense(self.sizes(), preserved_strides(self), self.dtype(), self.device());
+  FreshWrites fresh;
+  native::copy_(out, self, false);
+  return out;
+}
+
 void check_masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
   MT_CHECK(mask.dtype() == ScalarType::Bool,
            "masked_scatter_ only supports boolean masks, but got mask with dtype ",
@@ -750,7 +761,7 @@ Tensor native::index_fill(const Tensor& self, int64_t dim, const Tensor& index, 
   check_fill_value(self, value);
   const int64_t d = check_fill_index(self, dim, index);
   Tensor idx = index.numel() ? checked_put_index(self, d, index, false) : index;
-  Tensor out = mt::clone(self);
+  Tensor out = clone_preserve(self);
   FreshWrites fresh;
   if (index.numel() > 0) put_along(out, d, idx, value);
   return out;
@@ -814,7 +825,7 @@ Tensor native::slice_scatter(const Tensor& self, const Tensor& src, int64_t dim,
   MT_CHECK(IntArrayRef(shape).equals(src.sizes()),
            "expected src to have a size equal to the slice of self. src size = ", shape_str(src.sizes()),
            ", slice size = ", shape_str(shape));
-  Tensor out = mt::clone(self);
+  Tensor out = clone_preserve(self);
   FreshWrites fresh;  // the write that builds the result leaves its version at 0, as PyTorch's
   if (src.numel() > 0) native::copy_(native::slice(out, d, start, end, step), src, false);
   return out;

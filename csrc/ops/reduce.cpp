@@ -369,6 +369,12 @@ Tensor count_nonzero(const Tensor& self, IntArrayRef dims) {
   return sum(nz, dims, false);
 }
 
+Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim) {
+  if (!dim) return count_nonzero(self, IntArrayRef());
+  const int64_t d = *dim;
+  return count_nonzero(self, IntArrayRef(&d, 1));
+}
+
 // Dense operands are compared a slice at a time, the first one small and each next one 16 times longer, so
 // that tensors which differ early cost one small compare, as PyTorch's stops at the first difference (the
 // whole-tensor eq and all ran 14x its time there), and equal ones at most a few extra dispatches.

@@ -10,13 +10,13 @@ from minitorch.autograd import gradcheck
 from tests.utils import cases_here_and_in_pytorch, to_np
 
 # Run here with minitorch and under PyTorch (the oracle): every case's result as JSON, a tensor as
-# [dtype, shape, values], an error as [type, message].
+# [dtype, shape, strides, values], an error as [type, message].
 CASES = r"""
 def cases(torch):
     def enc(t):
         if isinstance(t, torch.Tensor):
             v = t.float() if t.dtype in (torch.float16, torch.bfloat16) else t
-            return [str(t.dtype), list(t.shape), v.tolist()]
+            return [str(t.dtype), list(t.shape), list(t.stride()), v.tolist()]
         return t
 
     def run(f):
