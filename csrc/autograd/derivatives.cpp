@@ -384,6 +384,21 @@ Tensor gather_backward(const Tensor& g, IntArrayRef sizes, int64_t dim, const Te
   mt::scatter_add_(z, dim, index, g);
   return z;
 }
+// index_fill's value: the gradient summed over the filled slices, each once however often the index repeats
+// it (PyTorch sums over the unique indices)
+Tensor index_fill_value_grad(const Tensor& g, int64_t d, const Tensor& index) {
+  Tensor filled =
+      mt::index_fill(zeros(g.sizes(), ScalarType::Bool, g.device()), d, index, wrapped_scalar(Scalar(true)));
+  return mt::sum(mt::where(filled, g, S(0)), {}, false);
+}
+// masked_scatter's source: the gradient at the mask's True positions, in order, then zeros for the source
+// elements no True position took (PyTorch's masked_scatter_backward)
+Tensor masked_scatter_backward(const Tensor& g, const Tensor& mask, IntArrayRef source_sizes) {
+  Tensor taken = mt::masked_select(g, mask);
+  const int64_t rest = compute_numel(source_sizes) - taken.numel();
+  if (rest > 0) taken = mt::cat({taken, zeros({rest}, g.dtype(), g.device())}, 0);
+  return mt::reshape(taken, source_sizes);
+}
 
 // clamp's gradients, PyTorch 2.15's. Python-number bounds (clamp_backward): the gradient only strictly
 // inside, so none at a bound, at a NaN x or under a NaN bound. One tensor bound (clamp_min.Tensor /

@@ -16,6 +16,7 @@
 #include "ops/factory.h"
 #include "ops/index_dim.h"
 #include "ops/kernels.h"
+#include "ops/layout.h"
 #include "ops/reduce.h"
 #include "ops/scatter.h"
 #include "ops/shape.h"
@@ -594,6 +595,240 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
 
 Tensor scatter_value_src(const Tensor& self, const Tensor& index, const Scalar& value) {
   return expand(scalar_tensor(value, self.dtype(), self.device()), index.sizes());
+}
+
+}  // namespace mt
+
+namespace mt {
+
+namespace {
+// index_fill_'s checks of index and dim in PyTorch's order (the index's dtype, the dim, the index's rank);
+// returns the wrapped dim.
+int64_t check_fill_index(const Tensor& self, int64_t dim, const Tensor& index) {
+  MT_CHECK_INDEX(index.dtype() == ScalarType::Long, "index_fill_(): Expected dtype int64 for index.");
+  const int64_t d = wrap_dim(dim, self.dim());
+  MT_CHECK(index.dim() <= 1, "Index has to be a vector/scalar");
+  return d;
+}
+
+// The index as the put's index along dim d, a vector in [0, n): index_copy_ refuses a negative index,
+// index_fill_ wraps it (PyTorch's kernels), each naming the first one out of range in its own words. A CUDA
+// index is read on the host, as index_put_ reads it anyway.
+Tensor checked_put_index(const Tensor& self, int64_t d, const Tensor& index, bool copy) {
+  const int64_t n = self.dim() ? self.sizes()[d] : 1;
+  Tensor flat = reshape(index, {-1});
+  Tensor h = contiguous(on_host(flat));
+  const int64_t* v = h.data<int64_t>();
+  const int64_t lo = copy ? 0 : -n;
+  bool negative = false;
+  for (int64_t k = 0; k < h.numel(); ++k) {
+    MT_CHECK_INDEX(v[k] >= lo && v[k] < n, copy ? "index_copy_(): " : "", "index ", v[k],
+                   " is out of bounds for dimension ", d, " with size ", n);
+    negative |= v[k] < 0;
+  }
+  if (!negative) return flat;
+  Tensor w = make_empty({h.numel()}, ScalarType::Long, Device(DeviceType::CPU));
+  int64_t* q = w.data<int64_t>();
+  for (int64_t k = 0; k < h.numel(); ++k) q[k] = v[k] < 0 ? v[k] + n : v[k];
+  return to(w, ScalarType::Long, index.device());
+}
+
+// self's slices at `index` (in [0, size)) along d written with values (shaped as self with index.numel()
+// along d, or a 0-dim value): one index_put_ (a 0-dim self viewed as one element). Along a last dim that is
+// dense in memory (a CPU tensor), the put's plan would write each index down a column (its work is
+// index-major, a row's stride per element: 3x the time of a composite that transposed first); scatter_ with
+// the index broadcast over the rows writes each row once, in order (the index_select path, reversed).
+// Repeated indices: the last write wins in both.
+void put_along(const Tensor& self, int64_t d, const Tensor& index, const Tensor& values) {
+  if (self.dim() == 0) {
+    native::index_put_(reshape(self, {1}), {index}, reshape(values, {-1}), false);
+    return;
+  }
+  if (self.device().is_cpu() && self.dim() > 1 && d == self.dim() - 1 && self.strides()[d] == 1 &&
+      self.numel() > 0) {
+    DimVector shape = self.sizes(), view(static_cast<size_t>(self.dim()), 1);
+    shape[d] = view[d] = index.numel();
+    Tensor src = values.dim() == 0 ? expand(to(values, self.dtype(), self.device()), shape) : values;
+    native::scatter_(self, d, expand(reshape(index, view), shape), src, "");
+    return;
+  }
+  std::vector<std::optional<Tensor>> ix(static_cast<size_t>(d), std::nullopt);
+  ix.push_back(index);
+  native::index_put_(self, ix, values, false);
+}
+
+// index_copy_'s checks in PyTorch's order (its meta function): the dim, the index's rank, source's rank, the
+// index's dtype, the dtypes, the slice shapes (sizes without dim), the number of indices; returns the wrapped
+// dim.
+int64_t check_index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  MT_CHECK_INDEX(index.dim() < 2, "index_copy_(): Index should have dimension 1 or 0 (got ", index.dim(),
+                 ")");
+  const int64_t n = index.numel();
+  MT_CHECK_INDEX(source.dim() != 0 || n == 1,
+                 "index_copy_(): When source is scalar, index should have one element (got ", n, ")");
+  MT_CHECK_INDEX(
+      source.dim() == self.dim() || source.dim() == 0 || self.dim() == 0,
+      "index_copy_(): When source and destination are not scalars, their dimensionality must match. "
+      "Source dimensionality (",
+      source.dim(), "), destination dimensionality (", self.dim(), ")");
+  MT_CHECK(index.dtype() == ScalarType::Long, "index_copy_(): Expected a long tensor for index, but got ",
+           dtype_short_name(index.dtype()));
+  MT_CHECK(source.dtype() == self.dtype(),
+           "index_copy_(): self and source expected to have the same dtype, but got (self) ",
+           dtype_short_name(self.dtype()), " and (source) ", dtype_short_name(source.dtype()));
+  // the sizes but dim's, printed as PyTorch prints a size vector ("4 5")
+  auto sliced = [d](IntArrayRef s) {
+    std::vector<int64_t> v(s.begin(), s.end());
+    if (!v.empty()) v.erase(v.begin() + d);
+    return v;
+  };
+  const std::vector<int64_t> xs = sliced(self.sizes()), ss = sliced(source.sizes());
+  if (xs != ss) {
+    auto str = [](const std::vector<int64_t>& v) {
+      std::string r;
+      for (int64_t s : v) r += std::to_string(s) + " ";
+      return r;
+    };
+    MT_ERROR(
+        "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: ",
+        str(xs), "at dimension ", d, " and source slice shape: ", str(ss), "at dimension 0.");
+  }
+  MT_CHECK_INDEX(source.dim() == 0 || n == source.sizes()[d], "index_copy_(): Number of indices (", n,
+                 ") should be equal to source.size(dim) (", source.dim() ? source.sizes()[d] : 1, ")");
+  return d;
+}
+
+void check_fill_value(const Tensor& self, const Tensor& value) {
+  MT_CHECK(value.dim() == 0, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+           value.dim(), " dimension(s).");
+  // read as a number of self's dtype, checked as fill_ checks it (inf into an integer tensor is its overflow
+  // error), before the index is (PyTorch's index_fill_ takes value.item())
+  check_scalar_fits(item(value), self.dtype());
+}
+
+// The out-of-place result PyTorch's index_fill and slice_scatter start from: self.clone() in self's layout
+// (preserve_format), so a transposed self gives a transposed result, written without a transposing copy.
+Tensor clone_preserve(const Tensor& self) {
+  Tensor out = empty_strided_dense(self.sizes(), preserved_strides(self), self.dtype(), self.device());
+  FreshWrites fresh;
+  native::copy_(out, self, false);
+  return out;
+}
+
+void check_masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  MT_CHECK(mask.dtype() == ScalarType::Bool,
+           "masked_scatter_ only supports boolean masks, but got mask with dtype ",
+           dtype_short_name(mask.dtype()));
+  MT_CHECK(source.dtype() == self.dtype(),
+           "masked_scatter: expected self and source to have same dtypes but got",
+           dtype_short_name(self.dtype()), " and ", dtype_short_name(source.dtype()));
+  for (const Tensor* t : {&mask, &source})
+    MT_CHECK(t->device() == self.device(),
+             "Expected all tensors to be on the same device, but found at least two devices, ",
+             self.device().str(), " and ", t->device().str(), "!");
+}
+}  // namespace
+
+const Tensor& native::index_copy_(const Tensor& self, int64_t dim, const Tensor& index,
+                                  const Tensor& source) {
+  const int64_t d = check_index_copy(self, dim, index, source);
+  check_writable(self);
+  if (index.numel() > 0) put_along(self, d, checked_put_index(self, d, index, true), source);
+  wrote(self);
+  return self;
+}
+
+Tensor native::index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  const int64_t d = check_index_copy(self, dim, index, source);
+  Tensor idx = index.numel() ? checked_put_index(self, d, index, true) : index;
+  Tensor out = mt::clone(self);
+  FreshWrites fresh;
+  if (index.numel() > 0) put_along(out, d, idx, source);
+  return out;
+}
+
+const Tensor& native::index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  check_fill_value(self, value);  // PyTorch checks the value before the index
+  const int64_t d = check_fill_index(self, dim, index);
+  check_writable(self);
+  if (index.numel() > 0) put_along(self, d, checked_put_index(self, d, index, false), value);
+  wrote(self);
+  return self;
+}
+
+Tensor native::index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  check_fill_value(self, value);
+  const int64_t d = check_fill_index(self, dim, index);
+  Tensor idx = index.numel() ? checked_put_index(self, d, index, false) : index;
+  Tensor out = clone_preserve(self);
+  FreshWrites fresh;
+  if (index.numel() > 0) put_along(out, d, idx, value);
+  return out;
+}
+
+const Tensor& native::masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  check_masked_scatter(self, mask, source);
+  check_writable(self);
+  Tensor m = mt::expand(mask, self.sizes());  // the mask broadcasts to self, not the other way round
+  if (self.device().is_cpu()) {
+    Tensor mc = mt::contiguous(m);
+    MaskScan scan(mc.data<bool>(), mc.numel());
+    MT_CHECK(scan.count() <= source.numel(), "Number of elements of source < number of ones in mask");
+    if (scan.count() > 0) {
+      // source is read in order from its start: a copy when it is strided or lives in self's memory
+      Tensor src = same_memory(source, self) ? mt::clone(source) : mt::contiguous(source);
+      dispatch_width(self.itemsize(), [&](auto w) {
+        using W = decltype(w);
+        scan.scatter(static_cast<const W*>(src.data_ptr()), static_cast<W*>(self.data_ptr()),
+                     self.sizes().data(), self.strides().data(), self.dim());
+      });
+    }
+    wrote(self);
+    return self;
+  }
+  // other devices: the mask's count comes to the host (PyTorch's CUDA kernel syncs for it too), then
+  // x[mask] = source[:count], whose k-th put is the k-th True in row-major order
+  const int64_t count = mt::item(mt::sum(m, {}, false)).to_long();
+  MT_CHECK(count <= source.numel(), "Number of elements of source < number of ones in mask");
+  if (count > 0) {
+    Tensor src = same_memory(source, self) ? mt::clone(source) : source;
+    native::index_put_(self, {m}, mt::slice(mt::reshape(src, {-1}), 0, 0, count, 1), false);
+  }
+  wrote(self);
+  return self;
+}
+
+Tensor native::masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  check_masked_scatter(self, mask, source);
+  // self broadcasts with the mask (PyTorch's expand_outplace), into a contiguous result
+  DimVector shape = broadcast_shapes(mask.sizes(), self.sizes());
+  Tensor out = make_empty(shape, self.dtype(), self.device());
+  native::copy_(out, self, false);
+  FreshWrites fresh;
+  native::masked_scatter_(out, mask, source);
+  return out;
+}
+
+Tensor native::slice_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t start, int64_t end,
+                             int64_t step) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  MT_CHECK_INDEX(self.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
+  MT_CHECK(step > 0, "slice step must be positive");
+  // Python's slice(start, end, step).indices(n)
+  const int64_t n = self.sizes()[d];
+  auto bound = [n](int64_t i) { return i < 0 ? std::max<int64_t>(i + n, 0) : std::min(i, n); };
+  start = bound(start);
+  end = bound(end);
+  DimVector shape = self.sizes();
+  shape[d] = end > start ? (end - start + step - 1) / step : 0;
+  MT_CHECK(IntArrayRef(shape).equals(src.sizes()),
+           "expected src to have a size equal to the slice of self. src size = ", shape_str(src.sizes()),
+           ", slice size = ", shape_str(shape));
+  Tensor out = clone_preserve(self);
+  FreshWrites fresh;  // the write that builds the result leaves its version at 0, as PyTorch's
+  if (src.numel() > 0) native::copy_(native::slice(out, d, start, end, step), src, false);
+  return out;
 }
 
 }  // namespace mt

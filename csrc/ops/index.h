@@ -31,6 +31,18 @@ const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index,
 // (not recorded by autograd: the Python scatter_reduce gives it PyTorch's tie-splitting gradient).
 const Tensor& scatter_extreme_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                                bool is_max);
+// index_copy / index_fill (PyTorch's index_copy_, index_fill_): self's slices at the int64 vector `index`
+// along dim written with source's slices / the 0-dim value, checked in PyTorch's order and words.
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+const Tensor& index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value);
+const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value);
+// The k-th True of the bool mask (broadcast, row-major) takes source's k-th element.
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source);
+const Tensor& masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& source);
+// A clone of self with self[..., start:end:step] (along dim, Python's slice bounds) overwritten by src.
+Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t start, int64_t end,
+                     int64_t step);
 Tensor nonzero(const Tensor& self);  // (n, ndim) int64
 Tensor masked_select(const Tensor& self, const Tensor& mask);
 // IndexError in PyTorch's words unless t is an int64/int32/uint8/bool tensor.

@@ -8,10 +8,12 @@
 
 #include "core/FreshWrites.h"
 #include "generated/native.h"
+#include "kernels/cpu/MaskScan.h"
 #include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factory.h"
+#include "ops/layout.h"
 #include "ops/shape.h"
 
 namespace mt {
@@ -353,6 +355,24 @@ Tensor all_any(const Tensor& self, IntArrayRef dims, bool keepdim, ReduceOp op) 
 
 Tensor all(const Tensor& self, IntArrayRef dims, bool keepdim) {
   return all_any(self, dims, keepdim, ReduceOp::all);
+}
+
+Tensor count_nonzero(const Tensor& self, IntArrayRef dims) {
+  const Tensor nz = ne(self, wrapped_scalar(Scalar(int64_t(0))));
+  if (dims.empty() && nz.device().is_cpu() && non_overlapping_and_dense(nz)) {
+    // Over every dim the order is free: the mask's bytes summed as they lie in memory, in one vectorized pass
+    // (MaskScan's count). The bool-to-int64 sum cost as much as the compare, and walked a permuted mask
+    // (x.t()) in row-major order: 8x8 1.4 us against PyTorch's 1.0, 256x256 transposed 70 us against 31.
+    return scalar_tensor(Scalar(MaskScan(nz.data<bool>(), nz.numel()).count()), ScalarType::Long,
+                         nz.device());
+  }
+  return sum(nz, dims, false);
+}
+
+Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim) {
+  if (!dim) return count_nonzero(self, IntArrayRef());
+  const int64_t d = *dim;
+  return count_nonzero(self, IntArrayRef(&d, 1));
 }
 
 // Dense operands are compared a slice at a time, the first one small and each next one 16 times longer, so

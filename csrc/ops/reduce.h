@@ -18,6 +18,9 @@ Tensor prod(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype
 Tensor amax(const Tensor& self, IntArrayRef dims, bool keepdim);
 Tensor amin(const Tensor& self, IntArrayRef dims, bool keepdim);
 Tensor all(const Tensor& self, IntArrayRef dims = {}, bool keepdim = false);
+// torch.count_nonzero: the int64 count of nonzero elements over dims (empty: all of them).
+Tensor count_nonzero(const Tensor& self, IntArrayRef dims);
+Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim);  // nullopt: every dim
 Tensor any(const Tensor& self, IntArrayRef dims = {}, bool keepdim = false);
 // torch.equal: the same shape and elements (python/minitorch/_compare.py checks the arguments)
 bool equal(const Tensor& a, const Tensor& b);

@@ -830,13 +830,14 @@ TENSOR_METHODS["equal"] = _compare.equal
 # ---------------------------------------------------------------------------------------------- reductions
 
 
-@_argcheck.parses("Tensor input, int? dim=None", "Tensor input, int[] dim", upfront=False)
-def count_nonzero(input, dim=None):
-    """Number of nonzero elements, over all of input or along dim (int or tuple)."""
-    return _C.sum(_C.ne(input, 0), dim)
+def count_nonzero(self, *args, **kwargs):
+    """Number of nonzero elements, over all of self or along dim (an int, a tuple, or several ints)."""
+    if len(args) > 1:  # PyTorch's method takes the dims as separate ints too: x.count_nonzero(0, 1)
+        args = (args,)
+    return _C.count_nonzero(self, *args, **kwargs)
 
 
-_export(count_nonzero)
+TENSOR_METHODS["count_nonzero"] = count_nonzero
 
 
 def aminmax(input, *, dim=None, keepdim=False):

@@ -2,7 +2,7 @@
 primitive ops (views, cat, index_select, gather...), so autograd and every device come for free; one that a
 benchmark shows slow gets a kernel of its own in csrc/."""
 
-from minitorch import _C, _argcheck, _creation, _ops, _switches, autograd
+from minitorch import _C, _argcheck, _creation, _switches, autograd
 from minitorch import functional as _functional
 from minitorch._dtype_names import dtype_name as _dtype_name
 from minitorch._dtype_names import scalar_name as _scalar_name
@@ -935,84 +935,31 @@ def chain_matmul(*matrices, out=None):
     )
 
 
-# ---- index_add / index_copy / index_fill
+# ---- index_add (index_copy / index_fill are C++ ops, ops/index.cpp)
 
 
-def _check_index(self, dim, index, op):
-    if op != "index_fill_":  # index_add_/index_copy_ wrap the dim before they read the index's dtype
-        _wrap(dim, self.dim())
-    if index.dtype not in (_C.int64, _C.int32) or (op != "index_add_" and index.dtype != _C.int64):
-        if op == "index_add_":
-            raise RuntimeError(
-                f"index_add_(): Expected dtype int32/int64 for index but got: {_scalar_name(index.dtype)}"
-            )
-        if op == "index_copy_":
-            raise RuntimeError(
-                f"index_copy_(): Expected a long tensor for index, but got {_scalar_name(index.dtype)}"
-            )
-        raise IndexError("index_fill_(): Expected dtype int64 for index.")
-    if index.dim() > 1:
-        raise IndexError(
-            f"{op}(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
-            f"{_scalar_name(index.dtype)} and size: {list(index.shape)}"
-        )
-    return _wrap(dim, self.dim())
-
-
-def _check_source(self, d, index, source, op):
-    ss = list(source.shape) if source.dim() else [1]
-    xs = list(self.shape) if self.dim() else [1]
-    if len(ss) != len(xs) or any(a != b for i, (a, b) in enumerate(zip(ss, xs)) if i != d):
-        if op == "index_copy_":
-            raise RuntimeError(
-                "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: "
-                f"{xs[d]} at dimension {d} and source slice shape: {ss[d] if d < len(ss) else 1} at dimension {d}."
-            )
-        raise RuntimeError(
-            "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = "
-            f"{list(self.shape)} source.shape = {list(source.shape)}"
-        )
-    if index.numel() != ss[d]:
-        if op == "index_copy_":
-            raise IndexError(
-                f"index_copy_(): Number of indices ({index.numel()}) should be equal to source.size(dim) ({ss[d]})"
-            )
-        raise RuntimeError(
-            f"index_add_(): Number of indices ({index.numel()}) should be equal to source.size(dim): ({ss[d]}), "
-            f"for dim: {d}"
-        )
-    if op == "index_add_" and source.dtype != self.dtype:
-        raise RuntimeError(
-            f"index_add_(): self ({_scalar_name(self.dtype)}) and source ({_scalar_name(source.dtype)}) must "
-            "have the same scalar type"
-        )
-
-
-def _bounds_error(self, d, index, op):
-    """PyTorch's bounds error of index_add/index_copy (no negative indices) and index_fill (wrapped), naming the
-    first bad index; None when every index is in range. Called only where a bad index is known or likely."""
+def _bounds_error(self, d, index):
+    """PyTorch's bounds error of index_add (no negative indices), naming the first bad index; None when every
+    index is in range. Called only where a bad index is known or likely."""
     n = self.shape[d] if self.dim() else 1
-    bad = (index < (-n if op == "index_fill_" else 0)) | (index >= n)
+    bad = (index < 0) | (index >= n)
     if not bad.any():
         return None
     i = int(index.reshape(-1)[bad.reshape(-1)][0])
-    if op == "index_add_":
-        if self.dim() <= 1:
-            return IndexError("index out of range in self")
-        return RuntimeError(f"index {i} is out of bounds for dimension {d} with size {n}")
-    prefix = "index_copy_(): " if op == "index_copy_" else ""
-    return IndexError(f"{prefix}index {i} is out of bounds for dimension {d} with size {n}")
+    if self.dim() <= 1:
+        return IndexError("index out of range in self")
+    return RuntimeError(f"index {i} is out of bounds for dimension {d} with size {n}")
 
 
-def _put_along(self, d, index, values, accumulate, op):
-    """_index_put_dim with PyTorch's bounds errors for `op`: index_put wraps negative indices, which index_add
-    and index_copy refuse (one min() per call finds them), and names the moved dim in its own error."""
-    if op != "index_fill_" and index.numel() and index.device.type == "cpu" and int(index.min()) < 0:
-        raise _bounds_error(self, d, index, op)
+def _put_along(self, d, index, values, accumulate):
+    """_index_put_dim with index_add's bounds errors: index_put wraps negative indices, which index_add refuses
+    (one min() per call finds them), and names the moved dim in its own error."""
+    if index.numel() and index.device.type == "cpu" and int(index.min()) < 0:
+        raise _bounds_error(self, d, index)
     try:
         return _index_put_dim(self, d, index, values, accumulate)
     except IndexError:
-        err = _bounds_error(self, d, index, op)
+        err = _bounds_error(self, d, index)
         if err is None:
             raise
         raise err from None
@@ -1044,7 +991,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     # 1-D path alone reads every index)
     if index.numel() == 0 or (input.dim() > 1 and (input.numel() == 0 or source.numel() == 0)):
         return input.clone()
-    return _put_along(input, d, index, source * alpha if alpha != 1 else source, True, "index_add_")
+    return _put_along(input, d, index, source * alpha if alpha != 1 else source, True)
 
 
 def _check_index_add(self, dim, index, source):
@@ -1086,46 +1033,6 @@ def _check_index_add(self, dim, index, source):
     return d
 
 
-_INDEX_COPY_SIG = "int dim, Tensor index, Tensor source"
-
-
-@_argcheck.parses(f"Tensor input, {_INDEX_COPY_SIG}", upfront=False)
-def index_copy(input, dim, index, source):
-    """`input` with the slices of `source` copied to `index` along `dim`."""
-    d = _check_index(input, dim, index, "index_copy_")
-    if source.dtype != input.dtype:  # PyTorch checks the dtypes before the shapes
-        raise RuntimeError(
-            "index_copy_(): self and source expected to have the same dtype, but got (self) "
-            f"{_scalar_name(input.dtype)} and (source) {_scalar_name(source.dtype)}"
-        )
-    _check_source(input, d, index, source, "index_copy_")
-    return _put_along(input, d, index, source, False, "index_copy_")
-
-
-def _fill_value(self, value):
-    if isinstance(value, _C.Tensor):
-        if value.dim() != 0:
-            raise RuntimeError(
-                f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} dimension(s)."
-            )
-        return value.to(self.dtype)
-    # masked_fill_ checks the number against the dtype (NaN or inf into an integer tensor, 1e30 into float16:
-    # its overflow error; fill_ lets float16/bfloat16 overflow to inf, as PyTorch's)
-    out = _C.empty((), dtype=self.dtype, device=self.device)
-    return out.masked_fill_(_C.ones((), dtype=_C.bool, device=self.device), value)
-
-
-_INDEX_FILL_SIGS = ("int dim, Tensor index, Tensor value", "int dim, Tensor index, Scalar value")
-
-
-@_argcheck.parses(*(f"Tensor input, {s}" for s in _INDEX_FILL_SIGS), upfront=False)
-def index_fill(input, dim, index, value):
-    """`input` with the slices at `index` along `dim` set to the scalar `value`."""
-    value = _fill_value(input, value)  # PyTorch checks the value before the index
-    d = _check_index(input, dim, index, "index_fill_")
-    return _put_along(input, d, index, value, False, "index_fill_")
-
-
 def _inplace(self, result):
     # write the composed result back into self's storage: copy_ records the new value's history on self, so
     # autograd sees self replaced by result (whose graph already holds self's old value)
@@ -1137,18 +1044,6 @@ def _inplace(self, result):
 def index_add_(self, dim, index, source, *, alpha=1):
     """In-place index_add."""
     return _inplace(self, index_add(self, dim, index, source, alpha=alpha))
-
-
-@_argcheck.parses(_INDEX_COPY_SIG, method=True, upfront=False)
-def index_copy_(self, dim, index, source):
-    """In-place index_copy."""
-    return _inplace(self, index_copy(self, dim, index, source))
-
-
-@_argcheck.parses(*_INDEX_FILL_SIGS, method=True, upfront=False)
-def index_fill_(self, dim, index, value):
-    """In-place index_fill."""
-    return _inplace(self, index_fill(self, dim, index, value))
 
 
 # ---- windows and scatters
@@ -1200,25 +1095,6 @@ def select_scatter(input, src, dim, index):
     i = index + n if index < 0 else index
     idx = _creation.tensor([i], device=input.device)
     return _index_put_dim(input, d, idx, src.unsqueeze(d).to(input.dtype), False)
-
-
-@_argcheck.parses("Tensor input, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1")
-def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
-    """`input` with the slice start:end:step along `dim` replaced by `src` (out of place)."""
-    d = _wrap(dim, input.dim())
-    n = input.shape[d]
-    if step is not None and step <= 0:
-        raise RuntimeError("slice step must be positive")
-    start, end, step = slice(start, end, step).indices(n)
-    shape = list(input.shape)
-    shape[d] = len(range(start, end, step))
-    _check_slice_src(src, shape)
-    # PyTorch's composition: a clone with the slice view overwritten (an index_put of an arange along dim cost
-    # 1.5x PyTorch's time at 256x256); the copy into a view records CopySlices for autograd
-    out = input.clone()
-    with _C._fresh_writes:  # the write that builds the result leaves its version at 0, as PyTorch's
-        out[(slice(None),) * d + (slice(start, end, step),)] = src.to(input.dtype)
-    return out
 
 
 @_argcheck.parses("Tensor input, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None")
@@ -1285,8 +1161,6 @@ __all__ += [
     "hsplit",
     "hstack",
     "index_add",
-    "index_copy",
-    "index_fill",
     "inner",
     "kron",
     "meshgrid",
@@ -1296,7 +1170,6 @@ __all__ += [
     "rot90",
     "row_stack",
     "select_scatter",
-    "slice_scatter",
     "tensordot",
     "tile",
     "trace",
@@ -1334,21 +1207,16 @@ TENSOR_METHODS.update(
             "cross",
             "diff",
             "index_add",
-            "index_copy",
-            "index_fill",
             "index_add_",
-            "index_copy_",
-            "index_fill_",
             "unfold",
             "select_scatter",
-            "slice_scatter",
             "diagonal_scatter",
         ]
     }
 )
 
 
-# ---- scatter_reduce / index_reduce / masked_scatter / put
+# ---- scatter_reduce / index_reduce / put
 
 _SCATTER_REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
@@ -1502,46 +1370,6 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
 def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
     """In-place index_reduce."""
     return _inplace(self, index_reduce(self, dim, index, source, reduce, include_self=include_self))
-
-
-def _check_mask(input, mask, source):
-    if mask.dtype != _C.bool:
-        raise RuntimeError(
-            f"masked_scatter_ only supports boolean masks, but got mask with dtype {_scalar_name(mask.dtype)}"
-        )
-    if source.dtype != input.dtype:
-        raise RuntimeError(
-            "masked_scatter: expected self and source to have same dtypes but got"
-            f"{_scalar_name(input.dtype)} and {_scalar_name(source.dtype)}"
-        )
-
-
-def _masked_scatter(input, mask, source):
-    # the k-th True of the mask (row-major) takes source's k-th element: its position is the running count - 1
-    flat = mask.reshape(-1)
-    pos = flat.long().cumsum(0) - 1
-    n = int(pos[-1]) + 1 if flat.numel() else 0
-    if n > source.numel():
-        raise RuntimeError("Number of elements of source < number of ones in mask")
-    if n == 0:
-        return input.clone() if input.shape == mask.shape else input.expand(mask.shape).clone()
-    taken = source.reshape(-1)[pos.clamp_min(0)].view(mask.shape)
-    return _ops.where(mask, taken, input)
-
-
-@_argcheck.parses("Tensor input, Tensor mask, Tensor source", upfront=False)
-def masked_scatter(input, mask, source):
-    """`input` with its positions where `mask` is True (broadcast) filled, in order, from `source`'s elements."""
-    _check_mask(input, mask, source)
-    shape = _functional.broadcast_shapes(input.shape, mask.shape)
-    return _masked_scatter(input.expand(shape), mask.expand(shape), source)
-
-
-@_argcheck.parses("Tensor mask, Tensor source", method=True, upfront=False)
-def masked_scatter_(self, mask, source):
-    """In-place masked_scatter (mask broadcasts to self's shape)."""
-    _check_mask(self, mask, source)
-    return _inplace(self, _masked_scatter(self, mask.expand(self.shape), source))
 
 
 def index_put(input, indices, values, accumulate=False):
@@ -1713,7 +1541,6 @@ __all__ += [
     "adjoint",
     "index_put",
     "index_reduce",
-    "masked_scatter",
     "put",
     "scatter_reduce",
     "split_with_sizes",
@@ -1726,8 +1553,6 @@ TENSOR_METHODS.update(
             "scatter_reduce_",
             "index_reduce",
             "index_reduce_",
-            "masked_scatter",
-            "masked_scatter_",
             "put",
             "put_",
             "fill_diagonal_",

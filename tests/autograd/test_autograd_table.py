@@ -182,6 +182,17 @@ CASES = {
     "scatter_": lambda: check(
         lambda a, s: (a * 1).scatter_(1, idx(2, 0).reshape(1, 2).expand(3, 2), s), r(3, 4), r(3, 2, seed=1)
     ),
+    "index_copy": lambda: check(lambda a, s: a.index_copy(1, idx(3, 0), s), r(3, 4), r(3, 2, seed=1)),
+    "index_copy_": lambda: check(lambda a, s: (a * 1).index_copy_(0, idx(2), s), r(3, 4), r(1, 4, seed=1)),
+    "index_fill": lambda: check(lambda a, v: a.index_fill(1, idx(3, 0, 3), v), r(3, 4), r((), seed=1)),
+    "index_fill_": lambda: check(lambda a, v: (a * 1).index_fill_(-2, idx(1), v), r(3, 4), r((), seed=1)),
+    "masked_scatter": lambda: check(
+        lambda a, s: a.masked_scatter(idx(1, 0, 1, 1).bool(), s), r(3, 4), r(10, seed=1)
+    ),
+    "masked_scatter_": lambda: check(
+        lambda a, s: (a * 1).masked_scatter_(idx(0, 1, 1, 0).bool(), s), r(3, 4), r(3, 3, seed=1)
+    ),
+    "slice_scatter": lambda: check(lambda a, s: a.slice_scatter(s, 1, 1, None, 2), r(3, 4), r(3, 2, seed=1)),
     # sort
     "median_all": lambda: (check(torch.median, r(3, 4)), check(torch.nanmedian, r(3, 4))),
     "tril": lambda: check(lambda a: torch.tril(a, -1), r(2, 3, 4)),

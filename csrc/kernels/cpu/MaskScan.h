@@ -1,5 +1,6 @@
-// Parallel compaction of a contiguous bool mask (nonzero, x[mask], x[mask] = v, masked_select): count per
-// block, then each block writes its true positions (or the elements there) from its prefix start.
+// Parallel compaction of a contiguous bool mask (nonzero, x[mask], x[mask] = v, masked_select, and its
+// inverse masked_scatter_): count per block, then each block writes its true positions (or the elements
+// there) from its prefix start.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -131,6 +132,56 @@ class MaskScan {
     });
   }
 
+  // The inverse of compact(): the k-th selected element of x (a box of `sizes`, row-major over the mask, with
+  // `strides`) takes src[k] (masked_scatter_). Only true positions are written: eight mask bytes at a time,
+  // all false skipped, all true copied whole where x is dense.
+  template <typename W>
+  void scatter(const W* src, W* x, const int64_t* sizes, const int64_t* strides, int64_t nd) const {
+    DimVector sz, st;
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      if (sizes[d] == 1) continue;
+      if (!sz.empty() && strides[d] == st.back() * sz.back())
+        sz.back() *= sizes[d];
+      else {
+        sz.push_back(sizes[d]);
+        st.push_back(strides[d]);
+      }
+    }
+    if (sz.empty()) {
+      sz.push_back(1);
+      st.push_back(1);
+    }
+    const int64_t k = static_cast<int64_t>(sz.size());
+    const uint8_t* m = reinterpret_cast<const uint8_t*>(p_);
+    for_blocks([&](int64_t b, int64_t lo, int64_t hi) {
+      int64_t j = start_[b];
+      if (j == start_[b + 1]) return;
+      DimVector idx(k, 0);
+      int64_t off = 0;
+      for (int64_t d = 0, r = lo; d < k; ++d) {
+        idx[d] = r % sz[d];
+        r /= sz[d];
+        off += idx[d] * st[d];
+      }
+      for (int64_t i = lo; i < hi;) {
+        const int64_t len = std::min(hi - i, sz[0] - idx[0]);
+        j += put(src + j, m + i, len, x + off, st[0]);
+        i += len;
+        off += len * st[0];
+        idx[0] += len;
+        if (idx[0] < sz[0]) continue;
+        off -= sz[0] * st[0];  // odometer over the outer dims
+        idx[0] = 0;
+        for (int64_t d = 1; d < k; ++d) {
+          off += st[d];
+          if (++idx[d] < sz[d]) break;
+          off -= st[d] * sz[d];
+          idx[d] = 0;
+        }
+      }
+    });
+  }
+
   // f(block, lo, hi) for every block, blocks in parallel when there is more than one.
   template <typename F>
   void for_blocks(F&& f) const {
@@ -175,6 +226,27 @@ class MaskScan {
       dst[j] = x[i * s];
       j += m[i];
     }
+    return j;
+  }
+
+  // scatter()'s run: src's next elements to the true ones of n elements of x (stride s); returns how many.
+  template <typename W>
+  static int64_t put(const W* src, const uint8_t* m, int64_t n, W* x, int64_t s) {
+    int64_t j = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, m + i, 8);
+      if (w == 0) continue;
+      if (w == 0x0101010101010101ULL && s == 1) {
+        std::memcpy(static_cast<void*>(x + i), src + j, 8 * sizeof(W));
+        j += 8;
+        continue;
+      }
+      for (int64_t t = 0; t < 8; ++t)
+        if (m[i + t]) x[(i + t) * s] = src[j++];
+    }
+    for (; i < n; ++i)
+      if (m[i]) x[i * s] = src[j++];
     return j;
   }
 

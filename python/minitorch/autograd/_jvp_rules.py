@@ -1957,6 +1957,15 @@ _COMPOSITE_RULES = {
     },
     "scatter_add": {"args": "self, dim, index, src", "jvp": "t_self.scatter_add(dim, index, t_src)"},
     "masked_scatter": {"args": "self, mask, source", "jvp": "t_self.masked_scatter(mask, t_source)"},
+    "index_fill": {
+        "args": "self, dim, index, value",
+        "jvp_self": "t_self.index_fill(dim, index, 0)",
+        "jvp_value": "zeros_like(self).index_fill(dim, index, t_value)",
+    },
+    "slice_scatter": {
+        "args": "self, src, dim=0, start=None, end=None, step=1",
+        "jvp": "t_self.slice_scatter(t_src, dim, start, end, step)",
+    },
     "scatter": {
         "args": "self, dim, index, src=None, value=None, *, reduce=None",
         "jvp": "_scatter_jvp(dim, index, src, value, reduce, t_self, t_src)",
