@@ -1390,21 +1390,28 @@ def _histogramdd_check(args, kwargs):
     """the parser's refusal of a call no overload takes: its TensorList reading of a list `bins` that is no int
     list raises at the first element that is no tensor ("expected Tensor as element 0 in argument 1"), once
     the two overloads before it have failed and its own input is a tensor; else the usual TypeError"""
+    bins = args[1] if len(args) > 1 else kwargs.get("bins")
+    error = None
     try:
         _argcheck.check_call("histogramdd", _HISTOGRAMDD_SIGNATURES, args, kwargs)
-        return
     except TypeError as e:
         if "invalid combination" not in str(e):
             raise
         error = e
-    bins = args[1] if len(args) > 1 else kwargs.get("bins")
-    if len(args) <= 5 and args and _argcheck._tensor_like(args[0]) and isinstance(bins, (list, tuple)):
-        for i, b in enumerate(bins):
+    # the tensor-list overload reads a list bins when the others refused the call, or took it as its own
+    listed = isinstance(bins, (list, tuple))
+    if error is None:
+        listed = listed and bins and not _argcheck._list_int(bins[0], True)
+    else:
+        listed = listed and len(args) <= 5 and _argcheck._tensor_like(args[0])
+    if listed:
+        for i, b in enumerate(bins):  # (the overload taken checked only the first element)
             if not _argcheck._tensor_like(b):
                 raise TypeError(
                     f"expected Tensor as element {i} in argument 1, but got {_argcheck._type_name(b)}"
                 ) from None
-    raise error from None
+    if error is not None:
+        raise error from None
 
 
 @_argcheck.checks_own_arguments
