@@ -27,9 +27,11 @@ _NORMAL_SIGNATURES = (
     "Tensor mean, Tensor std, *, Generator? generator=None, Tensor? out=None",
     "Tensor mean, float std=1, *, Generator? generator=None, Tensor? out=None",
     "float mean, Tensor std, *, Generator? generator=None, Tensor? out=None",
-    "float mean, float std, SymInt[] size, *, Generator? generator=None, Tensor? out=None, "
-    "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, "
-    "bool requires_grad=False",
+    (
+        "float mean, float std, SymInt[] size, *, Generator? generator=None, Tensor? out=None, "
+        "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, "
+        "bool requires_grad=False"
+    ),
 )
 
 
