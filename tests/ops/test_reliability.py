@@ -6752,3 +6752,48 @@ def test_par22_randint_like_tensor_high():
         "torch.zeros(2, dtype=torch.complex64).random_(5, 3)",
     ]
     _par21_compare(setup, calls)
+
+
+def test_par22_ctc_pad_and_grid_int_lists():
+    """more SymInt[]/int[] readers in PyTorch's words: torch.ctc_loss's two overloads (both lengths int lists or
+    both tensors, reached by F.ctc_loss after its reduction check, unreduced when torch's spelling omits it),
+    constant_pad_nd's pad (and ATen's length checks), affine_grid_generator's size, native_layer_norm's
+    normalized_shape"""
+    setup = (
+        "lp = torch.zeros(3, 1, 2).log_softmax(2); t = torch.ones(1, 1, dtype=torch.long); x = torch.zeros(3)"
+    )
+    calls = [
+        "F.ctc_loss([1.], t, (3,), (1,))",
+        "F.ctc_loss([1.], t, (3,), (1,), reduction='x')",
+        "F.ctc_loss(lp, t, 3, 1)",
+        "F.ctc_loss(lp, t, (3,), 1)",
+        "F.ctc_loss(lp, t, (3,), (1,))",
+        "F.ctc_loss(lp, t, torch.tensor([3]), (1,))",
+        "F.ctc_loss(lp, t, torch.tensor([3]), torch.tensor([1]))",
+        "F.ctc_loss(lp, t, (3,), (1,), blank=1.5)",
+        "F.ctc_loss(lp, t, (3,), (1,), zero_infinity=1)",
+        "F.ctc_loss(lp, [1], (3,), (1,))",
+        "torch.ctc_loss(lp, t, (3,), (1,))",
+        "torch.ctc_loss(lp, t, (3,), (1,), 0, 1)",
+        "torch.ctc_loss(lp, t, (3,), (1,), 0, 2)",
+        "torch.ctc_loss(lp, t, torch.tensor([3]), torch.tensor([1]))",
+        "torch.ctc_loss(lp, t, 3, 1)",
+        "torch.nn.CTCLoss()(lp, t, (3,), (1,))",
+        "torch.nn.CTCLoss()(lp, t, 3, 1)",
+        "torch.constant_pad_nd(x, 1)",
+        "torch.constant_pad_nd(x, (1,))",
+        "torch.constant_pad_nd(x, (1, 2, 3, 4))",
+        "torch.constant_pad_nd(x, [1, 'a'])",
+        "torch.constant_pad_nd(x, (1, 1), 'a')",
+        "torch.constant_pad_nd(x, (1, 1), 2.5)",
+        "torch.constant_pad_nd([1.], (1, 1))",
+        "torch.constant_pad_nd(x, (torch.tensor(1), 2))",
+        "F.affine_grid(torch.zeros(1, 2, 3), torch.tensor([1, 1, 2, 2]))",
+        "F.affine_grid(torch.zeros(1, 2, 3), [1, 1, 2, 2], align_corners=False)",
+        "torch.affine_grid_generator(torch.zeros(1, 2, 3), 4, False)",
+        "torch.native_layer_norm(x, 3, None, None, 1e-5)",
+        "torch.native_layer_norm(x, (3,), None, None, 1e-5)[0]",
+        "F.layer_norm(x, 3)",
+        "torch.layer_norm(x, torch.tensor(3))",
+    ]
+    _par21_compare(setup, calls)
