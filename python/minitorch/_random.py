@@ -72,7 +72,10 @@ def _normal(
                 z.mul_(std).add_(mean)
         return _write_out(z.requires_grad_(requires_grad) if requires_grad else z, out)
     ref = mean if mean_t else std
-    _check_float(ref, "normal_kernel")
+    if std_t and std.is_complex():
+        raise RuntimeError("normal expects standard deviation to be non-complex")
+    if not ref.is_complex():  # a complex mean draws each part with variance std^2 / 2, as normal_
+        _check_float(ref, "normal_kernel")
     if std_t:
         if not builtins.bool((std >= 0).all()):  # NaN too
             raise RuntimeError("normal expects all elements of std >= 0.0")

@@ -6582,8 +6582,17 @@ def test_par22_normal_overloads():
         "torch.normal(torch.tensor(0.), 2.).shape",
         "torch.normal(m.long(), 1)",
         "torch.normal(0., 0., (3,))",
+        "torch.normal(torch.zeros(2, dtype=torch.complex64), 1).dtype",
+        "torch.normal(torch.zeros(2, dtype=torch.complex128), torch.ones(2)).dtype",
+        "torch.normal(0., torch.ones(2, dtype=torch.complex64))",
+        "torch.normal(m, torch.ones(2, dtype=torch.complex64))",
     ]
     _par21_compare(setup, calls)
+    # a complex mean draws each part with variance std^2 / 2 (normal_'s convention, PyTorch's)
+    minitorch.manual_seed(0)
+    z = minitorch.normal(minitorch.full((200_000,), 1 + 1j, dtype=minitorch.complex64), 2.0)
+    for part in (z.real, z.imag):
+        assert abs(part.mean().item() - 1) < 0.02 and abs(part.std().item() - 2 / math.sqrt(2)) < 0.02
 
 
 def test_par22_lstsq_rcond_and_empty_half_linalg():
