@@ -74,8 +74,20 @@ def _normal(
     ref = mean if mean_t else std
     if std_t and std.is_complex():
         raise RuntimeError("normal expects standard deviation to be non-complex")
-    if not ref.is_complex():  # a complex mean draws each part with variance std^2 / 2, as normal_
-        _check_float(ref, "normal_kernel")
+    if not (ref.is_complex() or ref.is_floating_point()):
+        # PyTorch draws into an empty tensor like `ref` and writes std * z + mean there: with nothing to draw
+        # no kernel refuses the dtype, only the in-place product by a floating std does
+        if (mean.numel() == 0 if mean_t else True) and (std.numel() == 0 if std_t else True):
+            if mean_t and std_t and (std.is_floating_point() or std.is_complex()):
+                raise RuntimeError(
+                    f"result type {scalar_name(std.dtype)} can't be cast to the desired output type "
+                    f"{scalar_name(mean.dtype)}"
+                )
+            shape = _functional.broadcast_shapes(
+                tuple(mean.shape) if mean_t else (), tuple(std.shape) if std_t else ()
+            )
+            return _write_out(_C.empty(shape, dtype=ref.dtype, device=ref.device), out)
+        _check_float(ref, "normal_kernel")  # (a complex mean draws each part with variance std^2 / 2)
     if std_t:
         if not builtins.bool((std >= 0).all()):  # NaN too
             raise RuntimeError("normal expects all elements of std >= 0.0")

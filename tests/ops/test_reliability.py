@@ -6806,3 +6806,42 @@ def test_par22_ctc_pad_and_grid_int_lists():
         "torch.layer_norm(x, torch.tensor(3))",
     ]
     _par21_compare(setup, calls)
+
+
+def test_par22_fuzz_seed_5300():
+    """difffuzz seed 5300 over this session's names: normal of an empty integer or bool tensor (no kernel
+    refuses the dtype), channel_shuffle's bool groups, gumbel_softmax of a non-tensor, nuclear_norm's tensor
+    dim, linalg.svd/svdvals's parser, adaptive_avg_pool1d's int[1] size"""
+    setup = "x = torch.zeros(1, 3)"
+    calls = [
+        "torch.normal(torch.empty((5, 0), dtype=torch.bool), 1)",
+        "torch.normal(torch.empty((0,), dtype=torch.long), 1)",
+        "torch.normal(torch.empty((0,), dtype=torch.long), torch.ones(0))",
+        "torch.normal(0., torch.empty((0,), dtype=torch.long))",
+        "torch.normal(torch.ones(0), torch.empty((0,), dtype=torch.long))",
+        "torch.normal(torch.empty((0,), dtype=torch.long), torch.empty((0,), dtype=torch.long))",
+        "torch.normal(torch.ones(2, dtype=torch.long), torch.ones(2))",
+        "torch.normal(torch.ones(2), torch.ones(2, dtype=torch.long)).dtype",
+        "torch.native_channel_shuffle(torch.zeros(1, 4, 2), True)",
+        "torch.channel_shuffle(torch.zeros(1, 4, 2), True)",
+        "F.channel_shuffle(torch.zeros(1, 4, 2), True)",
+        "F.channel_shuffle(torch.arange(8.).reshape(1, 4, 2), torch.tensor(2))",
+        "F.gumbel_softmax(3, 1)",
+        "torch.nuclear_norm(torch.tensor(-1.7, dtype=torch.float16), torch.tensor(False))",
+        "torch.nuclear_norm(torch.eye(2), torch.tensor([0, 1]))",
+        "torch.linalg.svd(torch.tensor(2, dtype=torch.uint8), -1)",
+        "torch.linalg.svd(torch.eye(2), 1)",
+        "torch.linalg.svd(torch.eye(2), driver=1)",
+        "torch.linalg.svd(torch.eye(2), True, 'gesvd')",
+        "torch.linalg.svdvals(torch.eye(2), 1)",
+        "torch.linalg.svdvals(torch.eye(2), driver=1)",
+        "torch.svd(torch.eye(2), 1)",
+        "torch.adaptive_avg_pool1d(x, None)",
+        "torch.adaptive_avg_pool1d(x, [None])",
+        "torch.adaptive_avg_pool1d(x, torch.tensor(2))",
+        "F.adaptive_avg_pool1d(x, None)",
+        "F.adaptive_avg_pool1d(x, (2,))",
+        "F.adaptive_avg_pool2d(x[None], (None, 2))",
+        "torch.adaptive_max_pool1d(x, None)",
+    ]
+    _par21_compare(setup, calls)

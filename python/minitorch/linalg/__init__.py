@@ -523,8 +523,9 @@ def _torch_nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     )
     if isinstance(dim, bool):  # nuclear_norm(input, keepdim): PyTorch's first overload
         dim, keepdim = None, dim
-    elif isinstance(dim, int):  # ATen's int[2] dim: a bare int stands for both
-        dim = (dim, dim)
+    elif dim is not None:  # ATen's int[2] dim: a bare int (or one-element integer tensor) stands for both
+        dim = _C._int_list_value(dim, "nuclear_norm", "dim", 2, False, True)
+        dim = tuple(dim) * 2 if len(dim) == 1 else tuple(dim)
     return write_out(
         matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim), out, "nuclear_norm"
     )

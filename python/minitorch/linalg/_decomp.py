@@ -1154,6 +1154,9 @@ class _SVDFunction(Function):
         return gA, None
 
 
+@_argcheck.parses(
+    "Tensor A, bool full_matrices=True, *, str? driver=None, Tensor[]? out=None", name="linalg_svd"
+)
 @_empty_half_as_float
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """(U, S, Vh) with A = U diag(S) Vh, S descending and real (LAPACK gesdd)."""
@@ -1165,6 +1168,7 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     return _SVD(_SVDFunction.apply(A, full_matrices))
 
 
+@_argcheck.parses("Tensor A, *, str? driver=None, Tensor? out=None", name="linalg_svdvals")
 @_empty_half_as_float
 def svdvals(A, *, driver=None, out=None):
     """The singular values of A, descending."""

@@ -495,6 +495,8 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     soft sample's (straight-through)."""
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    if not isinstance(logits, _C.Tensor):  # PyTorch's first use of it
+        _argcheck.check_tensor("empty_like", "input", 1, logits)
     if logits.is_floating_point():
         # -log(Exp(1)) is Gumbel(0, 1); Exp(1) = -log(U), U kept off 0 so the sample stays finite
         u = _C.empty_like(logits).uniform_(1e-20 if logits.dtype == _C.float64 else 1e-38, 1.0)
