@@ -1836,6 +1836,7 @@ def _zero_norm(d):
     return _C.sum(_C.clamp_max(_C.ceil(_C.abs(d)), 1.0), -1)
 
 
+@_argcheck.checks_own_arguments  # (its ValueError for compute_mode comes before the parser's TypeErrors)
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """p-norm distances between the rows of x1 (..., P, M) and x2 (..., R, M) -> (..., P, R)."""
     modes = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")

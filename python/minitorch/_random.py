@@ -74,6 +74,13 @@ def _normal(
     ref = mean if mean_t else std
     if std_t and std.is_complex():
         raise RuntimeError("normal expects standard deviation to be non-complex")
+    if std_t:
+        if not builtins.bool((std >= 0).all()):  # NaN too
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    else:
+        std = builtins.float(std)
+        if not std >= 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {_std_fmt(std)}")
     if not (ref.is_complex() or ref.is_floating_point()):
         # PyTorch draws into an empty tensor like `ref` and writes std * z + mean there: with nothing to draw
         # no kernel refuses the dtype, only the in-place product by a floating std does
@@ -88,13 +95,6 @@ def _normal(
             )
             return _write_out(_C.empty(shape, dtype=ref.dtype, device=ref.device), out)
         _check_float(ref, "normal_kernel")  # (a complex mean draws each part with variance std^2 / 2)
-    if std_t:
-        if not builtins.bool((std >= 0).all()):  # NaN too
-            raise RuntimeError("normal expects all elements of std >= 0.0")
-    else:
-        std = builtins.float(std)
-        if not std >= 0:
-            raise RuntimeError(f"normal expects std >= 0.0, but found std {_std_fmt(std)}")
     if not mean_t:
         mean = builtins.float(mean)
     if mean_t and not std_t:

@@ -6843,5 +6843,12 @@ def test_par22_fuzz_seed_5300():
         "F.adaptive_avg_pool1d(x, (2,))",
         "F.adaptive_avg_pool2d(x[None], (None, 2))",
         "torch.adaptive_max_pool1d(x, None)",
+        # seeds 5301-5302: normal's std checks come before everything else; cdist's compute_mode before its parser
+        "torch.normal(torch.empty((4, 0, 3), dtype=torch.bool), -3)",
+        "torch.normal(torch.ones(2, dtype=torch.long), -1)",
+        "torch.normal(torch.ones(2, dtype=torch.long), torch.full((2,), -1.))",
+        "torch.normal(0., torch.full((2,), -1, dtype=torch.long))",
+        "torch.cdist(torch.ones(4), 5, torch.tensor([3]), 0.001)",
+        "torch.cdist(torch.ones(4), 5, torch.tensor([3]))",
     ]
     _par21_compare(setup, calls)
