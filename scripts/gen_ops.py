@@ -83,9 +83,11 @@ ARG_TYPES = {
     "str?": ("std::optional<std::string>", None),
     # a list of numbers or None (F.interpolate's scale factors, which its Python normalizes first)
     "float[]?": ("std::optional<std::vector<double>>", None),
-    "int[]": ("IntListKind", "DimVector {n} = ints_arg({n}_obj, {where});"),
-    # PyTorch's sized int list (conv2d's int[2] stride): one int (or one-element integer tensor) stands for the
-    # whole list, also where the row has overloads; the op reads the one-element list as every entry's value
+    # PyTorch's int list without a size (flip's dims, permute's dims): a list or tuple, no bare int
+    "int[]": ("IntListKind", "DimVector {n} = ints_arg({n}_obj, {where}, /*sized=*/false);"),
+    # PyTorch's sized int list (conv2d's int[2] stride, sum's int[1] dim): one int (or one-element integer
+    # tensor) stands for the whole list, also where the row has overloads; the op reads the one-element list as
+    # every entry's value
     **{f"int[{k}]": ("IntListKind", "DimVector {n} = ints_arg({n}_obj, {where});") for k in (1, 2, 3)},
     # an int list whose entries may be None (the adaptive pools' output_size: None keeps that input size)
     "int?[]": ("IntListKind", "std::vector<std::optional<int64_t>> {n} = opt_ints_arg({n}_obj, {where});"),
@@ -1505,9 +1507,12 @@ int64_t symint_arg(py::handle h, const ArgWhere& w) {
   return v;
 }
 
-// PyTorch's int list (roll's shifts, logsumexp's dim): python/bind_common.cpp's, shared with the hand bindings
-DimVector ints_arg(py::handle h, const ArgWhere& w) {
-  return int_list_arg(h, w.fn, w.name, w.pos);
+// PyTorch's int list (roll's shifts, logsumexp's dim): python/bind_common.cpp's, shared with the hand bindings;
+// sized: one int (or one-element integer tensor) stands for the list (int[1]), else only a list or tuple does
+DimVector ints_arg(py::handle h, const ArgWhere& w, bool sized = true) {
+  if (sized) return int_list_arg(h, w.fn, w.name, w.pos);
+  if (h.is_none()) return {};
+  return int_list_value(h, w.fn, w.name, w.pos, /*symint=*/false, /*sized=*/false);
 }
 
 // PyTorch's SymInt[] (full's size): a list or tuple whose tensor entries are read by item()
@@ -1516,9 +1521,9 @@ DimVector symints_arg(py::handle h, const ArgWhere& w) {
 }
 
 // an int list without a default: None is the parser's TypeError (int_list_arg reads None as an empty list)
-DimVector required_ints_arg(py::handle h, const ArgWhere& w) {
+DimVector required_ints_arg(py::handle h, const ArgWhere& w, bool sized = true) {
   if (h.is_none()) wrong_arg(w, "tuple of ints", h);
-  return ints_arg(h, w);
+  return ints_arg(h, w, sized);
 }
 
 // an int list whose entries may be None (the adaptive pools' output_size); a bad entry is int_list_arg's

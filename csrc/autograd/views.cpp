@@ -203,10 +203,14 @@ void check_inplace(const Tensor& self, bool requires_grad) {
 
 // The generic in-place path under grad (an input requires grad: the entry points call it only then): the
 // result is computed out of place (recorded, from a clone so the saved input keeps its version), written into
-// self, and self takes over the result's history.
+// self (a result of a dtype self cannot hold refused, as PyTorch's TensorIterator does), and self takes over
+// the result's history.
 const Tensor& inplace(const Tensor& self, const std::function<Tensor(const Tensor&)>& fn) {
   check_inplace(self, /*requires_grad=*/true);
   Tensor r = fn(mt::clone(self));
+  // the out-of-place result's dtype, as the no-grad kernels' check (int.clamp_(float bound requiring grad))
+  MT_CHECK(can_cast(r.dtype(), self.dtype()), "result type ", dtype_short_name(r.dtype()),
+           " can't be cast to the desired output type ", dtype_short_name(self.dtype()));
   {
     NoGradGuard g;
     mt::copy_(self, r);

@@ -341,6 +341,9 @@ Tensor& native::normal_(Tensor& self, double mean, double std) {
 Tensor& native::random_(Tensor& self, int64_t low, int64_t high) {
   check_writable(self);
   MT_CHECK(low < high, "random_ expects 'from' to be less than 'to', but got from=", low, " >= to=", high);
+  // PyTorch's check_from_to_in_range, an empty tensor's too
+  MT_CHECK(!is_complex(self.dtype()),
+           "check_random_bounds handles only integral, floating-point and boolean types");
   // PyTorch's check_from_to_in_range: the bounds must be values of the dtype, not wrap into it
   if (is_integral(self.dtype(), true)) {
     MT_DISPATCH_ALL_TYPES(self.dtype(), "random_", [&] {
@@ -375,13 +378,23 @@ int64_t random_default_end(ScalarType dtype) {
     default:
       break;
   }
-  if (!is_integral(dtype, false)) return 2;  // complex: random_ itself refuses the dtype
+  // PyTorch's random_(from, None) of a complex tensor (random_() is random_default_'s)
+  MT_CHECK(!is_complex(dtype), "random_from_to_impl handles only integral, floating-point and boolean types");
   int64_t end = std::numeric_limits<int64_t>::max();
   MT_DISPATCH_ALL_TYPES(dtype, "random_", [&] {
     if constexpr (std::is_integral<scalar_t>::value && sizeof(scalar_t) < 8)
       end = int64_t(std::numeric_limits<scalar_t>::max()) + 1;
   });
   return end;
+}
+
+Tensor& random_default_(Tensor& self) {
+  if (is_complex(self.dtype())) {  // PyTorch's random_kernel dispatch, never reached for no elements
+    MT_CHECK_NOT_IMPLEMENTED(self.numel() == 0, "\"random_kernel_", self.is_cuda() ? "cuda" : "cpu",
+                             "\" not implemented for '", dtype_short_name(self.dtype()), "'");
+    return self;
+  }
+  return mt::random_(self, 0, random_default_end(self.dtype()));
 }
 
 Tensor& native::bernoulli_(Tensor& self, double prob) {

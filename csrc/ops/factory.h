@@ -31,6 +31,9 @@ Tensor& random_(Tensor& self, int64_t low, int64_t high);  // integers in [low, 
 // random_()'s end without bounds, PyTorch's: every integer the dtype holds exactly, [0, 2^digits] for
 // floating dtypes and [0, max] for integers (int64's max itself is left out: the end is an int64 too).
 int64_t random_default_end(ScalarType dtype);
+// random_() with no bounds: [0, random_default_end); a complex tensor is refused by PyTorch's kernel dispatch
+// unless it is empty
+Tensor& random_default_(Tensor& self);
 Tensor& bernoulli_(Tensor& self, double p);
 Tensor rand(IntArrayRef sizes, ScalarType dtype, Device device);
 Tensor randn(IntArrayRef sizes, ScalarType dtype, Device device);

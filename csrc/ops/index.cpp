@@ -357,6 +357,21 @@ const Tensor& native::index_put_(const Tensor& self, const std::vector<std::opti
   // A CPU scalar moves to the device before broadcasting: one element crosses, not the expanded result.
   Tensor dv = values.device() == self.device() ? values : to(values, values.dtype(), self.device());
   Tensor v = mt::expand(dv, p.result_shape);  // values are shaped like the result
+  // PyTorch's index_put_: one value through at most one bool/uint8 mask (accumulate false) is its
+  // masked_fill_, which converts the value; any other put takes values of self's dtype only (its
+  // make_index_put_iterator). A wrapped number (the derivatives' S(0)) is converted as ever.
+  if (values.dtype() != self.dtype() && !values.impl()->is_wrapped_number()) {
+    bool fill = !accumulate && values.numel() == 1 && values.device().is_cpu();
+    int masks = 0;
+    for (const auto& i : indices) {
+      if (!i || !i->defined()) continue;
+      bool mask = i->dtype() == ScalarType::Bool || i->dtype() == ScalarType::Byte;
+      fill = fill && mask && i->device() == self.device() && ++masks == 1;
+    }
+    MT_CHECK(fill, "Index put requires the source and destination dtypes match, got ",
+             dtype_short_name(self.dtype()), " for the destination and ", dtype_short_name(values.dtype()),
+             " for the source.");
+  }
   DimVector inverse(p.work_to_result.size());
   for (size_t k = 0; k < p.work_to_result.size(); ++k) inverse[p.work_to_result[k]] = static_cast<int64_t>(k);
   Tensor w = contiguous(to(mt::permute(v, inverse), self.dtype(), self.device()));

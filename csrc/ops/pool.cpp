@@ -158,13 +158,40 @@ PoolSetup setup_adaptive(const Tensor& input_, const std::vector<std::optional<i
   } else {
     MT_CHECK(static_cast<int64_t>(output_size.size()) == nd || output_size.size() == 1, op,
              is_max ? "(): internal error: output_size.size() must be " : ": output_size must be ", nd);
+  }
+  // ATen's adaptive_avg_pool2d (the 1-d form too, over a height-1 view): the sizes' signs first, then the
+  // mean of a 1 x 1 output (no check of the input's sizes), else the 2-d kernel's checks of the last two dims
+  int64_t o[2] = {1, 1};
+  if (!is_max) {
+    for (int64_t i = 0; i < nd; ++i) {
+      const auto& v = output_size[output_size.size() == 1 ? 0 : i];
+      o[2 - nd + i] = v ? *v : dim - nd + i >= 0 ? input_.sizes()[dim - nd + i] : 1;
+    }
+    MT_CHECK(o[0] >= 0 && o[1] >= 0, kernel,
+             ": elements of output_size must be greater than or equal to 0 but received {", o[0], ", ", o[1],
+             "}");
+  }
+  if (nd != 1)
     MT_CHECK(dim == nd + 1 || dim == nd + 2, op, "(): Expected ", nd + 1, "D or ", nd + 2,
              "D tensor, but got", is_max ? ": " : " ", shape_str(input_.sizes()));
+  const bool mean_path = !is_max && o[0] == 1 && o[1] == 1;
+  if (is_max) {
+    for (int64_t i = 1; i < dim; ++i)
+      MT_CHECK(input_.sizes()[i] > 0, op,
+               "(): Expected input to have non-zero size for non-batch dimensions, but input has sizes ",
+               shape_str(input_.sizes()), " with dimension ", i, " being empty");
+  } else if (!mean_path) {
+    DimVector seen;  // what the 2-d kernel sees (the 1-d input with its height-1 dim)
+    for (int64_t i = 0; i < dim; ++i) {
+      if (nd == 1 && i == dim - 1) seen.push_back(1);
+      seen.push_back(input_.sizes()[i]);
+    }
+    const int64_t n = static_cast<int64_t>(seen.size());
+    for (int64_t i = n - 2; i < n; ++i)
+      MT_CHECK(seen[i] > 0, kernel,
+               "(): Expected input to have non-zero size for non-batch dimensions, but input has sizes ",
+               shape_str(seen), " with dimension ", i, " being empty");
   }
-  for (int64_t i = 1; i < dim; ++i)
-    MT_CHECK(input_.sizes()[i] > 0, op,
-             "(): Expected input to have non-zero size for non-batch dimensions, but input has sizes ",
-             shape_str(input_.sizes()), " with dimension ", i, " being empty");
   PoolSetup r;
   r.batched = dim == nd + 2;
   Tensor x = r.batched ? input_ : unsqueeze(input_, 0);
@@ -172,7 +199,6 @@ PoolSetup setup_adaptive(const Tensor& input_, const std::vector<std::optional<i
   r.input = x;
   r.args.adaptive = true;
   r.args.count_include_pad = false;
-  int64_t o[2] = {1, 1};
   for (int64_t i = 0; i < nd; ++i) {
     int64_t j = 2 - nd + i;
     const auto& v = output_size[output_size.size() == 1 ? 0 : i];
@@ -192,13 +218,14 @@ PoolSetup setup_adaptive(const Tensor& input_, const std::vector<std::optional<i
   r.oh = o[0];
   r.ow = o[1];
   // PyTorch's average pooling to 1x1 is a mean, whose refusal it then raises
-  if (r.oh == 1 && r.ow == 1 && std::string(kernel) == "adaptive_avg_pool2d")
+  if (mean_path)
     MT_CHECK_NOT_IMPLEMENTED(
         is_floating(input_.dtype()),
         "mean(): could not infer output dtype. Input dtype must be either a floating point "
         "or complex dtype. Got: ",
         dtype_short_name(input_.dtype()));
-  check_float_pool(input_, kernel);
+  // the kernel's dtype dispatch: not reached for an empty output (an empty integer input pools to itself)
+  if (is_max || x.sizes()[0] * x.sizes()[1] * r.oh * r.ow != 0) check_float_pool(input_, kernel);
   return r;
 }
 
@@ -283,11 +310,14 @@ Tensor adaptive_avg_pool2d(const Tensor& input, const std::vector<std::optional<
   PoolSetup s = setup_adaptive(input, output_size, 2, "adaptive_avg_pool2d", "adaptive_avg_pool2d");
   // global average pooling (ResNet's head) on CUDA: the mean reduction, as PyTorch does. The CPU pool kernel
   // sums whole planes with partial sums, which is faster than the mean there.
-  if (s.oh == 1 && s.ow == 1 && s.input.is_cuda()) return finish(mean(s.input, {2, 3}, true), s, 2);
+  // (an empty plane too: its mean is NaN, as PyTorch's)
+  if (s.oh == 1 && s.ow == 1 && (s.input.is_cuda() || s.input.numel() == 0))
+    return finish(mean(s.input, {2, 3}, true), s, 2);
   return finish(avg_pool2d_impl(s.input, s.args, s.oh, s.ow), s, 2);
 }
 Tensor adaptive_avg_pool1d(const Tensor& input, const std::vector<std::optional<int64_t>>& output_size) {
   PoolSetup s = setup_adaptive(input, output_size, 1, "adaptive_avg_pool1d", "adaptive_avg_pool2d");
+  if (s.oh == 1 && s.ow == 1 && s.input.numel() == 0) return finish(mean(s.input, {2, 3}, true), s, 1);
   return finish(avg_pool2d_impl(s.input, s.args, s.oh, s.ow), s, 1);
 }
 std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input,

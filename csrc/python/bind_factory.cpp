@@ -292,6 +292,11 @@ Tensor randint_like_tensor(const Tensor& self, int64_t low, int64_t high, Scalar
                  device.is_none() ? self.device() : parse_device(device));
 }
 
+int64_t randint_like_high(const Tensor& high) {
+  MT_CHECK(high.dim() == 0 && high.device().is_cpu(), "high must be a scalar tensor and on CPU");
+  return item(high).to_long();
+}
+
 namespace {
 
 // minitorch.Generator: a Philox generator of its own, for the generator= argument of the random ops.

@@ -60,6 +60,8 @@ Tensor randint_tensor(int64_t low, int64_t high, IntArrayRef size, ScalarType dt
 // randint_like(input, high) and (input, low, high): the input's sizes, dtype and device unless given
 Tensor randint_like_tensor(const Tensor& self, int64_t low, int64_t high, ScalarType dtype,
                            py::handle device);
+// randint_like's Tensor high (PyTorch's randint_like.Tensor): a 0-dim CPU tensor, read as an int (5.7 is 5)
+int64_t randint_like_high(const Tensor& high);
 // the default float dtype whatever the number is (scalar_tensor(0) is float32), as PyTorch's
 Tensor scalar_tensor_of(const Scalar& s, ScalarType dtype, py::handle device, bool requires_grad);
 // tril_indices/triu_indices: dtype None is int64 (PyTorch's long), device None the default device

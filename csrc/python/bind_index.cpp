@@ -3,6 +3,8 @@
 // the index family's schema rows with `binding: own` (index_put/index_put_'s indices, nonzero's as_tuple);
 // the other rows (index_select, gather, scatter, scatter_add, masked_select) are generated from
 // csrc/ops/ops.schema.
+#include <algorithm>
+
 #include "core/FreshWrites.h"
 #include "ops/copy.h"
 #include "ops/factory.h"
@@ -165,8 +167,16 @@ void init_index(py::module_& m, TensorClass& cls) {
         nogil([&] { fill_(p.view, s); }, p.view);
       }
     } else {
-      if (!v.defined())
-        v = scalar_tensor(parse_scalar(value, "value"), self.dtype(), Device(DeviceType::CPU));
+      if (!v.defined()) {
+        Scalar s = parse_scalar(value, "value");
+        // PyTorch's x[long_index] = number is x.index_fill_(0, ...), which refuses a complex number first
+        if (s.is_complex() && !is_complex(self.dtype()) && p.view.is_same(self) && !p.advanced.empty() &&
+            p.advanced[0] && p.advanced[0]->dtype() == ScalarType::Long &&
+            std::count_if(p.advanced.begin(), p.advanced.end(),
+                          [](const auto& a) { return a.has_value(); }) == 1)
+          MT_ERROR("index_fill_(): Converting complex Scalar to non-complex type is not supported");
+        v = scalar_tensor(s, self.dtype(), Device(DeviceType::CPU));
+      }
       nogil([&] { index_put_(p.view, p.advanced, v, false); }, p.view, v);
     }
     // one bump per assignment, as PyTorch's; the write bumps none when it selected nothing

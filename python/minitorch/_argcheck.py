@@ -431,8 +431,17 @@ def _bind(params, args, kwargs):
 
 
 def _element_error(fname, p, v):
-    """the TypeError PyTorch raises while unpacking an int list whose first element passed, else None (its
-    message names the element's position in the list, never the argument's)"""
+    """the TypeError PyTorch raises while unpacking an int (or float) list whose first element passed, else None
+    (its message names the element's position in the list, never the argument's)"""
+    if p.kind == "float[]" and isinstance(v, (list, tuple)):  # (no position: PyTorch's getDoublelist words)
+        for i, e in enumerate(v[1:], 1):
+            # PyFloat_AsDouble's reading: anything with __float__ or __index__ (a one-element tensor too)
+            if not (hasattr(type(e), "__float__") or hasattr(type(e), "__index__")):
+                return TypeError(
+                    f"{fname}(): argument '{p.name}' must be tuple of floats, but found element of type "
+                    f"{_type_name(e)} at pos {i + 1}"
+                )
+        return None
     if p.kind != "int[]" or not isinstance(v, (list, tuple)):
         return None
     for i, e in enumerate(v[1:], 1):

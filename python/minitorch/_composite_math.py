@@ -1408,11 +1408,56 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
 _export(histogram)
 
 
-@_argcheck.python_in_pytorch
-def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
+# PyTorch 2.15's parser's three overloads (every argument may come by position, bins has no default)
+_HISTOGRAMDD_SIGNATURES = [
+    f"Tensor input, {kind} bins, float[]? range=None, Tensor? weight=None, bool density=False"
+    for kind in ("int", "int[]", "Tensor[]")
+]
+
+
+def _histogramdd_check(args, kwargs):
+    """the parser's refusal of a call no overload takes: its TensorList reading of a list `bins` that is no int
+    list raises at the first element that is no tensor ("expected Tensor as element 0 in argument 1"), once
+    the two overloads before it have failed and its own input is a tensor; else the usual TypeError"""
+    bins = args[1] if len(args) > 1 else kwargs.get("bins")
+    error = None
+    try:
+        _argcheck.check_call("histogramdd", _HISTOGRAMDD_SIGNATURES, args, kwargs)
+    except TypeError as e:
+        if "invalid combination" not in str(e):
+            raise
+        error = e
+    # the tensor-list overload reads a list bins when the others refused the call, or took it as its own
+    listed = isinstance(bins, (list, tuple))
+    if error is None:
+        listed = listed and bins and not _argcheck._list_int(bins[0], True)
+    else:
+        listed = listed and len(args) <= 5 and _argcheck._tensor_like(args[0])
+    if listed:
+        for i, b in enumerate(bins):  # (the overload taken checked only the first element)
+            if not _argcheck._tensor_like(b):
+                raise TypeError(
+                    f"expected Tensor as element {i} in argument 1, but got {_argcheck._type_name(b)}"
+                ) from None
+    if error is not None:
+        raise error from None
+
+
+@_argcheck.checks_own_arguments
+def histogramdd(input, *args, **kwargs):
     """D-dimensional histogram of the points in input's last dim: bins an int, D ints or D edge tensors;
     returns (hist, bin_edges), bin_edges a tuple of D tensors."""
-    hist, edges = _histogramdd_impl(input, bins, range, weight, density)
+    _histogramdd_check((input, *args), kwargs)
+    names = ("bins", "range", "weight", "density")
+    given = {**dict(zip(names, args)), **kwargs}
+    bins = given["bins"]
+    if isinstance(bins, _C.Tensor):  # the int overload's 0-d integer tensor
+        bins = builtins.int(bins)
+    elif isinstance(bins, (list, tuple)) and bins and not _argcheck._tensor_like(bins[0]):
+        bins = _C._int_list_value(bins, "histogramdd", "bins", 2, False, False)
+    hist, edges = _histogramdd_impl(
+        input, bins, given.get("range"), given.get("weight"), given.get("density", False)
+    )
     return _rt.histogramdd(hist, tuple(edges))
 
 
@@ -1830,24 +1875,30 @@ def _zero_norm(d):
     return _C.sum(_C.clamp_max(_C.ceil(_C.abs(d)), 1.0), -1)
 
 
+@_argcheck.checks_own_arguments  # (its ValueError for compute_mode comes before the parser's TypeErrors)
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """p-norm distances between the rows of x1 (..., P, M) and x2 (..., R, M) -> (..., P, R)."""
     modes = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
     if not isinstance(compute_mode, str) or compute_mode not in modes:  # PyTorch's Python checks it first
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
-    _argcheck.check_tensor_like("cdist", "x1", 1, x1)  # torch.cdist's parser, after its Python's check
+    # torch.cdist's parser, after its Python's check (which hands every argument on by position)
+    _argcheck.check_tensor_like("cdist", "x1", 1, x1)
     _argcheck.check_tensor_like("cdist", "x2", 2, x2)
+    _argcheck.check_float("cdist", "p", 3, p)
+    p = float(p)
+    # ATen's cdist checks the ranks and the columns, its _cdist_forward then the dtypes and p
     for name, t in (("X1", x1), ("X2", x2)):
-        if not _is_float(t):
-            raise RuntimeError(
-                f"cdist only supports floating-point dtypes, {name} got: {scalar_name(t.dtype)}"
-            )
         if t.dim() < 2:
             raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {t.dim()}D")
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(
             f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}"
         )
+    for name, t in (("X1", x1), ("X2", x2)):
+        if not _is_float(t):
+            raise RuntimeError(
+                f"cdist only supports floating-point dtypes, {name} got: {scalar_name(t.dtype)}"
+            )
     if not p >= 0:  # NaN too
         raise RuntimeError("cdist only supports non-negative p values")
     P, R = x1.shape[-2], x2.shape[-2]
@@ -1862,6 +1913,11 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         if half and not use_mm:
             raise NotImplementedError(f"\"cdist\" not implemented for '{scalar_name(x1.dtype)}'")
         if x1.numel() and x2.numel():
+            if use_mm:  # the matmul's own check
+                raise RuntimeError(
+                    "expected m1 and m2 to have the same dtype, but got: "
+                    f"{cpp_name(x1.dtype)} != {cpp_name(x2.dtype)}"
+                )
             raise RuntimeError(
                 f"expected scalar type {scalar_name(x1.dtype)} but found {scalar_name(x2.dtype)}"
             )

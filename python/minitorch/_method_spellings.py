@@ -83,6 +83,12 @@ _COPY_SIGNATURES = {
     "transpose": "Tensor input, int dim0, int dim1",
     "unfold": "Tensor input, int dimension, int size, int step",
     "unsqueeze": "Tensor input, int dim",
+    # two overloads, whose "invalid combination" message lists out= (view's varargs are no copy's: PyTorch's
+    # view_copy(x, 4) is that TypeError, not a view of 4)
+    "view": (
+        "Tensor input, ScalarType dtype, *, Tensor? out=None",
+        "Tensor input, SymInt[] size, *, Tensor? out=None",
+    ),
 }
 
 
@@ -108,7 +114,10 @@ def _write(result, out):
 
 def _make_view_copy(view, arity):
     name = view + "_copy"
-    signature = [_COPY_SIGNATURES[view]] if view in _COPY_SIGNATURES else None
+    signature = _COPY_SIGNATURES.get(view)
+    if isinstance(signature, str):
+        signature = [signature]
+    overloaded = signature is not None and len(signature) > 1
     # the common call (plain ints) skips check_call's binding, which cost more than a 256-element copy
     fast = _argcheck._fast_checks([_argcheck._signature(s) for s in signature]) if signature else None
     # the calls that need no check at all: no arguments for a view of none, or plain ints for one of ints
@@ -134,14 +143,16 @@ def _make_view_copy(view, arity):
                 return r.clone() if r.is_contiguous() else r.clone(memory_format=cf)
             return _copied(r)
         if (
-            len(args) > arity
+            len(args) > arity and not overloaded
         ):  # Python's own wording for a function of fixed arity, as PyTorch's wrappers give
             plural = "s" if arity else ""
             raise TypeError(
                 f"{name}() takes {arity + 1} positional argument{plural} but {len(args) + 1} were given"
             )
-        if signature is not None and (fast is None or not fast((input, *args), kwargs)):
-            _argcheck.check_call(name, signature, (input, *args), kwargs)
+        if signature is not None:
+            given = {**kwargs, "out": out} if overloaded and out is not None else kwargs
+            if fast is None or not fast((input, *args), given):
+                _argcheck.check_call(name, signature, (input, *args), given)
         if view.startswith("view_as_"):  # functions, not Tensor methods
             return _write(_copied(getattr(_C, view)(input, *args, **kwargs)), out)
         try:

@@ -9,6 +9,7 @@ from minitorch._composite_shape import _broadcast_sizes
 from minitorch._dtype_names import scalar_name
 from minitorch.nn import functional as _F
 from minitorch.nn.functional import _activation as _F_activation
+from minitorch.nn.functional import _ctc as _F_ctc
 from minitorch.nn.functional import _loss as _F_loss
 from minitorch.nn.functional import _pooling as _F_pooling
 from minitorch.nn.functional._sampling import affine_grid_generator as _affine_grid_generator
@@ -254,8 +255,17 @@ def adaptive_max_pool1d(input, output_size):
     return tuple(_F_pooling._adaptive_max_pool1d_op(input, output_size))
 
 
+@_argcheck.parses("Tensor input, SymInt[] pad, Scalar value=0", name="constant_pad_nd")
 def constant_pad_nd(input, pad, value=0):
-    """Pads with a constant: F.pad(input, pad, 'constant', value)."""
+    """Pads with a constant: F.pad(input, pad, 'constant', value), after ATen's own checks of pad's length."""
+    pad = _C._int_list_value(pad, "constant_pad_nd", "pad", 2)
+    if len(pad) % 2:
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+    if len(pad) > 2 * input.dim():
+        raise RuntimeError(
+            "Length of pad should be no more than twice the number of dimensions of the input. Pad length is "
+            f"{len(pad)}while the input has {input.dim()}dimensions."
+        )
     return _F.pad(input, tuple(pad), "constant", value)
 
 
@@ -292,19 +302,14 @@ def kl_div(input, target, reduction=0, *, log_target=False):
 
 
 # torch.ctc_loss's two signatures (lengths as int lists or tensors), checked before F.ctc_loss's body
-_CTC_SIGNATURES = [
-    _argcheck._signature(
-        f"Tensor log_probs, Tensor targets, {kind} input_lengths, {kind} target_lengths, int blank=0, "
-        "int reduction=at::Reduction::Mean, bool zero_infinity=False"
-    )
-    for kind in ("int[]", "Tensor")
-]
+_CTC_SIGNATURES = _F_ctc.CTC_SIGNATURES
 
 
-def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
-    """F.ctc_loss with torch's signature (reduction an int: 0 none, 1 mean, 2 sum)."""
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
+    """F.ctc_loss with torch's signature (reduction an int: 0 none, 1 mean, 2 sum; unreduced when omitted:
+    PyTorch 2.15's binding reads the schema's Mean default as 0, as for the losses above)."""
     args = [log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity]
-    while len(args) > 4 and args[-1] is (0, 1, False)[len(args) - 5]:  # the defaults as not given
+    while len(args) > 4 and args[-1] is (0, 0, False)[len(args) - 5]:  # the defaults as not given
         args.pop()
     _argcheck.check_call("ctc_loss", _CTC_SIGNATURES, tuple(args), {})
     red = _reduction("ctc_loss", 6, reduction)
@@ -362,6 +367,10 @@ TENSOR_METHODS = {
 # ---- ATen's native_* forms: the result with the statistics a backward would save
 
 
+@_argcheck.parses(
+    "Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps",
+    name="native_layer_norm",
+)
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     """(layer_norm(input), mean, rstd), the statistics over the normalized dims kept as size-1 dims."""
     out = _F.layer_norm(input, normalized_shape, weight, bias, eps)

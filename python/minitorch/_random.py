@@ -4,7 +4,7 @@ Tensor samplers exponential_, log_normal_, cauchy_, geometric_) and the default 
 import builtins
 import math
 
-from minitorch import _C, _argcheck
+from minitorch import _C, _argcheck, _composite_shape
 from minitorch import functional as _functional
 from minitorch._dtype_names import cpp_name, scalar_name
 from minitorch._factories import _write_out
@@ -23,7 +23,29 @@ def _check_float(t, what):
         raise NotImplementedError(f"\"{what}_{kind}\" not implemented for '{scalar_name(t.dtype)}'")
 
 
-def normal(
+_NORMAL_SIGNATURES = (
+    "Tensor mean, Tensor std, *, Generator? generator=None, Tensor? out=None",
+    "Tensor mean, float std=1, *, Generator? generator=None, Tensor? out=None",
+    "float mean, Tensor std, *, Generator? generator=None, Tensor? out=None",
+    (
+        "float mean, float std, SymInt[] size, *, Generator? generator=None, Tensor? out=None, "
+        "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool pin_memory=False, "
+        "bool requires_grad=False"
+    ),
+)
+
+
+@_argcheck.checks_own_arguments
+def normal(*args, **kwargs):
+    """Normal samples, PyTorch's four overloads: normal(Tensor mean, Tensor std), normal(Tensor mean,
+    float std=1), normal(float mean, Tensor std) (element-wise means and standard deviations, broadcast), and
+    normal(float mean, float std, size, *, dtype, device, requires_grad) (a new tensor of that size)."""
+    # PyTorch's parser first: a dtype= (or a size) beside a tensor mean or std is no overload's
+    _argcheck.check_call("normal", _NORMAL_SIGNATURES, args, kwargs)
+    return _normal(*args, **kwargs)
+
+
+def _normal(
     mean,
     std=1.0,
     size=None,
@@ -36,23 +58,11 @@ def normal(
     pin_memory=False,
     requires_grad=False,
 ):
-    """Normal samples, PyTorch's four overloads: normal(Tensor mean, Tensor std), normal(Tensor mean,
-    float std=1), normal(float mean, Tensor std) (element-wise means and standard deviations, broadcast), and
-    normal(float mean, float std, size, *, dtype, device, requires_grad) (a new tensor of that size)."""
+    """normal's body, its call one of the overloads (normal checks it)"""
     mean_t, std_t = isinstance(mean, _C.Tensor), isinstance(std, _C.Tensor)
     if not mean_t and not std_t:
-        if size is None or not isinstance(size, (tuple, list)):  # an int is no size here (no varargs)
-            got = ", ".join(type(v).__name__ for v in ((mean, std) if size is None else (mean, std, size)))
-            raise TypeError(
-                f"normal() received an invalid combination of arguments - got ({got}), but expected one of:\n"
-                " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
-                " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
-                " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
-                " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, "
-                "Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device "
-                "= None, bool pin_memory = False, bool requires_grad = False)\n"
-            )
-        if std < 0:
+        mean, std = builtins.float(mean), builtins.float(std)  # (the parser's double: a 0-d tensor too)
+        if not std >= 0:  # NaN too
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_std_fmt(std)}")
         if out is not None:
             dtype, device = dtype or out.dtype, device or out.device
@@ -61,21 +71,38 @@ def normal(
             with _C._fresh_writes:  # the writes that build the result leave its version at 0, as PyTorch's
                 z.mul_(std).add_(mean)
         return _write_out(z.requires_grad_(requires_grad) if requires_grad else z, out)
-    if size is not None:
-        raise TypeError("normal(): a size is taken only with float mean and float std")
     ref = mean if mean_t else std
-    _check_float(ref, "normal_kernel")
+    if std_t and std.is_complex():
+        raise RuntimeError("normal expects standard deviation to be non-complex")
     if std_t:
-        if builtins.bool((std < 0).any()):
+        if not builtins.bool((std >= 0).all()):  # NaN too
             raise RuntimeError("normal expects all elements of std >= 0.0")
-    elif std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {_std_fmt(std)}")
+    else:
+        std = builtins.float(std)
+        if not std >= 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {_std_fmt(std)}")
+    if not (ref.is_complex() or ref.is_floating_point()):
+        # PyTorch draws into an empty tensor like `ref` and writes std * z + mean there: with nothing to draw
+        # no kernel refuses the dtype, only the in-place product by a floating std does
+        if (mean.numel() == 0 if mean_t else True) and (std.numel() == 0 if std_t else True):
+            if mean_t and std_t and (std.is_floating_point() or std.is_complex()):
+                raise RuntimeError(
+                    f"result type {scalar_name(std.dtype)} can't be cast to the desired output type "
+                    f"{scalar_name(mean.dtype)}"
+                )
+            shape = _functional.broadcast_shapes(
+                tuple(mean.shape) if mean_t else (), tuple(std.shape) if std_t else ()
+            )
+            return _write_out(_C.empty(shape, dtype=ref.dtype, device=ref.device), out)
+        _check_float(ref, "normal_kernel")  # (a complex mean draws each part with variance std^2 / 2)
+    if not mean_t:
+        mean = builtins.float(mean)
     if mean_t and not std_t:
         shape = tuple(mean.shape)
     else:
-        shape = _functional.broadcast_shapes(
-            tuple(mean.shape) if mean_t else (), tuple(std.shape) if std_t else ()
-        )
+        a, b = tuple(mean.shape) if mean_t else (), tuple(std.shape) if std_t else ()
+        _composite_shape._check_pair(a, b)  # ATen's infer_size wording (mean is a, std b)
+        shape = _functional.broadcast_shapes(a, b)
     if generator is None and mean_t and not std_t and mean.is_contiguous():
         # randn_like of a contiguous mean is randn(shape) in its dtype and device, the same draws, without the
         # keyword arguments (each costs the binding about a microsecond)

@@ -6649,3 +6649,434 @@ def test_fuzz_4450_embedding_and_fractional_pool():
     with pytest.raises(ValueError, match="kernel_size must be greater than 0, but got -1"):
         T.nn.FractionalMaxPool3d(-1, 1)
     T.nn.FractionalMaxPool2d(-1, 1)  # PyTorch's 2-d module leaves it to the kernel
+
+# ---- session 22 (par22): more calls compared with PyTorch itself, through _par21_compare
+
+
+def test_par22_bare_int_sizes():
+    """PyTorch's parser takes one int for a sized list only (int[1] dims, int[2] strides) and for the lone
+    int list of a method or factory (x.view(4), x.new_zeros(2)); an unsized `int[]` or `SymInt[]` given beside
+    other arguments takes a list or tuple alone (flip's dims, new_full's size, view_copy's size)"""
+    setup = "x = torch.arange(4.)"
+    calls = [
+        "x.new_full(2, 1.0)",
+        "x.new_full(True, 1.0)",
+        "x.new_full(torch.tensor(2), 1.0)",
+        "x.new_full((2,), 1.0)",
+        "x.new_zeros(2)",
+        "x.new_ones(2, 3)",
+        "x.new_empty(2).shape",
+        "x.new_zeros(size=2)",
+        "torch.full(2, 1.0)",
+        "torch.view_copy(x, 4)",
+        "torch.view_copy(x, 2, 2)",
+        "torch.view_copy(x)",
+        "torch.view_copy(x, size=4)",
+        "torch.view_copy(x, ['a'])",
+        "torch.view_copy(x, [2, 2.0])",
+        "torch.view_copy(x, True)",
+        "torch.view_copy(x, torch.tensor(4))",
+        "torch.view_copy(x, (2, 2))",
+        "torch.view_copy(x, torch.int32)",
+        "torch.view_copy(x, dtype=torch.int32)",
+        "torch.view_copy(x, [4], out=torch.zeros(4))",
+        "torch.expand_copy(x, 4)",
+        "torch.expand_copy(x, True)",
+        "torch.flip(x, 0)",
+        "torch.flip(x, torch.tensor(0))",
+        "torch.flip(x, dims=0)",
+        "torch.flip(x, [0])",
+        "x.flip(0)",
+        "x.flip(dims=0)",
+        "torch.permute(x, 0)",
+        "torch.tile(x, 2)",
+        "torch.reshape(x, 4)",
+        "torch.sum(x, 0)",
+        "torch.amax(x, 0)",
+        "torch.logsumexp(x, 0)",
+        "torch.std(x, 0)",
+        "torch.norm(x, 2, 0)",
+        "torch.roll(x, 1, 0)",
+        "torch.roll(x, 1)",
+        "torch.nansum(x, 0)",
+        "torch.all(x, (0,))",
+        "torch.var_mean(x, 0)",
+    ]
+    _par21_compare(setup, calls)
+
+
+def test_par22_histogramdd_parser():
+    """histogramdd's three overloads (int bins, int list bins, tensor list bins; every argument may come by
+    position, bins has none by default): a list input, a float bins, an int list with a float in it, and the
+    tensor-list reading's own TypeError for a list that is no int list"""
+    setup = "x = torch.tensor([[0.1, 0.2], [0.5, 0.9], [0.3, 0.3]])"
+    calls = [
+        "torch.histogramdd([[1., 2.], [3., 4.]], bins=2)",
+        "torch.histogramdd([[1., 2.], [3., 4.]], [2, 2])",
+        "torch.histogramdd(x, bins=[2.0, 3])",
+        "torch.histogramdd(x, bins=[2, 2.0])",
+        "torch.histogramdd(x, [torch.tensor([0., 1.]), 2])",
+        "torch.histogramdd(x, [torch.tensor([0., 1.]), torch.tensor([0., 0.5, 1.])])",
+        "torch.histogramdd(x, bins='a')",
+        "torch.histogramdd(x, 2.5)",
+        "torch.histogramdd(x, True)",
+        "torch.histogramdd(x, torch.tensor(2))",
+        "torch.histogramdd(x, torch.tensor([2]))",
+        "torch.histogramdd(x, [torch.tensor(2), 2])",
+        "torch.histogramdd(x)",
+        "torch.histogramdd(5, 2)",
+        "torch.histogramdd(x.long(), bins=2)",
+        "torch.histogramdd(x.long(), bins=[2, 2], weight=[1.])",
+        "torch.histogramdd(x, bins=2, weight=[1, 2, 3])",
+        "torch.histogramdd(x, bins=2, density=1)",
+        "torch.histogramdd(x, 2, [0., 1, 0, 1])",
+        "torch.histogramdd(x, 2, (0., 'a'))",
+        "torch.histogramdd(x, [2, 2], None, torch.ones(3), True)",
+        "torch.histogramdd(x, 2, None, None, False, 5)",
+        "torch.histogramdd(x, bins=2, range=[0., 1.])",
+    ]
+    _par21_compare(setup, calls)
+
+
+def test_par22_check_order_cdist_frobenius_nuclear():
+    """cdist checks the ranks and the columns before the dtypes, then p (its parser's float first, every
+    argument by position); frobenius_norm and nuclear_norm are parsed before ATen's deprecation warning"""
+    setup = "a = torch.zeros(1, 2); b = torch.zeros(1, 3); m = torch.eye(2)"
+    calls = [
+        "torch.cdist(a, b.long())",
+        "torch.cdist(a.long(), b.long())",
+        "torch.cdist(torch.zeros(2, dtype=torch.long), a)",
+        "torch.cdist(a.long(), a, -1)",
+        "torch.cdist(a, a, -1)",
+        "torch.cdist(a, a, 'a')",
+        "torch.cdist(a, a, None)",
+        "torch.cdist(a, a, torch.tensor([2.]))",
+        "torch.cdist(a, a, torch.tensor(2.))",
+        "torch.cdist(a, a, True)",
+        "torch.cdist(x1=a, x2=a, p='a')",
+        "torch.cdist(a, [1.], 'a')",
+        "torch.cdist(a.long(), a, 2, 'a')",
+        "torch.cdist(torch.ones(1, 30), torch.ones(30, 30, dtype=torch.float64))",
+        "torch.cdist(a, a.double(), compute_mode='use_mm_for_euclid_dist')",
+        "torch.cdist(a, a.double())",
+        "torch.frobenius_norm([1.], 'a')",
+        "torch.frobenius_norm(m, 'a')",
+        "torch.frobenius_norm(m, [0], 'a')",
+        "torch.frobenius_norm(m, 0)",
+        "torch.frobenius_norm(m, torch.tensor([0]))",
+        "torch.frobenius_norm(m, [0, 'a'])",
+        "torch.frobenius_norm(m)",
+        "torch.frobenius_norm(m, [0, 1], 1)",
+        "torch.frobenius_norm(m.long(), [0, 1])",
+        "torch.frobenius_norm(m, [0], False, out=1)",
+        "torch.nuclear_norm(m, True)",
+        "torch.nuclear_norm(m, 'a')",
+        "torch.nuclear_norm([1.], 'a')",
+        "torch.nuclear_norm(m, keepdim=1)",
+        "torch.nuclear_norm(m, [0, 1], 1)",
+        "F.multilabel_margin_loss([1.], torch.zeros(2, dtype=torch.long), reduction='x')",
+        "torch.native_channel_shuffle([1.], 2.0)",
+    ]
+    _par21_compare(setup, calls)
+
+
+def test_par22_normal_overloads():
+    """torch.normal's four overloads: a dtype= beside a tensor mean or std, a size beside them, a string, each
+    PyTorch's invalid combination; NaN std refused; mean and std broadcast in ATen's words"""
+    setup = "m = torch.zeros(2)"
+    calls = [
+        "torch.normal(m, 1, dtype=torch.float64)",
+        "torch.normal(m, 1.0, dtype=torch.float64)",
+        "torch.normal(0., torch.ones(2), dtype=torch.float64)",
+        "torch.normal(m, torch.ones(2), dtype=torch.float64)",
+        "torch.normal(m, 1, (2,))",
+        "torch.normal(m, 'a')",
+        "torch.normal('a', m)",
+        "torch.normal(0, 1)",
+        "torch.normal(0, 1, 2)",
+        "torch.normal()",
+        "torch.normal(std=torch.ones(2))",
+        "torch.normal(m, float('nan'))",
+        "torch.normal(0., float('nan'), (2,))",
+        "torch.normal(0., torch.tensor([float('nan')]))",
+        "torch.normal(m, -1)",
+        "torch.normal(m, torch.ones(3))",
+        "torch.normal(torch.zeros(2, 3), torch.ones(4, 2))",
+        "torch.normal(0., 1., (2,), generator=1)",
+        "torch.normal(0., 1., (2, 3), dtype=torch.float64).dtype",
+        "torch.normal(0., 1., size=(2,)).shape",
+        "torch.normal(torch.zeros(2, 3), torch.ones(4, 1, 1)).shape",
+        "torch.normal(mean=m).shape",
+        "torch.normal(torch.tensor(0.), 2.).shape",
+        "torch.normal(m.long(), 1)",
+        "torch.normal(0., 0., (3,))",
+        "torch.normal(torch.zeros(2, dtype=torch.complex64), 1).dtype",
+        "torch.normal(torch.zeros(2, dtype=torch.complex128), torch.ones(2)).dtype",
+        "torch.normal(0., torch.ones(2, dtype=torch.complex64))",
+        "torch.normal(m, torch.ones(2, dtype=torch.complex64))",
+    ]
+    _par21_compare(setup, calls)
+    # a complex mean draws each part with variance std^2 / 2 (normal_'s convention, PyTorch's)
+    minitorch.manual_seed(0)
+    z = minitorch.normal(minitorch.full((200_000,), 1 + 1j, dtype=minitorch.complex64), 2.0)
+    for part in (z.real, z.imag):
+        assert abs(part.mean().item() - 1) < 0.02 and abs(part.std().item() - 2 / math.sqrt(2)) < 0.02
+
+
+def test_par22_lstsq_rcond_and_empty_half_linalg():
+    """linalg.lstsq's parser (rcond a float or a 0-dim tensor without grad, driver a keyword str); the linalg
+    ops whose kernels PyTorch never dispatches for an empty input give results of an empty float16/bfloat16
+    matrix's dtype, the others refuse it"""
+    setup = "A = torch.eye(2); B = torch.ones(2, 1)"
+    calls = [
+        "torch.linalg.lstsq(A, B, 1)",
+        "torch.linalg.lstsq(A, B, rcond=torch.tensor(1.))",
+        "torch.linalg.lstsq(A, B, rcond=torch.tensor(1))",
+        "torch.linalg.lstsq(A, B, rcond=torch.tensor(1., requires_grad=True))",
+        "torch.linalg.lstsq(A, B, rcond=True)",
+        "torch.linalg.lstsq(A, B, rcond='a')",
+        "torch.linalg.lstsq(A, B, rcond=None)",
+        "torch.linalg.lstsq(A, B, torch.tensor([1.]))",
+        "torch.linalg.lstsq(A, B, rcond=1.0, driver=1)",
+        "torch.linalg.lstsq(A, B, None, 'gelsd')",
+        "torch.linalg.lstsq([1.], B, 'a')",
+        "torch.linalg.lstsq(A, [1.], 'a')",
+        "torch.linalg.lstsq(A.long(), B, 'a')",
+        "torch.linalg.lstsq(A, B, driver='gelsd', foo=1)",
+    ]
+    for shape in ("(0, 2)", "(0, 0)", "(2, 0, 0)", "(0, 2, 2)", "(3, 0)"):
+        for dt in ("torch.float16", "torch.bfloat16"):
+            e = f"torch.zeros({shape}, dtype={dt})"
+            calls += [f"torch.linalg.svd({e})", f"torch.linalg.svd({e}, full_matrices=False)",
+                      f"torch.linalg.svdvals({e})", f"torch.svd({e})"]  # fmt: skip
+            if shape != "(0, 2)" and shape != "(3, 0)":
+                calls += [f"torch.linalg.eigh({e})", f"torch.linalg.eigvalsh({e})", f"torch.linalg.det({e})",
+                          f"torch.linalg.cholesky({e})", f"torch.linalg.cholesky_ex({e})",
+                          f"torch.linalg.matrix_exp({e})", f"torch.linalg.solve({e}, {e})",
+                          f"torch.linalg.ldl_factor({e})", f"torch.logdet({e})", f"torch.cholesky_inverse({e})",
+                          f"torch.linalg.qr({e})", f"torch.linalg.eig({e})", f"torch.linalg.inv({e})"]  # fmt: skip
+    calls += [
+        "torch.linalg.svd(torch.eye(2, dtype=torch.float16))",
+        "torch.linalg.eigh(torch.eye(2, dtype=torch.bfloat16))",
+        "torch.logdet(torch.eye(2, dtype=torch.float16))",
+        "torch.cholesky_inverse(torch.eye(2, dtype=torch.long))",
+        "torch.cholesky_inverse(torch.ones(2, 3, dtype=torch.long))",
+    ]
+    _par21_compare(setup, calls)
+
+
+def test_par22_empty_integer_pools_and_gumbel_softmax():
+    """adaptive average pooling: the output sizes' signs first, a 1 x 1 output is a mean (checked for its dtype,
+    its input's sizes not), else the 2-d kernel checks the last two dims only and dispatches on the dtype only
+    when there is an output (an empty integer input pools to an empty integer result); gumbel_softmax draws
+    with exponential_, which refuses an integer or complex input unless it is empty"""
+    setup = ""
+    calls = []
+    for fn, nd in (("adaptive_avg_pool1d", 1), ("adaptive_avg_pool2d", 2)):
+        for shape in [(0,) + (4,) * nd, (1, 0) + (4,) * nd, (0, 4) + (0,) + (4,) * (nd - 1),
+                      (1, 4) + (4,) * (nd - 1) + (0,), (1, 4) + (4,) * nd, (0,) * (nd + 1)]:  # fmt: skip
+            for dt in ("torch.float32", "torch.int64", "torch.bool"):
+                for o in (1, 2, 0, -1):
+                    calls.append(f"F.{fn}(torch.zeros({shape}, dtype={dt}), {o})")
+    calls.append("F.adaptive_avg_pool1d(torch.ones(1, 2, 0), 1)")  # NaN, the mean of nothing
+    for shape in ("(0,)", "(2,)", "(0, 2)", "(2, 0)", "()"):
+        for dt in ("torch.int64", "torch.bool", "torch.complex64", "torch.float32"):
+            for hard in (False, True):
+                call = f"F.gumbel_softmax(torch.zeros({shape}, dtype={dt}), hard={hard})"
+                if dt == "torch.complex64" and shape == "(0, 2)" and hard:
+                    continue  # PyTorch's max refuses complex input even when empty; ours has nothing to refuse
+                calls.append(call + (".shape" if dt == "torch.float32" and "0" not in shape else ""))
+    _par21_compare(setup, calls)
+
+
+def test_par22_index_put_dtypes():
+    """PyTorch's index_put_ takes a value of another dtype only as masked_fill_ (one element through one
+    bool/uint8 mask): through an integer index the dtypes must match, x[long_index] = complex is index_fill_'s
+    refusal, and x[mask] = 1.5 of an empty bool x is a no-op"""
+    setup = (
+        "xb = torch.zeros(0, dtype=torch.bool); mb = torch.zeros(0, dtype=torch.bool); i = torch.tensor([0])"
+    )
+    calls = [
+        "xb.__setitem__(mb, 1.5) or xb",
+        "xb.__setitem__(mb, torch.tensor(1.5)) or xb",
+        "xb.__setitem__(mb, torch.tensor([1.5])) or xb",
+        "xb.__setitem__(torch.zeros(0, dtype=torch.long), 1.5) or xb",
+        "xb.__setitem__(torch.zeros(0, dtype=torch.long), torch.tensor(1.5)) or xb",
+    ]
+    for xd in ("torch.bool", "torch.int64", "torch.float32", "torch.complex64"):
+        for vd in ("torch.bool", "torch.uint8", "torch.float64", "torch.complex64"):
+            x = f"torch.zeros(2, dtype={xd})"
+            for key in (
+                "i",
+                "torch.tensor([True, False])",
+                "0",
+                "slice(0, 1)",
+                "torch.tensor([], dtype=torch.long)",
+            ):
+                calls.append(f"(lambda x: x.__setitem__({key}, torch.ones((1,), dtype={vd})) or x)({x})")
+            calls += [
+                f"{x}.index_put_((i,), torch.tensor(1, dtype={vd}))",
+                f"{x}.index_put_((torch.tensor([True, False]),), torch.tensor(1, dtype={vd}))",
+                f"{x}.index_put_((torch.tensor([True, False]),), torch.tensor(1, dtype={vd}), accumulate=True)",
+                f"{x}.index_put_((torch.tensor([True, True]),), torch.tensor([1, 1], dtype={vd}))",
+                f"{x}.index_put((i,), torch.tensor([1], dtype={vd}))",
+            ]
+        for key in ("i", "torch.tensor([[0]])", "(i,)", "[0]", "torch.tensor([True, False])", "i.int()"):
+            calls.append(f"(lambda x: x.__setitem__({key}, 1j) or x)(torch.zeros(2, dtype={xd}))")
+    _par21_compare(setup, calls)
+
+
+def test_par22_inplace_result_type_under_grad():
+    """an in-place op whose out-of-place result an integer or bool self cannot hold raises PyTorch's cast error
+    on the grad path too (a bound or operand requiring grad), where self was silently rounded"""
+    setup = "g = torch.tensor([0.4, 2.6], requires_grad=True); L = torch.tensor([1, 5])"
+    calls = [
+        "L.clone().clamp_(g, torch.ones(2))",
+        "L.clone().clamp_(g)",
+        "L.clone().clamp_(max=g)",
+        "L.clone().clip_(g)",
+        "L.clone().bool().clamp_(g.double())",
+        "L.clone().clamp_min_(g)",
+        "L.clone().clamp_max_(g)",
+        "L.clone().add_(g)",
+        "L.clone().mul_(g)",
+        "L.clone().sub_(g)",
+        "L.clone().pow_(g)",
+        "L.clone().atan2_(g)",
+        "L.clone().remainder_(g)",
+        "L.clone().div_(g, rounding_mode='floor')",
+        "L.clone().xlogy_(g)",
+        "L.clone().lerp_(g, 0.5)",
+        "L.clone().copy_(g)",
+        "L.clone().masked_fill_(torch.tensor([True, False]), torch.tensor(1.5, requires_grad=True))",
+        "g.clone().clamp_(L)",
+        "g.clone().add_(L)",
+        "torch.clamp_(L.clone(), g)",
+    ]
+    _par21_compare(setup, calls)
+
+
+def test_par22_randint_like_tensor_high():
+    """randint_like's Tensor high (PyTorch's randint_like.Tensor, tried before the int rows): a 0-dim CPU tensor
+    of any dtype read as an int; a float high or string is the invalid combination; random_'s complex
+    refusals in each of its forms"""
+    setup = "x = torch.zeros(1000)"
+    calls = [
+        "torch.randint_like(x, torch.tensor(5)).max()",
+        "torch.randint_like(x, torch.tensor(5.7)).max()",
+        "torch.randint_like(x, torch.tensor(True)).max()",
+        "torch.randint_like(x, torch.tensor(5, dtype=torch.float64)).dtype",
+        "torch.randint_like(x, torch.tensor(5., requires_grad=True)).max()",
+        "torch.randint_like(x, torch.tensor([5]))",
+        "torch.randint_like(x, torch.zeros(2, 2))",
+        "torch.randint_like(x, torch.tensor(0))",
+        "torch.randint_like(x, torch.tensor(-1))",
+        "torch.randint_like(x, torch.tensor(5), 3)",
+        "torch.randint_like(x, high=torch.tensor(5), dtype=torch.int32).max()",
+        "torch.randint_like(x.to(torch.uint8), torch.tensor(300))",
+        "torch.randint_like(x.bool(), torch.tensor(5))",
+        "torch.randint_like(x, 5.5)",
+        "torch.randint_like(x, True)",
+        "torch.randint_like(x, 'a')",
+        "torch.randint_like(x.to(torch.complex64), 3)",
+        "torch.randint_like(x.to(torch.complex64)[:0], 3)",
+        "torch.randint_like(x.to(torch.complex64), torch.tensor(3))",
+        "torch.randint(3, (0,), dtype=torch.complex64)",
+        "torch.zeros(2, dtype=torch.complex64).random_()",
+        "torch.zeros(0, dtype=torch.complex64).random_()",
+        "torch.zeros(2, dtype=torch.complex64).random_(3)",
+        "torch.zeros(0, dtype=torch.complex64).random_(0, None)",
+        "torch.zeros(2, dtype=torch.complex64).random_(5, 3)",
+    ]
+    _par21_compare(setup, calls)
+
+
+def test_par22_ctc_pad_and_grid_int_lists():
+    """more SymInt[]/int[] readers in PyTorch's words: torch.ctc_loss's two overloads (both lengths int lists or
+    both tensors, reached by F.ctc_loss after its reduction check, unreduced when torch's spelling omits it),
+    constant_pad_nd's pad (and ATen's length checks), affine_grid_generator's size, native_layer_norm's
+    normalized_shape"""
+    setup = (
+        "lp = torch.zeros(3, 1, 2).log_softmax(2); t = torch.ones(1, 1, dtype=torch.long); x = torch.zeros(3)"
+    )
+    calls = [
+        "F.ctc_loss([1.], t, (3,), (1,))",
+        "F.ctc_loss([1.], t, (3,), (1,), reduction='x')",
+        "F.ctc_loss(lp, t, 3, 1)",
+        "F.ctc_loss(lp, t, (3,), 1)",
+        "F.ctc_loss(lp, t, (3,), (1,))",
+        "F.ctc_loss(lp, t, torch.tensor([3]), (1,))",
+        "F.ctc_loss(lp, t, torch.tensor([3]), torch.tensor([1]))",
+        "F.ctc_loss(lp, t, (3,), (1,), blank=1.5)",
+        "F.ctc_loss(lp, t, (3,), (1,), zero_infinity=1)",
+        "F.ctc_loss(lp, [1], (3,), (1,))",
+        "torch.ctc_loss(lp, t, (3,), (1,))",
+        "torch.ctc_loss(lp, t, (3,), (1,), 0, 1)",
+        "torch.ctc_loss(lp, t, (3,), (1,), 0, 2)",
+        "torch.ctc_loss(lp, t, torch.tensor([3]), torch.tensor([1]))",
+        "torch.ctc_loss(lp, t, 3, 1)",
+        "torch.nn.CTCLoss()(lp, t, (3,), (1,))",
+        "torch.nn.CTCLoss()(lp, t, 3, 1)",
+        "torch.constant_pad_nd(x, 1)",
+        "torch.constant_pad_nd(x, (1,))",
+        "torch.constant_pad_nd(x, (1, 2, 3, 4))",
+        "torch.constant_pad_nd(x, [1, 'a'])",
+        "torch.constant_pad_nd(x, (1, 1), 'a')",
+        "torch.constant_pad_nd(x, (1, 1), 2.5)",
+        "torch.constant_pad_nd([1.], (1, 1))",
+        "torch.constant_pad_nd(x, (torch.tensor(1), 2))",
+        "F.affine_grid(torch.zeros(1, 2, 3), torch.tensor([1, 1, 2, 2]))",
+        "F.affine_grid(torch.zeros(1, 2, 3), [1, 1, 2, 2], align_corners=False)",
+        "torch.affine_grid_generator(torch.zeros(1, 2, 3), 4, False)",
+        "torch.native_layer_norm(x, 3, None, None, 1e-5)",
+        "torch.native_layer_norm(x, (3,), None, None, 1e-5)[0]",
+        "F.layer_norm(x, 3)",
+        "torch.layer_norm(x, torch.tensor(3))",
+    ]
+    _par21_compare(setup, calls)
+
+
+def test_par22_fuzz_seed_5300():
+    """difffuzz seed 5300 over this session's names: normal of an empty integer or bool tensor (no kernel
+    refuses the dtype), channel_shuffle's bool groups, gumbel_softmax of a non-tensor, nuclear_norm's tensor
+    dim, linalg.svd/svdvals's parser, adaptive_avg_pool1d's int[1] size"""
+    setup = "x = torch.zeros(1, 3)"
+    calls = [
+        "torch.normal(torch.empty((5, 0), dtype=torch.bool), 1)",
+        "torch.normal(torch.empty((0,), dtype=torch.long), 1)",
+        "torch.normal(torch.empty((0,), dtype=torch.long), torch.ones(0))",
+        "torch.normal(0., torch.empty((0,), dtype=torch.long))",
+        "torch.normal(torch.ones(0), torch.empty((0,), dtype=torch.long))",
+        "torch.normal(torch.empty((0,), dtype=torch.long), torch.empty((0,), dtype=torch.long))",
+        "torch.normal(torch.ones(2, dtype=torch.long), torch.ones(2))",
+        "torch.normal(torch.ones(2), torch.ones(2, dtype=torch.long)).dtype",
+        "torch.native_channel_shuffle(torch.zeros(1, 4, 2), True)",
+        "torch.channel_shuffle(torch.zeros(1, 4, 2), True)",
+        "F.channel_shuffle(torch.zeros(1, 4, 2), True)",
+        "F.channel_shuffle(torch.arange(8.).reshape(1, 4, 2), torch.tensor(2))",
+        "F.gumbel_softmax(3, 1)",
+        "torch.nuclear_norm(torch.tensor(-1.7, dtype=torch.float16), torch.tensor(False))",
+        "torch.nuclear_norm(torch.eye(2), torch.tensor([0, 1]))",
+        "torch.linalg.svd(torch.tensor(2, dtype=torch.uint8), -1)",
+        "torch.linalg.svd(torch.eye(2), 1)",
+        "torch.linalg.svd(torch.eye(2), driver=1)",
+        "torch.linalg.svd(torch.eye(2), True, 'gesvd')",
+        "torch.linalg.svdvals(torch.eye(2), 1)",
+        "torch.linalg.svdvals(torch.eye(2), driver=1)",
+        "torch.svd(torch.eye(2), 1)",
+        "torch.adaptive_avg_pool1d(x, None)",
+        "torch.adaptive_avg_pool1d(x, [None])",
+        "torch.adaptive_avg_pool1d(x, torch.tensor(2))",
+        "F.adaptive_avg_pool1d(x, None)",
+        "F.adaptive_avg_pool1d(x, (2,))",
+        "F.adaptive_avg_pool2d(x[None], (None, 2))",
+        "torch.adaptive_max_pool1d(x, None)",
+        # seeds 5301-5302: normal's std checks come before everything else; cdist's compute_mode before its parser
+        "torch.normal(torch.empty((4, 0, 3), dtype=torch.bool), -3)",
+        "torch.normal(torch.ones(2, dtype=torch.long), -1)",
+        "torch.normal(torch.ones(2, dtype=torch.long), torch.full((2,), -1.))",
+        "torch.normal(0., torch.full((2,), -1, dtype=torch.long))",
+        "torch.cdist(torch.ones(4), 5, torch.tensor([3]), 0.001)",
+        "torch.cdist(torch.ones(4), 5, torch.tensor([3]))",
+    ]
+    _par21_compare(setup, calls)

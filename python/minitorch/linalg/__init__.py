@@ -486,7 +486,9 @@ def _cond_square(A, p):
         )
 
 
-# torch.frobenius_norm / torch.nuclear_norm (minitorch/__init__.py exports them)
+# torch.frobenius_norm / torch.nuclear_norm (minitorch/__init__.py exports them): their bad arguments are the
+# parser's, before ATen's deprecation warning
+@_argcheck.parses("Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None", name="frobenius_norm")
 def _torch_frobenius_norm(input, dim, keepdim=False, *, out=None):
     """torch.frobenius_norm: kept by PyTorch for TorchScript only (it warns); torch.norm(input, 2, dim) over at
     most two dims."""
@@ -496,8 +498,7 @@ def _torch_frobenius_norm(input, dim, keepdim=False, *, out=None):
         UserWarning,
         stacklevel=2,
     )
-    if isinstance(dim, int) and not isinstance(dim, bool):  # ATen's int[1] dim: a bare int is one dim
-        dim = [dim]
+    dim = _C._int_list_value(dim, "frobenius_norm", "dim", 2, False, True)  # int[1]: a bare int is one dim
     if len(dim) > 2:
         raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dim)} dimensions instead.")
     if not (input.is_floating_point() or input.is_complex()):  # ATen's norm op, not linalg's, checks here
@@ -507,6 +508,11 @@ def _torch_frobenius_norm(input, dim, keepdim=False, *, out=None):
     return write_out(_C.norm(input, 2, dim, keepdim), out, "frobenius_norm")
 
 
+@_argcheck.parses(
+    "Tensor input, bool keepdim=False, *, Tensor? out=None",
+    "Tensor input, int[2] dim, bool keepdim=False, *, Tensor? out=None",
+    name="nuclear_norm",
+)
 def _torch_nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     """torch.nuclear_norm: kept by PyTorch for TorchScript only (it warns); linalg.matrix_norm(input, 'nuc')."""
     warnings.warn(
@@ -517,8 +523,9 @@ def _torch_nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     )
     if isinstance(dim, bool):  # nuclear_norm(input, keepdim): PyTorch's first overload
         dim, keepdim = None, dim
-    elif isinstance(dim, int):  # ATen's int[2] dim: a bare int stands for both
-        dim = (dim, dim)
+    elif dim is not None:  # ATen's int[2] dim: a bare int (or one-element integer tensor) stands for both
+        dim = _C._int_list_value(dim, "nuclear_norm", "dim", 2, False, True)
+        dim = tuple(dim) * 2 if len(dim) == 1 else tuple(dim)
     return write_out(
         matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim), out, "nuclear_norm"
     )

@@ -69,8 +69,9 @@ _TRIANGULAR_SOLVE = _make("triangular_solve", ("solution", "cloned_coefficient")
 # ---------------------------------------------------------------------------------------------------- checks
 
 
-def _check(A, fn, square=True, kernel=None, low_precision=False):
-    """PyTorch's checks of a matrix argument, in its words and order: rank, squareness, dtype."""
+def _check(A, fn, square=True, kernel=None, low_precision=False, dispatch_all=False):
+    """PyTorch's checks of a matrix argument, in its words and order: rank, squareness, dtype (dispatch_all:
+    the kernel's dtype dispatch refuses every dtype it lacks in its words, an integer one too)."""
     if not _C._is_tensor(A):
         raise TypeError(f"{fn}(): argument 'A' (position 1) must be Tensor, not {type(A).__name__}")
     if A.dim() < 2:
@@ -79,7 +80,38 @@ def _check(A, fn, square=True, kernel=None, low_precision=False):
         raise RuntimeError(
             f"{fn}: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices"
         )
+    if dispatch_all and A.dtype not in _INEXACT:
+        raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{scalar_name(A.dtype)}'")
     _check_dtype(A, fn, kernel, low_precision)
+
+
+def _empty_half_as_float(fn):
+    """fn, whose kernel PyTorch never dispatches for an empty input: there an empty float16 or bfloat16 matrix
+    (or batch) gives results of its dtype (`linalg.svd(torch.zeros(0, 2, dtype=torch.float16))`: empty float16
+    factors; det of 0 x 0 matrices: ones), where a nonempty one is refused by the kernel's dtype dispatch.
+    Computed in float32 and converted back; triangular_solve, geqrf, eig and the others dispatch first and
+    refuse an empty one too."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        A = args[0] if args else None
+        if not (_C._is_tensor(A) and A.dtype in _LOW and A.numel() == 0) or kwargs.get("out") is not None:
+            return fn(*args, **kwargs)
+        low = A.dtype
+
+        def up(v):
+            return v.to(_C.float32) if _C._is_tensor(v) and v.dtype == low else v
+
+        def down(v):
+            return v.to(low) if _C._is_tensor(v) and v.dtype == _C.float32 else v
+
+        r = fn(*map(up, args), **{k: up(v) for k, v in kwargs.items()})
+        return type(r)(tuple(map(down, r))) if isinstance(r, tuple) else down(r)
+
+    return wrapper
+
+
+_LOW = (_C.float16, _C.bfloat16)
 
 
 def _check_dtype(A, fn, kernel=None, low_precision=False):
@@ -274,6 +306,7 @@ class _Solve(Function):
         return gA, gB, None
 
 
+@_empty_half_as_float
 def solve(A, B, *, left=True, out=None):
     """The solution X of A X = B (left) or X A = B: LU with partial pivoting (LAPACK getrf/getrs)."""
     fn = "linalg.solve"
@@ -505,6 +538,7 @@ def lu(A, *, pivot=True, out=None):
     return _LU(_LUFunction.apply(A))
 
 
+@_empty_half_as_float
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     """The solution of A X = B (or X A = B; A^H with adjoint) from A's lu_factor."""
     fn = "linalg.lu_solve"
@@ -626,6 +660,7 @@ class _Det(Function):
         return (g * d.conj()).unsqueeze(-1).unsqueeze(-1) * _mH(inv(A))
 
 
+@_empty_half_as_float
 def det(A, *, out=None):
     """det(A) from A's LU factorization; differentiable at singular matrices too (through the SVD there)."""
     _check(A, "linalg.det", kernel="lu")
@@ -668,6 +703,7 @@ def slogdet(A, *, out=None):
 
 def logdet(A):
     """log det(A): nan for a negative real determinant, -inf for zero; for complex A, log(sign) + logabsdet."""
+    _check(A, "logdet", low_precision=True)  # (in its own name, before slogdet's)
     sign, logabs = slogdet(A)
     if A.is_complex():
         # PyTorch's complex sum at a singular matrix, log(0) + -inf, comes out as -inf + nan j: keep its value
@@ -700,6 +736,7 @@ class _Cholesky(Function):
         return solve_triangular(L, X, upper=False, left=False), None
 
 
+@_empty_half_as_float
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """(L, info): A = L L^H (or U^H U), info > 0 where A is not positive-definite."""
     _check(A, "linalg.cholesky", kernel="cholesky")
@@ -709,6 +746,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     return _CHOLESKY_EX((L, info))
 
 
+@_empty_half_as_float
 def cholesky(A, *, upper=False, out=None):
     """The Cholesky factor of a Hermitian (symmetric) positive-definite A, reading its lower (or upper)
     triangle; LinAlgError otherwise."""
@@ -748,7 +786,7 @@ def cholesky_solve(B, L, upper=False, *, out=None):
 @_argcheck.parses("Tensor input, bool upper=False, *, Tensor? out=None")
 def cholesky_inverse(L, upper=False, *, out=None):
     """A^-1 from A's Cholesky factor."""
-    _check(L, "cholesky_inverse", kernel="cholesky_inverse")
+    _check(L, "cholesky_inverse", square=True, kernel="cholesky_inverse_out", dispatch_all=True)
     fn = "cholesky_inverse"
     return write_out(cholesky_solve(_eye_like(L), L, upper), out, fn, "castable", fn + _CASTABLE_TAIL)
 
@@ -946,6 +984,7 @@ def _uplo(UPLO):
 
 
 @_argcheck.parses('Tensor A, str UPLO="L", *, Tensor? out=None', name="linalg_eigh")
+@_empty_half_as_float
 def eigh(A, UPLO="L", *, out=None):
     """(eigenvalues ascending, orthonormal eigenvectors) of a Hermitian (symmetric) A, reading its UPLO triangle;
     the eigenvalues are real (float32 for complex64, float64 for complex128)."""
@@ -955,6 +994,7 @@ def eigh(A, UPLO="L", *, out=None):
 
 
 @_argcheck.parses('Tensor A, str UPLO="L", *, Tensor? out=None', name="linalg_eigvalsh")
+@_empty_half_as_float
 def eigvalsh(A, UPLO="L", *, out=None):
     """The eigenvalues of a Hermitian (symmetric) A, ascending and real."""
     _check(A, "linalg.eigh", kernel="linalg_eigh")
@@ -1114,6 +1154,10 @@ class _SVDFunction(Function):
         return gA, None
 
 
+@_argcheck.parses(
+    "Tensor A, bool full_matrices=True, *, str? driver=None, Tensor[]? out=None", name="linalg_svd"
+)
+@_empty_half_as_float
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """(U, S, Vh) with A = U diag(S) Vh, S descending and real (LAPACK gesdd)."""
     _check(A, "linalg.svd", square=False, kernel="linalg_svd")
@@ -1124,6 +1168,8 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     return _SVD(_SVDFunction.apply(A, full_matrices))
 
 
+@_argcheck.parses("Tensor A, *, str? driver=None, Tensor? out=None", name="linalg_svdvals")
+@_empty_half_as_float
 def svdvals(A, *, driver=None, out=None):
     """The singular values of A, descending."""
     _check(A, "linalg.svd", square=False, kernel="linalg_svd")
@@ -1139,13 +1185,12 @@ def svdvals(A, *, driver=None, out=None):
 # ------------------------------------------------------------------------------- least squares, pinv, rank
 
 
-def lstsq(A, B, rcond=None, *, driver=None):
-    """(solution, residuals, rank, singular_values) of min ||A X - B|| (LAPACK gelsy by default on the CPU; gels,
-    the only driver, on CUDA)."""
+@_argcheck.parses("Tensor input, Tensor b, float? rcond=None, *, str? driver=None", name="linalg_lstsq")
+def lstsq(input, b, rcond=None, *, driver=None):
+    """(solution, residuals, rank, singular_values) of min ||A X - B|| (A input, B b; LAPACK gelsy by default
+    on the CPU; gels, the only driver, on CUDA)."""
     fn = "torch.linalg.lstsq"
-    if not _C._is_tensor(A) or not _C._is_tensor(B):
-        bad = A if not _C._is_tensor(A) else B
-        raise TypeError(f"linalg_lstsq(): argument must be Tensor, not {type(bad).__name__}")
+    A, B = input, b
     if A.dim() < 2:
         raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
     if A.dtype not in _INEXACT or B.dtype not in _INEXACT:
@@ -1361,6 +1406,7 @@ _PADE13 = (
 _THETA13 = 5.371920351148152
 
 
+@_empty_half_as_float
 def matrix_exp(A):
     """exp(A) = sum A^k / k! (Pade 13 with scaling and squaring); differentiable through its matmuls and solve."""
     _check(A, "linalg.matrix_exp", kernel="matrix_exp")
@@ -1491,6 +1537,7 @@ def pca_lowrank(A, q=None, center=True, niter=2):
 
 
 @_argcheck.parses("Tensor input, bool some=True, bool compute_uv=True, *, Tensor[]? out=None", name="svd")
+@_empty_half_as_float
 def torch_svd(input, some=True, compute_uv=True, *, out=None):
     """torch.svd: (U, S, V) with V, not Vh; reduced unless some=False; zero U/V when not compute_uv."""
     if compute_uv:

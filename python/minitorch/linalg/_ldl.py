@@ -10,6 +10,7 @@ from minitorch._dtype_names import scalar_name
 from minitorch._out import write_out
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.functional import broadcast_shapes
+from minitorch.linalg._decomp import _empty_half_as_float
 from minitorch.return_types import _make
 
 __all__ = ["ldl_factor", "ldl_factor_ex", "ldl_solve"]
@@ -36,6 +37,7 @@ def _check_dtype(A, fn):
         raise NotImplementedError(f"\"ldl_factor_kernel_cpu\" not implemented for '{scalar_name(A.dtype)}'")
 
 
+@_empty_half_as_float
 def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     """The Bunch-Kaufman factorization A = P L D L^T P^T of symmetric A (L D L^H of Hermitian A with
     ``hermitian=True``; its lower triangle is read): LD holds L (unit diagonal implied) and the 1x1 / 2x2 blocks
@@ -67,6 +69,7 @@ def _raise_for_info(infos, fn):
         )
 
 
+@_empty_half_as_float
 def ldl_factor(A, *, hermitian=False, out=None):
     """ldl_factor_ex without info: raises when D comes out singular."""
     _argcheck.check_tensor_like("linalg_ldl_factor", "input", 1, A)

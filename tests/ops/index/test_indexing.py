@@ -402,7 +402,8 @@ def test_accumulate_many_duplicates_into_few_slots(device):
     )
     assert t.tolist() == [4000.0] * 5
     h = minitorch.zeros(5, dtype=minitorch.float16, device=device)
-    h.index_put_((minitorch.tensor(idx[:1000], device=device),), minitorch.tensor(1.0), accumulate=True)
+    one = minitorch.tensor(1.0, dtype=minitorch.float16)  # PyTorch's index_put_ takes self's dtype only
+    h.index_put_((minitorch.tensor(idx[:1000], device=device),), one, accumulate=True)
     assert h.tolist() == [200.0] * 5
 
 

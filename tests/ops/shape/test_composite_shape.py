@@ -242,7 +242,7 @@ def test_flip_kernel_long_runs_and_threads():
     for dims in [(1,), (0,), (0, 1)]:
         np.testing.assert_array_equal(minitorch.flip(x, dims).numpy(), np.flip(a, dims))
     v = np.arange(100_003, dtype=np.float64)
-    np.testing.assert_array_equal(minitorch.flip(minitorch.from_numpy(v), 0).numpy(), v[::-1])
+    np.testing.assert_array_equal(minitorch.flip(minitorch.from_numpy(v), (0,)).numpy(), v[::-1])
     b = np.arange(5 * 6 * 7, dtype=np.int16).reshape(5, 6, 7)
     xb = minitorch.from_numpy(b).permute(2, 0, 1)[1:, ::2]  # permuted and sliced: no run is dense
     np.testing.assert_array_equal(

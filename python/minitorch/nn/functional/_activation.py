@@ -496,13 +496,18 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     soft sample's (straight-through)."""
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
-    # -log(Exp(1)) is Gumbel(0, 1); Exp(1) = -log(U), U kept off 0 so the sample stays finite
-    u = _C.empty_like(logits).uniform_(1e-20 if logits.dtype == _C.float64 else 1e-38, 1.0)
-    gumbels = -_C.log(-_C.log(u))
+    if not isinstance(logits, _C.Tensor):  # PyTorch's first use of it
+        _argcheck.check_tensor("empty_like", "input", 1, logits)
+    if logits.is_floating_point():
+        # -log(Exp(1)) is Gumbel(0, 1); Exp(1) = -log(U), U kept off 0 so the sample stays finite
+        u = _C.empty_like(logits).uniform_(1e-20 if logits.dtype == _C.float64 else 1e-38, 1.0)
+        gumbels = -_C.log(-_C.log(u))
+    else:  # PyTorch's draw: exponential_ refuses these dtypes unless there is nothing to draw (then, empty)
+        gumbels = -_C.log(_C.empty_like(logits).exponential_())
     y_soft = _C.softmax((logits + gumbels) / tau, dim)
     if not hard:
         return y_soft
-    index = y_soft.argmax(dim, keepdim=True)
+    index = y_soft.max(dim, keepdim=True)[1]  # (PyTorch's: its errors for an empty dim or complex input)
     y_hard = _C.zeros_like(logits).scatter_(dim, index, 1.0)
     return y_hard - y_soft.detach() + y_soft
 

@@ -4,7 +4,7 @@ kernel behind _C._ctc_loss (one sample per task, PyTorch's _ctc_loss and its bac
 
 import math
 
-from minitorch import _C, _creation
+from minitorch import _C, _argcheck, _creation
 from minitorch._dtype_names import scalar_name
 from minitorch._ops import where
 from minitorch.autograd import Function
@@ -105,16 +105,26 @@ class _CTC(Function):
         return grad, None, None, None, None, None
 
 
+# torch.ctc_loss's two overloads (torch's spelling shares them: _nn_ops.ctc_loss)
+CTC_SIGNATURES = [
+    _argcheck._signature(
+        f"Tensor log_probs, Tensor targets, {kind} input_lengths, {kind} target_lengths, int blank=0, "
+        "int reduction=at::Reduction::Mean, bool zero_infinity=False"
+    )
+    for kind in ("int[]", "Tensor")
+]
+
+
 def ctc_loss(
     log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False
 ):
     """The CTC loss of log-probabilities (T, N, C) or (T, C) against padded (N, S) or concatenated targets."""
-    for pos, (arg, value) in enumerate((("log_probs", log_probs), ("targets", targets)), 1):
-        if not isinstance(value, _C.Tensor):
-            raise TypeError(
-                f"ctc_loss(): argument '{arg}' (position {pos}) must be Tensor, not {type(value).__name__}"
-            )
     reduction = _loss_reduction(None, None, reduction)
+    # PyTorch's F.ctc_loss hands every argument by position to torch.ctc_loss, whose parser takes both lengths
+    # as int lists or both as tensors
+    red = {"none": 0, "mean": 1, "sum": 2}[reduction]
+    args = (log_probs, targets, input_lengths, target_lengths, blank, red, zero_infinity)
+    _argcheck.check_call("ctc_loss", CTC_SIGNATURES, args, {})
     unbatched = log_probs.dim() == 2
     if unbatched:
         log_probs = log_probs.unsqueeze(1)

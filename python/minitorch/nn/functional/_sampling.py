@@ -30,7 +30,7 @@ def _linspace_from_neg_one(theta, steps, align_corners):
 
 def affine_grid_generator(theta, size, align_corners):
     """torch.affine_grid_generator: the (N, *spatial, k) grid of theta applied to the normalized base grid."""
-    size = [int(s) for s in size]
+    size = _C._int_list_value(size, "affine_grid_generator", "size", 2)  # its parser's SymInt[]: no tensor
     n, spatial = size[0], size[2:]
     axes = [_linspace_from_neg_one(theta, s, align_corners) for s in reversed(spatial)]  # x (width) first
     mesh = meshgrid(*reversed(axes), indexing="ij")  # each over (D,) H, W

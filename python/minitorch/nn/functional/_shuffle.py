@@ -55,9 +55,10 @@ def pixel_unshuffle(input, downscale_factor):
     return x.reshape(*batch, c * r * r, h // r, w // r)
 
 
-def channel_shuffle(input, groups):
+def _channel_shuffle(input, groups):
     """Splits dim 1 into `groups` groups and interleaves them (ShuffleNet): (N, g * k, ...) -> channels
     ordered by (k, g)."""
+    groups = int(groups)  # (the parser's SymInt: a 0-dim integer tensor too)
     if input.dim() <= 2:
         raise RuntimeError(
             f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(input.shape)}"
@@ -76,11 +77,15 @@ def channel_shuffle(input, groups):
     return x.reshape(input.shape)
 
 
-native_channel_shuffle = channel_shuffle
+# C++ ops in PyTorch, their parser's kinds checked before the call (a bool groups is no int)
+channel_shuffle = _argcheck.parsing(_channel_shuffle, ["Tensor input, SymInt groups"], name="channel_shuffle")
+native_channel_shuffle = _argcheck.parsing(
+    _channel_shuffle, ["Tensor input, SymInt groups"], name="native_channel_shuffle"
+)
+channel_shuffle.__name__ = channel_shuffle.__qualname__ = "channel_shuffle"
+native_channel_shuffle.__name__ = native_channel_shuffle.__qualname__ = "native_channel_shuffle"
 
 
 # PyTorch's TypeError for an argument of the wrong kind, on the error path only (minitorch/_argcheck.py):
 # these are C++ ops in PyTorch (its parser checks every kind)
-_argcheck.translate_module(
-    globals(), ["channel_shuffle", "native_channel_shuffle", "pixel_shuffle", "pixel_unshuffle"]
-)
+_argcheck.translate_module(globals(), ["pixel_shuffle", "pixel_unshuffle"])
