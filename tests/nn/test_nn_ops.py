@@ -133,12 +133,12 @@ def np_layer_norm(x, k, w=None, b=None, eps=1e-5):
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-@pytest.mark.parametrize("ns", [5, (5,), (4, 5)])
+@pytest.mark.parametrize("ns", [[5], (5,), (4, 5)])
 @pytest.mark.parametrize("affine", [True, False])
 def test_layer_norm_values(device, dtype, ns, affine):
     rng = rng_for(4)
     x = make_array((3, 4, 5), dtype, rng, -1.0, 5.0)  # an offset mean: the variance must not lose it
-    shape = (ns,) if isinstance(ns, int) else ns
+    shape = tuple(ns)
     w = make_array(shape, dtype, rng) if affine else None
     b = make_array(shape, dtype, rng) if affine else None
     y = F.layer_norm(
@@ -155,12 +155,12 @@ def test_layer_norm_values(device, dtype, ns, affine):
 def test_layer_norm_non_contiguous_and_eps(device):
     rng = rng_for(5)
     x = rng.standard_normal((6, 8))
-    y = F.layer_norm(transposed(x, minitorch.float64, device), 8, eps=0.5)
+    y = F.layer_norm(transposed(x, minitorch.float64, device), (8,), eps=0.5)
     assert_matches(y, np_layer_norm(x, 1, eps=0.5))
 
 
 def test_layer_norm_empty(device):
-    y = F.layer_norm(minitorch.zeros(0, 5, device=device), 5)
+    y = F.layer_norm(minitorch.zeros(0, 5, device=device), (5,))
     assert y.shape == (0, 5)
 
 
@@ -244,9 +244,13 @@ def test_layer_norm_errors(device):
         RuntimeError,
         match=r"Given normalized_shape=\[5\], expected input with shape \[\*, 5\], but got input of size\[2, 4\]",
     ):
-        F.layer_norm(x, 5)
+        F.layer_norm(x, (5,))
     with pytest.raises(RuntimeError, match=r"Expected weight to be of same shape as normalized_shape"):
-        F.layer_norm(x, 4, minitorch.ones(3, device=device))
+        F.layer_norm(x, (4,), minitorch.ones(3, device=device))
+    # PyTorch's parser takes normalized_shape as a list or tuple only (nn.LayerNorm(5) makes the tuple)
+    with pytest.raises(TypeError, match=r"argument 'normalized_shape' \(position 2\) must be tuple of ints"):
+        F.layer_norm(x, 4)
+    assert minitorch.nn.LayerNorm(4).to(device)(x).shape == (2, 4)
 
 
 # ---------------------------------------------------------------- group_norm
@@ -704,7 +708,7 @@ def test_layer_norm_backward_values(device, dtype):
     x, w, b = make_array((6, 10), dtype, rng), make_array((10,), dtype, rng), make_array((10,), dtype, rng)
     g = make_array((6, 10), dtype, rng)
     xt, wt, bt = (T(a, dtype, device, requires_grad=True) for a in (x, w, b))
-    F.layer_norm(xt, 10, wt, bt).backward(T(g, dtype, device))
+    F.layer_norm(xt, (10,), wt, bt).backward(T(g, dtype, device))
     dx, xhat = np_norm_grads(x, w, g, (1,), 1e-5)
     rtol, atol = TOL[dtype]
     assert_matches(xt.grad, dx, rtol=rtol * 10, atol=atol * 10)
@@ -779,7 +783,7 @@ def test_partial_requires_grad(device):
     assert_matches(w.grad, np.tile(x.sum(0), (2, 1)))
     xt = T(x, device=device, requires_grad=True)
     wn = T(np.ones(3), device=device)
-    F.layer_norm(xt, 3, wn, None).backward(T(np.ones((4, 3)), device=device))
+    F.layer_norm(xt, (3,), wn, None).backward(T(np.ones((4, 3)), device=device))
     assert_matches(xt.grad, np.zeros((4, 3)), atol=1e-12)  # sum of a normalized row is constant
     bt = T(np.zeros(3), device=device, requires_grad=True)
     F.batch_norm(T(x, device=device), None, bt, None, None, True, 0.1, 1e-5).sum().backward()
