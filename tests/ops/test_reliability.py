@@ -6650,6 +6650,7 @@ def test_fuzz_4450_embedding_and_fractional_pool():
         T.nn.FractionalMaxPool3d(-1, 1)
     T.nn.FractionalMaxPool2d(-1, 1)  # PyTorch's 2-d module leaves it to the kernel
 
+
 # ---- session 22 (par22): more calls compared with PyTorch itself, through _par21_compare
 
 
