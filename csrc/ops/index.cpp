@@ -767,7 +767,9 @@ const Tensor& native::index_fill_(const Tensor& self, int64_t dim, const Tensor&
   check_fill_value(self, value);  // PyTorch checks the value before the index
   const int64_t d = check_fill_index(self, dim, index);
   check_writable(self);
-  if (index.numel() > 0) put_along(self, d, checked_put_index(self, d, index, false), value);
+  // the value as a number of self's dtype (index_put_ takes only self's dtype)
+  if (index.numel() > 0)
+    put_along(self, d, checked_put_index(self, d, index, false), to(value, self.dtype(), self.device()));
   wrote(self);
   return self;
 }
@@ -778,7 +780,7 @@ Tensor native::index_fill(const Tensor& self, int64_t dim, const Tensor& index, 
   Tensor idx = index.numel() ? checked_put_index(self, d, index, false) : index;
   Tensor out = clone_preserve(self);
   FreshWrites fresh;
-  if (index.numel() > 0) put_along(out, d, idx, value);
+  if (index.numel() > 0) put_along(out, d, idx, to(value, self.dtype(), self.device()));
   return out;
 }
 
