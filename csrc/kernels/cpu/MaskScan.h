@@ -84,51 +84,9 @@ class MaskScan {
   // time).
   template <typename W>
   void compact(const W* x, const int64_t* sizes, const int64_t* strides, int64_t nd, W* out) const {
-    // dims merged where a dim steps by the next one's extent, innermost first (size-1 dims left out)
-    DimVector sz, st;
-    for (int64_t d = nd - 1; d >= 0; --d) {
-      if (sizes[d] == 1) continue;
-      if (!sz.empty() && strides[d] == st.back() * sz.back())
-        sz.back() *= sizes[d];
-      else {
-        sz.push_back(sizes[d]);
-        st.push_back(strides[d]);
-      }
-    }
-    if (sz.empty()) {
-      sz.push_back(1);
-      st.push_back(1);
-    }
-    const int64_t k = static_cast<int64_t>(sz.size());
     const uint8_t* m = reinterpret_cast<const uint8_t*>(p_);
-    for_blocks([&](int64_t b, int64_t lo, int64_t hi) {
-      int64_t j = start_[b];
-      if (j == start_[b + 1]) return;
-      // the block ends at its last true element, so no write lands past its own last slot (see run())
-      while (!p_[hi - 1]) --hi;
-      DimVector idx(k, 0);
-      int64_t off = 0;
-      for (int64_t d = 0, r = lo; d < k; ++d) {
-        idx[d] = r % sz[d];
-        r /= sz[d];
-        off += idx[d] * st[d];
-      }
-      for (int64_t i = lo; i < hi;) {
-        const int64_t len = std::min(hi - i, sz[0] - idx[0]);
-        j += run(x + off, st[0], m + i, len, out + j);
-        i += len;
-        off += len * st[0];
-        idx[0] += len;
-        if (idx[0] < sz[0]) continue;
-        off -= sz[0] * st[0];  // odometer over the outer dims
-        idx[0] = 0;
-        for (int64_t d = 1; d < k; ++d) {
-          off += st[d];
-          if (++idx[d] < sz[d]) break;
-          off -= st[d] * sz[d];
-          idx[d] = 0;
-        }
-      }
+    walk_box(sizes, strides, nd, true, [&](int64_t j, int64_t off, int64_t s, int64_t i, int64_t len) {
+      return run(x + off, s, m + i, len, out + j);
     });
   }
 
@@ -137,48 +95,9 @@ class MaskScan {
   // all false skipped, all true copied whole where x is dense.
   template <typename W>
   void scatter(const W* src, W* x, const int64_t* sizes, const int64_t* strides, int64_t nd) const {
-    DimVector sz, st;
-    for (int64_t d = nd - 1; d >= 0; --d) {
-      if (sizes[d] == 1) continue;
-      if (!sz.empty() && strides[d] == st.back() * sz.back())
-        sz.back() *= sizes[d];
-      else {
-        sz.push_back(sizes[d]);
-        st.push_back(strides[d]);
-      }
-    }
-    if (sz.empty()) {
-      sz.push_back(1);
-      st.push_back(1);
-    }
-    const int64_t k = static_cast<int64_t>(sz.size());
     const uint8_t* m = reinterpret_cast<const uint8_t*>(p_);
-    for_blocks([&](int64_t b, int64_t lo, int64_t hi) {
-      int64_t j = start_[b];
-      if (j == start_[b + 1]) return;
-      DimVector idx(k, 0);
-      int64_t off = 0;
-      for (int64_t d = 0, r = lo; d < k; ++d) {
-        idx[d] = r % sz[d];
-        r /= sz[d];
-        off += idx[d] * st[d];
-      }
-      for (int64_t i = lo; i < hi;) {
-        const int64_t len = std::min(hi - i, sz[0] - idx[0]);
-        j += put(src + j, m + i, len, x + off, st[0]);
-        i += len;
-        off += len * st[0];
-        idx[0] += len;
-        if (idx[0] < sz[0]) continue;
-        off -= sz[0] * st[0];  // odometer over the outer dims
-        idx[0] = 0;
-        for (int64_t d = 1; d < k; ++d) {
-          off += st[d];
-          if (++idx[d] < sz[d]) break;
-          off -= st[d] * sz[d];
-          idx[d] = 0;
-        }
-      }
+    walk_box(sizes, strides, nd, false, [&](int64_t j, int64_t off, int64_t s, int64_t i, int64_t len) {
+      return put(src + j, m + i, len, x + off, s);
     });
   }
 
@@ -198,6 +117,61 @@ class MaskScan {
   int64_t start(int64_t b) const { return start_[static_cast<size_t>(b)]; }
 
  private:
+  // Walks each block's mask positions over a box of `sizes` with `strides` (row-major over the mask), in
+  // runs along its innermost merged dim: step(j, off, stride, i, len) handles mask positions [i, i + len)
+  // at element offset off, j being the block's selected count so far, and returns how many it selected.
+  // Dims merge where a dim steps by the next one's extent (size-1 dims left out); the outer dims advance
+  // as an odometer. end_on_true: a block stops at its last true element (compact's branchless writes may
+  // not land past its own last slot).
+  template <typename Step>
+  void walk_box(const int64_t* sizes, const int64_t* strides, int64_t nd, bool end_on_true,
+                Step&& step) const {
+    DimVector sz, st;
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      if (sizes[d] == 1) continue;
+      if (!sz.empty() && strides[d] == st.back() * sz.back())
+        sz.back() *= sizes[d];
+      else {
+        sz.push_back(sizes[d]);
+        st.push_back(strides[d]);
+      }
+    }
+    if (sz.empty()) {
+      sz.push_back(1);
+      st.push_back(1);
+    }
+    const int64_t k = static_cast<int64_t>(sz.size());
+    for_blocks([&](int64_t b, int64_t lo, int64_t hi) {
+      int64_t j = start_[b];
+      if (j == start_[b + 1]) return;
+      if (end_on_true)
+        while (!p_[hi - 1]) --hi;
+      DimVector idx(k, 0);
+      int64_t off = 0;
+      for (int64_t d = 0, r = lo; d < k; ++d) {
+        idx[d] = r % sz[d];
+        r /= sz[d];
+        off += idx[d] * st[d];
+      }
+      for (int64_t i = lo; i < hi;) {
+        const int64_t len = std::min(hi - i, sz[0] - idx[0]);
+        j += step(j, off, st[0], i, len);
+        i += len;
+        off += len * st[0];
+        idx[0] += len;
+        if (idx[0] < sz[0]) continue;
+        off -= sz[0] * st[0];  // odometer over the outer dims
+        idx[0] = 0;
+        for (int64_t d = 1; d < k; ++d) {
+          off += st[d];
+          if (++idx[d] < sz[d]) break;
+          off -= st[d] * sz[d];
+          idx[d] = 0;
+        }
+      }
+    });
+  }
+
   // The selected ones of n elements of x (stride s) to dst; returns how many. Branchless: every element is
   // written and the slot advances past true ones only, so a false element's write is overwritten by the next
   // true one (or lands past the block's selection, which compact() rules out by ending on a true element).
