@@ -1282,7 +1282,7 @@ def _outer_edges(x, nbins, range):
     return out
 
 
-def _histogramdd_impl(input, bins, range, weight, density):
+def _histogramdd_impl(input, bins, range, weight, density, edges_first=False):
     """hist over input's last dim as coordinates, and the list of edge tensors. Each coordinate's bin is the
     last edge <= it (the last bin closed on the right), as PyTorch's search; values outside the edges (and
     NaN) are left out."""
@@ -1334,10 +1334,12 @@ def _histogramdd_impl(input, bins, range, weight, density):
                 )
             edges.append(b.detach().contiguous().clone())
     else:
+        # torch.histogramdd finds the outer edges before it checks the counts, torch.histogram after
+        outer = _outer_edges(x, bins, range) if edges_first else None
         for i, b in enumerate(bins):
             if b <= 0:
                 raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {b} for dimension {i}")
-        for b, (lo, hi) in zip(bins, _outer_edges(x, bins, range)):
+        for b, (lo, hi) in zip(bins, outer or _outer_edges(x, bins, range)):
             edges.append(_C.linspace(lo, hi, b + 1, dtype=input.dtype, device=input.device))
     counts = [e.numel() - 1 for e in edges]
     acc = input.dtype
@@ -1456,7 +1458,7 @@ def histogramdd(input, *args, **kwargs):
     elif isinstance(bins, (list, tuple)) and bins and not _argcheck._tensor_like(bins[0]):
         bins = _C._int_list_value(bins, "histogramdd", "bins", 2, False, False)
     hist, edges = _histogramdd_impl(
-        input, bins, given.get("range"), given.get("weight"), given.get("density", False)
+        input, bins, given.get("range"), given.get("weight"), given.get("density", False), edges_first=True
     )
     return _rt.histogramdd(hist, tuple(edges))
 

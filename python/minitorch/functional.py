@@ -66,6 +66,15 @@ _REPEAT_INTERLEAVE_SIGS = [
 _NO_REPEATS = object()  # repeats not given: the one-argument overload (None itself is no overload's)
 
 
+def _integer_counts(counts):
+    # PyTorch's kernel takes integer counts only
+    if isinstance(counts, _C.Tensor) and (
+        counts.is_floating_point() or counts.is_complex() or counts.dtype == _C.bool
+    ):
+        op = "repeat_interleave_cuda" if counts.is_cuda else "repeat_interleave_cpu"
+        raise NotImplementedError(f"\"{op}\" not implemented for '{_scalar_name(counts.dtype)}'")
+
+
 def repeat_interleave(input, repeats=_NO_REPEATS, dim=None, *, output_size=None):
     """Repeats each element (each slice along ``dim``) ``repeats`` times; ``repeat_interleave(counts)`` alone
     gives each index ``counts[i]`` times."""
@@ -93,14 +102,8 @@ def repeat_interleave(input, repeats=_NO_REPEATS, dim=None, *, output_size=None)
         dim = int(dim)  # a NumPy int or a 0-dim integer tensor, as the parser's int
     if repeats is _NO_REPEATS:
         repeats = None
-    counts = input if repeats is None else repeats
-    if isinstance(counts, _C.Tensor) and (
-        counts.is_floating_point() or counts.is_complex() or counts.dtype == _C.bool
-    ):
-        # PyTorch's kernel takes integer counts only
-        op = "repeat_interleave_cuda" if counts.is_cuda else "repeat_interleave_cpu"
-        raise NotImplementedError(f"\"{op}\" not implemented for '{_scalar_name(counts.dtype)}'")
     if repeats is None:  # the one-argument overload: indices repeated by the counts in input
+        _integer_counts(input)
         if input.dim() != 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         counts = _repeat_counts(input, input.numel())
@@ -124,6 +127,7 @@ def repeat_interleave(input, repeats=_NO_REPEATS, dim=None, *, output_size=None)
             f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})"
         )
     d %= nd
+    _integer_counts(repeats)  # after the dim's checks, as PyTorch's
     n = x.shape[d]
     if isinstance(repeats, int) or (
         isinstance(repeats, _C.Tensor) and repeats.numel() == 1 and repeats.dim() <= 1

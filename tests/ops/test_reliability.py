@@ -7081,3 +7081,22 @@ def test_par22_fuzz_seed_5300():
         "torch.cdist(torch.ones(4), 5, torch.tensor([3]))",
     ]
     _par21_compare(setup, calls)
+
+
+def test_fuzz_4453_check_orders():
+    """Fuzz seed 4453: repeat_interleave checks the dim before the counts' dtype; torch.histogramdd finds its
+    outer edges (the range's checks, the half types' min/max refusal) before it checks the bin counts, where
+    torch.histogram checks the counts first"""
+    T = minitorch
+    with pytest.raises(IndexError, match=re.escape("expected to be in range of [-1, 0], but got 1")):
+        T.tensor([-1.79]).repeat_interleave(T.tensor([1078.6]), 1)
+    with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
+        T.tensor(1.05).repeat_interleave(T.tensor(-1.78), dim=0)
+    with pytest.raises(NotImplementedError, match="\"repeat_interleave_cpu\" not implemented for 'Float'"):
+        T.tensor([1.0, 2.0]).repeat_interleave(T.tensor([1.5, 2.0]), 0)
+    with pytest.raises(NotImplementedError, match="\"histogramdd\" not implemented for 'BFloat16'"):
+        T.histogramdd(T.ones(3, 2, dtype=T.bfloat16), 0)
+    with pytest.raises(RuntimeError, match="min should not exceed max, but got min 2 max 1 for dimension 0"):
+        T.histogramdd(T.ones(3, 2), 0, range=[2.0, 1.0, 0.0, 1.0])
+    with pytest.raises(RuntimeError, match=re.escape("torch.histogram(): bins must be > 0, but got 0")):
+        T.histogram(T.ones(3), 0, range=(2.0, 1.0))
