@@ -114,6 +114,8 @@ def repeat_interleave(input, repeats=_NO_REPEATS, dim=None, *, output_size=None)
         # and asks for the one after it; a tensor count asks the 0-dim input for its size
         if isinstance(repeats, _C.Tensor):
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        if repeats < 0:  # an int count is checked before the dim
+            raise RuntimeError("Repeats must be non-negative")
         raise IndexError(
             f"Dimension out of range (expected to be in range of [-1, 0], but got {dim if not -1 <= dim <= 0 else 1})"
         )

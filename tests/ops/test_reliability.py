@@ -7094,6 +7094,10 @@ def test_fuzz_4453_check_orders():
         T.tensor(1.05).repeat_interleave(T.tensor(-1.78), dim=0)
     with pytest.raises(NotImplementedError, match="\"repeat_interleave_cpu\" not implemented for 'Float'"):
         T.tensor([1.0, 2.0]).repeat_interleave(T.tensor([1.5, 2.0]), 0)
+    with pytest.raises(
+        RuntimeError, match="Repeats must be non-negative"
+    ):  # seed 4454: before a 0-d input's dim
+        T.repeat_interleave(T.tensor(1.0), -1, 0)
     with pytest.raises(NotImplementedError, match="\"histogramdd\" not implemented for 'BFloat16'"):
         T.histogramdd(T.ones(3, 2, dtype=T.bfloat16), 0)
     with pytest.raises(RuntimeError, match="min should not exceed max, but got min 2 max 1 for dimension 0"):
