@@ -1339,7 +1339,9 @@ def _histogramdd_impl(input, bins, range, weight, density, edges_first=False):
         for i, b in enumerate(bins):
             if b <= 0:
                 raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {b} for dimension {i}")
-        for b, (lo, hi) in zip(bins, outer or _outer_edges(x, bins, range)):
+        if outer is None:
+            outer = _outer_edges(x, bins, range)
+        for b, (lo, hi) in zip(bins, outer):
             edges.append(_C.linspace(lo, hi, b + 1, dtype=input.dtype, device=input.device))
     counts = [e.numel() - 1 for e in edges]
     acc = input.dtype
