@@ -197,15 +197,20 @@ def test_oversubscribed_two_threads_back_off_with_the_same_bits():
         cpu = min(os.sched_getaffinity(0))
         os.sched_setaffinity(0, {cpu})
         torch.set_num_threads(2)
+        # a region of 65536 elements takes tens of microseconds, so a worker that misses it by a scheduler
+        # slice is late in any build; the large ones (a scalar build's exp of 1M takes milliseconds a half)
+        # are often not late by the guard's rule, but their bits are checked while it is on
+        s = torch.randn(1 << 16, dtype=torch.float64)
         x = torch.randn(1 << 20, dtype=torch.float64)
         m = torch.randn(4096, 512, dtype=torch.float64)
-        ref = [x.exp().numpy(), x.sum().item(), m.sum(1).numpy(), torch.softmax(m, 1).numpy()]
+        ops = lambda: [s.exp().numpy(), x.exp().numpy(), x.sum().item(), m.sum(1).numpy(), torch.softmax(m, 1).numpy()]
+        ref = ops()
         spin = subprocess.Popen([sys.executable, "-c", "import os; os.sched_setaffinity(0, {%d})\\nwhile True: pass" % cpu])
         try:
             backed_off = 0  # calls checked while the guard was on
             for _ in range(300 if os.environ.get("MINITORCH_THREAD_POOL") != "own" else 60):
                 on = torch._C._parallel_backing_off()
-                got = [x.exp().numpy(), x.sum().item(), m.sum(1).numpy(), torch.softmax(m, 1).numpy()]
+                got = ops()
                 for g, r in zip(got, ref):
                     if not np.array_equal(g, r):
                         sys.exit(3)
