@@ -7104,3 +7104,21 @@ def test_fuzz_4453_check_orders():
         T.histogramdd(T.ones(3, 2), 0, range=[2.0, 1.0, 0.0, 1.0])
     with pytest.raises(RuntimeError, match=re.escape("torch.histogram(): bins must be > 0, but got 0")):
         T.histogram(T.ones(3), 0, range=(2.0, 1.0))
+
+
+def test_fuzz_4455_cross_entropy_parses_weight_first():
+    """Fuzz seed 4455: a 0-d target's special paths (ATen's index error, the batch-size check) come after the
+    parse, so a weight that is not a tensor is named first, as PyTorch's"""
+    T = minitorch
+    for x, t in (
+        (T.tensor(1.84, dtype=T.float64), T.tensor(0.07, dtype=T.float64)),
+        (T.randn(3, 4), T.tensor(1)),
+    ):
+        with pytest.raises(TypeError, match="argument 'weight' \\(position 3\\) must be Tensor, not str"):
+            minitorch.nn.functional.cross_entropy(x, t, "replicate")
+    with pytest.raises(IndexError, match="Dimension specified as 1 but tensor has no dimensions"):
+        T.nn.functional.cross_entropy(T.tensor(1.84, dtype=T.float64), T.tensor(0.07, dtype=T.float64))
+    with pytest.raises(
+        ValueError, match=re.escape("Expected input batch_size (3) to match target batch_size (0).")
+    ):
+        T.nn.functional.cross_entropy(T.randn(3, 4), T.tensor(1), T.ones(4))

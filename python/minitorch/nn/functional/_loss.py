@@ -40,7 +40,12 @@ def cross_entropy(
 ):
     if size_average is not None or reduce is not None:
         reduction = _reduction(size_average, reduce, reduction)
-    if isinstance(target, _C.Tensor) and target.dim() == 0 and isinstance(input, _C.Tensor):
+    if (
+        isinstance(target, _C.Tensor)
+        and target.dim() == 0
+        and isinstance(input, _C.Tensor)
+        and (weight is None or isinstance(weight, _C.Tensor))  # else the parse below names the weight first
+    ):
         # ATen's paths for a 0-d target: probabilities of a 0-d input read its class dim 1 (an IndexError);
         # class indices of a batched input compare batch sizes, a 0-d target's counting as 0
         if input.dim() == 0 and target.is_floating_point():
