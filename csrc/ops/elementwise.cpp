@@ -251,6 +251,12 @@ void check_binary(BinaryOp op, ScalarType common, const Tensor& a, const Tensor&
       is_integral(b.dtype(), false)) {
     MT_CHECK(item(b).to_long() >= 0, "Integers to negative integer powers are not allowed.");
   }
+  // PyTorch's tensor-scalar pow converts a Python exponent to a float16/bfloat16/integer result's own type
+  // with its checked conversion (float and double take it as a double): 1e30 on float16 is an error there
+  if (op == BinaryOp::pow && b.impl()->is_wrapped_number() &&
+      (common == ScalarType::Half || common == ScalarType::BFloat16 || is_integral(common, false))) {
+    check_scalar_fits(item(b), common);
+  }
 }
 
 // (compute dtype, output dtype) for a binary op whose promoted input dtype is `common`.

@@ -689,6 +689,8 @@ def tensordot(a, b, dims=2, out=None):
 
 def inner(input, other):
     """Dot products over the last dims of both (a plain product when either is 0-d)."""
+    _argcheck.check_tensor("inner", "input", 1, input)
+    _argcheck.check_tensor("inner", "other", 2, other)
     if input.dim() == 0 or other.dim() == 0:
         return input * other
     if input.shape[-1] != other.shape[-1]:

@@ -7122,3 +7122,44 @@ def test_fuzz_4455_cross_entropy_parses_weight_first():
         ValueError, match=re.escape("Expected input batch_size (3) to match target batch_size (0).")
     ):
         T.nn.functional.cross_entropy(T.randn(3, 4), T.tensor(1), T.ones(4))
+
+
+def test_fuzz_4456_pow_checks_a_python_exponent():
+    """Fuzz seed 4456: a Python exponent goes into a float16/bfloat16/integer result's own type through the
+    checked conversion, as PyTorch's tensor-scalar pow (float32 and float64 take it as a double); and the
+    check orders of hinge_embedding_loss (reduction first), inner (tensors only) and grid_sample (size(0))"""
+    T = minitorch
+    F = T.nn.functional
+    for dt, e, name in (
+        (T.float16, 1e30, "c10::Half"),
+        (T.float16, 65520.0, "c10::Half"),
+        (T.bfloat16, 1e39, "c10::BFloat16"),
+        (T.int8, 300, "int8_t"),
+        (T.int32, 2**40, "int"),
+    ):
+        with pytest.raises(RuntimeError, match=f"value cannot be converted to type {name} without overflow"):
+            T.tensor([1.5]).to(dt).pow(e)
+        with pytest.raises(RuntimeError, match="without overflow"):
+            T.tensor([1.5]).to(dt).pow_(e)
+    assert T.tensor([1.5], dtype=T.float16).pow(65504.0).item() == math.inf
+    assert T.tensor([1.5], dtype=T.float16).pow(math.inf).item() == math.inf
+    assert T.tensor([1.5]).pow(1e39).item() == math.inf
+    assert T.tensor([3], dtype=T.int8).pow(2.5).dtype == T.float32  # a float exponent promotes: no int8 cast
+    with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed."):
+        T.tensor([3], dtype=T.int8).pow(-300)
+    with pytest.raises(RuntimeError, match="c10::Half without overflow"):  # lp_pool's x.pow(p) first
+        F.lp_pool1d(T.ones(2, 3, dtype=T.float16), 1e30, 0.5)
+    with pytest.raises(RuntimeError, match="Boolean value of Tensor with more than one value is ambiguous"):
+        F.hinge_embedding_loss(T.tensor([-2.1, -1.2]), 0, T.tensor([1, 1]), T.tensor([0.5, 0.0]))
+    with pytest.raises(
+        TypeError, match=re.escape("inner(): argument 'other' (position 2) must be Tensor, not list")
+    ):
+        T.inner(T.tensor(True), [])
+    with pytest.raises(
+        TypeError, match=re.escape("inner(): argument 'input' (position 1) must be Tensor, not int")
+    ):
+        T.inner(2, T.tensor([1.0]))
+    with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
+        F.grid_sample(T.tensor(0.1, dtype=T.float64), T.tensor([0]))
+    with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
+        F.grid_sample(T.randn(1, 1, 2, 2), T.tensor(0.0))

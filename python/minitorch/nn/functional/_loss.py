@@ -393,9 +393,9 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """input where target == 1, max(0, margin - input) where target == -1 (a value other than +-1 takes both)."""
+    reduction = _loss_reduction(size_average, reduce, reduction)  # PyTorch's Python, before the parse
     _argcheck.check_tensor_like("hinge_embedding_loss", "input", 1, input)
     _argcheck.check_tensor_like("hinge_embedding_loss", "target", 2, target)
-    reduction = _loss_reduction(size_average, reduce, reduction)
     # PyTorch subtracts in input's dtype: an integer input truncates the margin and keeps its dtype
     margin_t = _C.full_like(input, margin) if isinstance(input, _C.Tensor) else margin
     loss = _zero_where(target == 1, (margin_t - input).clamp_min(0)) + _zero_where(target == -1, input)

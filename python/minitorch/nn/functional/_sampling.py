@@ -90,7 +90,9 @@ def _check(input, grid, interpolation_mode):
         )
     ishape, gshape = input.shape, grid.shape
     idim = len(ishape)
-    if idim < 1 or len(gshape) < 1 or ishape[0] != gshape[0]:
+    if idim < 1 or len(gshape) < 1:
+        input.size(0), grid.size(0)  # PyTorch compares size(0)s: a 0-d one is its IndexError
+    if ishape[0] != gshape[0]:
         raise RuntimeError(
             f"grid_sampler(): expected grid and input to have same batch size, but got {_sizes(input, grid)}"
         )
