@@ -39,14 +39,21 @@ void check_same_device(const Tensor& a, const Tensor& b) {
            a.device().str(), " and ", b.device().str(), "!");
 }
 
-// PyTorch's BLAS kernels refuse bool with NotImplementedError naming the kernel (mv: addmv's)
-void check_gemm_dtype(const Tensor& a, const Tensor& b, bool addmv = false) {
+// PyTorch's BLAS kernels refuse bool with NotImplementedError naming the kernel (mv: addmv's). `no_work`:
+// an empty result or an empty contraction, which PyTorch's kernels finish before their dtype dispatch (a
+// bool product of that shape is empty or all false there).
+void check_gemm_dtype(const Tensor& a, const Tensor& b, bool addmv = false, bool no_work = false) {
   MT_CHECK(a.dtype() == b.dtype(),
            "expected m1 and m2 to have the same dtype, but got: ", cpp_type_name(a.dtype()),
            " != ", cpp_type_name(b.dtype()));
   const char* kernel = addmv ? (a.is_cuda() ? "addmv_impl_cuda" : "addmv_impl_cpu")
                              : (a.is_cuda() ? "addmm_cuda" : "addmm_impl_cpu_");
-  MT_CHECK_NOT_IMPLEMENTED(a.dtype() != ScalarType::Bool, "\"", kernel, "\" not implemented for 'Bool'");
+  MT_CHECK_NOT_IMPLEMENTED(a.dtype() != ScalarType::Bool || no_work, "\"", kernel,
+                           "\" not implemented for 'Bool'");
+}
+
+bool no_work(int64_t m, int64_t k, int64_t n) {
+  return m == 0 || k == 0 || n == 0;
 }
 
 // out[batch, m, n] (fresh, contiguous) = alpha * a @ b + beta * out, with the degenerate sizes BLAS rejects
@@ -83,7 +90,7 @@ Tensor native::mm(const Tensor& a, const Tensor& b) {
   MT_CHECK(a.sizes()[1] == b.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", a.sizes()[0], "x",
            a.sizes()[1], " and ", b.sizes()[0], "x", b.sizes()[1], ")");
   check_same_device(a, b);
-  check_gemm_dtype(a, b);
+  check_gemm_dtype(a, b, false, no_work(a.sizes()[0], a.sizes()[1], b.sizes()[1]));
   return mm_unchecked(a, b);
 }
 
@@ -97,7 +104,8 @@ Tensor native::bmm(const Tensor& a, const Tensor& b) {
   check_same_device(a, b);
   MT_CHECK(a.dtype() == b.dtype(), "expected scalar type ", dtype_short_name(a.dtype()), " but found ",
            dtype_short_name(b.dtype()));
-  MT_CHECK_NOT_IMPLEMENTED(a.dtype() != ScalarType::Bool, "\"bmm\" not implemented for 'Bool'");
+  MT_CHECK_NOT_IMPLEMENTED(a.dtype() != ScalarType::Bool || bs == 0 || no_work(a.sizes()[1], k, b.sizes()[2]),
+                           "\"bmm\" not implemented for 'Bool'");
   return bmm_unchecked(a, b);
 }
 
@@ -110,7 +118,7 @@ Tensor native::mv(const Tensor& a, const Tensor& v) {
   MT_CHECK(a.sizes()[1] == v.sizes()[0], "size mismatch, got input (", a.sizes()[0], "), mat (", a.sizes()[0],
            "x", a.sizes()[1], "), vec (", v.sizes()[0], ")");
   check_same_device(a, v);
-  check_gemm_dtype(a, v, true);
+  check_gemm_dtype(a, v, true, no_work(a.sizes()[0], a.sizes()[1], 1));
   return mt::squeeze(mm_unchecked(a, mt::unsqueeze(v, 1)), {1});
 }
 
@@ -146,7 +154,14 @@ Tensor native::addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, con
            m1.sizes()[1], " and ", m2.sizes()[0], "x", m2.sizes()[1], ")");
   check_same_device(m1, m2);
   check_same_device(self, m1);
-  check_gemm_dtype(m1, m2);
+  // an empty contraction scales self by beta in PyTorch's kernel before its dtype dispatch: a number other
+  // than 0 cannot be cast to a bool result there
+  const bool empty = m1.sizes()[0] == 0 || m2.sizes()[1] == 0;
+  if (m1.dtype() == ScalarType::Bool && !empty && m1.sizes()[1] == 0 && !beta.is_bool()) {
+    MT_CHECK(beta.to_double() == 0.0, "result type ", beta.is_floating() ? "Float" : "Long",
+             " can't be cast to the desired output type Bool");
+  }
+  check_gemm_dtype(m1, m2, false, empty || m1.sizes()[1] == 0);
   if (!is_inexact(m1.dtype())) {
     MT_CHECK(!beta.is_floating(),
              "For integral input tensors, argument beta must not be a floating point number.");

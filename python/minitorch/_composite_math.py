@@ -367,6 +367,15 @@ def _beta_alpha(input, prod, beta, alpha):
     return _C.add(prod, input if beta == 1 else _C.mul(input, beta))
 
 
+def _bool_empty_contraction(input, factor, k, beta):
+    """PyTorch's bool product over an empty contraction scales self by beta in place before any dtype
+    dispatch: a number beta other than 0 cannot be cast to bool there"""
+    bools = input.dtype == _C.bool and factor.dtype == _C.bool
+    if k == 0 and bools and not isinstance(beta, builtins.bool) and beta != 0 and input.numel():
+        kind = "Float" if isinstance(beta, builtins.float) else "Long"
+        raise RuntimeError(f"result type {kind} can't be cast to the desired output type Bool")
+
+
 def _expand_for_bmm(input, batch1, batch2, batched):
     """PyTorch's order of checks before a batched product: every argument a tensor (`translating` turns the
     AttributeError into its parser's TypeError), the result's sizes read from batch1 and batch2 (IndexError for
@@ -386,6 +395,7 @@ _SCALED = "Tensor input, Tensor {}, Tensor {}, *, Scalar beta=1, Scalar alpha=1,
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (batch1 @ batch2), batched over dim 0."""
     _expand_for_bmm(input, batch1, batch2, True)
+    _bool_empty_contraction(input, batch1, batch1.shape[-1], beta)
     r = _beta_alpha(input, _C.bmm(batch1, batch2), beta, alpha)
     return write_out(r, out, "baddbmm")
 
@@ -399,6 +409,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
             "batch1 must be a 3D tensor" if batch1.dim() != 3 else "batch2 must be a 3D tensor"
         )
     b, n, k = batch1.shape
+    _bool_empty_contraction(input, batch1, b * k, beta)
     m1 = batch1.permute(1, 0, 2).reshape(n, b * k)
     m2 = batch2.reshape(b * k, batch2.shape[2])
     r = _beta_alpha(input, _C.mm(m1, m2), beta, alpha)
@@ -428,6 +439,10 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.dim()}-D")
     # PyTorch expands input to the product's shape: it never broadcasts the result past it
     input = input.expand(vec1.shape[0], vec2.shape[0])
+    if _C.promote_types(input.dtype, _C.promote_types(vec1.dtype, vec2.dtype)) != _C.bool:
+        for name, v in (("beta", beta), ("alpha", alpha)):  # addr's kernel's own check, beta first
+            if isinstance(v, builtins.bool):
+                raise RuntimeError(f"Boolean {name} only supported for Boolean results.")  # noqa: TRY004
     r = _beta_alpha(input, _C.outer(vec1, vec2), beta, alpha)
     return write_out(r, out, "addr", "castable")
 
@@ -1482,6 +1497,8 @@ def bincount(input, weights=None, minlength=0):
         lo, hi = _C.amin(input).item(), _C.amax(input).item()
         if lo < 0:
             raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+        if hi == _INT_MAX:
+            raise RuntimeError(f"maximum value of input overflowed, it should be < {_INT_MAX} but got {hi}")
         n = builtins.max(n, hi + 1)
     idx = input.to(_C.int64)
     if weights is None or not input.numel():  # PyTorch counts an empty input in int64, weights unchecked

@@ -7163,3 +7163,59 @@ def test_fuzz_4456_pow_checks_a_python_exponent():
         F.grid_sample(T.tensor(0.1, dtype=T.float64), T.tensor([0]))
     with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
         F.grid_sample(T.randn(1, 1, 2, 2), T.tensor(0.0))
+
+
+def test_fuzz_4457_bool_products_without_work_and_check_orders():
+    """Fuzz seed 4457: PyTorch's GEMM kernels finish an empty result or an empty contraction before their
+    dtype dispatch, so bool operands of those shapes give the empty or all-false result (an empty contraction
+    scaling a bool self by a number beta is refused there); addr's Boolean scales; bincount's int64 max;
+    instance_norm of an empty input is its copy"""
+    T = minitorch
+    B = T.bool
+    for r, shape in (
+        (T.mm(T.empty(0, 2, dtype=B), T.ones(2, 2, dtype=B)), (0, 2)),
+        (T.mm(T.empty(2, 0, dtype=B), T.ones(0, 2, dtype=B)), (2, 2)),
+        (T.mv(T.empty(2, 0, dtype=B), T.ones(0, dtype=B)), (2,)),
+        (T.bmm(T.empty(1, 2, 0, dtype=B), T.ones(1, 0, 2, dtype=B)), (1, 2, 2)),
+        (T.bmm(T.empty(0, 2, 2, dtype=B), T.ones(0, 2, 2, dtype=B)), (0, 2, 2)),
+        (T.matmul(T.empty(5, 0, 2, 1, dtype=B).permute(3, 2, 1, 0), T.ones(5, 2, dtype=B)), (1, 2, 0, 2)),
+        (T.inner(T.empty(2, 0, dtype=B), T.ones(2, 0, dtype=B)), (2, 2)),
+    ):
+        assert r.dtype == B and tuple(r.shape) == shape and not r.any().item()
+    with pytest.raises(NotImplementedError, match="\"addmm_impl_cpu_\" not implemented for 'Bool'"):
+        T.mm(T.ones(2, 1, dtype=B), T.ones(1, 2, dtype=B))
+    with pytest.raises(NotImplementedError, match="\"bmm\" not implemented for 'Bool'"):
+        T.bmm(T.ones(1, 2, 1, dtype=B), T.ones(1, 1, 2, dtype=B))
+    s = T.ones(2, 2, dtype=B)
+    with pytest.raises(RuntimeError, match="result type Long can't be cast to the desired output type Bool"):
+        T.addmm(s, T.empty(2, 0, dtype=B), T.ones(0, 2, dtype=B))
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Bool"):
+        T.baddbmm(s[None], T.empty(1, 2, 0, dtype=B), T.ones(1, 0, 2, dtype=B), beta=2.5)
+    with pytest.raises(RuntimeError, match="result type Long can't be cast to the desired output type Bool"):
+        T.addbmm(s, T.empty(0, 2, 3, dtype=B), T.ones(0, 3, 2, dtype=B))
+    assert T.addmm(s, T.empty(2, 0, dtype=B), T.ones(0, 2, dtype=B), beta=True).all().item()
+    assert not T.addmm(s, T.empty(2, 0, dtype=B), T.ones(0, 2, dtype=B), beta=0).any().item()
+    assert T.addbmm(s, T.empty(1, 2, 0, dtype=B), T.ones(1, 0, 2, dtype=B), beta=True).all().item()
+    i = T.tensor([1, 3])
+    with pytest.raises(RuntimeError, match="Boolean alpha only supported for Boolean results."):
+        i.addr(T.tensor([2, -2]), T.tensor([-4, -3]), alpha=False)
+    with pytest.raises(RuntimeError, match="Boolean beta only supported for Boolean results."):
+        T.addr(T.ones(2, 2), T.ones(2), T.ones(2), alpha=True, beta=True)
+    np.testing.assert_array_equal(
+        T.addr(
+            T.ones(2, 2, dtype=B), T.ones(2, dtype=B), T.tensor([True, False]), alpha=True, beta=False
+        ).numpy(),
+        [[True, False], [True, False]],
+    )
+    with pytest.raises(RuntimeError, match=re.escape(f"it should be < {BIG} but got {BIG}")):
+        T.tensor([5, BIG]).bincount(minlength=3)
+    F = T.nn.functional
+    for dt in (T.int64, T.float64):
+        r = F.instance_norm(T.empty(0, 2, 3, dtype=dt))
+        assert r.dtype == dt and tuple(r.shape) == (0, 2, 3)
+    r = F.instance_norm(T.empty(2, 2, 0, dtype=T.int64), weight=T.full((2,), 2.0), bias=T.ones(2))
+    assert r.dtype == T.float32 and tuple(r.shape) == (2, 2, 0)
+    with pytest.raises(IndexError, match=re.escape("select(): index 0 out of range for tensor of size [0]")):
+        F.instance_norm(T.empty(0, 2, 3), weight=T.ones(2))
+    with pytest.raises(RuntimeError, match=re.escape("shape '[2, 2]' is invalid for input of size 6")):
+        F.instance_norm(T.empty(2, 2, 0), T.zeros(3), T.ones(3))

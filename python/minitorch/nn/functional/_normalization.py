@@ -116,9 +116,22 @@ def instance_norm(
         raise RuntimeError(
             "Expected running_mean and running_var to be defined when use_input_stats is false"
         )
+    n, c = input.shape[0], input.shape[1]
+    if input.numel() == 0:
+        # ATen's batch_norm returns an empty input's copy before its checks and kernel (no size or dtype
+        # check), scaled by the first element of the weight and bias repeated n times; the running stats'
+        # copy-back then views them as [n, c]
+        out = input.clone()
+        if weight is not None:
+            out = out * weight.repeat(n).select(0, 0)
+        if bias is not None:
+            out = out + bias.repeat(n).select(0, 0)
+        for t in (running_mean, running_var) if use_input_stats else ():
+            if t is not None and t.numel() != c:
+                raise RuntimeError(f"shape '[{n}, {c}]' is invalid for input of size {t.numel() * n}")
+        return out
     # ATen runs batch_norm over the n*c channels of the input seen as one sample, with each per-channel tensor
     # repeated n times: its size checks read in those terms
-    n, c = input.shape[0], input.shape[1]
     for what, t in (
         ("running_mean", running_mean),
         ("running_var", running_var),
