@@ -7219,3 +7219,22 @@ def test_fuzz_4457_bool_products_without_work_and_check_orders():
         F.instance_norm(T.empty(0, 2, 3), weight=T.ones(2))
     with pytest.raises(RuntimeError, match=re.escape("shape '[2, 2]' is invalid for input of size 6")):
         F.instance_norm(T.empty(2, 2, 0), T.zeros(3), T.ones(3))
+
+
+def test_fuzz_4458_multilabel_soft_margin_reads_the_class_size_first():
+    """Fuzz seed 4458: PyTorch's composite reads input.size(-1) (a 0-d input's IndexError) before it reads the
+    reduction"""
+    T = minitorch
+    F = T.nn.functional
+    x = T.tensor([[0.5, -1.0, 2.0], [1.5, 0.0, -0.5]], dtype=T.float64)
+    y = T.tensor([[1.0, 0.0, 1.0], [0.0, 0.0, 1.0]], dtype=T.float64)
+    with pytest.raises(IndexError, match="Dimension specified as -1 but tensor has no dimensions"):
+        F.multilabel_soft_margin_loss(T.tensor(1.8), T.tensor(1.0), reduction="reflect")
+    with pytest.raises(ValueError, match="reflect is not valid"):
+        F.multilabel_soft_margin_loss(x, y, reduction="reflect")
+    xn, yn = x.numpy(), y.numpy()
+    ref = -(yn * -np.log1p(np.exp(-xn)) + (1 - yn) * -np.log1p(np.exp(xn))).mean(1)
+    np.testing.assert_allclose(F.multilabel_soft_margin_loss(x, y, reduction="none").numpy(), ref, rtol=1e-12)
+    np.testing.assert_allclose(
+        F.multilabel_soft_margin_loss(x, y, size_average=False).item(), ref.sum(), rtol=1e-12
+    )

@@ -440,9 +440,10 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """Binary cross entropy of sigmoid(input) against 0/1 targets, averaged over the classes (last dim), one
     value per sample; weight scales the classes."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
     _argcheck.check_tensor_like("log_sigmoid", "input", 1, input)
-    _floating(input, "log_sigmoid")  # PyTorch's composite calls logsigmoid before it reads the reduction
-    reduction = _loss_reduction(size_average, reduce, reduction, "{} is not valid")
+    _floating(input, "log_sigmoid")
     # PyTorch's composite's two calls (a tensor-like argument, forward AD's duals or vmap's batched tensors,
     # sees them): each one pass of the log_sigmoid kernel
     ls_pos, ls_neg = logsigmoid(input), logsigmoid(-input)
@@ -450,8 +451,10 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     if weight is not None:
         loss = loss * weight
     class_dim = input.dim() - 1
-    loss = loss.sum(class_dim) / input.shape[class_dim]
-    return _reduce_loss(loss, reduction)
+    c = input.size(class_dim)  # a 0-d input's IndexError, before the reduction is read (PyTorch's order)
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not valid")
+    return _reduce_loss(loss.sum(class_dim) / c, reduction)
 
 
 def _margin_loss_frames(input, name):
