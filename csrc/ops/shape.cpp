@@ -795,7 +795,7 @@ bool cat_rows(const Tensor& out, const std::vector<Tensor>& tensors, int64_t dim
 }  // namespace
 
 Tensor native::cat(const std::vector<Tensor>& tensors, int64_t dim) {
-  MT_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  MT_CHECK_VALUE(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
   // 1-D empty tensors are skipped, as PyTorch (legacy behaviour)
   const Tensor* ref = nullptr;
   for (const Tensor& t : tensors)

@@ -7238,3 +7238,26 @@ def test_fuzz_4458_multilabel_soft_margin_reads_the_class_size_first():
     np.testing.assert_allclose(
         F.multilabel_soft_margin_loss(x, y, size_average=False).item(), ref.sum(), rtol=1e-12
     )
+
+
+def test_fuzz_4459_vector_norm_ord_is_a_scalar_and_cat_of_nothing():
+    """Fuzz seed 4459: linalg.vector_norm's ord is the parser's Scalar (a 0-d tensor without grad, a NumPy
+    number); a complex one is refused after the parse; cat of an empty list is PyTorch 2.15's ValueError"""
+    T = minitorch
+    x = T.tensor([3.0, -4.0, 1.0], dtype=T.float64)
+    for o in (T.tensor(-2), T.tensor(2.5), np.int64(3)):
+        p = float(o)
+        assert T.linalg.vector_norm(x, o).item() == pytest.approx(
+            (np.abs(x.numpy()) ** p).sum() ** (1 / p), rel=1e-12
+        )
+    for o in (T.tensor([2.5]), T.tensor(2.5, requires_grad=True), "fro"):
+        with pytest.raises(
+            TypeError, match=re.escape("linalg_vector_norm(): argument 'ord' (position 2) must be Number")
+        ):
+            T.linalg.vector_norm(x, o)
+    for o in (1j, T.tensor(1j)):
+        with pytest.raises(RuntimeError, match="Expected a non-complex scalar as the order of norm"):
+            T.linalg.vector_norm(x, o)
+    for f in (T.cat, T.concat, T.concatenate):
+        with pytest.raises(ValueError, match=re.escape("torch.cat(): expected a non-empty list of Tensors")):
+            f([])

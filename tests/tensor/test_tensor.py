@@ -480,7 +480,7 @@ def test_cat_stack():
     assert P.stack([a, a], dim=2).shape == (2, 3, 2)
     assert to_np(P.stack([P.tensor([1, 2]), P.tensor([3, 4])], 1)).tolist() == [[1, 3], [2, 4]]
     assert to_np(P.cat([a.t(), a.t()])).tolist() == [[1.0, 1.0]] * 6
-    with pytest.raises(RuntimeError, match="expected a non-empty list of Tensors"):
+    with pytest.raises(ValueError, match="expected a non-empty list of Tensors"):  # PyTorch 2.15's kind
         P.cat([])
     with pytest.raises(RuntimeError, match="Sizes of tensors must match except in dimension 0"):
         P.cat([a, P.zeros(2, 4)])

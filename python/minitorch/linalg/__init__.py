@@ -123,8 +123,12 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     ord: any real number or +-inf: inf is max |x|, -inf min |x|, 0 the count of nonzeros, p the p-norm
     (sum |x|^p)^(1/p). dtype: the dtype x is cast to before reducing (no narrowing casts), and of the result.
     minitorch.norm and Tensor.norm with a numeric p compute the same kernel."""
-    if isinstance(ord, str) or not isinstance(ord, (int, float)):  # a bool is a Number to PyTorch's parser
-        raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
+    # the parser's Scalar: a bool, a NumPy number or a 0-d tensor without grad are Numbers to it
+    _argcheck.check_number("linalg_vector_norm", "ord", 2, ord)
+    if isinstance(ord, _C.Tensor):
+        ord = ord.item()
+    if isinstance(ord, complex):
+        raise RuntimeError("linalg.vector_norm: Expected a non-complex scalar as the order of norm.")  # noqa: TRY004
     _check_float_input(x, "linalg.vector_norm")
     _C._check_norm_dtype(dtype, x.dtype, "linalg.vector_norm")
     ord = float(ord)
