@@ -7261,3 +7261,35 @@ def test_fuzz_4459_vector_norm_ord_is_a_scalar_and_cat_of_nothing():
     for f in (T.cat, T.concat, T.concatenate):
         with pytest.raises(ValueError, match=re.escape("torch.cat(): expected a non-empty list of Tensors")):
             f([])
+
+
+def test_fuzz_4460_rnn_hidden_dims_first_and_max_pool1d_dims():
+    """Fuzz seed 4460: PyTorch's RNN modules check hx's dims before check_forward_args (the input's dtype);
+    max_pool1d_with_indices takes 2-D or 3-D input only"""
+    T = minitorch
+    F = T.nn.functional
+    with pytest.raises(
+        RuntimeError,
+        match=re.escape("For batched 3-D input, hx and cx should also be 3-D but got (2-D, 2-D)"),
+    ):
+        T.nn.LSTM(3, 1)(T.ones(5, 2, 3, dtype=T.int64), T.ones(2, 3, 5, dtype=T.int64))
+    with pytest.raises(
+        RuntimeError, match=re.escape("For batched 3-D input, hx should also be 3-D but got 2-D tensor")
+    ):
+        T.nn.GRU(3, 1)(T.ones(5, 2, 3, dtype=T.int64), T.ones(2, 5))
+    for hx in (None, T.ones(1, 2, 1, dtype=T.int64)):
+        with pytest.raises(
+            ValueError, match=re.escape("RNN input dtype (torch.int64) does not match weight dtype")
+        ):
+            T.nn.RNN(3, 1)(T.ones(5, 2, 3, dtype=T.int64), hx)
+    with pytest.raises(
+        RuntimeError, match="input.size\\(-1\\) must be equal to input_size. Expected 3, got 4"
+    ):
+        T.nn.LSTM(3, 1)(T.ones(5, 2, 4), (T.ones(1, 2, 2), T.ones(1, 2, 1)))
+    for shape in ((2, 2, 2, 4), (4,)):
+        with pytest.raises(
+            RuntimeError, match=f"Expected 2 to 3 dimensions, but got {len(shape)}-dimensional tensor"
+        ):
+            F.max_pool1d(T.ones(*shape), 2, return_indices=True)
+    v, i = F.max_pool1d_with_indices(T.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+    assert v.tolist() == [[3.0, 2.0]] and i.tolist() == [[1, 2]]

@@ -71,10 +71,10 @@ def max_pool1d_with_indices(
     _argcheck.check_call("max_pool1d_with_indices", [
         "Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False"
     ], (input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode), {}, True)  # fmt: skip
-    if input.dim() == 0:
+    if input.dim() not in (2, 3):
         raise RuntimeError(
-            "Expected 2 to 3 dimensions, but got 0-dimensional tensor for argument #1 'self' (while checking "
-            "arguments for max_pool1d)"
+            f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 'self' (while "
+            "checking arguments for max_pool1d)"
         )
     return _max_pool1d_impl(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 

@@ -360,12 +360,13 @@ class RNNBase(Module):
             x = input if is_batched else input.unsqueeze(1 if not self.batch_first else 0)
             if self.batch_first:
                 x = x.transpose(0, 1)
-            self.check_input(x, None)
         N = x.shape[1]
         D = 2 if self.bidirectional else 1
         hsize = self.proj_size if self.proj_size > 0 else self.hidden_size
         kw = {"dtype": x.dtype, "device": x.device}
         if hx is None:
+            if not packed:
+                self.check_input(x, None)
             h0 = _C.zeros((self.num_layers * D, N, hsize), **kw)
             c0 = _C.zeros((self.num_layers * D, N, self.hidden_size), **kw) if lstm else None
         else:
@@ -381,6 +382,7 @@ class RNNBase(Module):
                         )
                     if not is_batched:
                         h0, c0 = h0.unsqueeze(1), c0.unsqueeze(1)
+                    self.check_input(x, None)  # PyTorch's check_forward_args, after hx's dims
                 exp = (self.num_layers * D, N, hsize)
                 self.check_hidden_size(h0, exp, "Expected hidden[0] size {}, got {}")
                 self.check_hidden_size(
@@ -397,6 +399,7 @@ class RNNBase(Module):
                         )
                     if not is_batched:
                         h0 = h0.unsqueeze(1)
+                    self.check_input(x, None)
                 self.check_hidden_size(h0, (self.num_layers * D, N, hsize))
             if packed and input.sorted_indices is not None:
                 h0 = h0.index_select(1, input.sorted_indices)
