@@ -39,13 +39,15 @@ static V per_lane(V x, F f) {
 // AVX2's float64 kernels; AVX-512 runs some of them over each half of its vectors (below)
 #include "kernels/cpu/vec/avx2_f32_math.h"  // float32 log, log2, log10, asin, acos in float
 #include "kernels/cpu/vec/avx2_math.h"
+#if defined(MT_VEC_AVX512) || !defined(MT_SLEEF)
+#include "kernels/cpu/vec/pow64.h"  // float64 pow: AVX-512 and AVX2 without SLEEF, the same bits
+#endif
 #include "kernels/cpu/vec/bessel_i.h"   // i0, i1 and their scaled forms, four double vectors at a time
 #include "kernels/cpu/vec/gamma_f32.h"  // float32 lgamma and digamma through double, four lanes at a time
 #ifndef MT_VEC_AVX512
 #include "kernels/cpu/vec/erf_f32_lanes.h"  // AVX2: float32 erf
 #include "kernels/cpu/vec/f32_via_f64.h"    // AVX2: f32_via_f64 and, without SLEEF, exp/log/log1p
 #ifndef MT_SLEEF
-#include "kernels/cpu/vec/avx2_pow.h"  // AVX2 without SLEEF: float64 pow
 #define MT_VEC_F32_VIA_F64 1  // AVX2 without SLEEF: the float functions SLEEF would serve, ours in double
 #endif
 #elif !defined(MT_SLEEF)
@@ -910,9 +912,9 @@ void log_sigmoid_row(S* out, const S* in, int64_t n) {
   }
 }
 
-// pow: SLEEF's (1 ulp, C99's special cases); on AVX-512 ours (avx512_pow.h): float32 through double (0.505
-// ulp, 2.8x SLEEF's), float64 through double-double logs (0.553 ulp, 3x SLEEF's); AVX2 without SLEEF
-// float32 through double (f32_via_f64.h) and float64 AVX-512's arithmetic in four lanes (avx2_pow.h). A
+// pow: SLEEF's (1 ulp, C99's special cases); on AVX-512 ours: float32 through double (avx512_pow.h, 0.505
+// ulp, 2.8x SLEEF's), float64 through double-double logs (pow64.h, 0.553 ulp, 3x SLEEF's); AVX2 without SLEEF
+// float32 through double (f32_via_f64.h) and float64 pow64.h's kernel in four lanes (AVX-512's bits). A
 // constant exponent of 2 is one multiply, exact, as PyTorch's Tensor-Scalar kernel (the `x ** 2` of every
 // loss and norm).
 static VF pow_fast(VF a, VF b) {
@@ -925,12 +927,10 @@ static VF pow_fast(VF a, VF b) {
 #endif
 }
 static VD pow_fast(VD a, VD b) {
-#if defined(MT_VEC_AVX512)
-  return pow_avx512_f64(a, b);
-#elif defined(MT_SLEEF)
-  return SLEEF_D(pow)(a, b);
+#if defined(MT_VEC_AVX512) || !defined(MT_SLEEF)
+  return pow64(a, b);
 #else
-  return pow_avx2_f64(a, b);
+  return SLEEF_D(pow)(a, b);
 #endif
 }
 // A lane whose exponent is 2 takes the multiply wherever it comes from, so a dense exponent tensor of 2s
@@ -1176,7 +1176,7 @@ void MT_VEC_FILL(Table& t) {
 #endif
 #ifdef MT_VEC_AVX512
   scalar(t.f64, {Fn::log2, Fn::log10});
-#endif  // AVX2: every float32 and float64 function is ours (float64 pow: avx2_pow.h)
+#endif  // AVX2: every float32 and float64 function is ours (float64 pow: pow64.h)
 #endif
   t.normal_philox_f64 = &normal_philox_lanes;
   t.uniform_philox_f64 = &uniform_philox_lanes;
