@@ -1115,9 +1115,11 @@ void MT_VEC_FILL(Table& t) {
   t.f32[static_cast<int>(Fn::erfinv)] = &erfinv_row_f32;  // erfinv_f32_own's bits, sixteen floats a step
 #endif
   scalar(t.f64, {Fn::lgamma, Fn::digamma});
-#define MT_BESSEL_SET(name, n, scaled)                                                                     \
-  t.f32[static_cast<int>(Fn::name)] = &bessel_row<float, bessel_i_lanes<n, scaled, VD>, kBesselVecs * ND>; \
-  t.f64[static_cast<int>(Fn::name)] = &bessel_row<double, bessel_i_lanes<n, scaled, VD>, kBesselVecs * ND>;
+#define MT_BESSEL_SET(name, n, scaled)                                           \
+  t.f32[static_cast<int>(Fn::name)] =                                            \
+      &bessel_row<float, bessel_i_lanes<n, scaled, VD>, bessel_i_vecs(ND) * ND>; \
+  t.f64[static_cast<int>(Fn::name)] =                                            \
+      &bessel_row<double, bessel_i_lanes<n, scaled, VD>, bessel_i_vecs(ND) * ND>;
   MT_BESSEL_SET(i0, 0, false)
   MT_BESSEL_SET(_special_i0e, 0, true)
   MT_BESSEL_SET(_special_i1, 1, false)
