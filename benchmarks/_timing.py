@@ -208,7 +208,9 @@ def capability_main(script, doc, child, header="op", caps="avx2,avx512", number=
         base_rows = [None] * len(res["rows"])
         if args.baseline:
             path = os.pathsep.join(p for p in (os.path.abspath(args.baseline), env.get("PYTHONPATH")) if p)
-            out = subprocess.run(cmd, env=dict(env, PYTHONPATH=path), capture_output=True, text=True, check=True)
+            out = subprocess.run(
+                cmd, env=dict(env, PYTHONPATH=path), capture_output=True, text=True, check=True
+            )
             base_rows = json.loads(out.stdout)["rows"]
         caps_taken = " / ".join(res["caps"])
         for (name, ours, theirs), base in zip(res["rows"], base_rows):

@@ -523,8 +523,8 @@ static VD atan_fast(VD x) {
 }
 
 // float lgamma and digamma: ours through double (gamma_f32.h), SLEEF or not (it has no digamma, and its
-// lgamma is 1 ulp), AVX-512 in eight double lanes (AVX2's bits); float64 leaves the table entries empty (the
-// scalar functors)
+// lgamma is 1 ulp), AVX-512 in eight double lanes (AVX2's bits); float64 lgamma leaves its table entry empty
+// (the scalar functor)
 static VF lgamma_fast(VF x) {
   return lgamma_f32_own(x);
 }
@@ -534,9 +534,52 @@ static VD lgamma_fast(VD x) {
 static VF digamma_fast(VF x) {
   return digamma_f32_own(x);
 }
+// float64 digamma: functors.h's digamma_double, operation for operation, in vector lanes: the recurrence
+// psi(x) = psi(x + 1) - 1/x up to x >= 10 runs every lane until the last one is there (a lane that is there
+// stays), so its divisions pipeline instead of following one another element by element (the scalar loop's
+// cost, as in PyTorch's calc_digamma); the series as written there, no FMA contraction; log, and tan for the
+// reflection of x < 0, by the C library per lane (external calls). So the scalar functor's bits, on every
+// path.
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
 static VD digamma_fast(VD x) {
-  return x;  // unused
+  typedef long long VL __attribute__((vector_size(sizeof(VD))));
+  constexpr int W = sizeof(VD) / sizeof(double);
+  const double pi = 3.14159265358979323846;
+  const VD x0 = x;
+  VD result = VD{};
+  VL nan_lane = VL{};
+  if (MT_ANY(x < 0.0)) {
+    for (int i = 0; i < W; ++i) {
+      const double v = x[i];
+      if (!(v < 0.0)) continue;
+      nan_lane[i] = v == __builtin_floor(v) ? -1 : 0;  // the poles (and -inf)
+      const double frac = v - __builtin_trunc(v);
+      result[i] = -pi / __builtin_tan(pi * frac);
+      x[i] = 1.0 - v;
+    }
+  }
+  VL more = x < 10.0;  // NaN: false
+  while (MT_ANY(more)) {
+    result = more ? result - 1.0 / x : result;
+    x = more ? x + 1.0 : x;
+    more = x < 10.0;
+  }
+  const VD z = 1.0 / (x * x);
+  const VD series =
+      z *
+      (1.0 / 12 - z * (1.0 / 120 -
+                       z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12.0))))));
+  VD lx;
+  for (int i = 0; i < W; ++i) lx[i] = __builtin_log(x[i]);
+  VD r = result + lx - 0.5 / x - series;
+  // the functor's early returns: NaN and +inf give x + result, the poles NaN, +-0 -+inf
+  r = (x != x) | (x == __builtin_inf()) ? x + result : r;
+  r = nan_lane ? VD{} + __builtin_nan("") : r;
+  const VL sign = VL{} + (-0x7fffffffffffffffLL - 1);  // the sign bit
+  return x0 == 0.0 ? (VD)((VL)(VD{} + __builtin_inf()) | (((VL)x0 & sign) ^ sign)) : r;
 }
+#pragma GCC pop_options
 
 // i0, special.i0e / i1 / i1e: bessel_i.h's row loops set in fill_table, SLEEF or not (four double vectors per
 // call, float32 through double); these table slots are overwritten there
@@ -1114,7 +1157,7 @@ void MT_VEC_FILL(Table& t) {
 #ifndef MT_VEC_AVX512
   t.f32[static_cast<int>(Fn::erfinv)] = &erfinv_row_f32;  // erfinv_f32_own's bits, sixteen floats a step
 #endif
-  scalar(t.f64, {Fn::lgamma, Fn::digamma});
+  scalar(t.f64, {Fn::lgamma});
 #define MT_BESSEL_SET(name, n, scaled)                                           \
   t.f32[static_cast<int>(Fn::name)] =                                            \
       &bessel_row<float, bessel_i_lanes<n, scaled, VD>, bessel_i_vecs(ND) * ND>; \
