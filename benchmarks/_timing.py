@@ -183,24 +183,38 @@ def capability_main(script, doc, child, header="op", caps="avx2,avx512", number=
     """The driver of the per-capability ratio tables (bench_unary_f32, bench_act_rows, bench_special_gaps): one
     child process per MINITORCH_CPU_CAPABILITY (ATEN_CPU_CAPABILITY set alike) runs child(number, repeat, only)
     and prints {"caps": [ours, PyTorch's], "rows": [[name, our us, PyTorch's us], ...]} as JSON; the parent
-    prints a markdown table with R = PyTorch time / ours."""
+    prints a markdown table with R = PyTorch time / ours. --baseline DIR (a directory holding another build's
+    minitorch package) runs a second child per capability on that build, right after ours, and adds its time
+    and its R (each against PyTorch timed in its own child) as columns."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--caps", default=caps)
     ap.add_argument("--number", type=int, default=number)
     ap.add_argument("--repeat", type=int, default=repeat)
     ap.add_argument("-k", default="", help="only rows whose names contain one of these (comma separated)")
+    ap.add_argument("--baseline", help="a directory holding another build's minitorch package")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     only = [s for s in args.k.split(",") if s]
     if args.child:
         return child(args.number, args.repeat, only)
-    print(f"| {header} | capability (ours / PyTorch's) | minitorch (us) | PyTorch (us) | R |")
-    print("|---|---|---|---|---|")
+    extra = " baseline (us) | R baseline |" if args.baseline else ""
+    print(f"| {header} | capability (ours / PyTorch's) | minitorch (us) | PyTorch (us) | R |{extra}")
+    print("|---|---|---|---|---|" + ("---|---|" if args.baseline else ""))
+    cmd = [sys.executable, script, "--child", "--number", str(args.number), "--repeat", str(args.repeat)]
+    cmd += ["-k", args.k] if args.k else []
     for cap in args.caps.split(","):
         env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap, ATEN_CPU_CAPABILITY=cap, OMP_NUM_THREADS="1")
-        cmd = [sys.executable, script, "--child", "--number", str(args.number), "--repeat", str(args.repeat)]
-        cmd += ["-k", args.k] if args.k else []
         res = json.loads(subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout)
+        base_rows = [None] * len(res["rows"])
+        if args.baseline:
+            path = os.pathsep.join(p for p in (os.path.abspath(args.baseline), env.get("PYTHONPATH")) if p)
+            out = subprocess.run(
+                cmd, env=dict(env, PYTHONPATH=path), capture_output=True, text=True, check=True
+            )
+            base_rows = json.loads(out.stdout)["rows"]
         caps_taken = " / ".join(res["caps"])
-        for name, ours, theirs in res["rows"]:
-            print(f"| {name} | {caps_taken} | {ours:.1f} | {theirs:.1f} | {theirs / ours:.2f} |", flush=True)
+        for (name, ours, theirs), base in zip(res["rows"], base_rows):
+            line = f"| {name} | {caps_taken} | {ours:.1f} | {theirs:.1f} | {theirs / ours:.2f} |"
+            if base is not None:
+                line += f" {base[1]:.1f} | {base[2] / base[1]:.2f} |"
+            print(line, flush=True)

@@ -1,9 +1,9 @@
-"""The special-function rows of issue 32 (polygamma, erfinv, ndtri, igamma, the Bessel and Airy functions) beside
-PyTorch in one process per CPU capability, calls alternating, each timed in the calling thread's CPU time (min of
+"""The special-function rows of issue 32 (polygamma, erfinv, ndtri, igamma, the Bessel and Airy functions, i1e,
+digamma, and float64 pow, whose kernel is the special functions' kind) beside PyTorch in one process per CPU capability, calls alternating, each timed in the calling thread's CPU time (min of
 repeats), so a loaded machine's waits do not enter either column; one thread, 256x256 values.
 
   PYTHONPATH=python /tmp/tv/bin/python benchmarks/bench_special_gaps.py [--caps avx2,avx512] [--number 20]
-      [-k polygamma,erfinv]
+      [-k polygamma,erfinv] [--baseline DIR]
 
 The Python running this needs both minitorch and PyTorch importable (the oracle's venv with PYTHONPATH=python).
 MINITORCH_CPU_CAPABILITY and ATEN_CPU_CAPABILITY are set for each child, which prints what each library took."""
@@ -68,6 +68,17 @@ CASES = [
     ("special.airy_ai", "torch.special.airy_ai(x)", "float32", (0.1, 0.9)),
     ("special.airy_ai", "torch.special.airy_ai(x)", "float32", (-20.0, 20.0)),
     ("special.airy_ai", "torch.special.airy_ai(x)", "float64", (-20.0, 20.0)),
+    # the scaled Bessel I1: the sweep's values ([0, 8]: the first expansion) and both expansions
+    ("special.i1e", "torch.special.i1e(x)", "float32", (0.1, 0.9)),
+    ("special.i1e", "torch.special.i1e(x)", "float32", (-20.0, 20.0)),
+    ("special.i1e", "torch.special.i1e(x)", "float64", (0.1, 0.9)),
+    ("digamma", "torch.digamma(x)", "float64", (0.1, 0.9)),
+    ("digamma", "torch.digamma(x)", "float64", (0.1, 10.1)),
+    ("digamma", "torch.digamma(x)", "float64", (-20.0, 20.0)),
+    ("digamma", "torch.digamma(x)", "float32", (0.1, 10.1)),
+    # float64 pow (vec/pow64.h) with a tensor exponent (y in (0.1, 0.9)) and a number
+    ("pow(x, y)", "torch.pow(x, y)", "float64", (0.1, 10.1)),
+    ("pow(x, 2.5)", "torch.pow(x, 2.5)", "float64", (0.1, 10.1)),
 ]
 
 

@@ -1,4 +1,4 @@
-"""Fits the tables and polynomials of the float64 pow in csrc/kernels/cpu/vec/avx512_pow.h (AVX-512) and prints
+"""Fits the tables and polynomials of the float64 pow in csrc/kernels/cpu/vec/pow64.h (AVX-512 and AVX2) and prints
 them as C.
 
 log: x = 2^k z with z in [OFF, 2 OFF), OFF = 0x3FE6C00000000000 = 0.7109375; bits 51..47 of bits(x) - OFF pick

@@ -222,3 +222,52 @@ def test_nextafter_and_frexp_half_precision():
     rm, re = np.frexp(xs)
     np.testing.assert_array_equal(mb.float().numpy(), rm)
     np.testing.assert_array_equal(eb.numpy(), re)
+
+
+_DIGAMMA_CHILD = r"""
+import sys
+import numpy as np
+import minitorch as m
+
+rng = np.random.default_rng(8)
+x = np.concatenate([rng.uniform(-50, 50, 20001), rng.uniform(0, 12, 8000), np.exp(rng.uniform(-700, 700, 4000)),
+                    -np.exp(rng.uniform(-700, 50, 4000)), np.arange(-30, 30, 0.25),
+                    [0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324, 9.999999999999998, 10.0, 1e300, -1e300]])
+t = m.from_numpy(x)
+np.savez(sys.argv[1], cap=np.array(m.backends.cpu.get_cpu_capability()),
+         vec=np.array(bool(m._C._has_vec_loop("digamma", True))), d=m.digamma(t).numpy(),
+         strided=m.digamma(t[1::3]).numpy(), odd=m.digamma(t[:1001]).numpy(), x=x)
+"""
+
+
+def test_digamma_float64_vector_rows_give_the_scalar_bits(tmp_path):
+    """float64 digamma's vector row (kernels/cpu/vec/unary_impl.h digamma_fast: the functor's operations in lanes,
+    log and tan by the C library) gives the scalar functor's bits (MINITORCH_CPU_CAPABILITY=default) at each
+    vector capability: dense, strided and odd-length (the tail), the poles, zeros of both signs, infinities, NaN,
+    subnormals and both sides of the recurrence's end at 10."""
+    got = {}
+    for cap in CAPS:
+        out = tmp_path / f"{cap}.npz"
+        env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
+        subprocess.run([sys.executable, "-c", _DIGAMMA_CHILD, str(out)], check=True, env=env, timeout=300)
+        res = np.load(out)
+        if str(res["cap"]) == cap.upper():
+            got[cap] = res
+    base = got["default"]
+    assert not bool(base["vec"])
+    x, d = base["x"], base["d"]
+    # the scalar functor itself: psi(1) = -Euler's gamma, the poles NaN, -inf at +0 and +inf at -0, psi(inf) = inf
+    at = {v: i for i, v in enumerate(x.tolist()) if v != 0}
+    assert abs(d[at[1.0]] + 0.5772156649015329) < 1e-15
+    assert np.isnan(d[at[-2.0]]) and np.isnan(d[at[-np.inf]]) and np.isnan(d[np.isnan(x)]).all()
+    zero = x == 0
+    assert (d[zero & ~np.signbit(x)] == -math.inf).all() and (d[zero & np.signbit(x)] == math.inf).all()
+    assert d[at[np.inf]] == math.inf
+    for cap, res in got.items():
+        if cap == "default":
+            continue
+        assert bool(res["vec"]), cap
+        for k in ("d", "strided", "odd"):
+            np.testing.assert_array_equal(
+                res[k].view(np.uint64), base[k].view(np.uint64), err_msg=f"{cap} {k}"
+            )

@@ -74,8 +74,8 @@ SOFTPLUS_LIMIT = 2.0
 
 
 def own_pow64():
-    """Whether float64 pow runs our kernel (AVX-512's, avx512_pow.h; AVX2 without SLEEF its arithmetic in four
-    lanes, avx2_pow.h), held to its 0.56 ulp (0.77 of the subnormal spacing on subnormal results)."""
+    """Whether float64 pow runs our kernel (vec/pow64.h: AVX-512, and AVX2 without SLEEF the same kernel in four
+    lanes), held to its 0.56 ulp (0.77 of the subnormal spacing on subnormal results)."""
     cap = minitorch.backends.cpu.get_cpu_capability()
     return cap == "AVX512" or (cap == "AVX2" and not minitorch._C._has_sleef())
 
@@ -128,7 +128,7 @@ def test_pow_hard_sets(dtype):
     """AVX-512 computes float32 pow in double (0.505 ulp measured over 20M pairs per set) and float64 pow with
     double-double logs (0.553 on normal results, 0.76 of the subnormal spacing on subnormal ones, 5M pairs per
     set); AVX2 without SLEEF float32 pow in double too (f32_via_f64.h: 0.5001 over 16M pairs against long
-    double) and float64 pow as AVX-512 (avx2_pow.h); other paths are SLEEF's or glibc's (1 ulp)."""
+    double) and float64 pow as AVX-512 (pow64.h); other paths are SLEEF's or glibc's (1 ulp)."""
     sets = pow32_hard_sets() if dtype == np.float32 else pow64_hard_sets()
     wide = np.float64 if dtype == np.float32 else np.longdouble
     for name, (a, e) in sets.items():
@@ -159,7 +159,7 @@ np.savez(sys.argv[1], **out)
 
 
 def test_pow64_avx2_gives_avx512_bits(tmp_path):
-    """AVX2 without SLEEF runs AVX-512's float64 pow arithmetic in four lanes (kernels/cpu/vec/avx2_pow.h, the
+    """AVX2 without SLEEF runs AVX-512's float64 pow arithmetic in four lanes (kernels/cpu/vec/pow64.h, the
     lanes outside its fast path through glibc): AVX-512's ulp limits on the hard sets, and on an AVX-512 CPU
     AVX-512's bits wherever both take the fast path (x positive and normal, y finite)."""
     if minitorch._C._has_sleef():

@@ -39,13 +39,15 @@ static V per_lane(V x, F f) {
 // AVX2's float64 kernels; AVX-512 runs some of them over each half of its vectors (below)
 #include "kernels/cpu/vec/avx2_f32_math.h"  // float32 log, log2, log10, asin, acos in float
 #include "kernels/cpu/vec/avx2_math.h"
+#if defined(MT_VEC_AVX512) || !defined(MT_SLEEF)
+#include "kernels/cpu/vec/pow64.h"  // float64 pow: AVX-512 and AVX2 without SLEEF, the same bits
+#endif
 #include "kernels/cpu/vec/bessel_i.h"   // i0, i1 and their scaled forms, four double vectors at a time
 #include "kernels/cpu/vec/gamma_f32.h"  // float32 lgamma and digamma through double, four lanes at a time
 #ifndef MT_VEC_AVX512
 #include "kernels/cpu/vec/erf_f32_lanes.h"  // AVX2: float32 erf
 #include "kernels/cpu/vec/f32_via_f64.h"    // AVX2: f32_via_f64 and, without SLEEF, exp/log/log1p
 #ifndef MT_SLEEF
-#include "kernels/cpu/vec/avx2_pow.h"  // AVX2 without SLEEF: float64 pow
 #define MT_VEC_F32_VIA_F64 1  // AVX2 without SLEEF: the float functions SLEEF would serve, ours in double
 #endif
 #elif !defined(MT_SLEEF)
@@ -521,8 +523,8 @@ static VD atan_fast(VD x) {
 }
 
 // float lgamma and digamma: ours through double (gamma_f32.h), SLEEF or not (it has no digamma, and its
-// lgamma is 1 ulp), AVX-512 in eight double lanes (AVX2's bits); float64 leaves the table entries empty (the
-// scalar functors)
+// lgamma is 1 ulp), AVX-512 in eight double lanes (AVX2's bits); float64 lgamma leaves its table entry empty
+// (the scalar functor)
 static VF lgamma_fast(VF x) {
   return lgamma_f32_own(x);
 }
@@ -532,9 +534,52 @@ static VD lgamma_fast(VD x) {
 static VF digamma_fast(VF x) {
   return digamma_f32_own(x);
 }
+// float64 digamma: functors.h's digamma_double, operation for operation, in vector lanes: the recurrence
+// psi(x) = psi(x + 1) - 1/x up to x >= 10 runs every lane until the last one is there (a lane that is there
+// stays), so its divisions pipeline instead of following one another element by element (the scalar loop's
+// cost, as in PyTorch's calc_digamma); the series as written there, no FMA contraction; log, and tan for the
+// reflection of x < 0, by the C library per lane (external calls). So the scalar functor's bits, on every
+// path.
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
 static VD digamma_fast(VD x) {
-  return x;  // unused
+  typedef long long VL __attribute__((vector_size(sizeof(VD))));
+  constexpr int W = sizeof(VD) / sizeof(double);
+  const double pi = 3.14159265358979323846;
+  const VD x0 = x;
+  VD result = VD{};
+  VL nan_lane = VL{};
+  if (MT_ANY(x < 0.0)) {
+    for (int i = 0; i < W; ++i) {
+      const double v = x[i];
+      if (!(v < 0.0)) continue;
+      nan_lane[i] = v == __builtin_floor(v) ? -1 : 0;  // the poles (and -inf)
+      const double frac = v - __builtin_trunc(v);
+      result[i] = -pi / __builtin_tan(pi * frac);
+      x[i] = 1.0 - v;
+    }
+  }
+  VL more = x < 10.0;  // NaN: false
+  while (MT_ANY(more)) {
+    result = more ? result - 1.0 / x : result;
+    x = more ? x + 1.0 : x;
+    more = x < 10.0;
+  }
+  const VD z = 1.0 / (x * x);
+  const VD series =
+      z *
+      (1.0 / 12 - z * (1.0 / 120 -
+                       z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12.0))))));
+  VD lx;
+  for (int i = 0; i < W; ++i) lx[i] = __builtin_log(x[i]);
+  VD r = result + lx - 0.5 / x - series;
+  // the functor's early returns: NaN and +inf give x + result, the poles NaN, +-0 -+inf
+  r = (x != x) | (x == __builtin_inf()) ? x + result : r;
+  r = nan_lane ? VD{} + __builtin_nan("") : r;
+  const VL sign = VL{} + (-0x7fffffffffffffffLL - 1);  // the sign bit
+  return x0 == 0.0 ? (VD)((VL)(VD{} + __builtin_inf()) | (((VL)x0 & sign) ^ sign)) : r;
 }
+#pragma GCC pop_options
 
 // i0, special.i0e / i1 / i1e: bessel_i.h's row loops set in fill_table, SLEEF or not (four double vectors per
 // call, float32 through double); these table slots are overwritten there
@@ -910,9 +955,9 @@ void log_sigmoid_row(S* out, const S* in, int64_t n) {
   }
 }
 
-// pow: SLEEF's (1 ulp, C99's special cases); on AVX-512 ours (avx512_pow.h): float32 through double (0.505
-// ulp, 2.8x SLEEF's), float64 through double-double logs (0.553 ulp, 3x SLEEF's); AVX2 without SLEEF
-// float32 through double (f32_via_f64.h) and float64 AVX-512's arithmetic in four lanes (avx2_pow.h). A
+// pow: SLEEF's (1 ulp, C99's special cases); on AVX-512 ours: float32 through double (avx512_pow.h, 0.505
+// ulp, 2.8x SLEEF's), float64 through double-double logs (pow64.h, 0.553 ulp, 3x SLEEF's); AVX2 without SLEEF
+// float32 through double (f32_via_f64.h) and float64 pow64.h's kernel in four lanes (AVX-512's bits). A
 // constant exponent of 2 is one multiply, exact, as PyTorch's Tensor-Scalar kernel (the `x ** 2` of every
 // loss and norm).
 static VF pow_fast(VF a, VF b) {
@@ -925,12 +970,10 @@ static VF pow_fast(VF a, VF b) {
 #endif
 }
 static VD pow_fast(VD a, VD b) {
-#if defined(MT_VEC_AVX512)
-  return pow_avx512_f64(a, b);
-#elif defined(MT_SLEEF)
-  return SLEEF_D(pow)(a, b);
+#if defined(MT_VEC_AVX512) || !defined(MT_SLEEF)
+  return pow64(a, b);
 #else
-  return pow_avx2_f64(a, b);
+  return SLEEF_D(pow)(a, b);
 #endif
 }
 // A lane whose exponent is 2 takes the multiply wherever it comes from, so a dense exponent tensor of 2s
@@ -1114,10 +1157,12 @@ void MT_VEC_FILL(Table& t) {
 #ifndef MT_VEC_AVX512
   t.f32[static_cast<int>(Fn::erfinv)] = &erfinv_row_f32;  // erfinv_f32_own's bits, sixteen floats a step
 #endif
-  scalar(t.f64, {Fn::lgamma, Fn::digamma});
-#define MT_BESSEL_SET(name, n, scaled)                                                                     \
-  t.f32[static_cast<int>(Fn::name)] = &bessel_row<float, bessel_i_lanes<n, scaled, VD>, kBesselVecs * ND>; \
-  t.f64[static_cast<int>(Fn::name)] = &bessel_row<double, bessel_i_lanes<n, scaled, VD>, kBesselVecs * ND>;
+  scalar(t.f64, {Fn::lgamma});
+#define MT_BESSEL_SET(name, n, scaled)                                           \
+  t.f32[static_cast<int>(Fn::name)] =                                            \
+      &bessel_row<float, bessel_i_lanes<n, scaled, VD>, bessel_i_vecs(ND) * ND>; \
+  t.f64[static_cast<int>(Fn::name)] =                                            \
+      &bessel_row<double, bessel_i_lanes<n, scaled, VD>, bessel_i_vecs(ND) * ND>;
   MT_BESSEL_SET(i0, 0, false)
   MT_BESSEL_SET(_special_i0e, 0, true)
   MT_BESSEL_SET(_special_i1, 1, false)
@@ -1176,7 +1221,7 @@ void MT_VEC_FILL(Table& t) {
 #endif
 #ifdef MT_VEC_AVX512
   scalar(t.f64, {Fn::log2, Fn::log10});
-#endif  // AVX2: every float32 and float64 function is ours (float64 pow: avx2_pow.h)
+#endif  // AVX2: every float32 and float64 function is ours (float64 pow: pow64.h)
 #endif
   t.normal_philox_f64 = &normal_philox_lanes;
   t.uniform_philox_f64 = &uniform_philox_lanes;
