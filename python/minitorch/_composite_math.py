@@ -2293,6 +2293,7 @@ class _NextafterGrad(_Function):
 _export_with_inplace(nextafter)
 
 
+@_argcheck.parses("Tensor input, int p")
 def mvlgamma(input, p):
     """The log multivariate gamma function of dimension p: sum_i lgamma(a - i/2) + p(p-1)/4 log(pi)
     (minitorch.special.multigammaln)."""

@@ -7293,3 +7293,27 @@ def test_fuzz_4460_rnn_hidden_dims_first_and_max_pool1d_dims():
             F.max_pool1d(T.ones(*shape), 2, return_indices=True)
     v, i = F.max_pool1d_with_indices(T.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
     assert v.tolist() == [[3.0, 2.0]] and i.tolist() == [[1, 2]]
+
+
+def test_fuzz_4461_mvlgamma_int_p_and_parse_orders():
+    """Fuzz seed 4461: mvlgamma's p is the parser's int (no float, no bool); multilabel_margin_loss parses its
+    tensors before the shape checks; a Transformer encoder or decoder of no layers reads layers[0]"""
+    T = minitorch
+    x = T.tensor([2.5, 3.0], dtype=T.float64)
+    for p, kind in ((0.001, "float"), (2.0, "float"), (True, "bool")):
+        with pytest.raises(
+            TypeError, match=re.escape(f"mvlgamma(): argument 'p' (position 2) must be int, not {kind}")
+        ):
+            T.mvlgamma(x, p)
+    np.testing.assert_allclose(T.mvlgamma(x, np.int64(2)).numpy(), T.mvlgamma(x, 2).numpy(), rtol=0)
+    with pytest.raises(RuntimeError, match="p has to be greater than or equal to 1"):
+        T.mvlgamma(x, 0)
+    with pytest.raises(
+        TypeError,
+        match=re.escape("multilabel_margin_loss(): argument 'target' (position 2) must be Tensor, not str"),
+    ):
+        T.nn.functional.multilabel_margin_loss(T.randn(5, 5, 5), "abc")
+    with pytest.raises(IndexError, match="index 0 is out of range"):
+        T.nn.TransformerEncoder(T.nn.TransformerEncoderLayer(4, 2), 0)(T.ones(3, 4))
+    with pytest.raises(IndexError, match="index 0 is out of range"):
+        T.nn.TransformerDecoder(T.nn.TransformerDecoderLayer(4, 2), 0)(T.ones(3, 4), T.ones(3, 4))

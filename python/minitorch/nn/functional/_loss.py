@@ -527,6 +527,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     max(0, 1 - (x[j] - x[k])), divided by the number of classes. target holds class indices padded with -1
     (the first -1 ends the list), shaped as input."""
     reduction = _loss_reduction(size_average, reduce, reduction)
+    _argcheck.check_tensor_like("multilabel_margin_loss", "input", 1, input)  # torch._C._nn's parser, first
+    _argcheck.check_tensor_like("multilabel_margin_loss", "target", 2, target)
     nframe, dim = _margin_loss_frames(input, "multilabel_margin_loss")
     nd = input.dim()
     ok = (target.dim() <= 1 and target.numel() == dim) if nd <= 1 else tuple(target.shape) == (nframe, dim)

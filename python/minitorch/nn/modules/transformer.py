@@ -212,6 +212,7 @@ class TransformerEncoder(Module):
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         output = src
+        self.layers[0]  # PyTorch's forward reads the first layer's settings: no layer is an IndexError
         for mod in self.layers:
             output = mod(
                 output, src_mask=mask, is_causal=bool(is_causal), src_key_padding_mask=src_key_padding_mask
@@ -240,6 +241,7 @@ class TransformerDecoder(Module):
         memory_is_causal=False,
     ):
         output = tgt
+        self.layers[0]  # as TransformerEncoder's
         for mod in self.layers:
             output = mod(
                 output,
