@@ -582,7 +582,9 @@ static bool unit_alpha(const Scalar& alpha) {
   return alpha.is_integral() && alpha.to_long() == 1;
 }
 
-Tensor scale_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+// `negated`: sub's alpha, which PyTorch's kernel takes as -alpha, so the checked cast is of -alpha (int8's
+// alpha=-128 overflows there, alpha=128 fits)
+static Tensor scale_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha, bool negated) {
   if (unit_alpha(alpha)) return b;
   ScalarType common = result_type(a, b);
   MT_CHECK(!is_integral(common, true) || !alpha.is_floating(),
@@ -591,8 +593,13 @@ Tensor scale_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {
            "Boolean alpha only supported for Boolean results.");
   MT_CHECK(is_complex(common) || !alpha.is_complex(),
            "For non-complex input tensors, argument alpha must not be a complex number.");
-  if (common != ScalarType::Bool && !alpha.is_complex())
-    check_scalar_fits(alpha, common);  // its kernel's cast
+  if (common != ScalarType::Bool && !alpha.is_complex()) {
+    Scalar cast = alpha;
+    if (negated)  // int64's min negates to itself, as in C++'s two's complement
+      cast = alpha.is_integral() ? Scalar(static_cast<int64_t>(0 - static_cast<uint64_t>(alpha.to_long())))
+                                 : Scalar(-alpha.to_double());
+    check_scalar_fits(cast, common);  // its kernel's cast
+  }
   // bool results: PyTorch's kernel takes alpha as a bool, so an int alpha must not promote b to int64
   if (common == ScalarType::Bool) return binary(BinaryOp::mul, b, wrapped_scalar(Scalar(alpha.to_bool())));
   // a Python number times alpha stays a number (add(bfloat16 0-d, -1, alpha=-1.5) is bfloat16, as PyTorch's)
@@ -617,6 +624,10 @@ Tensor scale_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   return binary(BinaryOp::mul, bc, wrapped_scalar(alpha));
 }
 
+Tensor scale_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  return scale_by_alpha(a, b, alpha, false);
+}
+
 // p.add_(g, alpha=-lr), a hand-written SGD step, would otherwise scale g into a temporary and then add it:
 // two passes over memory and an allocation. Same float dtype, shape and device, dense, no overlap and no
 // autograd: the multi-tensor kernel does self += alpha * other in one pass (rounded once, in opmath).
@@ -631,16 +642,17 @@ const Tensor& add_scaled_(const Tensor& self, const Tensor& other, const Scalar&
     foreach_add_({self}, {other}, subtract ? -a : a);
     return self;
   }
-  return binary_(subtract ? BinaryOp::sub : BinaryOp::add, self, scale_by_alpha(self, other, alpha));
+  return binary_(subtract ? BinaryOp::sub : BinaryOp::add, self,
+                 scale_by_alpha(self, other, alpha, subtract));
 }
 
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  return binary(BinaryOp::add, a, scale_by_alpha(a, b, alpha));
+  return binary(BinaryOp::add, a, scale_by_alpha(a, b, alpha, false));
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   check_sub_operands(a, b);
-  return binary(BinaryOp::sub, a, scale_by_alpha(a, b, alpha));
+  return binary(BinaryOp::sub, a, scale_by_alpha(a, b, alpha, true));
 }
 
 Tensor div(const Tensor& a, const Tensor& b, const std::optional<std::string>& rounding_mode) {

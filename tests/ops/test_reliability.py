@@ -7317,3 +7317,24 @@ def test_fuzz_4461_mvlgamma_int_p_and_parse_orders():
         T.nn.TransformerEncoder(T.nn.TransformerEncoderLayer(4, 2), 0)(T.ones(3, 4))
     with pytest.raises(IndexError, match="index 0 is out of range"):
         T.nn.TransformerDecoder(T.nn.TransformerDecoderLayer(4, 2), 0)(T.ones(3, 4), T.ones(3, 4))
+
+
+def test_fuzz_4462_sub_casts_the_negated_alpha():
+    """Fuzz seed 4462: PyTorch's sub runs add's kernel with -alpha, so the checked cast is of -alpha: int8's
+    alpha=-128 overflows, alpha=128 fits (and subtracts -128 * other, wrapping)"""
+    T = minitorch
+    a, b = T.tensor([5], dtype=T.int8), T.tensor([-4], dtype=T.int8)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int8_t without overflow"):
+        a.sub(b, alpha=-128)
+    assert a.sub(b, alpha=128).tolist() == [5]  # 5 - 128 * -4 = 517, which wraps to 5 in int8
+    i32 = T.tensor([5], dtype=T.int32)
+    for f in (
+        lambda: i32.sub(i32, alpha=-(2**31)),
+        lambda: T.sub(i32, i32, alpha=-(2**31)),
+        lambda: i32.clone().sub_(i32, alpha=-(2**31)),
+    ):
+        with pytest.raises(RuntimeError, match="value cannot be converted to type int without overflow"):
+            f()
+    assert T.tensor([5]).sub(T.tensor([-4]), alpha=-(2**63)).tolist() == [5]  # int64's min negates to itself
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int without overflow"):
+        i32.add(i32, alpha=2**31)
