@@ -12,6 +12,7 @@ from minitorch.nn.functional import _activation as _F_activation
 from minitorch.nn.functional import _ctc as _F_ctc
 from minitorch.nn.functional import _loss as _F_loss
 from minitorch.nn.functional import _pooling as _F_pooling
+from minitorch.nn.functional._sampling import _check as _sampling_check
 from minitorch.nn.functional._sampling import affine_grid_generator as _affine_grid_generator
 from minitorch.nn.functional._sampling import grid_sampler
 from minitorch.nn.functional._utils import _floating
@@ -517,19 +518,21 @@ def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     return _rnn_cell(_F.linear(input, w_ih, b_ih), hx, w_hh, b_hh, True)
 
 
+@_argcheck.parses(
+    "Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners",
+    name="grid_sampler_2d",
+)
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
     """grid_sampler on a 4-D input (ATen's per-rank spelling)."""
-    if input.dim() != 4:
-        raise RuntimeError(
-            f"grid_sampler_2d(): expected 4D input, but got input with sizes {list(input.shape)}"
-        )
+    _sampling_check(input, grid, interpolation_mode, 4)
     return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
 
 
+@_argcheck.parses(
+    "Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners",
+    name="grid_sampler_3d",
+)
 def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
     """grid_sampler on a 5-D input (ATen's per-rank spelling)."""
-    if input.dim() != 5:
-        raise RuntimeError(
-            f"grid_sampler_3d(): expected 5D input, but got input with sizes {list(input.shape)}"
-        )
+    _sampling_check(input, grid, interpolation_mode, 5)
     return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)

@@ -7338,3 +7338,41 @@ def test_fuzz_4462_sub_casts_the_negated_alpha():
     assert T.tensor([5]).sub(T.tensor([-4]), alpha=-(2**63)).tolist() == [5]  # int64's min negates to itself
     with pytest.raises(RuntimeError, match="value cannot be converted to type int without overflow"):
         i32.add(i32, alpha=2**31)
+
+
+def test_fuzz_4463_parse_orders_grid_sampler_pinv_bce_weight():
+    """Fuzz seed 4463: grid_sampler_2d/3d parse their arguments, then ATen's common checks (the grid's last
+    dim) before their rank's; linalg.pinv's overloads all take a bool hermitian; binary_cross_entropy refuses
+    a weight that requires grad (its autograd wrapper's check) before the kernel's dtype check"""
+    T = minitorch
+    with pytest.raises(
+        TypeError, match=re.escape("grid_sampler_3d(): argument 'grid' (position 2) must be Tensor, not int")
+    ):
+        T.grid_sampler_3d(T.tensor(2.4), 1, 0, False, False)
+    with pytest.raises(RuntimeError, match="expected grid to have size 3 in last dimension"):
+        T.grid_sampler_3d(T.ones(1, 1, 2, 2, 2), T.zeros(1, 2, 2, 2), 0, 0, False)
+    with pytest.raises(RuntimeError, match="expected 5D input and grid with same number of dimensions"):
+        T.grid_sampler_3d(T.ones(1, 1, 2, 2), T.zeros(1, 2, 2, 2), 0, 0, False)
+    with pytest.raises(RuntimeError, match="expected 4D input and grid with same number of dimensions"):
+        T.grid_sampler_2d(T.ones(1, 1, 2, 2, 2), T.zeros(1, 2, 2, 2, 3), 0, 0, False)
+    r = T.grid_sampler_2d(T.arange(4.0).reshape(1, 1, 2, 2), T.zeros(1, 1, 1, 2), 0, 0, True)
+    assert r.tolist() == [[[[1.5]]]]
+    e = T.eye(2, dtype=T.float64)
+    for args, kw in (
+        ((3, -4), {}),
+        ((), {"hermitian": 1}),
+        ((T.tensor(0.1), 2), {}),
+        ((), {"rtol": 0.1, "hermitian": 1}),
+    ):
+        with pytest.raises(
+            TypeError, match=re.escape("linalg_pinv() received an invalid combination of arguments")
+        ):
+            T.linalg.pinv(e, *args, **kw)
+    np.testing.assert_allclose(T.linalg.pinv(e * 2, 0.1, True).numpy(), np.eye(2) / 2, rtol=1e-15)
+    w = T.ones(4, requires_grad=True)
+    with pytest.raises(RuntimeError, match="not differentiable with respect to argument 'weight'"):
+        T.nn.functional.binary_cross_entropy(T.full((4,), 0.5), T.ones(4), w)
+    with T.no_grad():
+        assert T.nn.functional.binary_cross_entropy(T.full((4,), 0.5), T.ones(4), w).item() == pytest.approx(
+            math.log(2)
+        )

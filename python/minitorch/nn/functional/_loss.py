@@ -139,6 +139,11 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         new_size = _broadcast_shapes(tuple(target.size()), tuple(weight.size()))
         weight = weight.expand(new_size)
         _fits_output(input, new_size)
+        if weight.requires_grad and _C.is_grad_enabled():  # its autograd wrapper's check, before the kernel
+            raise RuntimeError(
+                "The function 'binary_cross_entropy' is not differentiable with respect to argument 'weight'. "
+                "This input cannot have requires_grad True."
+            )
     if input.dtype == target.dtype and not (input.is_floating_point() or input.is_complex()):
         raise NotImplementedError(
             f"\"binary_cross_entropy\" not implemented for '{scalar_name(input.dtype)}'"

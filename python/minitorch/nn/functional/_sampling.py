@@ -80,7 +80,9 @@ def _sizes(input, grid):
     return f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
 
 
-def _check(input, grid, interpolation_mode):
+def _check(input, grid, interpolation_mode, want=None):
+    """ATen's check_grid_sampler_common, then the per-rank checks: want=4 or 5 for grid_sampler_2d/3d, None
+    for the rank the input has"""
     # the messages are built only on failure, and the shapes read once: formatting and re-reading them on
     # every call cost a third of a small image's kernel time
     if input.device != grid.device:
@@ -107,7 +109,7 @@ def _check(input, grid, interpolation_mode):
             "grid_sampler(): expected input to have non-empty spatial dimensions, but input has sizes "
             f"{list(ishape)} with dimension {i} being empty"
         )
-    want = 4 if idim == 4 else 5
+    want = want or (4 if idim == 4 else 5)
     if idim != want or len(gshape) != want:
         raise RuntimeError(
             f"grid_sampler(): expected {want}D input and grid with same number of dimensions, but got "
