@@ -239,7 +239,16 @@ void init_reduce(py::module_& m, TensorClass& cls) {
     ScalarType dt = parse_dtype(dtype);
     check_norm_dtype(dt, x.dtype(), "linalg.vector_norm");  // PyTorch's norm(dtype=) is vector_norm's
     double pv = parse_p(p);
-    DimVector dims = parse_dims(dim);
+    DimVector dims;
+    if (py::isinstance<TensorImpl>(dim)) {
+      // vector_norm's int[1]: a one-element integer or bool tensor is the dim, any other tensor refused
+      Tensor t = dim.cast<Tensor>();
+      MT_CHECK_TYPE(t.numel() == 1 && !is_inexact(t.dtype()),
+                    "linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, not Tensor");
+      dims.push_back(item(t).to_long());
+    } else {
+      dims = parse_dims(dim);
+    }
     return nogil(
         [&] {
           Tensor in = dt == ScalarType::Undefined ? x : x.dtype() == dt ? x : to(x, dt, x.device());

@@ -7376,3 +7376,50 @@ def test_fuzz_4463_parse_orders_grid_sampler_pinv_bce_weight():
         assert T.nn.functional.binary_cross_entropy(T.full((4,), 0.5), T.ones(4), w).item() == pytest.approx(
             math.log(2)
         )
+
+
+def test_fuzz_4464_checked_numbers_norm_dim_tensor_margin_parse():
+    """Fuzz seed 4464: hardshrink's lambd and threshold's value go into the input's floating type with the
+    checked conversion (threshold's threshold into float for float16/bfloat16, where it compares); torch.norm's
+    dim takes a one-element integer or bool tensor (vector_norm's int[1]); multi_margin_loss parses p and
+    margin as Numbers before the shape checks"""
+    T = minitorch
+    F = T.nn.functional
+    for dt, v, name in (
+        (T.float16, 1e30, "c10::Half"),
+        (T.bfloat16, 1e39, "c10::BFloat16"),
+        (T.float32, 1e39, "float"),
+    ):
+        x = T.tensor([-7142.9, 0.25]).to(dt)
+        with pytest.raises(RuntimeError, match=f"value cannot be converted to type {name} without overflow"):
+            F.hardshrink(x, v)
+        with pytest.raises(RuntimeError, match=f"value cannot be converted to type {name} without overflow"):
+            F.threshold(x, 0.0, v)
+    h = T.tensor([-7142.9, 0.25], dtype=T.float16)
+    assert F.threshold(h, 1e30, 2.0).tolist() == [2.0, 2.0]  # compared in float: 1e30 fits there
+    assert F.hardshrink(h, math.inf).tolist() == [0.0, 0.0]
+    x = T.tensor([[3.0, 4.0]], dtype=T.float64)
+    assert T.norm(x, 2, T.tensor(True)).tolist() == [5.0]
+    assert T.norm(T.tensor(1.5, dtype=T.float64), 0, T.tensor(False)).item() == 1.0
+    with pytest.raises(
+        IndexError, match=re.escape("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    ):
+        T.norm(T.tensor([1.06]), 2, T.tensor([True]))
+    for d in (T.tensor([0, 0]), T.tensor(0.0)):
+        with pytest.raises(
+            TypeError,
+            match=re.escape(
+                "linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, not Tensor"
+            ),
+        ):
+            T.norm(x, 2, d)
+    with pytest.raises(
+        TypeError,
+        match=re.escape("multi_margin_loss(): argument 'p' (position 3) must be Number, not Tensor"),
+    ):
+        F.multi_margin_loss(T.ones(4, 1), T.ones(1, 1), T.tensor([1.0]))
+    with pytest.raises(
+        TypeError,
+        match=re.escape("multi_margin_loss(): argument 'margin' (position 4) must be Number, not Tensor"),
+    ):
+        F.multi_margin_loss(T.ones(4, 1), T.ones(4, dtype=T.int64), 1, T.tensor([1.0]))

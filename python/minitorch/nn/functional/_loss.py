@@ -497,6 +497,8 @@ def multi_margin_loss(
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
     _argcheck.check_tensor_like("multi_margin_loss", "target", 2, target)  # torch._C._nn's parser, first
+    _argcheck.check_number("multi_margin_loss", "p", 3, p)
+    _argcheck.check_number("multi_margin_loss", "margin", 4, margin)
     nframe, dim = _margin_loss_frames(input, "multi_margin_loss")
     if target.dim() > 1 or target.numel() != nframe:
         raise RuntimeError(
