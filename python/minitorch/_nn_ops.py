@@ -517,6 +517,10 @@ def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     return _rnn_cell(_F.linear(input, w_ih, b_ih), hx, w_hh, b_hh, True)
 
 
+_GRID_SAMPLER = "Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners"
+
+
+@_argcheck.parses(_GRID_SAMPLER, name="grid_sampler_2d")  # the parser first (a number grid)
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
     """grid_sampler on a 4-D input (ATen's per-rank spelling)."""
     if input.dim() != 4:
@@ -526,6 +530,7 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
     return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
 
 
+@_argcheck.parses(_GRID_SAMPLER, name="grid_sampler_3d")  # the parser first (a number grid)
 def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
     """grid_sampler on a 5-D input (ATen's per-rank spelling)."""
     if input.dim() != 5:
