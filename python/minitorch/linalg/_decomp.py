@@ -944,11 +944,11 @@ def qr(A, mode="reduced", *, out=None):
         raise TypeError(f"linalg_qr(): argument 'A' (position 1) must be Tensor, not {type(A).__name__}")
     if not isinstance(mode, str):
         raise TypeError(f"linalg_qr(): argument 'mode' (position 2) must be str, not {type(mode).__name__}")
+    _check(A, "linalg.qr", square=False, kernel="geqrf")  # PyTorch checks A (rank, dtype) before the mode
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(
             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'"
         )
-    _check(A, "linalg.qr", square=False, kernel="geqrf")
     return _QR(_QRFunction.apply(A, mode))
 
 
