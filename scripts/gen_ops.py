@@ -73,6 +73,8 @@ ARG_TYPES = {
     "int": ("IntKind", "int64_t {n} = int_arg({n}_obj, {where});"),
     "SymInt": ("IntKind", "int64_t {n} = symint_arg({n}_obj, {where});"),
     "int?": ("IntKind", "std::optional<int64_t> {n} = opt_arg({n}_obj, int_arg, {where});"),
+    # PyTorch's SymInt? (slice_scatter's start): None, or an int or one-element integer tensor of any rank
+    "SymInt?": ("IntKind", "std::optional<int64_t> {n} = opt_arg({n}_obj, symint_arg, {where});"),
     "float?": ("FloatKind", "std::optional<double> {n} = opt_arg({n}_obj, float_arg, {where});"),
     # PyTorch's double: a number (bool and NumPy scalars too) or a 0-dim tensor without grad, never a tensor with
     # dims (pybind11's double took anything with __float__, a one-element tensor included)
@@ -365,7 +367,7 @@ def _default_cpp(type_, default, lineno, fail):
         if default not in ("True", "False"):
             fail(lineno, f"a bool default is True or False, got {default!r}")
         return default.lower()
-    if type_ in ("int", "SymInt", "int?"):
+    if type_ in ("int", "SymInt", "int?", "SymInt?"):
         if not re.match(r"^-?[0-9]+$", default):
             fail(lineno, f"an int default is an integer literal, got {default!r}")
         return f"int64_t({default})"
@@ -1997,6 +1999,7 @@ STUB_TYPES = {
     "int": "builtins.int",
     "SymInt": "builtins.int",
     "int?": "builtins.int | None",
+    "SymInt?": "builtins.int | None",
     "float": "builtins.float",
     "bool": "builtins.bool",
     "bool?": "builtins.bool | None",

@@ -6,7 +6,8 @@ namespace mt {
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
   size_t n = std::max(a.size(), b.size());
   DimVector out(n, 1);
-  for (size_t i = 0; i < n; ++i) {
+  // from the last dim, as PyTorch's infer_size: a mismatch is reported at the trailing-most dim
+  for (size_t i = n; i-- > 0;) {
     int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
     if (da == db || db == 1) {

@@ -714,12 +714,32 @@ int64_t check_index_copy(const Tensor& self, int64_t dim, const Tensor& index, c
   return d;
 }
 
-void check_fill_value(const Tensor& self, const Tensor& value) {
+// index_fill_'s checks in PyTorch's order: the value's rank, the index (check_fill_index), then the value
+// read as a number of self's dtype, checked as fill_ checks it (inf into an integer tensor is its overflow
+// error). An empty self then checks no index bound: PyTorch restrides self to the index's length along dim,
+// which fails in as_strided's words where that view has elements (only dim was empty); returns whether there
+// is anything to write.
+bool check_fill(const Tensor& self, int64_t& d, int64_t dim, const Tensor& index, const Tensor& value) {
   MT_CHECK(value.dim() == 0, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
            value.dim(), " dimension(s).");
-  // read as a number of self's dtype, checked as fill_ checks it (inf into an integer tensor is its overflow
-  // error), before the index is (PyTorch's index_fill_ takes value.item())
+  d = check_fill_index(self, dim, index);
   check_scalar_fits(item(value), self.dtype());
+  if (index.numel() == 0) return false;
+  if (self.numel() > 0) return true;
+  DimVector sizes = self.sizes(), strides = self.strides();
+  if (self.dim() == 0) return true;  // a 0-dim self has one element
+  sizes[d] = index.numel();
+  strides[d] = 0;
+  int64_t need = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) return false;
+    need += (sizes[i] - 1) * strides[i];
+  }
+  const int64_t item_bytes = static_cast<int64_t>(self.itemsize());
+  MT_ERROR("setStorage: sizes ", shape_str(sizes), ", strides ", shape_str(strides), ", storage offset ",
+           self.storage_offset(), ", and itemsize ", item_bytes, " requiring a storage size of ",
+           (need + self.storage_offset()) * item_bytes, " are out of bounds for storage of size ",
+           self.storage()->nbytes);
 }
 
 // The out-of-place result PyTorch's index_fill and slice_scatter start from: self.clone() in self's layout
@@ -764,23 +784,23 @@ Tensor native::index_copy(const Tensor& self, int64_t dim, const Tensor& index, 
 }
 
 const Tensor& native::index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
-  check_fill_value(self, value);  // PyTorch checks the value before the index
-  const int64_t d = check_fill_index(self, dim, index);
+  int64_t d = 0;
+  const bool any = check_fill(self, d, dim, index, value);
   check_writable(self);
   // the value as a number of self's dtype (index_put_ takes only self's dtype)
-  if (index.numel() > 0)
+  if (any)
     put_along(self, d, checked_put_index(self, d, index, false), to(value, self.dtype(), self.device()));
   wrote(self);
   return self;
 }
 
 Tensor native::index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
-  check_fill_value(self, value);
-  const int64_t d = check_fill_index(self, dim, index);
-  Tensor idx = index.numel() ? checked_put_index(self, d, index, false) : index;
+  int64_t d = 0;
+  const bool any = check_fill(self, d, dim, index, value);
+  Tensor idx = any ? checked_put_index(self, d, index, false) : index;
   Tensor out = clone_preserve(self);
   FreshWrites fresh;
-  if (index.numel() > 0) put_along(out, d, idx, to(value, self.dtype(), self.device()));
+  if (any) put_along(out, d, idx, to(value, self.dtype(), self.device()));
   return out;
 }
 

@@ -39,21 +39,20 @@ void check_same_device(const Tensor& a, const Tensor& b) {
            a.device().str(), " and ", b.device().str(), "!");
 }
 
-// PyTorch's BLAS kernels refuse bool with NotImplementedError naming the kernel (mv: addmv's). `no_work`:
-// an empty result or an empty contraction, which PyTorch's kernels finish before their dtype dispatch (a
-// bool product of that shape is empty or all false there).
-void check_gemm_dtype(const Tensor& a, const Tensor& b, bool addmv = false, bool no_work = false) {
+// PyTorch's BLAS kernels refuse bool with NotImplementedError naming the kernel (mv: addmv's), unless there
+// is nothing to compute (an empty result, or k == 0: zeros), which returns before the kernel's dispatch
+void check_gemm_dtype(const Tensor& a, const Tensor& b, bool addmv = false, bool nothing_to_compute = false) {
+  if (addmv)  // mv's result takes vec's dtype, and addmv names (result, mat, vec)
+    MT_CHECK(a.dtype() == b.dtype(), "addmv input tensors must have the same dtype, but got ",
+             dtype_short_name(b.dtype()), ", ", dtype_short_name(a.dtype()), ", and ",
+             dtype_short_name(b.dtype()));
   MT_CHECK(a.dtype() == b.dtype(),
            "expected m1 and m2 to have the same dtype, but got: ", cpp_type_name(a.dtype()),
            " != ", cpp_type_name(b.dtype()));
+  if (nothing_to_compute && !a.is_cuda()) return;
   const char* kernel = addmv ? (a.is_cuda() ? "addmv_impl_cuda" : "addmv_impl_cpu")
                              : (a.is_cuda() ? "addmm_cuda" : "addmm_impl_cpu_");
-  MT_CHECK_NOT_IMPLEMENTED(a.dtype() != ScalarType::Bool || no_work, "\"", kernel,
-                           "\" not implemented for 'Bool'");
-}
-
-bool no_work(int64_t m, int64_t k, int64_t n) {
-  return m == 0 || k == 0 || n == 0;
+  MT_CHECK_NOT_IMPLEMENTED(a.dtype() != ScalarType::Bool, "\"", kernel, "\" not implemented for 'Bool'");
 }
 
 // out[batch, m, n] (fresh, contiguous) = alpha * a @ b + beta * out, with the degenerate sizes BLAS rejects
@@ -90,7 +89,7 @@ Tensor native::mm(const Tensor& a, const Tensor& b) {
   MT_CHECK(a.sizes()[1] == b.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", a.sizes()[0], "x",
            a.sizes()[1], " and ", b.sizes()[0], "x", b.sizes()[1], ")");
   check_same_device(a, b);
-  check_gemm_dtype(a, b, false, no_work(a.sizes()[0], a.sizes()[1], b.sizes()[1]));
+  check_gemm_dtype(a, b, false, a.sizes()[0] * b.sizes()[1] == 0 || a.sizes()[1] == 0);
   return mm_unchecked(a, b);
 }
 
@@ -102,10 +101,21 @@ Tensor native::bmm(const Tensor& a, const Tensor& b) {
            "Expected size for first two dimensions of batch2 tensor to be: [", bs, ", ", k, "] but got: [",
            b.sizes()[0], ", ", b.sizes()[1], "].");
   check_same_device(a, b);
+  // PyTorch's CPU bmm: a result in batch2's dtype; nothing to compute (an empty result, k == 0) checks no
+  // dtype; a small product (k * m * n < 400) dispatches on batch1's dtype first (bool refused as "bmm") and
+  // reads batch2 in it, a bigger one runs addmm per batch, which reads batch1 in batch2's dtype
+  const int64_t m = a.sizes()[1], n = b.sizes()[2];
+  if (!a.is_cuda() && (bs * m * n == 0 || k == 0))
+    return bmm_unchecked(a.dtype() == b.dtype() ? a : to(a, b.dtype(), a.device()), b);
+  if (!a.is_cuda() && k * m * n >= 400) {
+    MT_CHECK(a.dtype() == b.dtype(), "expected scalar type ", dtype_short_name(b.dtype()), " but found ",
+             dtype_short_name(a.dtype()));
+    MT_CHECK_NOT_IMPLEMENTED(a.dtype() != ScalarType::Bool, "\"addmm_impl_cpu_\" not implemented for 'Bool'");
+  }
+  if (!a.is_cuda())
+    MT_CHECK_NOT_IMPLEMENTED(a.dtype() != ScalarType::Bool, "\"bmm\" not implemented for 'Bool'");
   MT_CHECK(a.dtype() == b.dtype(), "expected scalar type ", dtype_short_name(a.dtype()), " but found ",
            dtype_short_name(b.dtype()));
-  MT_CHECK_NOT_IMPLEMENTED(a.dtype() != ScalarType::Bool || bs == 0 || no_work(a.sizes()[1], k, b.sizes()[2]),
-                           "\"bmm\" not implemented for 'Bool'");
   return bmm_unchecked(a, b);
 }
 
@@ -118,7 +128,7 @@ Tensor native::mv(const Tensor& a, const Tensor& v) {
   MT_CHECK(a.sizes()[1] == v.sizes()[0], "size mismatch, got input (", a.sizes()[0], "), mat (", a.sizes()[0],
            "x", a.sizes()[1], "), vec (", v.sizes()[0], ")");
   check_same_device(a, v);
-  check_gemm_dtype(a, v, true, no_work(a.sizes()[0], a.sizes()[1], 1));
+  check_gemm_dtype(a, v, true, a.numel() == 0);
   return mt::squeeze(mm_unchecked(a, mt::unsqueeze(v, 1)), {1});
 }
 
@@ -198,7 +208,16 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (da == 2 && db == 1) return mv(a, b);
   if (da == 1 && db == 2) return squeeze(mm(unsqueeze(a, 0), b), {0});
   if (da == 2 && db == 2) return mm(a, b);
-  if (da >= 3 && db <= 2) {
+  // PyTorch folds only when a's batch dims view as rows without a copy (or a is empty); where that is not so
+  // it runs bmm, whose checks differ from mm's: followed where the dtypes differ (the error's words, or an
+  // empty result's dtype), since folding is the faster path for the others
+  auto folds_without_copy = [&] {
+    if (a.numel() == 0) return true;
+    for (int64_t i = 0; i + 2 < da; ++i)
+      if (a.strides()[i] != a.strides()[i + 1] * a.sizes()[i + 1]) return false;
+    return true;
+  };
+  if (da >= 3 && db <= 2 && (a.dtype() == b.dtype() || folds_without_copy())) {
     // Fold a's batch dims into its rows: one GEMM instead of a batch of small ones.
     int64_t k = a.sizes()[da - 1];
     int64_t rows = compute_numel(IntArrayRef(a.sizes().data(), size_t(da - 1)));  // not -1: k may be 0

@@ -549,6 +549,11 @@ Tensor run_scan(const Tensor& self, int64_t dim, ScalarType dtype, ScanOp op) {
   ScalarType dt = int_to_long(self, dtype);
   Tensor in = to(self, dt, self.device());
   if (self.numel() == 0) return make_empty(self.sizes(), dt, self.device());
+  if (self.dim() == 0) {  // PyTorch fills a 0-dim result with self: no kernel, any dtype (bool too)
+    Tensor out = make_empty({}, dt, self.device());
+    native::copy_(out, in, false);
+    return out;
+  }
   // a bool result has no kernel in PyTorch (a bool input without dtype= sums in int64 above)
   MT_CHECK_NOT_IMPLEMENTED(dt != ScalarType::Bool, "\"", op == ScanOp::cumsum ? "cumsum" : "cumprod",
                            self.is_cuda() ? "_cuda" : "_out_cpu", "\" not implemented for 'Bool'");

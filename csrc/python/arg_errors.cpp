@@ -153,8 +153,10 @@ std::string arg_type_name(py::handle v) {
     if (name == "UntypedStorage" || name == "TypedStorage") return "torch.storage." + name;
     return name;
   }
+  // PyTorch prints tp_name: a class written in Python is its bare name (Fraction), a C type names its module
+  // (numpy.float64, decimal.Decimal)
   if (mod == "builtins") return name;
-  return mod + "." + name;
+  return Py_TYPE(v.ptr())->tp_name;
 }
 
 namespace {

@@ -84,6 +84,8 @@ Device parse_device(py::handle h);
 // A Python number or 1-element tensor as a Scalar; TypeError naming `what` otherwise.
 Scalar parse_scalar(py::handle h, const char* what = "value");
 bool is_python_scalar(py::handle h);
+// a NumPy scalar (numpy.float32, numpy.int64, numpy.bool): the other numbers PyTorch's parser takes
+bool is_numpy_scalar(py::handle h);
 // A tensor operand: tensors pass through; Python numbers become wrapped 0-dim tensors.
 Tensor to_operand(py::handle h, const char* what = "other");
 // Sizes from f(2, 3), f((2, 3)), f([2, 3]) or f(Size): *args where a single sequence is unpacked.

@@ -1,4 +1,5 @@
 // dtype and device Python objects, and the argument conversions declared in bind.h.
+#include <cstring>
 #include <sstream>
 
 #include "cuda/CUDAHooks.h"
@@ -51,6 +52,14 @@ static bool is_numpy_complex_scalar(py::handle h) {
   return py::hasattr(dt, "kind") && dt.attr("kind").cast<std::string>() == "c";
 }
 
+// PyTorch's numbers beyond Python's own: NumPy scalars (numpy.float32, numpy.int64, numpy.bool), not a 0-d
+// ndarray nor anything else with __float__ or __index__ (fractions.Fraction, decimal.Decimal)
+bool is_numpy_scalar(py::handle h) {
+  const char* tp = Py_TYPE(h.ptr())->tp_name;
+  return std::strncmp(tp, "numpy.", 6) == 0 && std::strcmp(tp, "numpy.ndarray") != 0 &&
+         PyNumber_Check(h.ptr());
+}
+
 Scalar parse_scalar(py::handle h, const char* what) {
   if (PyBool_Check(h.ptr())) return Scalar(h.ptr() == Py_True);
   if (PyLong_Check(h.ptr())) {
@@ -73,7 +82,10 @@ Scalar parse_scalar(py::handle h, const char* what) {
       throw py::type_error(std::string(what) + " must be Number, not Tensor");
     return item(t);
   }
-  // NumPy scalars and anything else with __index__/__float__/__complex__
+  // NumPy scalars, by __index__/__float__/__complex__
+  if (!is_numpy_scalar(h))
+    throw py::type_error(std::string(what) + " must be a number, got " +
+                         std::string(py::str(py::type::of(h).attr("__name__"))));
   if (is_numpy_complex_scalar(h)) {
     py::object z = py::module_::import("builtins").attr("complex")(h);
     return Scalar(std::complex<double>(PyComplex_RealAsDouble(z.ptr()), PyComplex_ImagAsDouble(z.ptr())));
@@ -89,7 +101,7 @@ Tensor to_operand(py::handle h, const char* what) {
   // an ndarray operand is a tensor (ndarray + tensor gives a tensor, as in PyTorch), not a number
   if (py::isinstance<py::array>(h))
     return py::module_::import("minitorch").attr("as_tensor")(h).cast<Tensor>();
-  if (is_python_scalar(h) || py::hasattr(h, "__float__")) return wrapped_scalar(parse_scalar(h, what));
+  if (is_python_scalar(h) || is_numpy_scalar(h)) return wrapped_scalar(parse_scalar(h, what));
   throw py::type_error(std::string(what) + " must be a Tensor or a number, got " +
                        std::string(py::str(py::type::of(h).attr("__name__"))));
 }

@@ -11,6 +11,7 @@
 #include "ops/elementwise.h"
 #include "ops/factory.h"
 #include "python/bind.h"
+#include "python/bind_factory.h"
 
 namespace mt {
 
@@ -18,7 +19,7 @@ namespace {
 
 bool is_operand(py::handle h) {
   return py::isinstance<TensorImpl>(h) || is_python_scalar(h) || py::isinstance<py::array>(h) ||
-         (!py::isinstance<py::str>(h) && !h.is_none() && py::hasattr(h, "__float__"));
+         is_numpy_scalar(h);
 }
 
 // The op calls, with the GIL released for big operands (bind.h); operands are converted before.
@@ -107,7 +108,7 @@ bool is_number_arg(py::handle h) {
     const Tensor t = h.cast<Tensor>();
     return t.dim() == 0 && !t.requires_grad();
   }
-  return is_python_scalar(h) || (!py::isinstance<py::array>(h) && py::hasattr(h, "__float__"));
+  return is_python_scalar(h) || is_numpy_scalar(h);
 }
 
 // a Number argument as the parser passes it on: a 0-dim tensor becomes its Python number (a wrapped number in
@@ -396,18 +397,21 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
           },
           py::arg("input"), py::arg(other));
   }
+  // PyTorch's (Tensor input, Tensor other, *, Number alpha=1) and (Tensor input, Number other, Number
+  // alpha=1): other - alpha * input, the input a tensor; a call neither takes is arg_errors.cpp's invalid
+  // combination
   m.def(
       "rsub",
-      [](py::handle a, py::handle b, py::handle alpha) {
-        return sub(to_operand(b), to_operand(a, "input"), parse_scalar(alpha, "alpha"));
+      [](TensorArg a, TensorArg b, ScalarArg alpha) {
+        return sub(b.h.cast<Tensor>(), a.h.cast<Tensor>(), parse_scalar(alpha, "alpha"));
       },
       py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-  // PyTorch's (Tensor input, Number other, Number alpha=1): other - alpha * input
-  m.def("rsub", [](py::handle a, py::handle b, py::handle alpha) {
-    if (!is_number_arg(b) || !is_number_arg(alpha))
-      throw py::type_error("rsub() takes 2 positional arguments but 3 were given");
-    return sub(to_operand(as_number(b)), to_operand(a, "input"), parse_scalar(alpha, "alpha"));
-  });
+  m.def(
+      "rsub",
+      [](TensorArg a, ScalarArg b, ScalarArg alpha) {
+        return sub(to_operand(as_number(b)), a.h.cast<Tensor>(), parse_scalar(alpha, "alpha"));
+      },
+      py::arg("input"), py::arg("other"), py::arg("alpha") = 1);
 
   // the operators the schema declares (`operators:`), each its form's instance for its op
 #define MT_BIND_OPERATOR_UNARY(name, op, form) cls.def(name, &form<UnaryOp::op>);

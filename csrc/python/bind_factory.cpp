@@ -142,7 +142,7 @@ bool is_torch_number(PyObject* o) {
     Tensor t = py::handle(o).cast<Tensor>();
     return t.dim() == 0 && !t.requires_grad();
   }
-  return PyNumber_Check(o);
+  return is_number_arg(o);
 }
 
 std::optional<Tensor> wrapped_bound(const std::optional<Scalar>& s) {

@@ -93,10 +93,11 @@ struct SizeArg {
   operator py::handle() const { return h; }  // NOLINT: the row's conversion reads it as the object
 };
 
-// An overloaded row's Scalar (arange's end, fill_'s value): PyTorch's Number, a number or anything with a
-// numeric protocol (a NumPy scalar), or a 0-dim tensor that does not require grad, handed on to the row's
-// Scalar conversion; None, a string, a list or another tensor is refused, so the next row is tried and a call
-// no row takes gets PyTorch's "invalid combination of arguments". OptScalarArg (Scalar?) also takes None.
+// An overloaded row's Scalar (arange's end, fill_'s value): PyTorch's Number, a number or a NumPy scalar
+// (not a Fraction or a Decimal, which PyTorch's parser refuses), or a 0-dim tensor that does not require
+// grad, handed on to the row's Scalar conversion; None, a string, a list or another tensor is refused, so the
+// next row is tried and a call no row takes gets PyTorch's "invalid combination of arguments". OptScalarArg
+// (Scalar?) also takes None.
 struct ScalarArg {
   py::handle h;
   operator py::handle() const { return h; }  // NOLINT: the row's conversion reads it as the object
@@ -121,9 +122,9 @@ struct TensorArg {
 struct OptTensorArg {
   py::handle h;
 };
-// A public row's Tensor|Scalar (clamp_min's min, lerp's weight): a tensor, or anything numeric but an ndarray
-// (a number, a NumPy scalar) for the row's conversion to wrap; anything else is refused, and arg_errors.cpp
-// words the "invalid combination of arguments" of PyTorch's Tensor and Number overloads
+// A public row's Tensor|Scalar (clamp_min's min, lerp's weight): a tensor, or a number or NumPy scalar (not
+// an ndarray, a Fraction or a Decimal) for the row's conversion to wrap; anything else is refused, and
+// arg_errors.cpp words the "invalid combination of arguments" of PyTorch's Tensor and Number overloads
 struct OperandArg {
   py::handle h;
   operator py::handle() const { return h; }  // NOLINT: the row's conversion reads it as the object
@@ -194,8 +195,7 @@ struct type_caster<mt::OperandArg> {
     // a float or an int first: the common number costs two compares
     PyObject* o = src.ptr();
     if (!PyFloat_CheckExact(o) && !PyLong_CheckExact(o) &&
-        !(mt::g_tensor_type && PyObject_TypeCheck(o, mt::g_tensor_type)) &&
-        (!PyNumber_Check(o) || std::strcmp(Py_TYPE(o)->tp_name, "numpy.ndarray") == 0))
+        !(mt::g_tensor_type && PyObject_TypeCheck(o, mt::g_tensor_type)) && !mt::is_number_arg(o))
       return mt::refuse(o, "Tensor|Scalar");
     value.h = src;
     return true;

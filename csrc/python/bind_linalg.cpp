@@ -29,20 +29,32 @@ Tensor einsum_sublist_py(const py::args& args) {
         "einsum(): must specify the equation string and at least one operand, or at least one operand and "
         "its "
         "subscripts list");
+  // PyTorch's parse_subscript, step by step in Python's protocols: n == Ellipsis, then n >= 0 and n < 26 (or
+  // 26 <= n < 52), then chr(ord('A') + n); so a bool or a one-element integer tensor is a subscript, and
+  // anything else fails in Python's own words (a float's chr(), a str's >=, a longer tensor's truth value)
   auto subscripts = [](py::handle list) {
+    auto compare = [](py::handle n, long v, int op) {
+      const int r = PyObject_RichCompareBool(n.ptr(), py::int_(v).ptr(), op);
+      if (r < 0) throw py::error_already_set();
+      return r == 1;
+    };
+    auto letter = [](py::handle n, long base) {
+      PyObject* code = PyNumber_Add(py::int_(base).ptr(), n.ptr());
+      if (!code) throw py::error_already_set();
+      return py::module_::import("builtins")
+          .attr("chr")(py::reinterpret_steal<py::object>(code))
+          .cast<std::string>();
+    };
     std::string out;
     for (py::handle s : list) {
-      if (s.is(py::ellipsis())) {
+      if (s.equal(py::ellipsis()))
         out += "...";
-        continue;
-      }
-      if (!PyLong_Check(s.ptr()) || PyBool_Check(s.ptr()))
-        throw py::type_error(std::string("einsum(): a subscript must be an int or Ellipsis, not ") +
-                             Py_TYPE(s.ptr())->tp_name);
-      const long long n = s.cast<long long>();
-      if (n < 0 || n >= 52)
+      else if (compare(s, 0, Py_GE) && compare(s, 26, Py_LT))
+        out += letter(s, 'A');
+      else if (compare(s, 26, Py_GE) && compare(s, 52, Py_LT))
+        out += letter(s, long('a') - 26);
+      else
         throw py::value_error("einsum(): subscript in subscript list is not within the valid range [0, 52)");
-      out += static_cast<char>(n < 26 ? 'A' + n : 'a' + (n - 26));
     }
     return out;
   };

@@ -196,6 +196,12 @@ Tensor select_checked(const Tensor& self, int64_t dim, int64_t index) {
   return select(self, dim, index);
 }
 
+Tensor narrow_tensor_start(const Tensor& self, int64_t dim, const Tensor& start, int64_t length) {
+  MT_CHECK(start.dim() == 0 && is_integral(start.dtype(), /*include_bool=*/false),
+           "start must be an 0-dim integral Tensor.");
+  return narrow(self, dim, item(start).to_long(), length);
+}
+
 // the in-place views rewrite self's own sizes and strides once the view was made (so a bad argument leaves
 // self as it was); autograd/views.cpp gives self the view's history and bumps its version
 void t_(const Tensor& self) {

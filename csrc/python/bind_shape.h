@@ -34,6 +34,9 @@ void unsqueeze_(const Tensor& self, int64_t dim);
 // directly and keeps the indexing message).
 Tensor select_checked(const Tensor& self, int64_t dim, int64_t index);
 
+// PyTorch's narrow.Tensor: a tensor start is a 0-dim integral one, checked before anything else
+Tensor narrow_tensor_start(const Tensor& self, int64_t dim, const Tensor& start, int64_t length);
+
 }  // namespace mt
 
 namespace pybind11::detail {

@@ -489,13 +489,14 @@ def _broadcast_sizes(a, b):
     _composite_math's composites and the torch-level BCE-with-logits)."""
     n = max(len(a), len(b))
     a, b = [1] * (n - len(a)) + list(a), [1] * (n - len(b)) + list(b)
-    shape = []
-    for d, (x, y) in enumerate(zip(a, b)):
+    shape = [0] * n
+    for d in range(n - 1, -1, -1):  # from the last dim, as infer_size: the trailing-most mismatch is reported
+        x, y = a[d], b[d]
         if x != y and x != 1 and y != 1:
             raise RuntimeError(
                 f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {d}"
             )
-        shape.append(y if x == 1 else x)
+        shape[d] = y if x == 1 else x
     return shape
 
 
@@ -734,6 +735,8 @@ def cross(input, other, dim=None):
             f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and {other.shape[d]}"
         )
     _check_pair(input.shape, other.shape)
+    if input.dtype == _C.bool:  # PyTorch's kernel dispatches on input's dtype before reading other in it
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
     if input.dtype != other.dtype:  # PyTorch's cross kernel takes one dtype
         raise RuntimeError(
             f"expected scalar type {_scalar_name(input.dtype)} but found {_scalar_name(other.dtype)}"

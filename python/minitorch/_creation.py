@@ -295,6 +295,37 @@ def _is_sequence(obj):
     )
 
 
+def _size_like(a):
+    """PyTorch's is_int_or_symint: an int (not a bool), a NumPy integer, a one-element integer or bool tensor."""
+    if isinstance(a, _C.Tensor):
+        return a.numel() == 1 and not (a.is_floating_point() or a.is_complex())
+    return isinstance(a, (builtins.int, np.integer)) and not isinstance(a, builtins.bool)
+
+
+def _legacy_size_entry(a, pos):
+    """One entry of the legacy constructor's varargs size, in PyTorch's words when it is none."""
+    if isinstance(a, _C.Tensor) and _size_like(a):
+        if a.dtype == _C.bool:
+            raise RuntimeError(
+                "Expected scalar.isIntegral( false) to be true, but got false.  (Could this error message be "
+                "improved?  If so, please report an enhancement request to PyTorch.)"
+            )
+        return builtins.int(a.item())
+    if isinstance(a, (builtins.int, np.integer)):
+        return builtins.int(a)
+    tp = type(a)
+    # Py_TYPE(o)->tp_name: a C type's names its module (numpy.float64), a Python class's does not
+    name = tp.__name__
+    if isinstance(a, _C.Tensor):
+        name = "Tensor"
+    elif tp.__module__ != "builtins" and not tp.__flags__ & (1 << 9):  # Py_TPFLAGS_HEAPTYPE
+        name = f"{tp.__module__}.{name}"
+    raise TypeError(
+        f"new(): argument 'size' failed to unpack the object at pos {pos} with error "
+        f'"type must be tuple of ints,but got {name}"'
+    )
+
+
 def legacy_new(dtype, device_type, args, kwargs, exact_type=True, default_device=None):
     """PyTorch's legacy constructor, for FloatTensor(...) & co., Tensor(...) and t.new(...).
 
@@ -349,17 +380,13 @@ def legacy_new(dtype, device_type, args, kwargs, exact_type=True, default_device
     if len(args) == 1 and isinstance(args[0], Size):
         return _C.empty(tuple(args[0]), dtype=dtype, device=device)
 
-    # several arguments are sizes (bool counts as 0/1 there, as in PyTorch); a single int is one too
-    ints = [isinstance(a, (builtins.int, np.integer)) for a in args]
-    if all(ints) and (len(args) > 1 or not isinstance(args[0], (builtins.bool, np.bool_))):
-        return _C.empty(tuple(builtins.int(a) for a in args), dtype=dtype, device=device)
+    # PyTorch's varargs size: a first argument that is an int (not a bool) or a one-element integer tensor makes
+    # every argument a size, each then read as its int list reads them (a bool counts as 0/1 after the first)
+    if _size_like(args[0]):
+        return _C.empty(
+            tuple(_legacy_size_entry(a, pos) for pos, a in enumerate(args, 1)), dtype=dtype, device=device
+        )
     if len(args) > 1:
-        bad = ints.index(False)
-        if ints[0] and isinstance(args[bad], (str, bytes)):
-            raise TypeError(
-                f"new(): argument 'size' failed to unpack the object at pos {bad + 1} with error "
-                f'"type must be tuple of ints,but got {type(args[bad]).__name__}"'
-            )
         marked = ", ".join(f"!{_parser_type_name(a)}!" for a in args)
         raise _invalid_new_arguments(args, {}, f"some of the arguments have invalid types: ({marked})")
 

@@ -63,8 +63,9 @@ def _run(A, B, X, iK, n, k, niter, tol, largest):
     dtype = X.dtype
     drop_tol = _FEPS.get(dtype, 2.23e-16) ** 0.5 if tol is None else tol
     x_norm = float(vector_norm(X))
-    a_norm = float(vector_norm(A @ X)) / x_norm
-    b_norm = (float(vector_norm(B @ X)) if B is not None else x_norm) / x_norm
+    ix_norm = x_norm**-1  # PyTorch's order: an empty X (k = 0) fails here (ZeroDivisionError), before A @ X
+    a_norm = float(vector_norm(A @ X)) * ix_norm
+    b_norm = (float(vector_norm(B @ X)) if B is not None else x_norm) * ix_norm
     X = _svqb(B, X, drop_tol)
     if X.shape[-1] < n:  # a dependent start: top it up with random directions
         extra = _C.randn((X.shape[0], n - X.shape[-1]), dtype=dtype, device=X.device)
@@ -99,12 +100,15 @@ class _EigenpairsOf(Function):
     matrix, the full spectrum (from eigh, in backward only) supplying the directions X's columns can turn to."""
 
     @staticmethod
-    def forward(ctx, A, E, X):
+    def forward(ctx, A, E, X, with_b=False):
         ctx.save_for_backward(A, E, X)
+        ctx.with_b = with_b
         return E.clone(), X.clone()
 
     @staticmethod
     def backward(ctx, gE, gX):
+        if ctx.with_b:  # PyTorch's forward takes a B; its backward refuses it
+            raise ValueError("lobpcg.backward does not support backward with B != I yet.")
         A, E, X = ctx.saved_tensors
         grad = _C.zeros(tuple(A.shape), dtype=A.dtype, device=A.device)
         if gE is not None:
@@ -118,7 +122,7 @@ class _EigenpairsOf(Function):
             diff = _C._where(rows == own.unsqueeze(0), float("inf"), diff)
             C = (_mT(V) @ gX) / diff
             grad = grad + V @ C @ _mT(X)
-        return (grad + _mT(grad)) / 2, None, None
+        return (grad + _mT(grad)) / 2, None, None, None
 
 
 def lobpcg(
@@ -140,13 +144,13 @@ def lobpcg(
     """The k largest (or smallest, largest=False) eigenvalues E and B-orthonormal eigenvectors X of
     A X = B X diag(E) for symmetric A (and positive definite B), by LOBPCG with n >= k search vectors
     (X's columns when given, else random); A of shape (*, m, m) with batches solved one by one."""
-    # PyTorch reads B.requires_grad
-    if not A.requires_grad and B is not None and not isinstance(B, _C.Tensor):
-        raise AttributeError(f"'{type(B).__name__}' object has no attribute 'requires_grad'")
-    if A.dim() < 2 and A.requires_grad:  # PyTorch's differentiable path starts with A.mT (else an IndexError)
-        raise RuntimeError(
-            f"tensor.mT is only supported on matrices or batches of matrices. Got {A.dim()}-D tensor."
-        )
+    # PyTorch's differentiable path symmetrizes A and B before any check: their errors first (a non-square
+    # A's broadcast, a 1-D A's mT, a non-tensor B's missing attribute)
+    # and goes on with the symmetrized A (a broadcast (5, 1, 5) + (5, 5, 1) is a square (5, 5, 5))
+    if A.requires_grad or (B is not None and B.requires_grad):
+        A = (A + A.mT) / 2
+        if B is not None:
+            B = (B + B.mT) / 2
     if A.shape[-2] != A.shape[-1]:
         raise AssertionError(f"A must be square, got shape {A.shape}")
     if B is not None and tuple(A.shape) != tuple(B.shape):
@@ -170,8 +174,6 @@ def lobpcg(
     ortho_fparams = ortho_fparams or {}
     tol_run = ortho_fparams.get("ortho_tol", tol) if method in (None, "ortho") else tol
     grad = getattr(A, "requires_grad", False) or (B is not None and getattr(B, "requires_grad", False))
-    if grad and B is not None:
-        raise ValueError("lobpcg.backward does not support backward with B != I yet.")
     batch = tuple(A.shape[:-2])
     count = math.prod(batch)
     with no_grad():
@@ -189,14 +191,21 @@ def lobpcg(
             E, V = _run(As[i], None if Bs is None else Bs[i], Xi, iK, n, k, niter, tol_run, largest)
             Es.append(E)
             Vs.append(V)
-        E = _C.stack(Es).reshape(batch + (k,))
-        V = _C.stack(Vs).reshape(batch + (m, k))
+        if count:
+            E = _C.stack(Es).reshape(batch + (k,))
+            V = _C.stack(Vs).reshape(batch + (m, k))
+        else:  # an empty batch: no matrix to solve
+            E = _C.zeros(batch + (k,), dtype=dtype, device=device)
+            V = _C.zeros(batch + (m, k), dtype=dtype, device=device)
     if grad:
         A_sym = (A + _mT(A)) / 2
-        if batch:
-            pairs = [_EigenpairsOf.apply(a, e, v) for a, e, v in zip(A_sym.reshape((count, m, m)), Es, Vs)]
+        with_b = B is not None
+        if batch and count:
+            pairs = [
+                _EigenpairsOf.apply(a, e, v, with_b) for a, e, v in zip(A_sym.reshape((count, m, m)), Es, Vs)
+            ]
             return _C.stack([p[0] for p in pairs]).reshape(batch + (k,)), _C.stack(
                 [p[1] for p in pairs]
             ).reshape(batch + (m, k))
-        return _EigenpairsOf.apply(A_sym, E, V)
+        return _EigenpairsOf.apply(A_sym, E, V, with_b)
     return E, V

@@ -518,20 +518,17 @@ def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     return _rnn_cell(_F.linear(input, w_ih, b_ih), hx, w_hh, b_hh, True)
 
 
-@_argcheck.parses(
-    "Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners",
-    name="grid_sampler_2d",
-)
+_GRID_SAMPLER = "Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners"
+
+
+@_argcheck.parses(_GRID_SAMPLER, name="grid_sampler_2d")  # the parser first (a number grid)
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
     """grid_sampler on a 4-D input (ATen's per-rank spelling)."""
     _sampling_check(input, grid, interpolation_mode, 4)
     return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
 
 
-@_argcheck.parses(
-    "Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners",
-    name="grid_sampler_3d",
-)
+@_argcheck.parses(_GRID_SAMPLER, name="grid_sampler_3d")  # the parser first (a number grid)
 def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
     """grid_sampler on a 5-D input (ATen's per-rank spelling)."""
     _sampling_check(input, grid, interpolation_mode, 5)

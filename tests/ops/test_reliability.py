@@ -7423,3 +7423,187 @@ def test_fuzz_4464_checked_numbers_norm_dim_tensor_margin_parse():
         match=re.escape("multi_margin_loss(): argument 'margin' (position 4) must be Number, not Tensor"),
     ):
         F.multi_margin_loss(T.ones(4, 1), T.ones(4, dtype=T.int64), 1, T.tensor([1.0]))
+
+
+def test_par23_symint_start_and_narrow_tensor():
+    """slice_scatter's start/end/step are PyTorch's SymInt? / SymInt (a one-element integer tensor of any rank
+    stands for each); narrow's tensor start is PyTorch's narrow.Tensor overload (a 0-dim integral tensor, checked
+    before the dim), tried before the int row"""
+    setup = "x = torch.arange(12.).reshape(4, 3); s = torch.ones(2, 3); T = torch.tensor"
+    calls = [
+        "torch.slice_scatter(x, s, 0, T([1]), T([3]))",
+        "torch.slice_scatter(x, s, 0, T(1), T(3))",
+        "torch.slice_scatter(x, s, 0, T([[1]]), 3)",
+        "torch.slice_scatter(x, s, 0, 1, 3, T([1]))",
+        "x.slice_scatter(s, start=T([1]), end=T([3]))",
+        "torch.slice_scatter(x, s[:1], 0, None, T([1]))",
+        "torch.slice_scatter(x, s, 0, T([1.0]), 3)",
+        "torch.slice_scatter(x, s, 0, T([1, 2]), 3)",
+        "torch.slice_scatter(x, s, 0, 1.5, 3)",
+        "torch.slice_scatter(x, s, 0, True, 3)",
+        "torch.slice_scatter(x, s, T([0]), 1, 3)",
+        "torch.slice_scatter(x, s, 0, 'a', 3)",
+        "torch.narrow(x, 0, T([1]), 2)",
+        "torch.narrow(x, 0, T(1), 2)",
+        "torch.narrow(x, 0, T([1.0]), 2)",
+        "torch.narrow(x, 0, T(True), 2)",
+        "x.narrow(0, T([1]), 2)",
+        "torch.narrow(x, 5, T([1.0]), 2)",
+        "torch.narrow(x, 0, T(9), 2)",
+        "torch.narrow(x, 0, T(2), 5)",
+        "torch.narrow(torch.tensor(1.), 0, T(0), 1)",
+        "torch.narrow(x, 0, start=T(1), length=2)",
+        "torch.narrow(x, 0, 1.5, 2)",
+        "x.narrow(0, 'a', 2)",
+        "torch.narrow(x, 0, T(1), 2.0)",
+        "torch.narrow(x, 0, T(1), T([2]))",
+    ]
+    _par21_compare(setup, calls)
+
+
+def test_par23_fuzz_leads():
+    """Calls the differential fuzzer found answered otherwise than PyTorch: lu without pivoting of an empty
+    input, the legacy constructor's varargs size of tensors, rsub's Tensor input, Fraction/Decimal as numbers,
+    embedding's renorm of weight.detach(), cross of bool, svd_lowrank in PyTorch's steps (bmm's and mv's check
+    orders), index_fill's check order and empty self, einsum's sublist read in Python's protocols, pad's int64
+    overflow, lobpcg's symmetrization first, instance_norm of no channels, broadcasting's trailing-most
+    mismatch"""
+    setup = (
+        "import fractions, decimal\n"
+        "x = torch.tensor([1., 2.]); T = torch.tensor; o = lambda s, d=torch.float32: torch.ones(s, dtype=d)\n"
+        "Fr = fractions.Fraction(1, 2)"
+    )
+    calls = [
+        "torch.lu(torch.zeros(0, 3, 3), pivot=False)",
+        "torch.lu(torch.zeros(2, 0, 3), pivot=False, get_infos=True)",
+        "torch.linalg.lu(torch.zeros(0, 5), pivot=False)",
+        "torch.linalg.lu(torch.zeros(0, 3, dtype=torch.int64), pivot=False)",
+        "torch.linalg.lu_factor_ex(torch.zeros(5, 0), pivot=False)",
+        "torch.lu(torch.zeros(3, 3), pivot=False)",
+        "x.new(T(1), T(2)).shape",
+        "x.new(T([1]), T([2])).shape",
+        "x.new(2, T(2)).shape",
+        "x.new(T(2**63 - 1), -1, False)",
+        "x.new(T([[3, 4]])[..., ::2], 3, 2).shape",
+        "x.new(2, 2.5)",
+        "x.new(2, T(2.5))",
+        "x.new(T(True), 2)",
+        "x.new(True, 2)",
+        "x.new(2, None)",
+        "torch.Tensor(T(2), 3).shape",
+        "x.new(T(1.), 2)",
+        "torch.rsub(1, 3, 1)",
+        "torch.rsub(1, 3)",
+        "torch.rsub(1, x)",
+        "torch.rsub(x, 3, 2)",
+        "torch.rsub(x, x, alpha=2)",
+        "torch.rsub(x, x, 2)",
+        "torch.rsub(x, Fr)",
+        "torch.full((2,), Fr)",
+        "torch.clamp(x, Fr)",
+        "x.clone().fill_(Fr)",
+        "torch.lerp(x, x, Fr)",
+        "x.masked_fill(x > 1, Fr)",
+        "torch.maximum(x, Fr)",
+        "F.embedding(T([0, 1]), [[1.0, 2.0], [3.0, 4.0]], max_norm=1.0)",
+        "F.embedding(T([0, 1]), 3, max_norm=1.0)",
+        "torch.cross(o(3, torch.bool), o(3, torch.int64), dim=0)",
+        "torch.cross(o(3, torch.bool), o(3, torch.bool), dim=0)",
+        "torch.cross(o(3, torch.int64), o(3, torch.bool), dim=0)",
+        "torch.linalg.cross(o(3, torch.bool), o(3, torch.int64))",
+        "torch.svd_lowrank(o((3, 3, 4), torch.int64), 0, 2)",
+        "torch.svd_lowrank(o((4, 2, 3), torch.bool), False)",
+        "torch.svd_lowrank(o((3, 3, 4), torch.bool), 1, 3)",
+        "torch.svd_lowrank(o((3, 3, 4), torch.int64), 2)",
+        "torch.svd_lowrank(o((2, 3), torch.int64), 0)",
+        "torch.svd_lowrank(o((3, 3)), 0)[1]",
+        "torch.bmm(o((2, 3, 4), torch.bool), o((2, 4, 0)))",
+        "torch.bmm(o((2, 3, 0), torch.int64), o((2, 0, 2)))",
+        "torch.bmm(o((2, 3, 4), torch.bool), o((2, 4, 1)))",
+        "torch.bmm(o((2, 20, 20), torch.bool), o((2, 20, 20)))",
+        "torch.bmm(o((2, 20, 20), torch.bool), o((2, 20, 20), torch.bool))",
+        "torch.mm(o((3, 4), torch.bool), o((4, 0), torch.bool))",
+        "torch.mm(o((3, 0), torch.bool), o((0, 2), torch.bool))",
+        "torch.mv(o((3, 4), torch.bool), o(4))",
+        "torch.mv(o((0, 4)), o(4, torch.int64))",
+        "torch.index_fill(T([4], dtype=torch.int32), -2, T([0]), float('inf'))",
+        "torch.index_fill(T([4], dtype=torch.int32), 0, T([0.]), float('inf'))",
+        "torch.index_fill(T([4], dtype=torch.int32), 0, T([[0]]), float('inf'))",
+        "torch.index_fill(T([4], dtype=torch.int32), -2, T([0]), T([1]))",
+        "torch.index_fill(torch.empty(0, 4), -2, T([0]), -0.5)",
+        "torch.index_fill(torch.empty(0), 0, T([0, 0, 0]), float('nan'))",
+        "torch.index_fill(torch.empty(0, 4), 1, T([9]), -0.5)",
+        "torch.empty(3, 0).index_fill_(0, T([-9]), -0.5)",
+        "torch.empty(0, 4).index_fill_(0, T([0]), -0.5)",
+        "torch.einsum(o((2, 3)), T([0, 1]), o((3, 4)), T([1, 2]))",
+        "torch.einsum(o((2, 3)), [T(0), 1], o((3, 4)), [1, 2], T([0, 2]))",
+        "torch.einsum(o((2, 3)), [0, True])",
+        "torch.einsum(o((4, 1)), T([[-0.69], [1.58], [0.], [1.]]))",
+        "torch.einsum(o((3, 4)), o((3, 4)))",
+        "torch.einsum(o((4, 1, 1, 2)), T([0]))",
+        "torch.einsum(o((2, 3)), [0.0, 1])",
+        "torch.einsum(o((2, 3)), 'ab')",
+        "F.pad(o((1, 3, 4)), [5 * 10**29, 5 * 10**29], 'reflect')",
+        "F.pad(o((1, 3, 4)), [1, 2**63])",
+        "o((3, 4)).stft(1e30, 1e30, 0.001)",
+        "o((3, 4)).stft(2**70, center=False, return_complex=True)",
+        "torch.lobpcg(o(()).requires_grad_(), 0, 'constant')",
+        "torch.lobpcg(o(()).requires_grad_(), 0.5, 0)",
+        "torch.lobpcg(o((5, 4, 3, 4)).requires_grad_(), 1)",
+        "torch.lobpcg(o(3).requires_grad_(), 1)",
+        "torch.lobpcg(o((5, 1, 5)).requires_grad_(), [1])",
+        "torch.lobpcg(o((5, 5), torch.bool), 0)",
+        "torch.lobpcg(torch.eye(5), 0)",
+        "torch.nn.InstanceNorm2d(0.001, 1e30)(torch.empty((0, 1, 8))[..., ::2])",
+        "F.instance_norm(torch.empty((2, 0, 8)))",
+        "torch.nn.InstanceNorm2d(2)(torch.empty((0, 3, 8, 8)))",
+        "o((3, 4)) + o((4, 3))",
+        "o((2, 3, 4)) + o((3, 2, 4))",
+        # seed 5400: grid_sampler_2d/3d's parser before the rank check; a 0-dim cumsum/cumprod fills any dtype
+        "torch.grid_sampler_3d(T(1.0), 3, 0, False, False)",
+        "torch.grid_sampler_2d(T(1.0), 3, 0, False, False)",
+        "torch.grid_sampler_2d(o((1, 1, 3, 3)), torch.zeros(1, 2, 2, 2), 0, 0, False)",
+        "torch.cumsum(T(float('inf'), dtype=torch.float64), 0, dtype=torch.bool)",
+        "torch.cumprod(T(2.), 0, dtype=torch.bool)",
+        "torch.cumsum(T(3), 0, dtype=torch.float16)",
+        "torch.cumsum(T([1.], dtype=torch.float64), 0, dtype=torch.bool)",
+        "torch.cumsum(torch.ones(0), 0, dtype=torch.bool)",
+        # seed 5401: linalg.qr checks A before its mode
+        "torch.linalg.qr(o((2, 4), torch.int8), 'replicate')",
+        "torch.linalg.qr(o(4, torch.int8), 'replicate')",
+        "torch.linalg.qr(o((2, 4)), 'replicate')",
+    ]
+    _par21_compare(setup, calls)
+
+
+@pytest.mark.parametrize("number", ["fraction", "decimal"])
+def test_par23_fraction_and_decimal_are_no_numbers(number):
+    """PyTorch's parser takes Python and NumPy numbers only: a Fraction or a Decimal (which have __float__) is
+    refused by every binary op spelling, the operators answering NotImplemented (the words of the functions'
+    refusal are ours, "other must be a Tensor or a number")"""
+    import decimal
+    import fractions
+
+    T = minitorch
+    v = fractions.Fraction(1, 2) if number == "fraction" else decimal.Decimal(1)
+    x = T.tensor([1.0, 2.0])
+    for call in (
+        lambda: T.add(x, v),
+        lambda: T.mul(x, v),
+        lambda: T.sub(x, v),
+        lambda: T.div(x, v),
+        lambda: x.add(v),
+        lambda: x.clone().add_(v),
+        lambda: T.add(x, 1, alpha=v),
+        lambda: T.pow(x, v),
+        lambda: T.eq(x, v),
+        lambda: T.where(x > 1, x, v),
+        lambda: x + v,
+        lambda: x * v,
+    ):
+        with pytest.raises(TypeError):
+            call()
+    assert x.tolist() == [1.0, 2.0]
+    # NumPy scalars stay numbers
+    assert T.add(x, np.float64(0.5)).tolist() == [1.5, 2.5]
+    assert T.full((2,), np.int64(3)).tolist() == [3.0, 3.0]

@@ -83,6 +83,9 @@ def stft(
             align_to_window,
         )
         check_call("stft", _STFT_SIGNATURES, args, {}, positional=True)
+    for v in (n_fft, hop_length, win_length):
+        if type(v) is int and not -(2**63) <= v < 2**63:  # the parser's int64
+            raise ValueError("Overflow when unpacking long long")
     hop = n_fft // 4 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
     is_complex = input.dtype.is_complex or (window is not None and window.dtype.is_complex)

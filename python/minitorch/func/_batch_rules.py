@@ -1333,12 +1333,12 @@ def _subscripts(sublist):
     with its errors."""
     out = []
     for n in sublist:
-        if n is Ellipsis:
+        if n == Ellipsis:
             out.append("...")
-        elif not isinstance(n, int) or isinstance(n, bool):
-            raise TypeError(f"einsum(): a subscript must be an int or Ellipsis, not {type(n).__name__}")
-        elif 0 <= n < 52:
-            out.append(chr(ord("A") + n) if n < 26 else chr(ord("a") + n - 26))
+        elif n >= 0 and n < 26:
+            out.append(chr(ord("A") + n))
+        elif n >= 26 and n < 52:
+            out.append(chr(ord("a") + n - 26))
         else:
             raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
     return "".join(out)

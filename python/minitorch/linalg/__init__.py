@@ -401,6 +401,8 @@ def cross(input, other, *, dim=-1, out=None):
         raise RuntimeError(
             f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and {other.shape[d]}"
         )
+    if input.dtype == _C.bool:  # PyTorch's kernel dispatches on input's dtype before reading other in it
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
     if input.dtype != other.dtype:
         raise RuntimeError(f"expected scalar type {_name(input.dtype)} but found {_name(other.dtype)}")
     a0, a1, a2 = (input.narrow(d, i, 1) for i in range(3))

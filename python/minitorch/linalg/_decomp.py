@@ -18,7 +18,7 @@ import warnings
 
 from minitorch import _C, _argcheck, _creation
 from minitorch._composite_shape import diag_embed as _diag_embed_op
-from minitorch._dtype_names import cpp_name, scalar_name
+from minitorch._dtype_names import scalar_name
 from minitorch._out import write_out
 from minitorch.autograd.function import Function
 from minitorch.functional import broadcast_shapes as _broadcast_shapes
@@ -386,7 +386,7 @@ def _check_lu(A, pivot):
     # its kernel refuses other dtypes by name (no matrices: no kernel)
     if A.dtype not in _INEXACT and A.numel():
         raise NotImplementedError(f"\"lu_{A.device.type}\" not implemented for '{scalar_name(A.dtype)}'")
-    if not pivot:
+    if not pivot and A.numel():  # PyTorch returns an empty input before its kernel's refusal
         raise RuntimeError(f"{fn}: LU without pivoting is not implemented on the CPU")
 
 
@@ -533,9 +533,12 @@ def lu(A, *, pivot=True, out=None):
     if A.dtype not in _INEXACT:  # no matrices in a dtype the kernel refuses (see lu_factor_ex)
         batch, (m, n) = tuple(A.shape[:-2]), A.shape[-2:]
         k, opts = builtins.min(m, n), {"dtype": A.dtype, "device": A.device}
-        P = _C.eye(m, **opts).expand(*batch, m, m).clone()
+        P = _C.eye(m, **opts).expand(*batch, m, m).clone() if pivot else _C.empty((0,), **opts)
         return _LU((P, _C.zeros(*batch, m, k, **opts), _C.zeros(*batch, k, n, **opts)))
-    return _LU(_LUFunction.apply(A))
+    P, L, U = _LUFunction.apply(A)
+    if not pivot:  # an empty A (_check_lu refused the others): PyTorch's P is then an empty vector
+        P = _C.empty((0,), dtype=A.dtype, device=A.device)
+    return _LU((P, L, U))
 
 
 @_empty_half_as_float
@@ -941,11 +944,11 @@ def qr(A, mode="reduced", *, out=None):
         raise TypeError(f"linalg_qr(): argument 'A' (position 1) must be Tensor, not {type(A).__name__}")
     if not isinstance(mode, str):
         raise TypeError(f"linalg_qr(): argument 'mode' (position 2) must be str, not {type(mode).__name__}")
+    _check(A, "linalg.qr", square=False, kernel="geqrf")  # PyTorch checks A (rank, dtype) before the mode
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(
             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'"
         )
-    _check(A, "linalg.qr", square=False, kernel="geqrf")
     return _QR(_QRFunction.apply(A, mode))
 
 
@@ -1500,35 +1503,40 @@ def tensorsolve(A, B, dims=None, *, out=None):
 # ------------------------------------------------------------------------------------- randomized low rank
 
 
-def _randomized_range(A, q, niter, M=None):
-    """An orthonormal basis Q [.., m, q] of A's range (Halko et al. 2011, algorithm 4.4)."""
-    X = A if M is None else A - M
-    R = _C.randn(tuple(A.shape[:-2]) + (A.shape[-1], q), dtype=A.dtype, device=A.device)
-    Q = qr(X @ R).Q
+def _approximate_basis(A, q, niter, M):
+    """An orthonormal basis Q [.., m, q] of (A - M)'s range (Halko et al. 2009, algorithm 4.4), as PyTorch's
+    get_approximate_basis: one random (n, q) matrix in A's floating dtype (float32 for the others), whose
+    products with an integer or bool A fail in matmul's words."""
+    niter = 2 if niter is None else niter
+    dtype = A.dtype if A.is_complex() or A.dtype in (_C.float16, _C.float32, _C.float64) else _C.float32
+    R = _C.randn(A.shape[-1], q, dtype=dtype, device=A.device)
+    X = A @ R if M is None else A @ R - M @ R
+    Q = qr(X).Q
     for _ in range(niter):
-        Q = qr(_mH(X) @ Q).Q
-        Q = qr(X @ Q).Q
+        X = _mH(A) @ Q if M is None else _mH(A) @ Q - _mH(M) @ Q
+        Q = qr(X).Q
+        X = A @ Q if M is None else A @ Q - M @ Q
+        Q = qr(X).Q
     return Q
 
 
 @_argcheck.python_in_pytorch
 def svd_lowrank(A, q=6, niter=2, M=None):
-    """(U, S, V) of a rank-q approximation of A (or A - M) by randomized subspace iteration."""
+    """(U, S, V) of a rank-q approximation of A (or A - M) by randomized subspace iteration, in PyTorch's steps
+    (a wide A is transposed first)."""
     q = 6 if q is None else q
-    niter = 2 if niter is None else niter
-    _m, _n = A.shape[-2:]  # PyTorch's unpacking (its ValueError for fewer than 2 dims)
+    m, n = A.shape[-2:]  # PyTorch's unpacking (its ValueError for fewer than 2 dims)
     q = int(q) if isinstance(q, bool) else q  # a bool is an int to PyTorch's randn, a float is refused there
-    if not (A.is_floating_point() or A.is_complex()):
-        # PyTorch draws its random basis in the default float dtype (a float q fails there), then multiplies
-        _C.randn(A.shape[-1], q)
-        raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {cpp_name(A.dtype)} != "
-            f"{cpp_name(_C.get_default_dtype())}"
-        )
-    Q = _randomized_range(A, q, niter, M)
-    X = A if M is None else A - M
-    U, S, Vh = svd(_mH(Q) @ X, full_matrices=False)
-    return Q @ U, S, _mH(Vh)
+    if M is not None:
+        M = M.broadcast_to(A.size())
+    if m < n:
+        A = _mH(A)
+        M = None if M is None else _mH(M)
+    Q = _approximate_basis(A, q, niter, M)
+    B = _mH(Q) @ A if M is None else _mH(Q) @ A - _mH(Q) @ M
+    U, S, Vh = svd(B, full_matrices=False)
+    U, V = Q @ U, _mH(Vh)
+    return (V, S, U) if m < n else (U, S, V)
 
 
 @_argcheck.python_in_pytorch

@@ -37,8 +37,9 @@ def embedding(
     if sparse:
         raise NotImplementedError("minitorch has no sparse tensors: use sparse=False (a dense gradient)")
     if max_norm is not None:
-        with no_grad():
-            _nn.embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+        input = input.contiguous()
+        with no_grad():  # PyTorch renormalizes weight.detach() (its AttributeError for a non-tensor weight)
+            _nn.embedding_renorm_(weight.detach(), input, max_norm, norm_type)
     return _embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 

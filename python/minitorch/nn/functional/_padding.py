@@ -27,6 +27,12 @@ def pad(input, pad, mode="constant", value=None):
         if not all(_argcheck._list_int(p, i == 0) for i, p in enumerate(pad)):
             raise TypeError("pad(): unexpected element kinds")
         pad = [operator.index(p) for p in pad]
+    for i, p in enumerate(pad):
+        if not -(2**63) <= p < 2**63:  # the parser's int64 (its error text runs on into a C++ stack trace)
+            raise TypeError(
+                f"pad(): argument 'pad' failed to unpack the object at pos {i + 1} with error "
+                '"Overflow when unpacking long long\n"'
+            )
     if mode not in _MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2:
