@@ -385,11 +385,25 @@ bool equal(const Tensor& a, const Tensor& b) {
   // the kernel compares in place with an early exit: eq, all and item cost 1.3 us where PyTorch's loop stops
   // at a first difference in 0.5
   EqualFn fn = equal_stub.fns[static_cast<int>(a.device().type)];
-  if (fn && a.device() == b.device() && a.dtype() == b.dtype() && a.is_contiguous() && b.is_contiguous())
-    return fn(a, b);
+  // two tensors of one dense layout (both transposed, both channels-last) hold corresponding elements at the
+  // same offsets: the kernel compares their memory as it lies, as PyTorch's TensorIterator order does
+  const bool same_dense = a.is_contiguous() && b.is_contiguous();
+  const bool one_layout = !same_dense && a.strides() == b.strides() && non_overlapping_and_dense(a);
+  if (fn && a.device() == b.device() && a.dtype() == b.dtype() && (same_dense || one_layout)) return fn(a, b);
   auto same = [](const Tensor& x, const Tensor& y) { return item(all(eq(x, y))).to<bool>(); };
   constexpr int64_t kFirst = 2048;
-  if (n <= kFirst || !a.is_contiguous() || !b.is_contiguous()) return same(a, b);
+  if (n <= kFirst) return same(a, b);
+  if (!a.is_contiguous() || !b.is_contiguous()) {
+    // other layouts: slabs along dim 0, growing, so that a difference near the start ends the comparison
+    // early (eq, all and item over the whole tensor took 49 us on 256x256 floats where PyTorch's loop stopped
+    // in 2)
+    const int64_t rows = a.size(0), row = n / rows;
+    for (int64_t s = 0, len = std::max<int64_t>(1, kFirst / row); s < rows; s += len, len *= 16) {
+      const int64_t m = std::min(len, rows - s);
+      if (!same(narrow(a, 0, s, m), narrow(b, 0, s, m))) return false;
+    }
+    return true;
+  }
   const Tensor fa = view(a, {-1}), fb = view(b, {-1});
   for (int64_t s = 0, len = kFirst; s < n; s += len, len *= 16) {
     const int64_t m = std::min(len, n - s);

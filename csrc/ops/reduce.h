@@ -74,9 +74,9 @@ using ScanKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, 
 using CumExtremeKernelFn = void (*)(const Tensor& values, const Tensor& indices, const Tensor& in,
                                     int64_t row, int64_t inner, bool is_max);
 using SoftmaxKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, bool log);
-// torch.equal of two contiguous tensors of one shape and dtype: element by element with an early exit at the
-// first difference (PyTorch's cpu_equal), comparing values (-0 == 0, NaN != NaN). CPU only: equal() on other
-// devices is all(eq(a, b)).
+// torch.equal of two tensors of one shape, dtype and dense strides, in memory order: element by element with
+// an early exit at the first difference (PyTorch's cpu_equal), comparing values (-0 == 0, NaN != NaN). CPU
+// only: equal() on other devices is all(eq(a, b)).
 using EqualFn = bool (*)(const Tensor& a, const Tensor& b);
 MT_STUBS_REDUCE_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import minitorch
-from tests.utils import ALL_DTYPES, NP_OF, assert_matches, to_np
+from tests.utils import ALL_DTYPES, NP_OF, assert_matches, rerun_in_child, to_np
 
 P = minitorch
 HAS_CUDA = P.cuda.is_available()
@@ -675,6 +675,68 @@ def test_conversions():
         x.to("float32x")
     with pytest.raises(TypeError):
         x.to(1.5)
+
+
+def _bf16_bits_reference(f32):
+    """BFloat16's rounding of float32 bits in NumPy: the top half, nearest even; a NaN quieted (0x40 set)"""
+    u = f32.view(np.uint32).astype(np.uint64)
+    r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    nan = np.isnan(f32)
+    r[nan] = ((u[nan] >> 16) | 0x40).astype(np.uint16)
+    return r
+
+
+def test_half_and_bfloat16_conversion_bits():
+    """float32/float64 -> float16/bfloat16 and float16 -> float32/float64 bit for bit, dense (the F16C/AVX2 loop
+    where the CPU has it) and strided (the element loop): float16 as NumPy's round to nearest even, through
+    float32 from float64 (PyTorch's c10::Half(double) rounds twice so), any NaN to sign | 0x7e00; bfloat16 as its
+    NumPy reference; float16 -> float32 keeps a NaN's bits as NumPy's"""
+    rng = np.random.default_rng(7)
+    u = np.concatenate(
+        [
+            np.arange(0, 1 << 32, 4099, dtype=np.uint64),  # every exponent and sign, NaN payloads included
+            rng.integers(
+                0x33000000, 0x47800000, size=1 << 16, dtype=np.uint64
+            ),  # the float16 range and its ties
+            (np.arange(1 << 16, dtype=np.uint64) << 13) | 0x1000,  # halfway between float16 neighbours
+        ]
+    ).astype(np.uint32)
+    for f32 in (u.view(np.float32), (u | 0x80000000).view(np.float32)):
+        f64 = np.concatenate([f32.astype(np.float64), rng.standard_normal(1 << 14) * 1e4])
+        for src in (f32, f64):
+            with np.errstate(over="ignore", invalid="ignore"):
+                via32 = src.astype(np.float32)
+                half_ref = via32.astype(np.float16).view(np.uint16).copy()
+            nan = np.isnan(via32)
+            half_ref[nan] = (via32[nan].view(np.uint32) >> 16).astype(np.uint16) & 0x8000 | 0x7E00
+            refs = {P.float16: half_ref, P.bfloat16: _bf16_bits_reference(via32)}
+            x = P.from_numpy(src)
+            strided = P.from_numpy(np.repeat(src, 2))[::2]
+            for dt, ref in refs.items():
+                for t in (x, strided):
+                    got = t.to(dt).view(P.int16).numpy().view(np.uint16)
+                    bad = np.nonzero(got != ref)[0]
+                    assert bad.size == 0, (dt, src.dtype, src[bad[:4]], got[bad[:4]], ref[bad[:4]])
+    h16 = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    for h in (
+        P.from_numpy(h16.view(np.int16)).view(P.float16),
+        P.from_numpy(np.repeat(h16, 2).view(np.int16)).view(P.float16)[::2],
+    ):
+        f = h.float().numpy()
+        assert (f.view(np.uint32) == h16.view(np.float16).astype(np.float32).view(np.uint32)).all()
+        d = h.double().numpy()
+        ref = h16.view(np.float16).astype(np.float64)
+        ok = ~np.isnan(ref)
+        assert (d[ok].view(np.uint64) == ref[ok].view(np.uint64)).all()
+        assert np.isnan(d[~ok]).all() and (np.signbit(d[~ok]) == np.signbit(ref[~ok])).all()
+
+
+@pytest.mark.parametrize("cap", ["avx2", "default"])
+def test_half_and_bfloat16_conversion_bits_other_capabilities(cap):
+    """the same at AVX2 (AVX-512 machines run AVX2's loop too) and at the baseline (the element loop alone)"""
+    rerun_in_child(
+        __file__, "test_half_and_bfloat16_conversion_bits and not capabilities", MINITORCH_CPU_CAPABILITY=cap
+    )
 
 
 def test_dtype_objects():

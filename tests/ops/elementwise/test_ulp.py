@@ -710,6 +710,13 @@ def fmod_report(dtype="float32"):
         q = np.exp2(rng.uniform(40, 60, n))
         bb = rng.standard_normal(n)
         a, b = np.concatenate([a, q * bb * rng.uniform(0.5, 2, n)]), np.concatenate([b, bb])
+    # quotients over the whole exponent range, b normal or subnormal (the float64 kernel's 51-bit steps; C's fmod
+    # for a subnormal float64 b)
+    lo, hi = (-149, 127) if dt == np.float32 else (-1074, 1023)
+    sign = np.where(rng.random((2, n)) < 0.5, -1.0, 1.0)
+    wa = sign[0] * np.ldexp(rng.uniform(1, 2, n), rng.integers(lo, hi + 1, n))
+    wb = sign[1] * np.ldexp(rng.uniform(1, 2, n), rng.integers(lo, hi + 1, n))
+    a, b = np.concatenate([a, wa.astype(dt)]), np.concatenate([b, wb.astype(dt)])
     big, tiny = (-3e38, 1e-45) if dt == np.float32 else (-1.7e308, 5e-324)
     special = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, tiny, big, 2.5, 7.0], dtype=dt)
     sa, sb = (v.ravel() for v in np.meshgrid(special, special))

@@ -1257,3 +1257,32 @@ def test_equal_in_place_compare(device, dtype):
         assert not minitorch.equal(w, w) and not minitorch.equal(w, w.clone())
     if dtype == minitorch.int64:
         assert minitorch.equal(x, x.to(minitorch.float64))  # mixed dtypes compare as values, as PyTorch
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.int64, minitorch.bool])
+def test_equal_of_strided_layouts(device, dtype):
+    # two tensors of one dense layout (both transposed, both permuted) compare their memory in place; other
+    # layouts (a transposed against a contiguous one, a strided view) in growing slabs along dim 0: a
+    # difference anywhere, in every layout pairing, and equal tensors found equal
+    rng = np.random.default_rng(5)
+    a = rng.random((6, 70, 90)) < 0.5 if dtype == minitorch.bool else rng.integers(1, 100, (6, 70, 90))
+    x = minitorch.tensor(a, device=device).to(dtype)
+    layouts = {
+        "contiguous": lambda t: t,
+        "transposed": lambda t: t.transpose(1, 2).contiguous().transpose(1, 2),
+        "permuted": lambda t: t.permute(2, 0, 1).contiguous().permute(1, 2, 0),
+        "strided": lambda t: minitorch.stack([t, t], -1)[..., 0],
+    }
+    for la, fa in layouts.items():
+        for lb, fb in layouts.items():
+            assert minitorch.equal(fa(x.clone()), fb(x.clone())), (la, lb)
+            for at in ((0, 0, 0), (0, 0, 1), (0, 1, 0), (2, 33, 44), (5, 69, 89), (5, 0, 89)):
+                y = x.clone()
+                y[at] = 0 if dtype != minitorch.bool else not bool(x[at].item())
+                assert not minitorch.equal(fa(x.clone()), fb(y)), (la, lb, at)
+                assert not minitorch.equal(fa(y), fb(x.clone())), (la, lb, at)
+    if dtype.is_floating_point:
+        w = layouts["transposed"](minitorch.zeros(3, 40, 50, dtype=dtype, device=device))
+        assert minitorch.equal(w, minitorch.neg(w))  # -0 == 0
+        w[1, 2, 3] = math.nan
+        assert not minitorch.equal(w, w)

@@ -898,6 +898,42 @@ static inline __m256d fmod_avx2_f64(__m256d a, __m256d b, int& ok) {
   return _mm256_or_pd(r, _mm256_and_pd(a, signbit));
 }
 
+// The lanes fmod_avx2_f64 leaves for a quotient of 2^52 or more (a finite, b normal), added to r and ok:
+// fmod(a, b) = fmod(fmod(a, b 2^k), b) for k >= 0 (b 2^k is a multiple of b; the remainders keep a's sign),
+// so |a| is reduced by bs = |b|'s significand at |a|'s exponent less 51 (a power-of-two multiple of |b| with
+// |a| / bs < 2^52: fmod_avx2_f64's exact step), about 51 bits of the quotient a step, until |a| < |b| 2^52,
+// then the last step by |b|. glibc's fmod takes a step per bit of it: 13 ms over 65,536 quotients near 2^67,
+// where PyTorch's SLEEF fmod took 0.4 (x //= y repeated grows x so).
+static inline void fmod_wide_avx2_f64(__m256d a, __m256d b, __m256d& r, int& ok) {
+  const __m256d signbit = _mm256_set1_pd(-0.0);
+  const __m256d aa = _mm256_andnot_pd(signbit, a), ab = _mm256_andnot_pd(signbit, b);
+  const __m256d lim = _mm256_mul_pd(ab, _mm256_set1_pd(0x1p52));
+  const __m256d todo =
+      _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(aa, lim, _CMP_GE_OQ),
+                                  _mm256_cmp_pd(aa, _mm256_set1_pd(__builtin_inf()), _CMP_LT_OQ)),
+                    _mm256_cmp_pd(ab, _mm256_set1_pd(0x1p-1022), _CMP_GE_OQ));
+  const int wide = _mm256_movemask_pd(todo);
+  if (!wide) return;
+  __m256d x = _mm256_and_pd(aa, todo);  // 0 in the other lanes, which take no step
+  const __m256i bm = _mm256_and_si256(_mm256_castpd_si256(ab), _mm256_set1_epi64x(0x000fffffffffffffLL));
+  for (;;) {
+    const __m256d big = _mm256_and_pd(_mm256_cmp_pd(x, lim, _CMP_GE_OQ), todo);  // (b = 0 lanes: 0 >= 0)
+    if (_mm256_movemask_pd(big) == 0) break;
+    const __m256i e =
+        _mm256_sub_epi64(_mm256_and_si256(_mm256_castpd_si256(x), _mm256_set1_epi64x(0x7ff0000000000000LL)),
+                         _mm256_set1_epi64x(51LL << 52));
+    const __m256d bs = _mm256_castsi256_pd(_mm256_or_si256(bm, e));
+    const __m256d q = _mm256_round_pd(_mm256_div_pd(x, bs), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    __m256d s = _mm256_fnmadd_pd(q, bs, x);
+    s = _mm256_blendv_pd(s, _mm256_add_pd(s, bs), s);
+    x = _mm256_blendv_pd(x, s, big);
+  }
+  int last;
+  const __m256d w = fmod_avx2_f64(x, ab, last);  // serves every lane of todo: x < |b| 2^52 there
+  r = _mm256_blendv_pd(r, _mm256_or_pd(w, _mm256_and_pd(a, signbit)), todo);
+  ok |= wide;
+}
+
 // ---- float64 exp2, expm1, cosh and sinh on exp's reduction and table (AVX2 without SLEEF ran the C library
 // element by element). Operators on __m256d are GCC's vector extensions.
 

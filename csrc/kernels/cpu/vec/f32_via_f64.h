@@ -226,8 +226,8 @@ static inline VF atan2_f32_own(VF y, VF x) {
 // quotient can only reach an integer the true one is just below, so q is at most one too large), r = a - q b
 // exact in double (q b has at most 50 bits; the difference is a multiple of b's spacing below 2|b|), one |b|
 // added back where r took the wrong sign, |r| with a's sign (a zero result keeps it). Lanes with |a| < |b| (b
-// infinite included) give a; b = 0, a infinite, NaN give NaN; larger quotients go to the C library lane by
-// lane.
+// infinite included) give a; b = 0, a infinite, NaN give NaN; larger quotients take the float64 kernel's
+// steps (avx2_math.h's fmod_wide_avx2_f64).
 static inline VD fmod_d_for_f32(VD a, VD b) {
   const VLD sign = VLD{} + static_cast<long long>(0x8000000000000000ULL);
   const VD ab = bits_as<VD>(bits_as<VLD>(b) & ~sign), aa = bits_as<VD>(bits_as<VLD>(a) & ~sign);
@@ -243,8 +243,20 @@ static inline VF fmod_f32_own(VF a, VF b) {
   const VF aa = a < 0.0f ? -a : a, ab = b < 0.0f ? -b : b;
   const auto ok = (aa < ab) | ((ab > 0.0f) & (aa < ab * 67108864.0f) & (aa < __builtin_inff()));
   if (_mm256_movemask_ps(reinterpret_cast<__m256>(ok)) != 0xff) {
+    // wide quotients of a finite a and b != 0 in double (exact there, and the result is a float), by
+    // avx2_math.h's steps; NaN operands, b = 0 and a infinite from the C library
+    const auto wide = ~ok & (ab > 0.0f) & (aa < __builtin_inff());
+    if (_mm256_movemask_ps(reinterpret_cast<__m256>(wide)) != 0) {
+      const VF w = f32_via_f64(a, b, [](VD x, VD y) {
+        int served;
+        VD d = fmod_avx2_f64(x, y, served);
+        fmod_wide_avx2_f64(x, y, d, served);
+        return d;
+      });
+      r = wide ? w : r;
+    }
     for (int i = 0; i < 8; ++i)
-      if (!ok[i]) r[i] = __builtin_fmodf(a[i], b[i]);
+      if (!ok[i] && !wide[i]) r[i] = __builtin_fmodf(a[i], b[i]);
   }
   return r;
 }

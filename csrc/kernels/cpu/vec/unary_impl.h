@@ -1090,10 +1090,12 @@ template <typename V, typename S, int N, V (*F)(V, V)>
 void pair_row(S* out, const S* a, int64_t sa, const S* b, int64_t sb, int64_t n) {
   map_row<V, S, N>(out, a, sa, b, sb, n, F);
 }
-// float64 fmod: avx2_math.h's exact kernel; the lanes it does not serve take the C library's, lane by lane
+// float64 fmod: avx2_math.h's exact kernel, its wide quotients in steps; the lanes it does not serve (b = 0
+// or subnormal, a infinite, NaN) take the C library's, lane by lane
 static VD fmod_f64_own(VD a, VD b) {
   int ok;
   VD r = fmod_avx2_f64(a, b, ok);
+  if (ok != 0xf) fmod_wide_avx2_f64(a, b, r, ok);
   if (ok != 0xf)
     for (int i = 0; i < 4; ++i)
       if (!(ok >> i & 1)) r[i] = __builtin_fmod(a[i], b[i]);
