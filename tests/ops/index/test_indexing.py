@@ -926,6 +926,38 @@ def test_take_is_pytorchs_in_cpp():
     )
 
 
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.int16, minitorch.bool])
+def test_take_of_every_layout(dtype, device):
+    """take's one pass over the indices (check, wrap, offset in self's memory, then the gather kernel) on
+    contiguous, transposed, permuted, sliced, 1-d strided and offset views, negative and repeated indices, every
+    index shape; a bad index raises its message before anything is read."""
+    rng = np.random.default_rng(7)
+    a = make_array((5, 6, 7), dtype, rng)
+    x = minitorch.tensor(a, dtype=dtype, device=device)
+    views = [
+        (x, a),
+        (x.permute(2, 0, 1), a.transpose(2, 0, 1)),
+        (x[1:, ::2, 3:], a[1:, ::2, 3:]),
+        (x[:, 2].t(), a[:, 2].T),
+        (x[2, 1, 1::3], a[2, 1, 1::3]),  # 1-d strided
+        (x[3], a[3]),  # a contiguous view at an offset
+    ]
+    for v, ref in views:
+        n = ref.size
+        idx = rng.integers(-n, n, (3, 4))
+        idx[0, :2] = [n - 1, -n]
+        got = minitorch.take(v, minitorch.tensor(idx, device=device))
+        assert got.shape == (3, 4) and got.is_contiguous()
+        np.testing.assert_array_equal(to_np(got), np.take(ref, idx))
+        np.testing.assert_array_equal(to_np(v.take(minitorch.tensor(-1, device=device))), np.take(ref, -1))
+        empty = minitorch.take(v, minitorch.tensor([], dtype=minitorch.int64, device=device).reshape(0, 2))
+        assert empty.shape == (0, 2)
+        with pytest.raises(IndexError, match=f"tried to access index {n} on a tensor of {n} elements"):
+            minitorch.take(v, minitorch.tensor([0, n], device=device))
+        with pytest.raises(IndexError, match=f"tried to access index {-n - 1} on a tensor"):
+            minitorch.take(v, minitorch.tensor([-n - 1, n + 5], device=device))
+
+
 @pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.int64, minitorch.float16])
 @pytest.mark.parametrize("k", [1, 5, 9])
 def test_scatter_along_the_last_dim_of_dense_rows(dtype, k, device):
