@@ -53,12 +53,27 @@ Tensor log_softmax(const Tensor& self, int64_t dim, ScalarType dtype = ScalarTyp
 // outer x row x inner, the op working along `row` (reduced dims made one block, in place when the input's
 // layout allows, else by a copy with them last). `out` is dense as well. A device backend registers these
 // four kernels and gets every op above.
-enum class ReduceOp : int { sum, mean, prod, amax, amin, all, any, norm, var, std, logsumexp, nansum };
+enum class ReduceOp : int {
+  sum,
+  mean,
+  prod,
+  amax,
+  amin,
+  all,
+  any,
+  norm,
+  var,
+  std,
+  logsumexp,
+  nansum,
+  count_nonzero
+};
 // `in`'s memory from data_ptr() is dense outer x row x inner (its sizes/strides may be any permutation of
 // that; read only the pointer), reduced over `row`; out is dense outer x inner (dtype of `in`, except
 // all/any: bool or uint8). inner > 1 (a reduced block followed by kept dims, read in place without a
 // transposing copy) is only passed for sum, nansum, mean, prod, amax and amin. nansum only reaches the
-// kernels with floating inputs. arg: p for norm, correction for var/std.
+// kernels with floating inputs. arg: p for norm, correction for var/std. count_nonzero (the CPU kernel only;
+// the front end sums `x != 0` on other devices): `in` of any dtype, complex too, inner 1, `out` int64.
 using ReduceKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ReduceOp op,
                                 double arg);
 // `in` dense outer x row x inner, walked along `row`. values (undefined for argmax/argmin) and int64 indices,

@@ -8,6 +8,7 @@
 #include "ops/shape.h"
 #include "python/bind.h"
 #include "python/bind_factory.h"
+#include "python/bind_shape.h"
 
 namespace mt {
 // std/var's argument kinds, so their three overloads refuse what PyTorch's parser refuses (a bool or None for
@@ -181,6 +182,37 @@ void init_reduce(py::module_& m, TensorClass& cls) {
     m.def(name, call(2), py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
     cls.def(name, call(1), py::arg("dim") = py::none(), py::arg("keepdim") = false);
   }
+
+  // count_nonzero: PyTorch's two signatures in its order, (int? dim=None) and (int[] dim); its method also
+  // takes the dims as separate ints (x.count_nonzero(0, 1): PyTorch's parser reads a lone int list so), which
+  // the method's last overload reads, raising PyTorch's TypeError for any other call the first two refused
+  auto count_one = [](const Tensor& x, OptInt dim) {
+    const std::optional<int64_t> d = dim;
+    return nogil([&] { return count_nonzero(x, d); }, x);
+  };
+  auto count_list = [](int pos) {
+    return [pos](const Tensor& x, IntListArg dim) {
+      DimVector dims = int_list_value(dim.h, "count_nonzero", "dim", pos, /*symint=*/false, /*sized=*/false);
+      return nogil([&] { return count_nonzero(x, IntArrayRef(dims)); }, x);
+    };
+  };
+  m.def("count_nonzero", count_one, py::arg("input"), py::arg("dim") = py::none());
+  m.def("count_nonzero", count_list(2), py::arg("input"), py::arg("dim"));
+  cls.def("count_nonzero", count_one, py::arg("dim") = py::none());
+  cls.def("count_nonzero", count_list(1), py::arg("dim"));
+  cls.def("count_nonzero", [](const Tensor& x, const py::args& args, const py::kwargs& kw) {
+    int64_t first = 0;
+    // an int of any size starts the list (one past int64 is int_list_value's "failed to unpack", as
+    // PyTorch's)
+    PyObject* a0 = args.empty() ? nullptr : args[0].ptr();
+    if (kw.empty() && a0 &&
+        ((PyLong_Check(a0) && !PyBool_Check(a0)) || int_list_item(a0, true, false, &first))) {
+      DimVector dims = int_list_value(args, "count_nonzero", "dim", 1, /*symint=*/false, /*sized=*/false);
+      return nogil([&] { return count_nonzero(x, IntArrayRef(dims)); }, x);
+    }
+    throw py::type_error(
+        format_invalid_args("count_nonzero", args, kw, {"(int dim = None)", "(tuple of ints dim)"}));
+  });
 
   // std/var/std_mean/var_mean: PyTorch's three signatures, tried in its order: (dim, unbiased=True,
   // keepdim=False), (dim=None, *, correction=None, keepdim=False), (unbiased=True)

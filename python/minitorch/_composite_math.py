@@ -845,16 +845,6 @@ TENSOR_METHODS["equal"] = _compare.equal
 # ---------------------------------------------------------------------------------------------- reductions
 
 
-def count_nonzero(self, *args, **kwargs):
-    """Number of nonzero elements, over all of self or along dim (an int, a tuple, or several ints)."""
-    if len(args) > 1:  # PyTorch's method takes the dims as separate ints too: x.count_nonzero(0, 1)
-        args = (args,)
-    return _C.count_nonzero(self, *args, **kwargs)
-
-
-TENSOR_METHODS["count_nonzero"] = count_nonzero
-
-
 def aminmax(input, *, dim=None, keepdim=False):
     """(min, max) of input, over everything or along dim, as return_types.aminmax."""
     if input.numel() == 0 and dim is None:

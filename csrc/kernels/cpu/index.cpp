@@ -192,9 +192,35 @@ void gather_dim_loop(const TensorIter& it, int64_t dim_stride, int64_t size, int
 // Dense self, index and out, gathering along the last dim with self's rows matching index's: row by row, the
 // next row of self prefetched into L2 while this one is gathered. The reads are random within a row, which
 // the hardware prefetcher cannot follow.
+// idx_stride: the index's row stride, k, or 0 for one index row expanded over every row (index_select along
+// the last dim).
 template <typename T>
-void gather_last_dim_rows(T* out, const T* self, const int64_t* idx, int64_t rows, int64_t k, int64_t size,
-                          int64_t dim) {
+void gather_last_dim_rows(T* out, const T* self, const int64_t* idx, int64_t idx_stride, int64_t rows,
+                          int64_t k, int64_t size, int64_t dim) {
+  if (idx_stride == 0) {
+    // One index row for every row: checked once here, then each index read serves four rows in a pass of
+    // loads and stores alone (the per-element check and the index load each cost as much as the move).
+    for (int64_t i = 0; i < k; ++i)
+      if (static_cast<uint64_t>(idx[i]) >= static_cast<uint64_t>(size))
+        index_out_of_bounds(idx[i], dim, size);
+    parallel_rows(rows, k + 8, [&](int64_t r0, int64_t r1) {
+      int64_t r = r0;
+      for (; r + 4 <= r1; r += 4) {
+        const T* a = self + r * size;
+        T* o = out + r * k;
+        for (int64_t i = 0; i < k; ++i) {
+          const int64_t j = idx[i];
+          o[i] = a[j];
+          o[k + i] = a[size + j];
+          o[2 * k + i] = a[2 * size + j];
+          o[3 * k + i] = a[3 * size + j];
+        }
+      }
+      for (; r < r1; ++r)
+        for (int64_t i = 0; i < k; ++i) out[r * k + i] = self[r * size + idx[i]];
+    });
+    return;
+  }
   parallel_rows(rows, k + 8, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const T* row = self + r * size;
@@ -203,7 +229,7 @@ void gather_last_dim_rows(T* out, const T* self, const int64_t* idx, int64_t row
         for (int64_t b = 0; b < size * static_cast<int64_t>(sizeof(T)); b += 64)
           __builtin_prefetch(next + b, 0, 2);
       }
-      const int64_t* ix = idx + r * k;
+      const int64_t* ix = idx + r * idx_stride;
       T* o = out + r * k;
       // one pass: the check rides on the load of the index the gather needs anyway (a separate checking pass
       // read the index row twice: 25 % of the time)
@@ -220,14 +246,19 @@ void gather_last_dim_rows(T* out, const T* self, const int64_t* idx, int64_t row
 template <typename T>
 bool gather_last_dim_dense(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
   const int64_t d = self.dim() - 1;
-  if (dim != d || d < 1 || !out.is_contiguous() || !self.is_contiguous() || !index.is_contiguous())
-    return false;
-  for (int64_t j = 0; j < d; ++j)
+  if (dim != d || d < 1 || !out.is_contiguous() || !self.is_contiguous()) return false;
+  // the index dense, or one dense row expanded over the others (stride 0 in every leading dim)
+  bool expanded = index.strides()[d] == 1 || index.sizes()[d] == 1;
+  for (int64_t j = 0; j < d; ++j) {
     if (index.sizes()[j] != self.sizes()[j]) return false;
+    expanded = expanded && (index.strides()[j] == 0 || index.sizes()[j] == 1);
+  }
+  if (!expanded && !index.is_contiguous()) return false;
   const int64_t size = self.sizes()[d], k = index.sizes()[d], rows = out.numel() / k;
   if (self.itemsize() != sizeof(T) || size * static_cast<int64_t>(sizeof(T)) > 16384)
     return false;  // prefetch whole rows only when small
-  gather_last_dim_rows(out.data<T>(), self.data<T>(), index.data<int64_t>(), rows, k, size, dim);
+  gather_last_dim_rows(out.data<T>(), self.data<T>(), index.data<int64_t>(), expanded ? 0 : k, rows, k, size,
+                       dim);
   return true;
 }
 

@@ -381,7 +381,99 @@ void prod_complex(const Tensor& out, const Tensor& in, int64_t row, int64_t inne
   });
 }
 
+// count_nonzero reads every dtype as unsigned words under a mask: an element is nonzero when a bit outside
+// the sign bits of its real and imaginary parts is set (-0.0 is zero, NaN is not, as x != 0 says), so one
+// integer loop per word width covers every dtype, vectorizes at any instruction set and needs no bool mask
+// first (the compare-then-count of two ops cost 1.2 us at 8x8 against PyTorch's 1.0). `pairs`: complex128,
+// whose two words make one element. The count of a chunk below 2^32 elements fits 32 bits, which vectorize
+// better beside narrow words.
+template <typename U>
+using count_t = std::conditional_t<sizeof(U) == 8, uint64_t, uint32_t>;
+template <typename U>
+__attribute__((always_inline)) inline int64_t count_words_impl(const U* p, int64_t n, U mask, bool pairs) {
+  count_t<U> z = 0;  // the zeros: one compare a lane, where counting != 0 took two
+  if (pairs) {
+    for (int64_t i = 0; i < n; ++i) z += ((p[2 * i] | p[2 * i + 1]) & mask) == 0;
+  } else {
+    for (int64_t i = 0; i < n; ++i) z += (p[i] & mask) == 0;
+  }
+  return n - static_cast<int64_t>(z);
+}
+#ifdef MT_LOOPS_AVX2
+template <typename U>
+__attribute__((target("avx2"))) int64_t count_words_avx2(const U* p, int64_t n, U mask, bool pairs) {
+  return count_words_impl(p, n, mask, pairs);
+}
+#endif
+template <typename U>
+int64_t count_words(const U* p, int64_t n, U mask, bool pairs) {
+  constexpr int64_t kChunk = int64_t(1) << 31;  // a 32-bit count's reach
+  int64_t c = 0;
+  for (int64_t s = 0; s < n; s += kChunk) {
+    const U* q = p + (pairs ? 2 * s : s);
+    const int64_t m = std::min(kChunk, n - s);
+#ifdef MT_LOOPS_AVX2
+    if (loops_use_avx2()) {
+      c += count_words_avx2(q, m, mask, pairs);
+      continue;
+    }
+#endif
+    c += count_words_impl(q, m, mask, pairs);
+  }
+  return c;
+}
+
+template <typename U>
+struct WordPair {
+  U w[2];
+};
+template <typename U, bool kPairs = false>
+void count_rows(const Tensor& out, const Tensor& in, int64_t row, U mask) {
+  using E = std::conditional_t<kPairs, WordPair<U>, U>;  // one element
+  const E* base = static_cast<const E*>(in.data_ptr());
+  int64_t* o = out.data<int64_t>();
+  for_rows(out.numel(), row, [&](int64_t i, bool split) {
+    o[i] = reduce_row<E, int64_t>(
+        base + i * row, row, split,
+        [&](const E* q, int64_t n) { return count_words(reinterpret_cast<const U*>(q), n, mask, kPairs); },
+        [](int64_t a, int64_t b) { return a + b; });
+  });
+}
+
+void count_nonzero_cpu(const Tensor& out, const Tensor& in, int64_t row) {
+  switch (in.dtype()) {
+    case ScalarType::Bool:
+    case ScalarType::Byte:
+    case ScalarType::Char:
+      return count_rows<uint8_t>(out, in, row, 0xff);
+    case ScalarType::Short:
+      return count_rows<uint16_t>(out, in, row, 0xffff);
+    case ScalarType::Half:
+    case ScalarType::BFloat16:
+      return count_rows<uint16_t>(out, in, row, 0x7fff);
+    case ScalarType::Int:
+      return count_rows<uint32_t>(out, in, row, 0xffffffffu);
+    case ScalarType::Float:
+      return count_rows<uint32_t>(out, in, row, 0x7fffffffu);
+    case ScalarType::Long:
+      return count_rows<uint64_t>(out, in, row, ~uint64_t(0));
+    case ScalarType::ComplexFloat:
+      return count_rows<uint64_t>(out, in, row, 0x7fffffff7fffffffull);
+    case ScalarType::Double:
+      return count_rows<uint64_t>(out, in, row, 0x7fffffffffffffffull);
+    case ScalarType::ComplexDouble:
+      return count_rows<uint64_t, true>(out, in, row, 0x7fffffffffffffffull);
+    default:
+      MT_INTERNAL_ASSERT(false, "count_nonzero: unexpected dtype");
+  }
+}
+
 void reduce_cpu(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ReduceOp op, double arg) {
+  if (op == ReduceOp::count_nonzero) {
+    MT_INTERNAL_ASSERT(inner == 1, "count_nonzero: rows only");
+    count_nonzero_cpu(out, in, row);
+    return;
+  }
   if (op == ReduceOp::prod && is_complex(in.dtype())) {
     MT_DISPATCH_COMPLEX_TYPES(in.dtype(), "prod", [&] { prod_complex<scalar_t>(out, in, row, inner); });
     return;

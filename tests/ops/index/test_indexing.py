@@ -844,6 +844,47 @@ def test_index_select_last_dim(dtype, device):
         x.index_select(2, minitorch.tensor([40], device=device))
 
 
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.int8, minitorch.bool])
+def test_index_select_last_dim_row_blocks_and_strided_rows(dtype, device):
+    """The CPU's one-index-row gather (four rows a pass, then the rest), a last dim strided in memory (the
+    indexing plan's path: x.t(), a permuted 3-d view) and gather with an index row expanded over the rows,
+    against NumPy; an index out of range raises before anything is written."""
+    rng = np.random.default_rng(11)
+    for shape in [(7, 3, 50), (1, 9), (4, 33), (130, 70)]:
+        arr = make_array(shape, dtype, rng)
+        x = minitorch.tensor(arr, dtype=dtype, device=device)
+        idx = rng.integers(0, shape[-1], 2 * shape[-1] + 1)
+        idx[:3] = [shape[-1] - 1, 0, shape[-1] - 1]
+        ix = minitorch.tensor(idx, device=device)
+        np.testing.assert_array_equal(to_np(x.index_select(-1, ix)), arr[..., idx])
+        # the last dim strided in memory
+        xt = minitorch.tensor(np.ascontiguousarray(np.swapaxes(arr, 0, -1)), dtype=dtype, device=device)
+        xt = xt.transpose(0, -1)
+        got = xt.index_select(-1, ix)
+        assert got.is_contiguous()
+        np.testing.assert_array_equal(to_np(got), arr[..., idx])
+        # gather with one index row expanded over every row
+        k = min(5, shape[-1])
+        rows = minitorch.tensor(idx[:k], device=device).expand(*shape[:-1], k)
+        np.testing.assert_array_equal(to_np(minitorch.gather(x, -1, rows)), arr[..., idx[:k]])
+        bad = minitorch.tensor([0, shape[-1]], device=device).expand(*shape[:-1], 2)
+        if device == "cpu":
+            with pytest.raises(RuntimeError, match=f"index {shape[-1]} is out of bounds for dimension"):
+                minitorch.gather(x, -1, bad)
+        # PyTorch's CPU words: its dim-1 kernel's own along a matrix's rows
+        if len(shape) == 2 and device == "cpu":
+            err, words = RuntimeError, "INDICES element is out of DATA bounds, id=-1"
+        else:
+            err, words = IndexError, "index out of range in self"
+        with pytest.raises(err, match=words):
+            x.index_select(-1, minitorch.tensor([0, -1], device=device))
+    x3 = minitorch.tensor(make_array((3, 4, 5), dtype, rng), dtype=dtype, device=device).permute(2, 0, 1)
+    np.testing.assert_array_equal(
+        to_np(x3.index_select(2, minitorch.tensor([3, 0, 3], device=device))),
+        to_np(x3.contiguous())[:, :, [3, 0, 3]],
+    )
+
+
 def test_index_select_last_dim_gradient():
     from minitorch.autograd import gradcheck
 
@@ -883,6 +924,38 @@ def test_take_is_pytorchs_in_cpp():
     assert minitorch.autograd.gradcheck(
         lambda t: minitorch.take(t, minitorch.tensor([[0, -1], [5, 5]])), (w,)
     )
+
+
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.int16, minitorch.bool])
+def test_take_of_every_layout(dtype, device):
+    """take's one pass over the indices (check, wrap, offset in self's memory, then the gather kernel) on
+    contiguous, transposed, permuted, sliced, 1-d strided and offset views, negative and repeated indices, every
+    index shape; a bad index raises its message before anything is read."""
+    rng = np.random.default_rng(7)
+    a = make_array((5, 6, 7), dtype, rng)
+    x = minitorch.tensor(a, dtype=dtype, device=device)
+    views = [
+        (x, a),
+        (x.permute(2, 0, 1), a.transpose(2, 0, 1)),
+        (x[1:, ::2, 3:], a[1:, ::2, 3:]),
+        (x[:, 2].t(), a[:, 2].T),
+        (x[2, 1, 1::3], a[2, 1, 1::3]),  # 1-d strided
+        (x[3], a[3]),  # a contiguous view at an offset
+    ]
+    for v, ref in views:
+        n = ref.size
+        idx = rng.integers(-n, n, (3, 4))
+        idx[0, :2] = [n - 1, -n]
+        got = minitorch.take(v, minitorch.tensor(idx, device=device))
+        assert got.shape == (3, 4) and got.is_contiguous()
+        np.testing.assert_array_equal(to_np(got), np.take(ref, idx))
+        np.testing.assert_array_equal(to_np(v.take(minitorch.tensor(-1, device=device))), np.take(ref, -1))
+        empty = minitorch.take(v, minitorch.tensor([], dtype=minitorch.int64, device=device).reshape(0, 2))
+        assert empty.shape == (0, 2)
+        with pytest.raises(IndexError, match=f"tried to access index {n} on a tensor of {n} elements"):
+            minitorch.take(v, minitorch.tensor([0, n], device=device))
+        with pytest.raises(IndexError, match=f"tried to access index {-n - 1} on a tensor"):
+            minitorch.take(v, minitorch.tensor([-n - 1, n + 5], device=device))
 
 
 @pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.int64, minitorch.float16])

@@ -834,6 +834,47 @@ def test_float32_sum_accuracy(device):
     assert abs(got - exact) / exact < 1e-6
 
 
+def _blocked_sum_reference(a):
+    """The CPU sum of one long float row, emulated in NumPy: blocks of 2048 elements, each in 16 lanes of the
+    dtype (lane j adds elements j, j + 16, ... in order), folded lane j + w into lane j for w = 8, 4, 2, 1, the
+    elements past the last whole 16 added apart; the blocks' sums enter a float64 total in order."""
+    t = a.dtype.type
+    total = 0.0
+    for b0 in range(0, len(a), 2048):
+        q = a[b0 : b0 + 2048]
+        m = len(q) - len(q) % 16
+        tail = t(0)
+        for v in q[m:]:
+            tail = t(tail + v)
+        if m == 0:
+            total += 0.0 + float(tail)
+            continue
+        acc = np.zeros(16, a.dtype) + q[:16]
+        for i in range(16, m, 16):
+            acc = acc + q[i : i + 16]
+        for w in (8, 4, 2, 1):
+            acc[:w] = acc[:w] + acc[w : 2 * w]
+        total += float(acc[0]) + float(tail)
+    return t(total)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [2048 * 2 + 5, 2048 * 4, 2048 * 7 + 16, 2048 * 9 + 31, 1 << 20])
+def test_long_sum_bits_are_the_blocked_lanes(dtype, n):
+    """A long row's sum (one thread) is the blocked lanes' result to the bit, whatever number of blocks the
+    kernel runs at once (four, two, or one), at every instruction set the build picks."""
+    rng = np.random.default_rng(n)
+    a = (rng.standard_normal(n) * rng.choice([1e-4, 1.0, 1e4], n)).astype(dtype)
+    old = minitorch.get_num_threads()
+    minitorch.set_num_threads(1)
+    try:
+        got = minitorch.tensor(a).sum().item()
+    finally:
+        minitorch.set_num_threads(old)
+    want = _blocked_sum_reference(a)
+    assert got == float(want), (got, float(want))
+
+
 @pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
 @pytest.mark.parametrize("op", ["sum", "mean"])
 @pytest.mark.parametrize(
