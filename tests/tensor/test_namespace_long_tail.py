@@ -343,7 +343,7 @@ def test_convolution_cells_and_pooling_spellings(device):
     assert T.allclose(
         T.grid_sampler_2d(img, grid, 0, 0, False), F.grid_sample(img, grid, align_corners=False)
     )
-    with pytest.raises(RuntimeError, match="grid_sampler_3d"):
+    with pytest.raises(RuntimeError, match="expected 5D input and grid with same number of dimensions"):
         T.grid_sampler_3d(img, grid, 0, 0, False)
 
 
