@@ -7607,3 +7607,29 @@ def test_par23_fraction_and_decimal_are_no_numbers(number):
     # NumPy scalars stay numbers
     assert T.add(x, np.float64(0.5)).tolist() == [1.5, 2.5]
     assert T.full((2,), np.int64(3)).tolist() == [3.0, 3.0]
+
+
+def test_fuzz_4465_cross_entropy_int_input_and_lu_unpack_pivots_shape():
+    """Fuzz seed 4465: cross_entropy of a batched integer input with a 0-d target meets log_softmax's dtype
+    check before the batch sizes; lu_unpack checks the pivots' shape when it unpacks them"""
+    T = minitorch
+    F = T.nn.functional
+    with pytest.raises(
+        NotImplementedError, match="\"log_softmax_lastdim_kernel_impl\" not implemented for 'Long'"
+    ):
+        F.cross_entropy(T.tensor([[2], [-2]]), T.tensor(-2))
+    with pytest.raises(
+        ValueError, match=re.escape("Expected input batch_size (2) to match target batch_size (0).")
+    ):
+        F.cross_entropy(T.ones(2, 3), T.tensor(1))
+    lu = T.ones(1, 1, 4, 3, dtype=T.float64)
+    for piv in (T.tensor(5, dtype=T.int32), T.ones(2, dtype=T.int32)):
+        with pytest.raises(
+            ValueError,
+            match=re.escape(f"Expected LU_pivots to have shape [1, 1, 3] but got {list(piv.shape)} instead."),
+        ):
+            T.lu_unpack(lu, piv)
+    assert T.lu_unpack(lu, T.ones(2, dtype=T.int32), unpack_pivots=False)[0].numel() == 0
+    a = T.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=T.float64)
+    P, L, U = T.lu_unpack(*T.linalg.lu_factor(a))
+    np.testing.assert_allclose((P @ L @ U).numpy(), a.numpy(), rtol=1e-15)

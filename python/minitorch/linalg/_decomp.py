@@ -453,6 +453,10 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     m, n = LU_data.shape[-2], LU_data.shape[-1]
     k = builtins.min(m, n)
     batch = tuple(LU_data.shape[:-2])
+    if unpack_pivots and tuple(LU_pivots.shape) != batch + (k,):
+        raise ValueError(
+            f"Expected LU_pivots to have shape {list(batch + (k,))} but got {list(LU_pivots.shape)} instead."
+        )
     if unpack_data:
         L = LU_data[..., :, :k].tril(-1) + _C.eye(m, k, dtype=LU_data.dtype, device=LU_data.device)
         U = LU_data[..., :k, :].triu()

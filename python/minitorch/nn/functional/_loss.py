@@ -50,7 +50,9 @@ def cross_entropy(
         # class indices of a batched input compare batch sizes, a 0-d target's counting as 0
         if input.dim() == 0 and target.is_floating_point():
             input.size(1)
-        if input.dim() >= 2:
+        if input.dim() >= 2 and (
+            input.is_floating_point() or input.is_complex()
+        ):  # after log_softmax's dtype
             raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size (0).")
     return _nn.cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing)
 
