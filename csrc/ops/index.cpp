@@ -580,6 +580,7 @@ const Tensor& scatter_mode_(const Tensor& self, int64_t dim, const Tensor& index
 
 const Tensor& native::scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                                const std::string& reduce) {
+  wrap_dim(dim, self.dim());  // ATen's scatter meta wraps the dim before its dtype check
   MT_CHECK(src.dtype() == self.dtype(), "scatter(): Expected self.dtype to be equal to src.dtype");
   PutMode mode = reduce.empty()    ? PutMode::assign
                  : reduce == "add" ? PutMode::add
@@ -591,13 +592,15 @@ const Tensor& native::scatter_(const Tensor& self, int64_t dim, const Tensor& in
 
 const Tensor& scatter_extreme_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                                bool is_max) {
+  wrap_dim(dim, self.dim());
   MT_CHECK(src.dtype() == self.dtype(), "scatter(): Expected self.dtype to be equal to src.dtype");
   MT_CHECK(!needs_grad(self, src), "scatter_extreme_ is not differentiable; use scatter_reduce");
   return scatter_mode_(self, dim, index, src, is_max ? PutMode::amax : PutMode::amin);
 }
 
 const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  // PyTorch names scatter in this message for scatter_add too
+  // PyTorch names scatter in this message for scatter_add too (after wrapping the dim)
+  wrap_dim(dim, self.dim());
   MT_CHECK(src.dtype() == self.dtype(), "scatter(): Expected self.dtype to be equal to src.dtype");
   return scatter_(self, dim, index, src, "add");
 }

@@ -1307,6 +1307,7 @@ _SCATTER_REDUCE_SIG = "int dim, Tensor index, Tensor src, str reduce, *, bool in
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     """`input` with `src` reduced ("sum", "prod", "mean", "amax", "amin") into the positions `index` names along
     `dim` (include_self: input's own values take part in the reduction)."""
+    d = _wrap(dim, input.dim())  # ATen's meta function wraps the dim before its other checks
     if reduce not in _SCATTER_REDUCES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if index.dtype not in (_C.int64, _C.int32):
@@ -1315,7 +1316,6 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     if index.dim() != input.dim() and index.numel():
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
-    d = _wrap(dim, input.dim())
     r = _scatter_reduce_impl(input, d, index, src, reduce, include_self)
     return write_out(r, out, "scatter_reduce")
 

@@ -7633,3 +7633,36 @@ def test_fuzz_4465_cross_entropy_int_input_and_lu_unpack_pivots_shape():
     a = T.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=T.float64)
     P, L, U = T.lu_unpack(*T.linalg.lu_factor(a))
     np.testing.assert_allclose((P @ L @ U).numpy(), a.numpy(), rtol=1e-15)
+
+
+def test_fuzz_4467_dim_wrap_first_and_other_orders():
+    """Fuzz seed 4467: scatter/scatter_add/scatter_reduce wrap the dim before their other checks; the feature
+    dropouts read input.dim() before a NaN p's kernel check; one_hot of int64's max wraps its class count
+    negative (zeros' error) after the non-negative check; LSTM indexes hx[0], hx[1] for its rank check"""
+    T = minitorch
+    F = T.nn.functional
+    msg = re.escape("Dimension out of range (expected to be in range of [-1, 0], but got 5)")
+    for f in (
+        lambda: T.scatter_add(T.tensor(1e-40, dtype=T.float64), 5, T.tensor([0]), T.tensor(1)),
+        lambda: T.scatter(T.ones(2, dtype=T.float64), 5, T.tensor([0]), T.tensor([1])),
+        lambda: T.scatter_reduce(T.ones(2, dtype=T.float64), 5, T.tensor([0]), T.tensor([1]), "bad"),
+    ):
+        with pytest.raises(IndexError, match=msg):
+            f()
+    with pytest.raises(RuntimeError, match="Expected self.dtype to be equal to src.dtype"):
+        T.scatter(T.ones(2, dtype=T.float64), 0, T.tensor([0]), T.tensor([1]))
+    for f in (F.dropout1d, F.dropout2d, F.dropout3d):
+        with pytest.raises(AttributeError, match="'int' object has no attribute 'dim'"):
+            f(1, math.nan)
+        with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+            f(1, 1.5)
+    with pytest.raises(RuntimeError, match="dropout probability has to be between 0 and 1, but got nan"):
+        F.dropout2d(T.ones(2, 3, 4), math.nan)
+    with pytest.raises(RuntimeError, match="zeros: Dimension size must be non-negative."):
+        F.one_hot(T.tensor([BIG, 1]))
+    with pytest.raises(RuntimeError, match="Class values must be non-negative."):
+        F.one_hot(T.tensor([BIG, -1]))
+    with pytest.raises(
+        RuntimeError, match=re.escape("hx and cx should also be 3-D but got (2-D, 2-D) tensors")
+    ):
+        T.nn.LSTM(3, 2)(T.ones(5, 4, 3), T.ones(4, 5, 2))

@@ -7,15 +7,15 @@ from minitorch import _C, _argcheck, _dtype_names
 _nn = _C._nn
 
 
-def _check_p(p, name=None, input=None):
+def _check_p(p, name=None, input=None, nan=True):
     """PyTorch's order: F's Python range check, then (name given) ATen's parser (input a tensor, p a float: a
-    number or a 0-d tensor, not a 1-d one), then its kernel's NaN check."""
+    number or a 0-d tensor, not a 1-d one), then (nan) its kernel's NaN check."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if name is not None:
         _argcheck.check_tensor_like(name, "input", 1, input)
         _argcheck.check_float(name, "p", 2, p)
-    if not p == p:  # noqa: PLR0124
+    if nan and not p == p:  # noqa: PLR0124
         raise RuntimeError("dropout probability has to be between 0 and 1, but got nan")
 
 
@@ -61,22 +61,21 @@ def _warn_rank(name, spatial, ndim):
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
-    _check_p(p)  # PyTorch's F.dropout1d checks p before the rank
-    if isinstance(input, _C.Tensor) and input.dim() not in (
-        2,
-        3,
-    ):  # unlike 2d/3d, PyTorch refuses other ranks
+    _check_p(p, nan=False)  # PyTorch's F.dropout1d checks p's range before the rank, a NaN p after it
+    if input.dim() not in (2, 3):  # unlike 2d/3d, PyTorch refuses other ranks
         raise RuntimeError(
             f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that dropout1d exists "
             "to provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, and an "
             "optional batch dimension (i.e. 2D or 3D inputs)."
         )
+    _check_p(p)
     return _feature_dropout(input, p, training, inplace, input.dim() == 3)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
-    _check_p(p)
+    _check_p(p, nan=False)  # a NaN p reaches input.dim() first, then the kernel's check
     _warn_rank("dropout2d", 2, input.dim())
+    _check_p(p)
     if input.dim() == 3:
         # PyTorch keeps its historical reading of a 3-D input: (N, C, L), one draw per (sample, channel)
         warnings.warn(
@@ -91,8 +90,9 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
-    _check_p(p)
+    _check_p(p, nan=False)
     _warn_rank("dropout3d", 3, input.dim())
+    _check_p(p)
     # every rank but 5 is taken as unbatched (PyTorch's rule, the deprecated ranks included)
     return _feature_dropout(input, p, training, inplace, input.dim() == 5)
 

@@ -69,6 +69,8 @@ def one_hot(tensor, num_classes=-1):
         return _C.empty(tuple(tensor.shape) + (num_classes,), dtype=_C.int64, device=tensor.device)
     if tensor.numel() and (int(tensor.min().item()) < 0):
         raise RuntimeError("Class values must be non-negative.")
+    if num_classes > 2**63 - 1:  # int64's max + 1 wraps negative in ATen's kernel, which zeros() refuses
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
     if tensor.numel() and int(tensor.max().item()) >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     out = _C.zeros(tuple(tensor.shape) + (num_classes,), dtype=_C.int64, device=tensor.device)

@@ -371,15 +371,16 @@ class RNNBase(Module):
             c0 = _C.zeros((self.num_layers * D, N, self.hidden_size), **kw) if lstm else None
         else:
             if lstm:
-                h0, c0 = hx
-                if not packed:
+                if not packed:  # PyTorch indexes hx[0] and hx[1] for this check, before anything unpacks hx
                     want = 3 if is_batched else 2
-                    if h0.dim() != want or c0.dim() != want:
+                    d0, d1 = hx[0].dim(), hx[1].dim()
+                    if d0 != want or d1 != want:
                         kind = "batched 3-D" if is_batched else "unbatched 2-D"
                         raise RuntimeError(
-                            f"For {kind} input, hx and cx should also be {want}-D but got "
-                            f"({h0.dim()}-D, {c0.dim()}-D) tensors"
+                            f"For {kind} input, hx and cx should also be {want}-D but got ({d0}-D, {d1}-D) tensors"
                         )
+                h0, c0 = hx
+                if not packed:
                     if not is_batched:
                         h0, c0 = h0.unsqueeze(1), c0.unsqueeze(1)
                     self.check_input(x, None)  # PyTorch's check_forward_args, after hx's dims
