@@ -1409,6 +1409,7 @@ def _check_put(self, index, source):
 @_argcheck.parses("Tensor input, Tensor index, Tensor source, bool accumulate=False", upfront=False)
 def put(input, index, source, accumulate=False):
     """`input` with `source` written (accumulate: added) at the flat (row-major) positions `index`."""
+    _argcheck.check_bool("put", "accumulate", 4, accumulate)  # the parser's, also when nothing is written
     _check_put(input, index, source)
     if index.numel() == 0:
         return input.clone()
@@ -1419,6 +1420,7 @@ def put(input, index, source, accumulate=False):
 @_argcheck.parses("Tensor index, Tensor source, bool accumulate=False", method=True, upfront=False)
 def put_(self, index, source, accumulate=False):
     """In-place put."""
+    _argcheck.check_bool("put_", "accumulate", 3, accumulate)
     return _inplace(self, put(self, index, source, accumulate))
 
 

@@ -7666,3 +7666,14 @@ def test_fuzz_4467_dim_wrap_first_and_other_orders():
         RuntimeError, match=re.escape("hx and cx should also be 3-D but got (2-D, 2-D) tensors")
     ):
         T.nn.LSTM(3, 2)(T.ones(5, 4, 3), T.ones(4, 5, 2))
+
+
+def test_fuzz_4468_put_parses_accumulate_when_nothing_is_written():
+    """Fuzz seed 4468: put's accumulate is the parser's bool even for an empty index"""
+    T = minitorch
+    e = T.empty(0, 5, dtype=T.int64)
+    with pytest.raises(TypeError, match="argument 'accumulate' \\(position 3\\) must be bool, not Tensor"):
+        e.put(e, e, T.tensor([0]))
+    with pytest.raises(TypeError, match="argument 'accumulate' \\(position 4\\) must be bool, not int"):
+        T.put(T.ones(3), T.tensor([0]), T.tensor([2.0]), 1)
+    assert T.ones(3).put_(T.tensor([0, 0]), T.tensor([2.0, 3.0]), True).tolist() == [6.0, 1.0, 1.0]
