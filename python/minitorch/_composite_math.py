@@ -993,9 +993,9 @@ def _no_x(fname, signatures, y, x, dx, dim):
     """x as the functions take it (None when not given); an explicit None raises PyTorch's parser error"""
     if x is _NO_X:
         return None
-    if x is None:
+    if not isinstance(x, _C.Tensor):  # the parser's, before an empty dim returns without reading x
         kwargs = {"dim": dim} if dx is None else {"dx": dx, "dim": dim}
-        _argcheck.check_call(fname, signatures, (y, None), kwargs)
+        _argcheck.check_call(fname, signatures, (y, x), kwargs)
     return x
 
 

@@ -7677,3 +7677,21 @@ def test_fuzz_4468_put_parses_accumulate_when_nothing_is_written():
     with pytest.raises(TypeError, match="argument 'accumulate' \\(position 4\\) must be bool, not int"):
         T.put(T.ones(3), T.tensor([0]), T.tensor([2.0]), 1)
     assert T.ones(3).put_(T.tensor([0, 0]), T.tensor([2.0, 3.0]), True).tolist() == [6.0, 1.0, 1.0]
+
+
+def test_fuzz_4470_trapezoid_parses_x_before_an_empty_dim():
+    """Fuzz seed 4470: trapz/trapezoid/cumulative_trapezoid refuse a non-tensor x in the parser's words even
+    when the integrated dim is empty (which returns before reading x)"""
+    T = minitorch
+    y = T.empty(0, 2, 1, 0, dtype=T.int64)
+    for f, name in (
+        (T.trapz, "trapz"),
+        (T.trapezoid, "trapezoid"),
+        (T.cumulative_trapezoid, "cumulative_trapezoid"),
+    ):
+        with pytest.raises(
+            TypeError, match=re.escape(f"{name}() received an invalid combination of arguments")
+        ):
+            f(y, [-3, 3, 2, 0])
+    assert T.trapezoid(T.ones(3), T.tensor([1.0, 2.0, 4.0])).item() == 3.0
+    assert tuple(T.trapezoid(y).shape) == (0, 2, 1) and T.trapezoid(y).dtype == T.int64
