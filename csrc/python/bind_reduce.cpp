@@ -269,7 +269,11 @@ void init_reduce(py::module_& m, TensorClass& cls) {
 
   auto norm_fn = [](const Tensor& x, py::handle p, py::handle dim, StrictBool keepdim, py::handle dtype) {
     ScalarType dt = parse_dtype(dtype);
-    check_norm_dtype(dt, x.dtype(), "linalg.vector_norm");  // PyTorch's norm(dtype=) is vector_norm's
+    // PyTorch's norm(dtype=) is vector_norm's, whose first check is the input's own dtype
+    MT_CHECK_NOT_IMPLEMENTED(is_inexact(x.dtype()),
+                             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
+                             dtype_short_name(x.dtype()));
+    check_norm_dtype(dt, x.dtype(), "linalg.vector_norm");
     double pv = parse_p(p);
     DimVector dims;
     if (py::isinstance<TensorImpl>(dim)) {

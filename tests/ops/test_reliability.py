@@ -7695,3 +7695,21 @@ def test_fuzz_4470_trapezoid_parses_x_before_an_empty_dim():
             f(y, [-3, 3, 2, 0])
     assert T.trapezoid(T.ones(3), T.tensor([1.0, 2.0, 4.0])).item() == 3.0
     assert tuple(T.trapezoid(y).shape) == (0, 2, 1) and T.trapezoid(y).dtype == T.int64
+
+
+def test_fuzz_4472_norm_input_dtype_first_and_histc_int_bins():
+    """Fuzz seed 4472: torch.norm with a dtype is vector_norm, which refuses a non-floating input first (before
+    the empty-tensor check and the cast); histc's bins is the parser's int"""
+    T = minitorch
+    msg = "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long"
+    with pytest.raises(NotImplementedError, match=msg):
+        T.norm(T.empty(1, 0, dtype=T.int64), -1, dtype=T.float16)
+    with pytest.raises(NotImplementedError, match=msg):
+        T.ones(2, 3, dtype=T.int64).norm(2, dtype=T.float32)
+    assert T.norm(T.ones(2, 2), 2, dtype=T.float64).item() == 2.0
+    for b, kind in ((2.0, "float"), (True, "bool"), (T.tensor(-1.27), "Tensor")):
+        with pytest.raises(
+            TypeError, match=f"histc\\(\\): argument 'bins' \\(position \\d\\) must be int, not {kind}"
+        ):
+            T.histc(T.tensor([1.18]), b)
+    assert T.histc(T.tensor([0.0, 1.0, 1.0]), T.tensor(2)).tolist() == [1.0, 2.0]
