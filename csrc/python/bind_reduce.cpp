@@ -269,11 +269,6 @@ void init_reduce(py::module_& m, TensorClass& cls) {
 
   auto norm_fn = [](const Tensor& x, py::handle p, py::handle dim, StrictBool keepdim, py::handle dtype) {
     ScalarType dt = parse_dtype(dtype);
-    // PyTorch's norm(dtype=) is vector_norm's, whose first check is the input's own dtype
-    MT_CHECK_NOT_IMPLEMENTED(is_inexact(x.dtype()),
-                             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
-                             dtype_short_name(x.dtype()));
-    check_norm_dtype(dt, x.dtype(), "linalg.vector_norm");
     double pv = parse_p(p);
     DimVector dims;
     if (py::isinstance<TensorImpl>(dim)) {
@@ -285,6 +280,11 @@ void init_reduce(py::module_& m, TensorClass& cls) {
     } else {
       dims = parse_dims(dim);
     }
+    // PyTorch's norm(dtype=) is vector_norm's: after its parser, the input's own dtype, then dtype=
+    MT_CHECK_NOT_IMPLEMENTED(is_inexact(x.dtype()),
+                             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
+                             dtype_short_name(x.dtype()));
+    check_norm_dtype(dt, x.dtype(), "linalg.vector_norm");
     return nogil(
         [&] {
           Tensor in = dt == ScalarType::Undefined ? x : x.dtype() == dt ? x : to(x, dt, x.device());
