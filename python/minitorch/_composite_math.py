@@ -1222,7 +1222,9 @@ def histc(input, bins=100, min=0, max=0):
     _argcheck.check_number("histc", "min", 3, min)
     _argcheck.check_number("histc", "max", 4, max)
     if not _argcheck._int_like(bins, True):
-        raise TypeError(f"histc(): argument 'bins' (position 2) must be int, not {_argcheck._kind_name(bins)}")
+        raise TypeError(
+            f"histc(): argument 'bins' (position 2) must be int, not {_argcheck._kind_name(bins)}"
+        )
     if bins <= 0:  # PyTorch's histc runs its histogram's check, before the kernel's dtype dispatch
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     if not _is_float(input):

@@ -313,16 +313,9 @@ def _legacy_size_entry(a, pos):
         return builtins.int(a.item())
     if isinstance(a, (builtins.int, np.integer)):
         return builtins.int(a)
-    tp = type(a)
-    # Py_TYPE(o)->tp_name: a C type's names its module (numpy.float64), a Python class's does not
-    name = tp.__name__
-    if isinstance(a, _C.Tensor):
-        name = "Tensor"
-    elif tp.__module__ != "builtins" and not tp.__flags__ & (1 << 9):  # Py_TPFLAGS_HEAPTYPE
-        name = f"{tp.__module__}.{name}"
     raise TypeError(
         f"new(): argument 'size' failed to unpack the object at pos {pos} with error "
-        f'"type must be tuple of ints,but got {name}"'
+        f'"type must be tuple of ints,but got {_argcheck._type_name(a)}"'
     )
 
 

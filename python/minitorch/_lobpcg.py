@@ -147,7 +147,8 @@ def lobpcg(
     # PyTorch's differentiable path symmetrizes A and B before any check: their errors first (a non-square
     # A's broadcast, a 1-D A's mT, a non-tensor B's missing attribute)
     # and goes on with the symmetrized A (a broadcast (5, 1, 5) + (5, 5, 1) is a square (5, 5, 5))
-    if A.requires_grad or (B is not None and B.requires_grad):
+    grad = A.requires_grad or (B is not None and B.requires_grad)
+    if grad:  # A is symmetric from here on, which the backward's A_sym was
         A = (A + A.mT) / 2
         if B is not None:
             B = (B + B.mT) / 2
@@ -173,13 +174,10 @@ def lobpcg(
         niter = 1 << 62  # PyTorch's -1: until convergence
     ortho_fparams = ortho_fparams or {}
     tol_run = ortho_fparams.get("ortho_tol", tol) if method in (None, "ortho") else tol
-    grad = getattr(A, "requires_grad", False) or (B is not None and getattr(B, "requires_grad", False))
     batch = tuple(A.shape[:-2])
     count = math.prod(batch)
     with no_grad():
         Ad = A.detach()
-        if grad:
-            Ad = (Ad + _mT(Ad)) / 2
         As = Ad.reshape((count, m, m)) if batch else [Ad]  # (a sparse A has no reshape: it is 2-D)
         Bs = None if B is None else (B.detach().reshape((count, m, m)) if batch else [B.detach()])
         Xs = None if X is None else X.detach().reshape((count, m, n))
@@ -198,14 +196,13 @@ def lobpcg(
             E = _C.zeros(batch + (k,), dtype=dtype, device=device)
             V = _C.zeros(batch + (m, k), dtype=dtype, device=device)
     if grad:
-        A_sym = (A + _mT(A)) / 2
         with_b = B is not None
         if batch and count:
             pairs = [
-                _EigenpairsOf.apply(a, e, v, with_b) for a, e, v in zip(A_sym.reshape((count, m, m)), Es, Vs)
+                _EigenpairsOf.apply(a, e, v, with_b) for a, e, v in zip(A.reshape((count, m, m)), Es, Vs)
             ]
             return _C.stack([p[0] for p in pairs]).reshape(batch + (k,)), _C.stack(
                 [p[1] for p in pairs]
             ).reshape(batch + (m, k))
-        return _EigenpairsOf.apply(A_sym, E, V, with_b)
+        return _EigenpairsOf.apply(A, E, V, with_b)
     return E, V

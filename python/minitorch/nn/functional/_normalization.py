@@ -146,11 +146,8 @@ def instance_norm(
         raise NotImplementedError(f"\"batch_norm\" not implemented for '{scalar_name(input.dtype)}'")
     _check_param_dtypes(input, weight, bias)
     if use_input_stats:
-        if n * c == 0:  # ATen's batch_norm over no channels: an empty result (group_norm refuses 0 groups)
-            out = input.clone()
-        else:
-            out = _nn.group_norm(input.reshape((1, n * c) + tuple(input.shape[2:])), n * c, None, None, eps)
-            out = out.reshape(input.shape)
+        out = _nn.group_norm(input.reshape((1, n * c) + tuple(input.shape[2:])), n * c, None, None, eps)
+        out = out.reshape(input.shape)
         if running_mean is not None:
             with no_grad():
                 dims = tuple(range(2, input.dim()))
