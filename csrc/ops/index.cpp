@@ -599,9 +599,7 @@ const Tensor& scatter_extreme_(const Tensor& self, int64_t dim, const Tensor& in
 }
 
 const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  // PyTorch names scatter in this message for scatter_add too (after wrapping the dim)
-  wrap_dim(dim, self.dim());
-  MT_CHECK(src.dtype() == self.dtype(), "scatter(): Expected self.dtype to be equal to src.dtype");
+  // scatter_'s checks are scatter_add's (PyTorch names scatter in the dtype message for scatter_add too)
   return scatter_(self, dim, index, src, "add");
 }
 

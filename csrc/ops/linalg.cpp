@@ -104,16 +104,18 @@ Tensor native::bmm(const Tensor& a, const Tensor& b) {
   // PyTorch's CPU bmm: a result in batch2's dtype; nothing to compute (an empty result, k == 0) checks no
   // dtype; a small product (k * m * n < 400) dispatches on batch1's dtype first (bool refused as "bmm") and
   // reads batch2 in it, a bigger one runs addmm per batch, which reads batch1 in batch2's dtype
-  const int64_t m = a.sizes()[1], n = b.sizes()[2];
-  if (!a.is_cuda() && (bs * m * n == 0 || k == 0))
-    return bmm_unchecked(a.dtype() == b.dtype() ? a : to(a, b.dtype(), a.device()), b);
-  if (!a.is_cuda() && k * m * n >= 400) {
-    MT_CHECK(a.dtype() == b.dtype(), "expected scalar type ", dtype_short_name(b.dtype()), " but found ",
-             dtype_short_name(a.dtype()));
-    MT_CHECK_NOT_IMPLEMENTED(a.dtype() != ScalarType::Bool, "\"addmm_impl_cpu_\" not implemented for 'Bool'");
-  }
-  if (!a.is_cuda())
+  if (!a.is_cuda()) {
+    const int64_t m = a.sizes()[1], n = b.sizes()[2];
+    if (bs * m * n == 0 || k == 0)
+      return bmm_unchecked(a.dtype() == b.dtype() ? a : to(a, b.dtype(), a.device()), b);
+    if (k * m * n >= 400) {
+      MT_CHECK(a.dtype() == b.dtype(), "expected scalar type ", dtype_short_name(b.dtype()), " but found ",
+               dtype_short_name(a.dtype()));
+      MT_CHECK_NOT_IMPLEMENTED(a.dtype() != ScalarType::Bool,
+                               "\"addmm_impl_cpu_\" not implemented for 'Bool'");
+    }
     MT_CHECK_NOT_IMPLEMENTED(a.dtype() != ScalarType::Bool, "\"bmm\" not implemented for 'Bool'");
+  }
   MT_CHECK(a.dtype() == b.dtype(), "expected scalar type ", dtype_short_name(a.dtype()), " but found ",
            dtype_short_name(b.dtype()));
   return bmm_unchecked(a, b);

@@ -270,16 +270,10 @@ void init_reduce(py::module_& m, TensorClass& cls) {
   auto norm_fn = [](const Tensor& x, py::handle p, py::handle dim, StrictBool keepdim, py::handle dtype) {
     ScalarType dt = parse_dtype(dtype);
     double pv = parse_p(p);
-    DimVector dims;
-    if (py::isinstance<TensorImpl>(dim)) {
-      // vector_norm's int[1]: a one-element integer or bool tensor is the dim, any other tensor refused
-      Tensor t = dim.cast<Tensor>();
-      MT_CHECK_TYPE(t.numel() == 1 && !is_inexact(t.dtype()),
-                    "linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, not Tensor");
-      dims.push_back(item(t).to_long());
-    } else {
-      dims = parse_dims(dim);
-    }
+    // vector_norm's int[1] reads a one-element integer or bool tensor as the dim and refuses any other tensor
+    DimVector dims = py::isinstance<TensorImpl>(dim) ? int_list_value(dim, "linalg_vector_norm", "dim", 3,
+                                                                      /*symint=*/false, /*sized=*/true)
+                                                     : parse_dims(dim);
     // PyTorch's norm(dtype=) is vector_norm's: after its parser, the input's own dtype, then dtype=
     MT_CHECK_NOT_IMPLEMENTED(is_inexact(x.dtype()),
                              "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
