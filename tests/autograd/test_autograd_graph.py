@@ -5,6 +5,7 @@ Variable._execution_engine.queue_callback. Gradients under hooks are checked aga
 without hooks; call logs, orders and error messages against PyTorch (the same scenario code runs on both)."""
 
 import json
+import math
 import os
 import subprocess
 import textwrap
@@ -31,8 +32,9 @@ def npy(t):
 
 
 # Scenarios written against the PyTorch API: each fills `log` with plain values (names, shapes, flags,
-# error messages, rounded numbers), so that running it with `torch` = minitorch and with PyTorch must give
-# the same log.
+# error messages, numbers), so that running it with `torch` = minitorch and with PyTorch must give the same
+# log (numbers within a few float32 ulps: libraries and instruction sets differ in last bits, and rounding
+# to decimals would still flip a value lying on a boundary).
 PRELUDE = """
 G = torch.autograd.graph
 saved_tensors_hooks, disable_saved_tensors_hooks, save_on_cpu = G.saved_tensors_hooks, G.disable_saved_tensors_hooks, G.save_on_cpu
@@ -49,7 +51,7 @@ def err(f):
 def name(t):
     return None if t.grad_fn is None else t.grad_fn.name()
 def vals(t):
-    return [round(v, 5) for v in t.detach().double().reshape(-1).tolist()]
+    return t.detach().double().reshape(-1).tolist()
 """
 
 SCENARIOS = {
@@ -365,11 +367,27 @@ def run_scenarios_oracle():
     return _ORACLE_CACHE["logs"]
 
 
+def same_log(a, b):
+    if isinstance(a, float) or isinstance(b, float):
+        nums = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b))
+        return nums and math.isclose(a, b, rel_tol=1e-6)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_log(u, v) for u, v in zip(a, b))
+    return a == b
+
+
+def test_same_log_compares_numbers_within_float32_ulps_only():
+    assert same_log(["a", [218.39260864257812, 1.0]], ["a", [218.39262390136719, 1]])
+    assert not same_log([218.3926], [218.3936])
+    assert not same_log([1.0, 2.0], [1.0])
+    assert not same_log(["a"], ["b"]) and not same_log([True], [1.0])
+
+
 @pytest.mark.parametrize("key", sorted(SCENARIOS))
 def test_scenario_matches_pytorch(key):
     ours = run_scenario_minitorch(SCENARIOS[key])
     theirs = run_scenarios_oracle()[key]
-    assert ours == theirs
+    assert same_log(ours, theirs), (ours, theirs)
 
 
 # What the scenarios must show without an oracle too (the parts that do not depend on PyTorch's wording).
