@@ -598,6 +598,88 @@ void note_out_taken(bool taken) {
 
 namespace {
 
+// PyTorch's parser also takes NumPy's keyword names for four parameters (its numpy_compatibility_arg_names):
+// axis for dim, keepdims for keepdim, x, a or x1 for input, x2 for other, each only where the canonical name
+// is not given too (a second spelling is then an unexpected keyword). A call spelled so fails pybind11's
+// overload match first (nothing ran) and is tried again with the canonical names: no cost to other calls.
+struct NumpyAlias {
+  const char* canonical;
+  const char* alias;
+};
+constexpr NumpyAlias kNumpyAliases[] = {{"dim", "axis"}, {"keepdim", "keepdims"}, {"input", "x"},
+                                        {"input", "a"},  {"input", "x1"},         {"other", "x2"}};
+
+// ours in C++ where PyTorch's are Python functions (torch/functional.py, torch/_tensor.py): no parser, no
+// aliases
+bool numpy_aliases_apply(const char* fname) {
+  for (const char* python_in_pytorch : {"split", "norm", "unflatten"})
+    if (std::strcmp(fname, python_in_pytorch) == 0) return false;
+  return true;
+}
+
+bool kw_is(PyObject* name, const char* s) {
+  return PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, s) == 0;
+}
+
+// kwnames with the NumPy spellings renamed (a new tuple), or an empty object when none applies; renamed
+// lists (canonical, alias) pairs for the message of a call that fails again.
+py::object numpy_kwnames(PyObject* kwnames, std::vector<std::pair<std::string, std::string>>& renamed) {
+  const Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
+  std::vector<int> to(static_cast<size_t>(n), -1);  // the alias entry each keyword takes, if any
+  for (const NumpyAlias& a : kNumpyAliases) {
+    bool taken = false;  // the canonical name given, or an earlier alias of it
+    for (Py_ssize_t k = 0; k < n; ++k) {
+      PyObject* name = PyTuple_GET_ITEM(kwnames, k);
+      if (kw_is(name, a.canonical)) taken = true;
+      if (to[static_cast<size_t>(k)] >= 0 &&
+          std::strcmp(kNumpyAliases[to[static_cast<size_t>(k)]].canonical, a.canonical) == 0)
+        taken = true;
+    }
+    if (taken) continue;
+    for (Py_ssize_t k = 0; k < n; ++k)
+      if (kw_is(PyTuple_GET_ITEM(kwnames, k), a.alias)) {
+        to[static_cast<size_t>(k)] = static_cast<int>(&a - kNumpyAliases);
+        break;
+      }
+  }
+  py::tuple out(n);
+  bool any = false;
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    if (to[static_cast<size_t>(k)] < 0) {
+      out[static_cast<size_t>(k)] = py::reinterpret_borrow<py::object>(PyTuple_GET_ITEM(kwnames, k));
+      continue;
+    }
+    const NumpyAlias& a = kNumpyAliases[to[static_cast<size_t>(k)]];
+    out[static_cast<size_t>(k)] = py::reinterpret_steal<py::object>(PyUnicode_InternFromString(a.canonical));
+    renamed.emplace_back(a.canonical, a.alias);
+    any = true;
+  }
+  return any ? py::object(std::move(out)) : py::object();
+}
+
+// A message about the renamed call, with the keywords as the caller spelled them where PyTorch's shows them:
+// the "got (...)" list and an unexpected keyword (a wrong type names the canonical parameter, as PyTorch's).
+std::string numpy_respell(std::string msg, const std::vector<std::pair<std::string, std::string>>& renamed) {
+  for (const auto& [canonical, alias] : renamed) {
+    size_t got = msg.find("got (");
+    if (got != std::string::npos) {
+      size_t end = msg.find("), but expected", got);
+      for (const char* lead : {"(", " "}) {
+        std::string from = lead + canonical + "=", to = lead + alias + "=";
+        size_t at = msg.find(from, got);
+        if (at != std::string::npos && (end == std::string::npos || at < end)) {
+          msg.replace(at, from.size(), to);
+          break;
+        }
+      }
+    }
+    std::string from = "keyword argument '" + canonical + "'";
+    size_t at = msg.find(from);
+    if (at != std::string::npos) msg.replace(at, from.size(), "keyword argument '" + alias + "'");
+  }
+  return msg;
+}
+
 PyObject* dispatch(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   const int out_taken = g_out_taken;
   g_out_taken = 0;      // (the calls it makes are its own)
@@ -626,6 +708,36 @@ PyObject* dispatch(PyObject* self, PyObject* const* args, size_t nargsf, PyObjec
   try {
     std::string text = py::str(value);
     if (text.rfind(std::string(chain->name) + "(): incompatible function arguments", 0) == 0) {
+      std::vector<std::pair<std::string, std::string>> renamed;
+      if (kwnames && numpy_aliases_apply(chain->name))
+        if (py::object names = numpy_kwnames(kwnames, renamed)) {
+          rs.n = base;
+          Py_XDECREF(type);
+          Py_XDECREF(value);
+          Py_XDECREF(tb);
+          g_out_taken = out_taken;
+          PyObject* again = dispatch(fn, args, nargsf, names.ptr());
+          if (again || !PyErr_ExceptionMatches(PyExc_TypeError)) return again;
+          // (no C++ exception may leave here: the outer handler would restore the released error)
+          PyObject *t2, *v2, *tb2;
+          PyErr_Fetch(&t2, &v2, &tb2);
+          PyErr_NormalizeException(&t2, &v2, &tb2);
+          PyObject* str = v2 ? PyObject_Str(v2) : nullptr;
+          const char* utf8 = str ? PyUnicode_AsUTF8(str) : nullptr;
+          if (!utf8) {
+            Py_XDECREF(str);
+            PyErr_Clear();
+            PyErr_Restore(t2, v2, tb2);
+            return nullptr;
+          }
+          std::string respelled = numpy_respell(utf8, renamed);
+          Py_DECREF(str);
+          Py_XDECREF(t2);
+          Py_XDECREF(v2);
+          Py_XDECREF(tb2);
+          PyErr_SetString(PyExc_TypeError, respelled.c_str());
+          return nullptr;
+        }
       auto dep = g_deprecated.find(fn);
       const bool with_out = g_out_overloads.count(fn) > 0;
       if (dep != g_deprecated.end()) {

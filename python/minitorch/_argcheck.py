@@ -152,6 +152,28 @@ def check_tensor_list(seq, pos):
             raise TypeError(f"expected Tensor as element {i} in argument {pos}, but got {_kind_name(v)}")
 
 
+# PyTorch's parser also takes NumPy's keyword names (its numpy_compatibility_arg_names): axis for dim, keepdims
+# for keepdim, x, a or x1 for input, x2 for other, each only where the canonical name is not given too. The C++
+# bindings retry such a call in arg_errors.cpp; the Python functions standing for PyTorch's C++ ops here.
+_NUMPY_ALIASES = (("dim", "axis"), ("keepdim", "keepdims"), ("input", "x"), ("input", "a"), ("input", "x1"),
+                  ("other", "x2"))  # fmt: skip
+_NUMPY_KEYS = frozenset(a for _, a in _NUMPY_ALIASES)
+
+
+def _numpy_renamed(kwargs, names):
+    """kwargs with NumPy's spellings under the canonical names that `names` (the parameters) hold, or None
+    when none applies"""
+    out, done = None, set()
+    for canonical, alias in _NUMPY_ALIASES:
+        if canonical in done or canonical in kwargs or alias not in kwargs or canonical not in names:
+            continue
+        if out is None:
+            out = dict(kwargs)
+        out = {canonical if k == alias else k: v for k, v in out.items()}
+        done.add(canonical)
+    return out
+
+
 def _translate(fn, fname, method, checks, args, kwargs, error):
     if checks == "tensors" and not isinstance(error, AttributeError):
         return None
@@ -190,6 +212,17 @@ def _translate(fn, fname, method, checks, args, kwargs, error):
     return None
 
 
+def _renamed_call(fn, args, kwargs):
+    """kwargs under fn's own names when a call spelled with NumPy's names did not bind (nothing ran), or None"""
+    sig = inspect.signature(fn)
+    try:
+        sig.bind(*args, **kwargs)
+        return None  # it bound: the error came from the call itself
+    except TypeError:
+        pass
+    return _numpy_renamed(kwargs, sig.parameters)
+
+
 def translating(fn, name=None, method=False, checks="all"):
     """fn, raising PyTorch's TypeError when it fails on an argument of a kind PyTorch refuses (see above).
     method: positions count from the argument after self, as PyTorch's messages for Tensor methods do.
@@ -218,6 +251,10 @@ def translating(fn, name=None, method=False, checks="all"):
         try:
             return fn(*args, **kwargs)
         except (AttributeError, RuntimeError, IndexError, ValueError, TypeError) as e:
+            if isinstance(e, TypeError) and kwargs and checks == "all" and not _NUMPY_KEYS.isdisjoint(kwargs):
+                renamed = _renamed_call(fn, args, kwargs)
+                if renamed is not None:
+                    return wrapper(*args, **renamed)
             msg = str(e)
             # already PyTorch's own words for an argument (an int list's of an op called inside, with a value
             # derived from an argument, is checked against fn's own arguments first)
@@ -733,11 +770,14 @@ def parsing(fn, signatures, name=None, method=False, upfront=True, positional=Fa
     parse = {"sigs": sigs, "name": fname, "method": method, "upfront": upfront, "positional": positional}
     deprecated = _deprecated_signatures(fname, method)
     listed = [_format_sig(params) for params in sigs]
+    names = {p.name for params in sigs for p in params}
 
     if upfront:
         fast = _fast_checks(sigs)
 
         def general(args, kwargs):
+            if kwargs and not _NUMPY_KEYS.isdisjoint(kwargs):
+                kwargs = _numpy_renamed(kwargs, names) or kwargs
             rest = args[skip:]
             if fast is not None and fast(rest, kwargs):
                 return fn(*args, **kwargs)
@@ -754,6 +794,8 @@ def parsing(fn, signatures, name=None, method=False, upfront=True, positional=Fa
 
     @functools.wraps(fn)
     def on_error(*args, **kwargs):
+        if kwargs and not _NUMPY_KEYS.isdisjoint(kwargs):
+            kwargs = _numpy_renamed(kwargs, names) or kwargs
         try:
             return fn(*args, **kwargs)
         except (AttributeError, RuntimeError, IndexError, ValueError, TypeError, NotImplementedError):

@@ -93,21 +93,33 @@ def _check_float_input(x, fn):
         )
 
 
+_VECTOR_NORM_SIGNATURE = "Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None"
+
+
+def _vector_norm_dim(input, dim):
+    """vector_norm's dim as its parser's int[1]? reads it (an int, a sequence of ints, one integral or bool
+    element of a tensor), before any check of the input's: PyTorch's TypeError otherwise"""
+    if dim is None or (isinstance(dim, int) and not isinstance(dim, bool)):
+        return dim
+    if isinstance(dim, _C.Tensor):
+        if dim.numel() != 1 or dim.is_floating_point() or dim.is_complex():
+            raise TypeError(
+                "linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, not Tensor"
+            )
+        return (int(dim.item()),)
+    if not isinstance(dim, (list, tuple)) or not all(
+        _argcheck._list_int(d, i == 0) for i, d in enumerate(dim)
+    ):
+        _argcheck.check_call("linalg_vector_norm", (_VECTOR_NORM_SIGNATURE,), (input, 2, dim), {})
+    return dim
+
+
 def _dims(dim, ndim):
     """dim (None, an int or a sequence) as a tuple of non-negative dims; None and () mean every dim."""
     if dim is None:
         return tuple(range(ndim))
     if isinstance(dim, int):
         dim = (dim,)
-    # the parser's int[1]: one integer element of a tensor stands for the dim, nothing else
-    if isinstance(dim, _C.Tensor):
-        if dim.numel() != 1 or dim.is_floating_point() or dim.is_complex():
-            raise TypeError(
-                "linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, not Tensor"
-            )
-        dim = (int(dim.item()),)
-    if isinstance(dim, str):  # the parser's int list (iterating would read its characters)
-        raise TypeError("linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, not str")
     out = []
     for d in dim:  # each dim's range, then its repeat, in turn (PyTorch's norms)
         w = _wrap_dim(int(d), ndim)
@@ -117,18 +129,21 @@ def _dims(dim, ndim):
     return tuple(out) if out else tuple(range(ndim))
 
 
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
-    """The vector ord-norm of x over dim (every element when dim is None), as torch.linalg.vector_norm.
+@_argcheck.parses(_VECTOR_NORM_SIGNATURE, name="linalg_vector_norm", upfront=False)
+def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """The vector ord-norm of input over dim (every element when dim is None), as torch.linalg.vector_norm.
 
     ord: any real number or +-inf: inf is max |x|, -inf min |x|, 0 the count of nonzeros, p the p-norm
     (sum |x|^p)^(1/p). dtype: the dtype x is cast to before reducing (no narrowing casts), and of the result.
     minitorch.norm and Tensor.norm with a numeric p compute the same kernel."""
+    x = input
     # the parser's Scalar: a bool, a NumPy number or a 0-d tensor without grad are Numbers to it
     _argcheck.check_number("linalg_vector_norm", "ord", 2, ord)
     if isinstance(ord, _C.Tensor):
         ord = ord.item()
     if isinstance(ord, complex):
         raise RuntimeError("linalg.vector_norm: Expected a non-complex scalar as the order of norm.")  # noqa: TRY004
+    dim = _vector_norm_dim(x, dim)
     _check_float_input(x, "linalg.vector_norm")
     _C._check_norm_dtype(dtype, x.dtype, "linalg.vector_norm")
     ord = float(ord)
@@ -226,9 +241,10 @@ _NORM_SIGNATURES = (
 
 
 @_argcheck.parses(*_NORM_SIGNATURES, name="linalg_norm", upfront=False)
-def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
-    """torch.linalg.norm: a matrix norm when ord is a string, or when ord is given with a 2-dim dim (or a 2-D A
-    and no dim); otherwise the vector norm (ord None means 2, over every element when dim is None)."""
+def norm(input, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
+    """torch.linalg.norm: a matrix norm when ord is a string, or when ord is given with a 2-dim dim (or a 2-D
+    input and no dim); otherwise the vector norm (ord None means 2, over every element when dim is None)."""
+    A = input
     if isinstance(ord, _C.Tensor) and _argcheck.is_number(ord):
         ord = ord.item()  # the parser's Number
     if isinstance(dim, _C.Tensor):  # one integer element stands for the int[1] list, as in PyTorch's parser

@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 import pytest
-from utils import TOL, assert_matches, to_np
+from utils import TOL, assert_matches, cases_here_and_in_pytorch, to_np
 
 import minitorch
 from minitorch import linalg as LA
@@ -136,6 +136,27 @@ def test_vector_norm_errors(device):
         LA.vector_norm(x, dim=3)
     with pytest.raises(RuntimeError, match=r"^dim 0 appears multiple times in the list of dims$"):
         LA.vector_norm(x, dim=(0, -3))
+
+
+VECTOR_NORM_DIM_CASES = """
+def cases(torch):
+    out = []
+    x = torch.ones(2, 3)
+    dims = [torch.tensor(0), torch.tensor([1]), torch.tensor(True), torch.tensor([0, 1]), torch.tensor(0.0),
+            [torch.tensor(0)], True, (True,), (0, True), (0, torch.tensor([1])), (0, 1.0), [0, None], "a", (), 2.0]
+    for d in dims:
+        for inp in (x, x.bool()):  # the dim's parse comes before the input's dtype check
+            try:
+                out.append(list(torch.linalg.vector_norm(inp, 2, d).shape))
+            except Exception as e:
+                out.append([type(e).__name__, str(e)[:90]])
+    return out
+"""
+
+
+def test_vector_norm_dim_parse_matches_pytorch():
+    ours, theirs = cases_here_and_in_pytorch(VECTOR_NORM_DIM_CASES, [("torch", minitorch)])
+    assert ours == theirs
 
 
 # ---- matrix norms
