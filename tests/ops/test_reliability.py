@@ -7713,3 +7713,27 @@ def test_fuzz_4472_norm_input_dtype_first_and_histc_int_bins():
         ):
             T.histc(T.tensor([1.18]), b)
     assert T.histc(T.tensor([0.0, 1.0, 1.0]), T.tensor(2)).tolist() == [1.0, 2.0]
+
+
+def test_fuzz_4477_inplace_rrelu_orders_its_bounds_only():
+    """Fuzz seed 4477: PyTorch's in-place rrelu only checks lower <= upper (NaN fails it), so in eval an
+    infinite bound is leaky_relu_ with that mean slope; the out-of-place forms refuse non-finite bounds first"""
+    T = minitorch
+    F = T.nn.functional
+    x = T.tensor([-1.0, 2.0], dtype=T.float64)
+    for call in (lambda y: T.rrelu_(y, 0.1, math.inf), lambda y: F.rrelu(y, 0.1, math.inf, inplace=True),
+                 lambda y: F.rrelu_(y, 0.1, math.inf), lambda y: T.nn.RReLU(0.1, math.inf, True).eval()(y)):  # fmt: skip
+        y = x.clone()
+        assert call(y) is y and y.tolist() == [-math.inf, 2.0]
+    y = x.clone()
+    T.rrelu_(y, -math.inf, 0.3)
+    assert y.tolist() == [math.inf, 2.0]  # slope -inf
+    for lower, upper, training in [(math.nan, 0.3, False), (0.5, 0.3, True), (math.nan, 0.3, True)]:
+        with pytest.raises(
+            RuntimeError, match="^Lower bound should be less than or equal to the upper bound$"
+        ):
+            T.rrelu_(x.clone(), lower, upper, training)
+    with pytest.raises(RuntimeError, match="rrelu: upper bound must be finite, got inf"):
+        T.rrelu_(x.clone(), 0.1, math.inf, True)  # (PyTorch: its uniform draw's internal check)
+    with pytest.raises(RuntimeError, match="rrelu: upper bound must be finite, got inf"):
+        T.rrelu(x, 0.1, math.inf)

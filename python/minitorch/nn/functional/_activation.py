@@ -121,11 +121,21 @@ def rrelu_with_generator(input, lower, upper, training, inplace, generator):
     _number("rrelu_" if inplace else "rrelu", "lower", 2, lower)
     _number("rrelu_" if inplace else "rrelu", "upper", 3, upper)
     _floating(input, "leaky_relu")
-    for name, bound in (("lower", lower), ("upper", upper)):
-        if not math.isfinite(bound):
-            raise RuntimeError(f"rrelu: {name} bound must be finite, got {float(bound)}")
-    if lower > upper:
+
+    # PyTorch's out-of-place rrelu checks the bounds are finite, then ordered; its in-place one only orders
+    # them (NaN fails that), so in eval rrelu_(x, 0.1, inf) is leaky_relu_ with an infinite slope; in training
+    # its uniform draw then refuses an infinite bound (there in an internal check's words, here in rrelu's)
+    def check_finite():
+        for name, bound in (("lower", lower), ("upper", upper)):
+            if not math.isfinite(bound):
+                raise RuntimeError(f"rrelu: {name} bound must be finite, got {float(bound)}")
+
+    if not inplace:
+        check_finite()
+    if not lower <= upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if inplace and training:
+        check_finite()
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
 
