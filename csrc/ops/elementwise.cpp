@@ -699,6 +699,17 @@ Tensor native::clamp(const Tensor& self, const std::optional<Tensor>& min, const
                             : "clamp_scalar";
     dtype_not_implemented(kernel_name(k, dev), dt);
   }
+  // two number bounds, one of them NaN: PyTorch fills the result with NaN before converting either bound
+  // (a half tensor clipped to (1e30, nan) is NaN, not min's overflow)
+  if (min && max && min->impl()->is_wrapped_number() && max->impl()->is_wrapped_number() &&
+      !is_complex(min->dtype()) && !is_complex(max->dtype())) {
+    const double a = item(*min).to_double(), c = item(*max).to_double();
+    if (a != a || c != c) {
+      Tensor out = empty_for_iter(self.sizes(), dt, dev, {&self});
+      mt::fill_(out, Scalar(std::numeric_limits<double>::quiet_NaN()));
+      return out;
+    }
+  }
   // a float32/float64 tensor between two numbers: one unary pass (fn::ClampScalar), 1.5x the ternary loop
   // over two broadcast bound tensors
   double b[2];

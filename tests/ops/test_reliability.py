@@ -7737,3 +7737,26 @@ def test_fuzz_4477_inplace_rrelu_orders_its_bounds_only():
         T.rrelu_(x.clone(), 0.1, math.inf, True)  # (PyTorch: its uniform draw's internal check)
     with pytest.raises(RuntimeError, match="rrelu: upper bound must be finite, got inf"):
         T.rrelu(x, 0.1, math.inf)
+
+
+def test_fuzz_4480_clamp_with_a_nan_number_bound_fills_nan_first():
+    """Fuzz seed 4480: PyTorch's clamp with two number bounds fills NaN when either is NaN, before converting
+    the other to the dtype (so a float16 tensor clipped to (1e30, nan) is NaN, not min's overflow)"""
+    T = minitorch
+    nan = math.nan
+    h = T.tensor([[0.5, -0.8], [1.9, -1.4]]).half()
+    for lo, hi in [(1e30, nan), (nan, 1e30), (nan, nan), (0.5, nan)]:
+        r = T.clamp(h, lo, hi)
+        assert r.dtype == T.float16 and r.shape == (2, 2) and r.isnan().all().item()
+        y = h.clone()
+        assert T.clip_(y, min=lo, max=hi) is y and y.isnan().all().item()
+    r = T.clamp(T.tensor([1, 2]), 0, nan)  # an integer tensor and a float bound: float32 NaN
+    assert r.dtype == T.float32 and r.isnan().all().item()
+    assert T.clamp(T.empty(0, 2, dtype=T.float64), 0, nan).shape == (0, 2)
+    t = T.arange(6.0).reshape(2, 3).t()
+    assert T.clamp(t, nan, 3).isnan().all().item()
+    x = T.tensor([1.0, 2.0], requires_grad=True)
+    T.clamp(x, nan, 3.0).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]  # (the comparisons with NaN fail: no element passes)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type c10::Half without overflow"):
+        T.clamp(h, 1e30, 2.0)  # no NaN: min's conversion is checked
