@@ -1352,6 +1352,7 @@ def _py_args(params, skip_self):
 # An overloaded func's int and bool arguments as strict casters (python/strict_args.h): one that refuses sends
 # pybind11 on to the next overload, and arg_errors.cpp words PyTorch's TypeError when none takes the call.
 STRICT_TYPES = {"int": "StrictInt", "SymInt": "StrictSymInt", "bool": "StrictBool"}
+STRICT_OPTIONALS = {"int?": ("OptInt", "int64_t"), "bool?": ("OptBool", "bool")}
 # an overload's size as one argument: a tuple or list only (randint(0, 3) is a forgotten size, not a size of 3),
 # and its Scalar a number or anything numeric (fill_('a') tries the next row): bind_factory.h's casters refuse
 # the rest and hand the object on to the row's conversion
@@ -1391,6 +1392,11 @@ def _lambda(op, inplace, method=False, overloaded=False, many=False):
         where = f'{{"{shown}", "{p.name}", {pos}}}'
         if overloaded and p.type in STRICT_TYPES:
             params.append(f"{STRICT_TYPES[p.type]} {p.name}")
+        elif overloaded and p.type in STRICT_OPTIONALS:
+            # None or the strict kind (random_.from's int? to): a refusal tries the next row, never raises here
+            kind, value = STRICT_OPTIONALS[p.type]
+            params.append(f"{kind} {p.name}_obj")
+            convert.append(f"std::optional<{value}> {p.name} = {p.name}_obj;")
         elif overloaded and p.type == "float":  # a refusal tries the next row (bernoulli_'s float p)
             params.append(f"double {p.name}")
         elif many and p.type == "Tensor" and not (skip and p.name == "self"):

@@ -1939,7 +1939,9 @@ _export(unique_consecutive, method=False)
 # PyTorch's Tensor methods are their own Python functions calling torch.unique/unique_consecutive by keyword
 TENSOR_METHODS["unique"] = _renamed(_unique_method, "unique", "Tensor.unique")
 TENSOR_METHODS["unique"]._python_in_pytorch = True
-TENSOR_METHODS["unique_consecutive"] = _renamed(_unique_consecutive_method, "unique_consecutive", "Tensor.unique_consecutive")
+TENSOR_METHODS["unique_consecutive"] = _renamed(
+    _unique_consecutive_method, "unique_consecutive", "Tensor.unique_consecutive"
+)
 TENSOR_METHODS["unique_consecutive"]._python_in_pytorch = True
 
 # ---------------------------------------------------------------------------------------------- distances

@@ -1089,7 +1089,11 @@ def _check_slice_src(src, slice_shape):
 def _no_integer_history(out, src):
     """PyTorch's set_history: a result of an integer or bool input whose src requires grad has no gradient to
     record, and PyTorch refuses it after computing it (slice_scatter's twin, derivatives.cpp, alike)"""
-    if src.requires_grad and not (out.is_floating_point() or out.is_complex()) and grad_mode.is_grad_enabled():
+    if (
+        src.requires_grad
+        and not (out.is_floating_point() or out.is_complex())
+        and grad_mode.is_grad_enabled()
+    ):
         raise RuntimeError(f"Autograd not support dtype: {_scalar_name(out.dtype)}")
     return out
 

@@ -7833,7 +7833,8 @@ def test_par24_scatters_of_an_integer_self_refuse_a_src_requiring_grad():
     with minitorch.no_grad():
         assert minitorch.slice_scatter(minitorch.zeros(3, dtype=minitorch.bool), minitorch.ones(3)).all()
         s = minitorch.ones(3, requires_grad=True)
-        assert minitorch.select_scatter(minitorch.zeros(3, dtype=minitorch.int64), s[0], 0, 1).tolist() == [0, 1, 0]
+        r = minitorch.select_scatter(minitorch.zeros(3, dtype=minitorch.int64), s[0], 0, 1)
+        assert r.tolist() == [0, 1, 0]
 
 
 def test_par24_bce_with_logits_backward_refuses_a_broadcast_input():
@@ -7886,5 +7887,38 @@ def test_par24_matrix_exp_of_half_precision_computes_in_float():
     T.linalg.matrix_exp(x).sum().backward()
     assert x.grad.dtype == T.float16 and bool(T.isfinite(x.grad).all())
     assert T.matrix_exp(T.tensor([[10.0]], dtype=T.float16)).item() == 22032.0  # PyTorch's too
-    with pytest.raises(NotImplementedError, match='"pdist" not implemented for \'Half\''):
+    with pytest.raises(NotImplementedError, match="\"pdist\" not implemented for 'Half'"):
         T.pdist(T.ones(3, 2, dtype=T.float16))
+
+
+def test_par24_an_overloads_optional_int_refuses_for_the_next_row():
+    """random_'s rows (no arguments, `from, int? to`, `to`): an `int?` of a generated overload refuses a wrong
+    kind as the strict int does, so the call reaches arg_errors.cpp's "invalid combination of arguments" (every
+    row listed, as PyTorch's) instead of the `from` row's own TypeError"""
+    setup = (
+        "x = torch.zeros(3)\n"
+        "def msg(f):\n"
+        "    try:\n"
+        "        return list(f().shape)\n"
+        "    except TypeError as e:\n"
+        "        return str(e)\n"
+    )
+    calls = [
+        f"msg(lambda: {c})"
+        for c in (
+            "x.random_(0, 5.0)",
+            "x.random_(0, 'a')",
+            "x.random_(0, True)",
+            "x.random_(0, torch.tensor(5.0))",
+            "x.random_(0, torch.tensor([5, 6]))",
+            "x.random_(0, to=5.0)",
+            "x.random_(to=3.0)",
+            "x.random_(1.5)",
+            "x.random_(0, None)",
+            "x.random_(0, to=None)",
+            "x.random_(0, torch.tensor(5))",
+            "x.random_(to=3)",
+            "x.random_(2, 4)",
+        )
+    ]
+    _par21_compare(setup, calls)
