@@ -109,7 +109,7 @@ ARG_TYPES = {
     # its caster refuses anything else, and arg_errors.cpp words PyTorch's "invalid combination of arguments"
     "Scalar|Tensor": ("ScalarOrTensorArg", 'RankedScalar {n} = ranked_scalar({n}_obj.h, "{n}");'),
     # the random ops' generator=: the draws of this call come from it (bind.h's GeneratorScope)
-    "Generator?": ("GeneratorKind", "GeneratorScope {n}({n}_obj);"),
+    "Generator?": ("GeneratorKind", "GeneratorScope {n}(generator_arg({n}_obj, {where}));"),
 }
 # The factories' arguments, handed to the call as the Python objects `<name>_obj` (python/bind_factory.h's
 # helpers read them as PyTorch's factories do): the device (None: out='s, the input's or the default device),
@@ -1356,11 +1356,13 @@ STRICT_OPTIONALS = {"int?": ("OptInt", "int64_t"), "bool?": ("OptBool", "bool")}
 # an overload's size as one argument: a tuple or list only (randint(0, 3) is a forgotten size, not a size of 3),
 # and its Scalar a number or anything numeric (fill_('a') tries the next row): bind_factory.h's casters refuse
 # the rest and hand the object on to the row's conversion
-# (an int[] a tuple or list whose first element is an int, as PyTorch's parser checks it: squeeze's dims)
+# (an int[] a tuple or list whose first element is an int, as PyTorch's parser checks it: squeeze's dims; a
+# Generator? None or a generator)
 STRICT_HANDLES = {
     "SymInt[]": "SizeArg",
     "Scalar": "ScalarArg",
     "Scalar?": "OptScalarArg",
+    "Generator?": "GeneratorArg",
     "int[]": "IntListArg",
     # a sized list (conv2d's int[2] stride) also takes one int standing for it (bind_shape.h)
     **{f"int[{k}]": "SizedIntListArg" for k in (1, 2, 3)},
@@ -1506,6 +1508,12 @@ double float_arg(py::handle h, const ArgWhere& w) {
     PyErr_Clear();
   }
   wrong_arg(w, "float", h);
+}
+
+// PyTorch's Generator? (uniform_'s generator=): None or a minitorch.Generator
+py::handle generator_arg(py::handle h, const ArgWhere& w) {
+  if (!h.is_none() && !is_generator(h)) wrong_arg(w, "torch.Generator", h);
+  return h;
 }
 
 // PyTorch's SymInt (topk's k, tril's diagonal): also a one-element integer tensor of any rank

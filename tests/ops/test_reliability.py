@@ -7757,7 +7757,7 @@ def test_par24_unique_is_pytorchs_boolean_dispatch():
 def test_par24_amax_empty_dims_before_the_list_and_circular_pad_check_order():
     """amax/amin of an empty input check each listed dim in turn (wrapped, then non-empty) before the list as a
     whole (a repeat, a later dim's range); circular padding checks each padded dim, the outermost first: a side
-    wrapping more than once, then a negative result size; a cropped dim may end empty"""
+    wrapping more than once, then a negative result size; a cropped dim may end empty; logsumexp's tensor dim"""
     setup = "e = torch.empty(0, 3); e3 = torch.empty(2, 0, 3); x = torch.arange(6.).reshape(1, 2, 3)"
     calls = [
         "torch.amax(e, (0, 0))",
@@ -7797,6 +7797,16 @@ def test_par24_amax_empty_dims_before_the_list_and_circular_pad_check_order():
         "F.pad(x, (-4, 1), mode='circular')",
         "F.pad(x[0], (-4, 1), mode='circular')",
         "F.pad(torch.ones(3), (-1, 1), mode='circular')",
+        # logsumexp's dim is an int[1]: a one-element integer (or bool) tensor of any rank is its one dim
+        "torch.logsumexp(torch.ones(2, 3), torch.tensor(1))",
+        "torch.logsumexp(torch.ones(2, 3), torch.tensor([[1]]), keepdim=True)",
+        "torch.logsumexp(torch.ones(2, 3), torch.tensor([True]))",
+        "torch.logsumexp(torch.ones(2, 3), torch.tensor([1], dtype=torch.uint8))",
+        "torch.logsumexp(torch.ones(2, 3), torch.tensor(5))",
+        "torch.logsumexp(torch.ones(2, 3), torch.tensor([1, 0]))",
+        "torch.logsumexp(torch.ones(2, 3), torch.tensor([1.0]))",
+        "torch.logsumexp(torch.ones(2, 3), torch.tensor([], dtype=torch.int64))",
+        "torch.ones(2, 3).logsumexp(torch.tensor([1]))",
     ]
     _par21_compare(setup, calls)
     # where PyTorch 2.15 reads memory it never wrote (docs/reliability.md), ours wraps what is left, or gives zeros
@@ -7892,9 +7902,10 @@ def test_par24_matrix_exp_of_half_precision_computes_in_float():
 
 
 def test_par24_an_overloads_optional_int_refuses_for_the_next_row():
-    """random_'s rows (no arguments, `from, int? to`, `to`): an `int?` of a generated overload refuses a wrong
-    kind as the strict int does, so the call reaches arg_errors.cpp's "invalid combination of arguments" (every
-    row listed, as PyTorch's) instead of the `from` row's own TypeError"""
+    """random_'s rows (no arguments, `from, int? to`, `to`): an `int?` (and a `Generator?`) of a generated
+    overload refuses a wrong kind as the strict int does, so the call reaches arg_errors.cpp's "invalid
+    combination of arguments" (every row listed, as PyTorch's) instead of one row's own TypeError; a row alone
+    words a wrong generator as PyTorch's parser"""
     setup = (
         "x = torch.zeros(3)\n"
         "def msg(f):\n"
@@ -7919,6 +7930,18 @@ def test_par24_an_overloads_optional_int_refuses_for_the_next_row():
             "x.random_(0, torch.tensor(5))",
             "x.random_(to=3)",
             "x.random_(2, 4)",
+            "x.random_(3, generator=1)",
+            "x.random_(generator=1)",
+            "x.random_(0, 3, generator='a')",
+            "x.random_(3, generator=torch.Generator())",
+            "x.random_(0, 3, generator=None)",
+            "x.uniform_(generator=1)",
+            "x.normal_(0, 1, generator=[])",
         )
+    ]
+    # bernoulli_'s rows are listed in our order (float p first, the cheap refusal), PyTorch's Tensor p first
+    calls += [
+        f"msg(lambda: {c}).splitlines()[0]"
+        for c in ("x.bernoulli_(0.5, generator=1)", "x.bernoulli_(torch.ones(3), generator=1)")
     ]
     _par21_compare(setup, calls)
