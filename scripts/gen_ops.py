@@ -109,7 +109,7 @@ ARG_TYPES = {
     # its caster refuses anything else, and arg_errors.cpp words PyTorch's "invalid combination of arguments"
     "Scalar|Tensor": ("ScalarOrTensorArg", 'RankedScalar {n} = ranked_scalar({n}_obj.h, "{n}");'),
     # the random ops' generator=: the draws of this call come from it (bind.h's GeneratorScope)
-    "Generator?": ("GeneratorKind", "GeneratorScope {n}({n}_obj);"),
+    "Generator?": ("GeneratorKind", "GeneratorScope {n}(generator_arg({n}_obj, {where}));"),
 }
 # The factories' arguments, handed to the call as the Python objects `<name>_obj` (python/bind_factory.h's
 # helpers read them as PyTorch's factories do): the device (None: out='s, the input's or the default device),
@@ -1352,14 +1352,17 @@ def _py_args(params, skip_self):
 # An overloaded func's int and bool arguments as strict casters (python/strict_args.h): one that refuses sends
 # pybind11 on to the next overload, and arg_errors.cpp words PyTorch's TypeError when none takes the call.
 STRICT_TYPES = {"int": "StrictInt", "SymInt": "StrictSymInt", "bool": "StrictBool"}
+STRICT_OPTIONALS = {"int?": ("OptInt", "int64_t"), "bool?": ("OptBool", "bool")}
 # an overload's size as one argument: a tuple or list only (randint(0, 3) is a forgotten size, not a size of 3),
 # and its Scalar a number or anything numeric (fill_('a') tries the next row): bind_factory.h's casters refuse
 # the rest and hand the object on to the row's conversion
-# (an int[] a tuple or list whose first element is an int, as PyTorch's parser checks it: squeeze's dims)
+# (an int[] a tuple or list whose first element is an int, as PyTorch's parser checks it: squeeze's dims; a
+# Generator? None or a generator)
 STRICT_HANDLES = {
     "SymInt[]": "SizeArg",
     "Scalar": "ScalarArg",
     "Scalar?": "OptScalarArg",
+    "Generator?": "GeneratorArg",
     "int[]": "IntListArg",
     # a sized list (conv2d's int[2] stride) also takes one int standing for it (bind_shape.h)
     **{f"int[{k}]": "SizedIntListArg" for k in (1, 2, 3)},
@@ -1391,6 +1394,11 @@ def _lambda(op, inplace, method=False, overloaded=False, many=False):
         where = f'{{"{shown}", "{p.name}", {pos}}}'
         if overloaded and p.type in STRICT_TYPES:
             params.append(f"{STRICT_TYPES[p.type]} {p.name}")
+        elif overloaded and p.type in STRICT_OPTIONALS:
+            # None or the strict kind (random_.from's int? to): a refusal tries the next row, never raises here
+            kind, value = STRICT_OPTIONALS[p.type]
+            params.append(f"{kind} {p.name}_obj")
+            convert.append(f"std::optional<{value}> {p.name} = {p.name}_obj;")
         elif overloaded and p.type == "float":  # a refusal tries the next row (bernoulli_'s float p)
             params.append(f"double {p.name}")
         elif many and p.type == "Tensor" and not (skip and p.name == "self"):
@@ -1500,6 +1508,12 @@ double float_arg(py::handle h, const ArgWhere& w) {
     PyErr_Clear();
   }
   wrong_arg(w, "float", h);
+}
+
+// PyTorch's Generator? (uniform_'s generator=): None or a minitorch.Generator
+py::handle generator_arg(py::handle h, const ArgWhere& w) {
+  if (!h.is_none() && !is_generator(h)) wrong_arg(w, "torch.Generator", h);
+  return h;
 }
 
 // PyTorch's SymInt (topk's k, tril's diagonal): also a one-element integer tensor of any rank

@@ -183,9 +183,23 @@ def mpmath_reference(tmp_path_factory, child, arrays, args=(), timeout=600):
     return src, np.load(ref)
 
 
+# Defined before every cases() source (cases_in_pytorch, cases_here): `run = runner(enc)` is the usual case runner,
+# f()'s result through enc, or its error as [type, first line of the message], the same on both sides.
+CASE_HELPERS = r"""
+def runner(enc):
+    def run(f):
+        try:
+            return enc(f())
+        except Exception as e:  # noqa: BLE001 - the error is the case's result
+            return [type(e).__name__, str(e).split("\n")[0]]
+
+    return run
+"""
+
+
 def cases_in_pytorch(source, modules, data=None):
-    """Runs `source`, which defines cases(*modules[, data]) returning JSON values, under PyTorch (the oracle, as
-    run_oracle: skipped without one) and returns their results. modules: (the module PyTorch's side imports,
+    """Runs `source` (after CASE_HELPERS), which defines cases(*modules[, data]) returning JSON values, under
+    PyTorch (the oracle, as run_oracle: skipped without one) and returns their results. modules: (the module PyTorch's side imports,
     ours) pairs in cases' parameter order, e.g. [("torch", minitorch), ("torch.autograd.forward_ad",
     minitorch.autograd.forward_ad)]; data: JSON given as cases' last argument."""
     names = [f"_m{i}" for i in range(len(modules))]
@@ -193,6 +207,7 @@ def cases_in_pytorch(source, modules, data=None):
         "import json, sys\n"
         + "".join(f"import {mod} as {n}\n" for n, (mod, _) in zip(names, modules))
         + ("data = json.loads(sys.stdin.read())\n" if data is not None else "")
+        + CASE_HELPERS
         + source
         + f"\nprint(json.dumps(cases({', '.join(names + ([] if data is None else ['data']))})))\n"
     )
@@ -202,7 +217,7 @@ def cases_in_pytorch(source, modules, data=None):
 def cases_here(source, modules, data=None):
     """The same cases run here, with our modules, as JSON values."""
     ns = {}
-    exec(source, ns)  # noqa: S102 - the same source the oracle runs
+    exec(CASE_HELPERS + source, ns)  # noqa: S102 - the same source the oracle runs
     return json.loads(json.dumps(ns["cases"](*[m for _, m in modules], *([] if data is None else [data]))))
 
 

@@ -112,9 +112,11 @@ bool complex_safe(const char* name) {
   return ok.count(name) != 0;
 }
 
-// The nodes of the ops whose dtype= can turn a differentiable input into an integer result
+// The nodes of the ops whose dtype= (or self's dtype, slice_scatter's) can turn a differentiable input into
+// an integer result
 bool integer_result_refused(const char* name) {
-  for (const char* p : {"SumBackward", "NansumBackward", "ProdBackward", "CumsumBackward", "CumprodBackward"})
+  for (const char* p : {"SumBackward", "NansumBackward", "ProdBackward", "CumsumBackward", "CumprodBackward",
+                        "SliceScatterBackward"})
     if (std::strncmp(name, p, std::strlen(p)) == 0) return true;
   return false;
 }

@@ -307,6 +307,10 @@ struct PyGenerator {
 
 }  // namespace
 
+bool is_generator(py::handle h) {
+  return py::isinstance<PyGenerator>(h);
+}
+
 Generator* parse_generator(py::handle h, int8_t* type) {
   if (h.is_none()) return nullptr;
   MT_CHECK_TYPE(py::isinstance<PyGenerator>(h), "generator must be a minitorch.Generator, got ",

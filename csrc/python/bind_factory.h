@@ -107,6 +107,14 @@ struct OptScalarArg {
   operator py::handle() const { return h; }  // NOLINT: the row's conversion reads it as the object
 };
 bool is_torch_number(PyObject* o);  // bind_factory.cpp: ScalarArg's rule
+// An overloaded row's Generator? (random_'s, bernoulli_'s generator=): None or a minitorch.Generator, handed
+// on to the row's GeneratorScope; anything else is refused, so a call no row takes is PyTorch's "invalid
+// combination of arguments" rather than the first row's own TypeError
+struct GeneratorArg {
+  py::handle h;
+  operator py::handle() const { return h; }  // NOLINT: the row's conversion reads it as the object
+};
+bool is_generator(py::handle h);  // bind_factory.cpp
 
 // clamp's Number bounds as the wrapped 0-dim tensors the op takes (a number's lowest promotion priority)
 std::optional<Tensor> wrapped_bound(const std::optional<Scalar>& s);
@@ -186,6 +194,16 @@ struct type_caster<mt::OptScalarArg> {
     return true;
   }
   static handle cast(const mt::OptScalarArg& s, return_value_policy, handle) { return s.h.inc_ref(); }
+};
+template <>
+struct type_caster<mt::GeneratorArg> {
+  PYBIND11_TYPE_CASTER(mt::GeneratorArg, const_name("torch.Generator"));
+  bool load(handle src, bool) {
+    if (!src.is_none() && !mt::is_generator(src)) return mt::refuse(src.ptr(), "torch.Generator");
+    value.h = src;
+    return true;
+  }
+  static handle cast(const mt::GeneratorArg& g, return_value_policy, handle) { return g.h.inc_ref(); }
 };
 template <>
 struct type_caster<mt::OperandArg> {

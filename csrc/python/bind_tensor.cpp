@@ -760,6 +760,12 @@ void init_tensor(py::module_& m, TensorClass& cls) {
   m.def("from_numpy", [](py::array arr) { return from_numpy(arr); });
   m.def("_from_numpy_copy", [](py::array arr) { return from_numpy_copy(arr); });
   m.def("_is_tensor", [](py::handle h) { return py::isinstance<TensorImpl>(h); });
+  // ops/copy.h's check for the Python composites that convert a number argument to a dtype as PyTorch's
+  // kernels do (threshold's bounds, hardshrink's lambd): the C++ ops' own check, one place for its ranges
+  m.def(
+      "_check_scalar_fits",
+      [](py::handle value, py::handle dtype) { check_scalar_fits(parse_scalar(value), parse_dtype(dtype)); },
+      py::arg("value"), py::arg("dtype"));
   // A 1-D CPU tensor of `dtype` holding a copy of `buf` (whose size must be a multiple of the element size).
   m.def("_tensor_from_bytes", [](py::bytes buf, py::handle dtype) {
     ScalarType st = parse_dtype(dtype);

@@ -6,6 +6,7 @@ import builtins
 import inspect
 import math
 import numbers
+import types
 import warnings
 
 from minitorch import _C, _argcheck, _compare, _composite_shape, _creation
@@ -1797,18 +1798,26 @@ def _check_bool_flags(op, **flags):
             raise TypeError(f"{op}(): argument '{name}' must be bool, not {_argcheck._type_name(v)}")
 
 
-def _dispatch_flags(*flags):
-    """PyTorch's torch.unique/unique_consecutive pick their Python overload by the flags' truth (its
-    boolean_dispatch) before any parser sees them: a tensor of several values fails there."""
-    for v in flags:
-        if type(v) is not builtins.bool:
-            builtins.bool(v)
+def _renamed(fn, name, qualname=None):
+    """fn under another name, which Python's own argument errors (an unknown keyword, too many arguments) give"""
+    code = fn.__code__.replace(co_name=name)
+    if hasattr(code, "co_qualname"):  # Python 3.11+ words those errors from the code's qualified name
+        code = code.replace(co_qualname=qualname or name)
+    g = types.FunctionType(code, fn.__globals__, name, fn.__defaults__, fn.__closure__)
+    g.__qualname__ = qualname or name
+    g.__doc__ = fn.__doc__
+    return g
 
 
-@_argcheck.python_in_pytorch  # torch.functional.unique: its errors are those of the ops it calls
-def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+def _flag(args, kwargs, name, index):
+    """torch._jit_internal.boolean_dispatch's reading of a flag: by keyword, else at index, else False"""
+    if name in kwargs:
+        return kwargs[name]
+    return args[index] if index < len(args) else False
+
+
+def _unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct values of input (sorted), optionally with the inverse indices and the counts."""
-    _dispatch_flags(return_inverse, return_counts)
     op = "_unique2" if dim is None else "unique_dim"
     if not isinstance(input, _C.Tensor):
         raise TypeError(
@@ -1836,8 +1845,32 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return out[0] if len(out) == 1 else tuple(out)
 
 
-@_argcheck.python_in_pytorch  # torch.functional.unique_consecutive, as unique
-def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+# torch.unique is PyTorch's boolean_dispatch over four Python functions, picked by the flags' truth (return_inverse
+# read first) before any parser sees them: a tensor of several values fails there, and an unknown keyword or a
+# sixth argument is Python's error in the picked function's name. Each of ours computes every output it is asked
+# for; they differ only in that name.
+_UNIQUE = {
+    (False, False): _renamed(_unique, "_return_output"),
+    (False, True): _renamed(_unique, "_return_counts"),
+    (True, False): _renamed(_unique, "_return_inverse"),
+    (True, True): _renamed(_unique, "_return_inverse_and_counts"),
+}
+
+
+@_argcheck.python_in_pytorch  # torch.functional.unique: its errors are those of the ops it calls
+def unique(*args, **kwargs):
+    """The distinct values of input (sorted), optionally with the inverse indices and the counts."""
+    inverse = builtins.bool(_flag(args, kwargs, "return_inverse", 2))
+    return _UNIQUE[inverse, builtins.bool(_flag(args, kwargs, "return_counts", 3))](*args, **kwargs)
+
+
+@_argcheck.python_in_pytorch
+def _unique_method(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values of input (sorted), optionally with the inverse indices and the counts."""
+    return unique(self, sorted=sorted, return_inverse=return_inverse, return_counts=return_counts, dim=dim)
+
+
+def _unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapse each run of equal consecutive values into one, optionally with inverse indices and counts."""
     if not isinstance(input, _C.Tensor):
         raise TypeError(
@@ -1853,7 +1886,6 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         if n:
             return _C.masked_select(x, _run_starts(x, n))
     if type(return_inverse) is not builtins.bool or type(return_counts) is not builtins.bool:
-        _dispatch_flags(return_inverse, return_counts)
         _check_bool_flags("unique_consecutive", return_inverse=return_inverse, return_counts=return_counts)
     if dim is not None:
         if type(dim) is builtins.bool or not isinstance(dim, numbers.Integral):
@@ -1878,8 +1910,39 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     return out[0] if len(out) == 1 else tuple(out)
 
 
-_export(unique)
-_export(unique_consecutive)
+# as _UNIQUE; PyTorch's dispatch reads return_inverse at index 2 and return_counts at 1 (swapped: its inverse
+# given by position comes back empty, docs/reliability.md), which picks the name here and nothing else
+_UNIQUE_CONSECUTIVE = {
+    (False, False): _renamed(_unique_consecutive, "_consecutive_return_output"),
+    (False, True): _renamed(_unique_consecutive, "_consecutive_return_counts"),
+    (True, False): _renamed(_unique_consecutive, "_consecutive_return_inverse"),
+    (True, True): _renamed(_unique_consecutive, "_consecutive_return_inverse_and_counts"),
+}
+
+
+@_argcheck.python_in_pytorch  # torch.functional.unique_consecutive, as unique
+def unique_consecutive(*args, **kwargs):
+    """Collapse each run of equal consecutive values into one, optionally with inverse indices and counts."""
+    inverse = builtins.bool(_flag(args, kwargs, "return_inverse", 2))
+    fn = _UNIQUE_CONSECUTIVE[inverse, builtins.bool(_flag(args, kwargs, "return_counts", 1))]
+    return fn(*args, **kwargs)
+
+
+@_argcheck.python_in_pytorch
+def _unique_consecutive_method(self, return_inverse=False, return_counts=False, dim=None):
+    """Collapse each run of equal consecutive values into one, optionally with inverse indices and counts."""
+    return unique_consecutive(self, return_inverse=return_inverse, return_counts=return_counts, dim=dim)
+
+
+_export(unique, method=False)
+_export(unique_consecutive, method=False)
+# PyTorch's Tensor methods are their own Python functions calling torch.unique/unique_consecutive by keyword
+TENSOR_METHODS["unique"] = _renamed(_unique_method, "unique", "Tensor.unique")
+TENSOR_METHODS["unique"]._python_in_pytorch = True
+TENSOR_METHODS["unique_consecutive"] = _renamed(
+    _unique_consecutive_method, "unique_consecutive", "Tensor.unique_consecutive"
+)
+TENSOR_METHODS["unique_consecutive"]._python_in_pytorch = True
 
 # ---------------------------------------------------------------------------------------------- distances
 

@@ -1086,6 +1086,18 @@ def _check_slice_src(src, slice_shape):
         )
 
 
+def _no_integer_history(out, src):
+    """PyTorch's set_history: a result of an integer or bool input whose src requires grad has no gradient to
+    record, and PyTorch refuses it after computing it (slice_scatter's twin, derivatives.cpp, alike)"""
+    if (
+        src.requires_grad
+        and not (out.is_floating_point() or out.is_complex())
+        and grad_mode.is_grad_enabled()
+    ):
+        raise RuntimeError(f"Autograd not support dtype: {_scalar_name(out.dtype)}")
+    return out
+
+
 @_argcheck.parses("Tensor input, Tensor src, int dim, SymInt index")
 def select_scatter(input, src, dim, index):
     """`input` with its slice input.select(dim, index) replaced by `src` (out of place)."""
@@ -1099,7 +1111,7 @@ def select_scatter(input, src, dim, index):
     _check_slice_src(src, input.select(d, index).shape)
     i = index + n if index < 0 else index
     idx = _creation.tensor([i], device=input.device)
-    return _index_put_dim(input, d, idx, src.unsqueeze(d).to(input.dtype), False)
+    return _no_integer_history(_index_put_dim(input, d, idx, src.unsqueeze(d).to(input.dtype), False), src)
 
 
 @_argcheck.parses("Tensor input, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None")
@@ -1111,7 +1123,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     _check_slice_src(src, view.shape)
     with _C._fresh_writes:  # the write that builds the result leaves its version at 0, as PyTorch's
         view.copy_(src)
-    return out
+    return _no_integer_history(out, src)
 
 
 def nonzero_static(input, *, size, fill_value=-1):
@@ -1133,7 +1145,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     pos = _C.arange(input.numel(), device=input.device).view(input.shape).diagonal(offset, dim1, dim2)
     _check_slice_src(src, pos.shape)
     flat = input.reshape(-1).index_put((pos.reshape(-1),), src.reshape(-1).to(input.dtype))
-    return flat.view(input.shape)
+    return _no_integer_history(flat.view(input.shape), src)
 
 
 __all__ += [

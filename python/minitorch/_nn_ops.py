@@ -7,6 +7,7 @@ import warnings
 from minitorch import _C, _argcheck
 from minitorch._composite_shape import _broadcast_sizes
 from minitorch._dtype_names import scalar_name
+from minitorch.autograd.function import Function as _Function
 from minitorch.nn import functional as _F
 from minitorch.nn.functional import _activation as _F_activation
 from minitorch.nn.functional import _ctc as _F_ctc
@@ -288,8 +289,52 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
             raise RuntimeError(
                 f"output with shape {list(target.shape)} doesn't match the broadcast shape {shape}"
             )
-        input = input.expand(shape)
+        if _C.is_grad_enabled() and (input.requires_grad or target.requires_grad):
+            small = list(input.shape)
+            input = _ExpandedLogits.apply(input, shape, pos_weight is not None)
+            if target.requires_grad and red != "none":
+                target = _ReducedTarget.apply(target, small, weight)
+        else:
+            input = input.expand(shape)
     return _F.binary_cross_entropy_with_logits(input, target, weight, reduction=red, pos_weight=pos_weight)
+
+
+class _ExpandedLogits(_Function):
+    """input expanded to target's shape, with PyTorch's backward for it: its kernel's gradient of input is
+    built in place in a tensor of input's shape, which refuses to grow to target's (seed 4474); only under
+    create_graph without pos_weight does it take the out-of-place path, whose gradient autograd sums back."""
+
+    @staticmethod
+    def forward(ctx, x, shape, pos_weight):
+        ctx.shapes = (list(x.shape), list(shape), pos_weight)
+        return x.expand(shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        small, shape, pos_weight = ctx.shapes
+        if pos_weight or not _C.is_grad_enabled():
+            raise RuntimeError(f"output with shape {small} doesn't match the broadcast shape {shape}")
+        return grad.sum_to_size(small), None, None
+
+
+class _ReducedTarget(_Function):
+    """target as it is, with PyTorch's backward for a reduced loss of a broadcast input: the kernel's gradient
+    of target has input's shape (a weight multiplied into it in place), which autograd refuses for target's."""
+
+    @staticmethod
+    def forward(ctx, t, small, weight):
+        ctx.shapes = (small, list(t.shape), None if weight is None else _broadcast_sizes(small, weight.shape))
+        return t.view_as(t)
+
+    @staticmethod
+    def backward(ctx, grad):
+        small, shape, weighted = ctx.shapes
+        if weighted is not None and weighted != small:  # the weight multiplied into it in place
+            raise RuntimeError(f"output with shape {small} doesn't match the broadcast shape {weighted}")
+        raise RuntimeError(
+            "Function BinaryCrossEntropyWithLogitsBackward0 returned an invalid gradient at index 1 - got "
+            f"{small} but expected shape compatible with {shape}"
+        )
 
 
 def kl_div(input, target, reduction=0, *, log_target=False):

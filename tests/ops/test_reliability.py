@@ -14,7 +14,7 @@ import zipfile
 
 import numpy as np
 import pytest
-from utils import REPO
+from utils import REPO, TOL
 
 import minitorch
 
@@ -7760,3 +7760,235 @@ def test_fuzz_4480_clamp_with_a_nan_number_bound_fills_nan_first():
     assert x.grad.tolist() == [0.0, 0.0]  # (the comparisons with NaN fail: no element passes)
     with pytest.raises(RuntimeError, match="value cannot be converted to type c10::Half without overflow"):
         T.clamp(h, 1e30, 2.0)  # no NaN: min's conversion is checked
+
+
+def test_par24_unique_is_pytorchs_boolean_dispatch():
+    """torch.unique/unique_consecutive pick one of four Python functions by the flags' truth (return_inverse
+    first) before anything parses them: an unknown keyword or a sixth argument is Python's error in that
+    function's name, a tensor of several values fails the truth test first; the methods are their own functions
+    (Tensor.unique) calling them by keyword"""
+    setup = "x = torch.tensor([4, -2, 4, 4, 5]); m = torch.tensor([[4, -2], [4, 4]])"
+    calls = [
+        "torch.unique(x, foo=1)",
+        "torch.unique(x, return_inverse=True, foo=1)",
+        "torch.unique(x, return_counts=True, foo=1)",
+        "torch.unique(x, return_inverse=True, return_counts=True, foo=1)",
+        "torch.unique(x, return_inverse=torch.ones(2), foo=1)",
+        "torch.unique(x, return_counts=torch.ones(2), foo=1)",
+        "torch.unique(x, False, torch.ones(2))",
+        "torch.unique(x, True, False, False, 0, 5)",
+        "torch.unique(x, return_inverse=torch.tensor(True))",
+        "torch.unique(x, return_inverse='a')",
+        "torch.unique(x, True, True, True)",
+        "torch.unique(m, dim=1, return_counts=True)",
+        "torch.unique(m, dim=0, foo=1)",
+        "torch.unique(input=x)",
+        "torch.unique()",
+        "torch.unique(5)",
+        "torch.unique_consecutive(x, foo=1)",
+        "torch.unique_consecutive(x, return_inverse=True, foo=1)",
+        "torch.unique_consecutive(x, return_inverse=True, return_counts=True)",
+        "torch.unique_consecutive(x, return_counts=torch.ones(2), foo=1)",
+        "torch.unique_consecutive(x, False, False, None, 3)",
+        "torch.unique_consecutive()",
+        "x.unique(foo=1)",
+        "x.unique(return_inverse=True)",
+        "x.unique(True, True, True, 0, 1)",
+        "x.unique_consecutive(foo=1)",
+        "x.unique_consecutive(return_counts=[1], foo=1)",
+        "x.unique_consecutive(True)",
+    ]
+    _par21_compare(setup, calls)
+
+
+def test_par24_amax_empty_dims_before_the_list_and_circular_pad_check_order():
+    """amax/amin of an empty input check each listed dim in turn (wrapped, then non-empty) before the list as a
+    whole (a repeat, a later dim's range); circular padding checks each padded dim, the outermost first: a side
+    wrapping more than once, then a negative result size; a cropped dim may end empty; logsumexp's tensor dim"""
+    setup = "e = torch.empty(0, 3); e3 = torch.empty(2, 0, 3); x = torch.arange(6.).reshape(1, 2, 3)"
+    calls = [
+        "torch.amax(e, (0, 0))",
+        "torch.amin(e, (0, 0), keepdim=True)",
+        "torch.amax(e, (0, -2))",
+        "torch.amax(e, (0, 5))",
+        "torch.amax(e, (5, 0))",
+        "torch.amax(e, (1, 1))",
+        "torch.amax(e, ())",
+        "torch.amax(e, 1)",
+        "torch.amin(torch.empty(0), (0, 0))",
+        "torch.amax(e3, (0, 0, 1))",
+        "torch.amax(e3, (1, 1, 0))",
+        "torch.amax(torch.ones(3, 2), (1, 1))",
+        "e.amax((0, 0))",
+        "torch.nn.CircularPad1d(-1)(x)",
+        "torch.nn.CircularPad1d(-3)(x)",
+        "torch.nn.CircularPad1d(-4)(x)",
+        "torch.nn.CircularPad1d((-2, -2))(x)",
+        "torch.nn.CircularPad1d((-1, 4))(x)",
+        "torch.nn.CircularPad1d((4, -1))(x)",
+        "torch.nn.CircularPad1d((-1, 2))(x)",
+        "torch.nn.CircularPad1d((-2, 1))(x)",
+        "torch.nn.CircularPad1d((2, -1))(torch.arange(8.).reshape(1, 2, 4))",
+        "torch.nn.CircularPad1d((-1, 3))(torch.arange(8.).reshape(1, 2, 4))",
+        "torch.nn.CircularPad1d(-1)(x[0])",
+        "torch.nn.CircularPad1d(-1)(torch.ones(3))",
+        "torch.nn.CircularPad1d(-5)(torch.ones(1, 2, 0))",
+        "torch.nn.CircularPad1d(-1)(torch.ones(1, 0, 3))",
+        "torch.nn.CircularPad2d((-3, 0, 0, 0))(torch.ones(1, 2, 3, 3))",
+        "torch.nn.CircularPad2d((0, 0, 5, 0))(torch.ones(1, 2, 3, 3))",
+        "torch.nn.CircularPad2d((-3, 0, 5, 0))(torch.ones(1, 2, 3, 3))",
+        "torch.nn.CircularPad2d((5, 0, -4, 0))(torch.ones(1, 2, 3, 3))",
+        "torch.nn.CircularPad2d(-1)(torch.arange(18.).reshape(1, 2, 3, 3))",
+        "torch.nn.CircularPad3d(-2)(torch.ones(1, 2, 3, 3, 3))",
+        "F.pad(x, (-3, -1), mode='circular')",
+        "F.pad(x, (-4, 1), mode='circular')",
+        "F.pad(x[0], (-4, 1), mode='circular')",
+        "F.pad(torch.ones(3), (-1, 1), mode='circular')",
+        # logsumexp's dim is an int[1]: a one-element integer (or bool) tensor of any rank is its one dim
+        "torch.logsumexp(torch.ones(2, 3), torch.tensor(1))",
+        "torch.logsumexp(torch.ones(2, 3), torch.tensor([[1]]), keepdim=True)",
+        "torch.logsumexp(torch.ones(2, 3), torch.tensor([True]))",
+        "torch.logsumexp(torch.ones(2, 3), torch.tensor([1], dtype=torch.uint8))",
+        "torch.logsumexp(torch.ones(2, 3), torch.tensor(5))",
+        "torch.logsumexp(torch.ones(2, 3), torch.tensor([1, 0]))",
+        "torch.logsumexp(torch.ones(2, 3), torch.tensor([1.0]))",
+        "torch.logsumexp(torch.ones(2, 3), torch.tensor([], dtype=torch.int64))",
+        "torch.ones(2, 3).logsumexp(torch.tensor([1]))",
+    ]
+    _par21_compare(setup, calls)
+    # where PyTorch 2.15 reads memory it never wrote (docs/reliability.md), ours wraps what is left, or gives zeros
+    T = minitorch
+    x = T.arange(6.0).reshape(1, 2, 3)
+    assert T.nn.CircularPad1d((-3, 1))(x).tolist() == [[[0.0], [0.0]]]
+    assert T.nn.CircularPad1d((1, -3))(x).tolist() == [[[0.0], [0.0]]]
+    assert T.nn.CircularPad1d((2, -2))(x).tolist() == [[[0.0] * 3, [3.0] * 3]]
+    x.requires_grad_()
+    T.nn.CircularPad1d((-2, 1))(x).sum().backward()
+    assert x.grad.tolist() == [[[0.0, 0.0, 2.0], [0.0, 0.0, 2.0]]]
+
+
+def test_par24_scatters_of_an_integer_self_refuse_a_src_requiring_grad():
+    """slice/select/diagonal/as_strided_scatter of a bool or integer self with a src that requires grad: PyTorch
+    computes the result, then its autograd refuses to record an integer one (after the shape checks)"""
+    setup = "b = torch.zeros(3, dtype=torch.bool); s = torch.ones(3, requires_grad=True)"
+    calls = [
+        "torch.slice_scatter(b, s)",
+        "torch.slice_scatter(b, s[:2], 0, 0, 2)",
+        "torch.slice_scatter(b, torch.ones(4, requires_grad=True))",
+        "torch.slice_scatter(torch.zeros(3, dtype=torch.int64), s)",
+        "torch.slice_scatter(b, torch.ones(3, requires_grad=True, dtype=torch.complex64))",
+        "torch.slice_scatter(b, s.detach())",
+        "torch.slice_scatter(torch.zeros(3, dtype=torch.float16), s)",
+        "torch.select_scatter(b, torch.tensor(1.0, requires_grad=True), 0, 0)",
+        "torch.select_scatter(torch.zeros(3, dtype=torch.int32), torch.tensor(1.0, requires_grad=True), 0, 0)",
+        "torch.diagonal_scatter(torch.zeros(3, 3, dtype=torch.bool), s)",
+        "torch.diagonal_scatter(torch.zeros(3, 3, dtype=torch.bool), s.detach())",
+        "torch.as_strided_scatter(b, s, (3,), (1,))",
+        "b.slice_scatter(s)",
+    ]
+    _par21_compare(setup, calls)
+    with minitorch.no_grad():
+        assert minitorch.slice_scatter(minitorch.zeros(3, dtype=minitorch.bool), minitorch.ones(3)).all()
+        s = minitorch.ones(3, requires_grad=True)
+        r = minitorch.select_scatter(minitorch.zeros(3, dtype=minitorch.int64), s[0], 0, 1)
+        assert r.tolist() == [0, 1, 0]
+
+
+def test_par24_bce_with_logits_backward_refuses_a_broadcast_input():
+    """torch.binary_cross_entropy_with_logits (no shape check of F's) broadcasts input to target's shape, but
+    PyTorch's backward builds input's gradient in place in input's shape and refuses to grow it (seed 4474);
+    under create_graph without pos_weight it sums back. A reduced loss's target gradient has input's shape,
+    which autograd refuses for target's"""
+    setup = (
+        "a = torch.tensor(0.5, requires_grad=True); t = torch.tensor([1.0, 0.0]); tg = t.clone().requires_grad_()\n"
+        "c = torch.tensor([[0.5], [0.2]], requires_grad=True); bce = torch.binary_cross_entropy_with_logits"
+    )
+    calls = [
+        "bce(a, t, None, None, 1)",
+        "bce(a, t, None, None, 0)",
+        "bce(a, t, None, None, 1).backward()",
+        "bce(a, t, None, None, 2).backward()",
+        "bce(a, t, None, None, 0).sum().backward()",
+        "bce(a, t, None, torch.ones(2), 2).backward()",
+        "round(torch.autograd.grad(bce(a, t, None, None, 2), a, create_graph=True)[0].item(), 5)",
+        "torch.autograd.grad(bce(a, t, None, torch.tensor([2.0, 3.0]), 1), a, create_graph=True)",
+        "torch.autograd.grad(bce(a.detach(), tg, None, None, 2), tg)",
+        "torch.autograd.grad(bce(a.detach(), tg, None, None, 0).sum(), tg)",
+        "torch.autograd.grad(bce(a, tg, None, None, 2), tg)",
+        "torch.autograd.grad(bce(torch.tensor([0.5], requires_grad=True), tg, torch.tensor([1.0, 2.0]), None, 1), tg)",
+        "torch.autograd.grad(bce(c, torch.ones(2, 3), None, None, 1), c)",
+        "torch.autograd.grad(bce(c.detach(), torch.ones(2, 3, requires_grad=True), None, None, 1), c)",
+        "torch.autograd.grad(bce(c, torch.ones(2, 3), None, None, 0), c, torch.ones(2, 3))",
+        "torch.autograd.grad(bce(torch.tensor([0.5, 0.2], requires_grad=True), t, None, None, 1), a)",
+        "F.binary_cross_entropy_with_logits(a, t)",
+    ]
+    _par21_compare(setup, calls)
+    with minitorch.no_grad():  # nothing recorded: the forward alone, as PyTorch's
+        a = minitorch.tensor(0.5, requires_grad=True)
+        v = minitorch.binary_cross_entropy_with_logits(a, minitorch.tensor([1.0, 0.0]), None, None, 1)
+        assert abs(v.item() - 0.7240769841) < 1e-6
+
+
+def test_par24_matrix_exp_of_half_precision_computes_in_float():
+    """matrix_exp takes float16 and bfloat16 as PyTorch's CPU kernel does; computed in float32 and rounded
+    (PyTorch 2.15's own half results are inf/NaN past 1 x 1 matrices, docs/reliability.md), against float64"""
+    T = minitorch
+    a = np.array([[0.1, 0.2, 0.3], [0.5, -1.0, 2.0], [1.5, 0.25, -0.5]])
+    ref = T.linalg.matrix_exp(T.tensor(a, dtype=T.float64))
+    for dt in (T.float16, T.bfloat16):
+        r = T.matrix_exp(T.tensor(a, dtype=dt))
+        assert r.dtype == dt
+        rtol, atol = TOL[dt]
+        np.testing.assert_allclose(r.double().numpy(), ref.numpy(), rtol=rtol, atol=atol)
+    x = T.tensor([[3.0, 2.0], [0.5, -1.0]], dtype=T.float16, requires_grad=True)
+    T.linalg.matrix_exp(x).sum().backward()
+    assert x.grad.dtype == T.float16 and bool(T.isfinite(x.grad).all())
+    assert T.matrix_exp(T.tensor([[10.0]], dtype=T.float16)).item() == 22032.0  # PyTorch's too
+    with pytest.raises(NotImplementedError, match="\"pdist\" not implemented for 'Half'"):
+        T.pdist(T.ones(3, 2, dtype=T.float16))
+
+
+def test_par24_an_overloads_optional_int_refuses_for_the_next_row():
+    """random_'s rows (no arguments, `from, int? to`, `to`): an `int?` (and a `Generator?`) of a generated
+    overload refuses a wrong kind as the strict int does, so the call reaches arg_errors.cpp's "invalid
+    combination of arguments" (every row listed, as PyTorch's) instead of one row's own TypeError; a row alone
+    words a wrong generator as PyTorch's parser"""
+    setup = (
+        "x = torch.zeros(3)\n"
+        "def msg(f):\n"
+        "    try:\n"
+        "        return list(f().shape)\n"
+        "    except TypeError as e:\n"
+        "        return str(e)\n"
+    )
+    calls = [
+        f"msg(lambda: {c})"
+        for c in (
+            "x.random_(0, 5.0)",
+            "x.random_(0, 'a')",
+            "x.random_(0, True)",
+            "x.random_(0, torch.tensor(5.0))",
+            "x.random_(0, torch.tensor([5, 6]))",
+            "x.random_(0, to=5.0)",
+            "x.random_(to=3.0)",
+            "x.random_(1.5)",
+            "x.random_(0, None)",
+            "x.random_(0, to=None)",
+            "x.random_(0, torch.tensor(5))",
+            "x.random_(to=3)",
+            "x.random_(2, 4)",
+            "x.random_(3, generator=1)",
+            "x.random_(generator=1)",
+            "x.random_(0, 3, generator='a')",
+            "x.random_(3, generator=torch.Generator())",
+            "x.random_(0, 3, generator=None)",
+            "x.uniform_(generator=1)",
+            "x.normal_(0, 1, generator=[])",
+        )
+    ]
+    # bernoulli_'s rows are listed in our order (float p first, the cheap refusal), PyTorch's Tensor p first
+    calls += [
+        f"msg(lambda: {c}).splitlines()[0]"
+        for c in ("x.bernoulli_(0.5, generator=1)", "x.bernoulli_(torch.ones(3), generator=1)")
+    ]
+    _par21_compare(setup, calls)

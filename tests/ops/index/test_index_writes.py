@@ -19,11 +19,7 @@ def cases(torch):
             return [str(t.dtype), list(t.shape), list(t.stride()), v.tolist()]
         return t
 
-    def run(f):
-        try:
-            return enc(f())
-        except Exception as e:  # noqa: BLE001 - the error is the case's result
-            return [type(e).__name__, str(e).split("\n")[0]]
+    run = runner(enc)  # tests/utils.py's CASE_HELPERS
 
     out = {}
     dtypes = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32,

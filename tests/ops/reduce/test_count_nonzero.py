@@ -17,11 +17,7 @@ def cases(torch):
             return [str(t.dtype), list(t.shape), t.tolist()]
         return t
 
-    def run(f):
-        try:
-            return enc(f())
-        except Exception as e:  # noqa: BLE001 - the error is the case's result
-            return [type(e).__name__, str(e).split("\n")[0]]
+    run = runner(enc)  # tests/utils.py's CASE_HELPERS
 
     out = {}
     inf, nan = float("inf"), float("nan")

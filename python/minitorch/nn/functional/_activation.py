@@ -176,8 +176,9 @@ def _threshold(input, threshold, value):
         return _C._threshold(input, float(threshold), float(value))
     reduced = input.dtype in (_C.float16, _C.bfloat16)
     x = input.float() if reduced else input
-    _check_fits(threshold, x.dtype)  # compared in float for float16/bfloat16, the value written in their type
-    _check_fits(value, input.dtype)
+    # compared in float for float16/bfloat16, the value written in their type
+    _C._check_scalar_fits(threshold, x.dtype)
+    _C._check_scalar_fits(value, input.dtype)
     th = _C.scalar_tensor(threshold, dtype=x.dtype, device=x.device)
     fill = _C.scalar_tensor(value, dtype=input.dtype, device=input.device)
     return _C._where(_C.le(x, th), fill, input)
@@ -429,22 +430,6 @@ _SHRINK_RANGE = {
 }
 
 
-_CPP_FLOAT = {
-    _C.float64: "double",
-    _C.float32: "float",
-    _C.float16: "c10::Half",
-    _C.bfloat16: "c10::BFloat16",
-}
-
-
-def _check_fits(v, dtype):
-    """Scalar.to's overflow check where PyTorch's kernel converts a Number argument to a floating type (inf and
-    NaN pass): the one-pass kernels take only values that fit, the composites check here"""
-    r = _SHRINK_RANGE.get(dtype)
-    if r is not None and abs(v) > r[1] and abs(v) != math.inf:
-        raise RuntimeError(f"value cannot be converted to type {_CPP_FLOAT[dtype]} without overflow")
-
-
 def softshrink(input, lambd=0.5):
     """x - lambd where x > lambd, x + lambd where x < -lambd, x * 0 otherwise (the sign of zero kept)."""
     _input("softshrink", input)
@@ -470,7 +455,7 @@ def hardshrink(input, lambd=0.5):
     # value is x (no element is inside the band) but no gradient passes (its scalar tail would pass it)
     if _fits_kernel(input, lambd):
         return _C._hardshrink(input, float(lambd))
-    _check_fits(lambd, input.dtype)
+    _C._check_scalar_fits(lambd, input.dtype)
     keep = (input < -lambd) | (input > lambd)
     return _C._where((input >= -lambd) & (input <= lambd), 0.0, _C._where(keep, input, input.detach()))
 

@@ -75,6 +75,8 @@ def pad(input, pad, mode="constant", value=None):
         )
     if mode != "circular":
         _check_padded_size(input, pad)
+    else:
+        _check_circular(input, pad)
     out = input
     for i in range(len(pad) // 2):
         dim = input.dim() - 1 - i
@@ -85,13 +87,21 @@ def pad(input, pad, mode="constant", value=None):
                 f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding input dimension, but "
                 f"got: padding ({lo}, {hi}) at dimension {dim} of input {list(input.shape)}"
             )
-        if mode == "circular" and (lo > n or hi > n):
-            raise RuntimeError("Padding value causes wrapping around more than once.")
         if mode == "circular" and (lo < 0 or hi < 0):
             # PyTorch crops first, then wraps within what is left
-            out = out.narrow(dim, max(-lo, 0), n - max(-lo, 0) - max(-hi, 0))
+            keep = n - max(-lo, 0) - max(-hi, 0)
+            if keep <= 0:
+                # nothing left to wrap: an empty dim, or where the other side pads, elements PyTorch never
+                # writes (uninitialized memory, docs/reliability.md), zeros here
+                out = (
+                    out.narrow(dim, 0, 0)
+                    if n + lo + hi == 0
+                    else _C.zeros(_with(out.shape, dim, n + lo + hi), dtype=out.dtype, device=out.device)
+                )
+                continue
+            out = out.narrow(dim, max(-lo, 0), keep)
             lo, hi, n = max(lo, 0), max(hi, 0), out.shape[dim]
-        if lo >= 0 and hi >= 0 and n > 0:
+        if 0 <= lo <= n and 0 <= hi <= n and n > 0:  # circular's wider pads of a cropped dim index below
             out = _pad_edges(out, dim, n, lo, hi, mode)
             continue
         idx = []
@@ -110,6 +120,19 @@ def pad(input, pad, mode="constant", value=None):
         kind = "replication" if mode == "replicate" else "reflection"
         raise NotImplementedError(f"\"{kind}_pad{len(pad) // 2}d\" not implemented for 'Bool'")
     return out
+
+
+def _check_circular(input, pad):
+    """PyTorch's _pad_circular checks each padded dim, the outermost first: no side wraps more than once, then
+    the result's size is not negative (zero is allowed)."""
+    k = len(pad) // 2
+    for i in range(k):
+        n = input.shape[input.dim() - k + i]
+        lo, hi = pad[2 * (k - 1 - i)], pad[2 * (k - 1 - i) + 1]
+        if lo > n or hi > n:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if n + lo + hi < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
 
 
 def _check_padded_size(input, pad):
