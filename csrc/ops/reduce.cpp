@@ -156,14 +156,15 @@ Tensor run_reduce(const Tensor& self, IntArrayRef dims, bool keepdim, ReduceOp o
                   ScalarType out_dt, const char* name) {
   if ((op == ReduceOp::amax || op == ReduceOp::amin) && self.numel() == 0) {
     // PyTorch's zero_numel_check_dims, before the dim list is read as a whole: over everything (no dims) it
-    // asks for a dim, else it wraps each dim in turn and refuses the first empty one, so amax(x, (0, 0)) of
-    // an empty dim 0 is this IndexError rather than the repeat's error, and (0, 5) rather than the range's
+    // asks for a dim, else it wraps each dim in turn and refuses the first empty one (naming it as given), so
+    // amax(x, (0, 0)) of an empty dim 0 is this IndexError rather than the repeat's error, and (0, 5) rather
+    // than the range's
     MT_CHECK(!dims.empty(), name,
              "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
              "with the 'dim' argument.");
     for (int64_t d : dims) {
       int64_t w = wrap_dim(d, self.dim());
-      MT_CHECK_INDEX(self.sizes()[w] != 0, name, "(): Expected reduction dim ", w, " to have non-zero size.");
+      MT_CHECK_INDEX(self.sizes()[w] != 0, name, "(): Expected reduction dim ", d, " to have non-zero size.");
     }
   }
   auto mask =

@@ -621,9 +621,18 @@ bool kw_is(PyObject* name, const char* s) {
   return PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, s) == 0;
 }
 
+// whether an overload of chain has a parameter of that name (an alias that is one is that parameter)
+bool has_param(const py::detail::function_record* chain, const char* name) {
+  for (const py::detail::function_record* r = chain; r; r = r->next)
+    for (const py::detail::argument_record& a : r->args)
+      if (a.name && std::strcmp(a.name, name) == 0) return true;
+  return false;
+}
+
 // kwnames with the NumPy spellings renamed (a new tuple), or an empty object when none applies; renamed
 // lists (canonical, alias) pairs for the message of a call that fails again.
-py::object numpy_kwnames(PyObject* kwnames, std::vector<std::pair<std::string, std::string>>& renamed) {
+py::object numpy_kwnames(const py::detail::function_record* chain, PyObject* kwnames,
+                         std::vector<std::pair<std::string, std::string>>& renamed) {
   const Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
   std::vector<int> to(static_cast<size_t>(n), -1);  // the alias entry each keyword takes, if any
   for (const NumpyAlias& a : kNumpyAliases) {
@@ -635,7 +644,7 @@ py::object numpy_kwnames(PyObject* kwnames, std::vector<std::pair<std::string, s
           std::strcmp(kNumpyAliases[to[static_cast<size_t>(k)]].canonical, a.canonical) == 0)
         taken = true;
     }
-    if (taken) continue;
+    if (taken || has_param(chain, a.alias)) continue;
     for (Py_ssize_t k = 0; k < n; ++k)
       if (kw_is(PyTuple_GET_ITEM(kwnames, k), a.alias)) {
         to[static_cast<size_t>(k)] = static_cast<int>(&a - kNumpyAliases);
@@ -710,7 +719,7 @@ PyObject* dispatch(PyObject* self, PyObject* const* args, size_t nargsf, PyObjec
     if (text.rfind(std::string(chain->name) + "(): incompatible function arguments", 0) == 0) {
       std::vector<std::pair<std::string, std::string>> renamed;
       if (kwnames && numpy_aliases_apply(chain->name))
-        if (py::object names = numpy_kwnames(kwnames, renamed)) {
+        if (py::object names = numpy_kwnames(chain, kwnames, renamed)) {
           rs.n = base;
           Py_XDECREF(type);
           Py_XDECREF(value);

@@ -165,7 +165,14 @@ def _numpy_renamed(kwargs, names):
     when none applies"""
     out, done = None, set()
     for canonical, alias in _NUMPY_ALIASES:
-        if canonical in done or canonical in kwargs or alias not in kwargs or canonical not in names:
+        # (an alias that is a parameter's own name, `a` in addcmul-like signatures, is that parameter)
+        if (
+            canonical in done
+            or canonical in kwargs
+            or alias not in kwargs
+            or canonical not in names
+            or alias in names
+        ):
             continue
         if out is None:
             out = dict(kwargs)

@@ -214,7 +214,11 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         # the singular values of the matrices in (d0, d1): their sum, largest or smallest
         M = A if dtype is None else A.to(dtype)
         S = _decomp.svdvals(_C.movedim(M, [d0, d1], [-2, -1]))
-        result = S.sum(-1) if ord == "nuc" else (S.amax(-1) if ord > 0 else S.amin(-1))
+        # (the largest of no singular values is PyTorch's 0, as the sum: they are non-negative)
+        nothing = S.shape[-1] == 0
+        result = (
+            S.sum(-1) if ord == "nuc" or (ord > 0 and nothing) else (S.amax(-1) if ord > 0 else S.amin(-1))
+        )
         if keepdim:
             result = result.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
         return write_out(result, out, None, dtype_error=_NORM_DTYPE.format("matrix_norm"))

@@ -159,6 +159,33 @@ def test_vector_norm_dim_parse_matches_pytorch():
     assert ours == theirs
 
 
+EMPTY_MATRIX_NORM_CASES = """
+def cases(torch):
+    out = []
+    for shape in [(0, 2), (2, 0), (3, 0, 2), (3, 2, 0), (0, 0)]:
+        for ord in [2, -2, "nuc", "fro", 1, -1, float("inf"), float("-inf")]:
+            for f in (torch.linalg.matrix_norm, torch.linalg.norm):
+                try:
+                    r = f(torch.empty(shape), ord)
+                    out.append([list(r.shape), r.sum().item()])
+                except Exception as e:
+                    out.append([type(e).__name__, str(e)])
+    return out
+"""
+
+
+def test_matrix_norms_of_empty_matrices_match_pytorch():
+    # the 2-norm of no singular values is 0 there, the -2-norm amin's IndexError naming dim -1
+    ours, theirs = cases_here_and_in_pytorch(EMPTY_MATRIX_NORM_CASES, [("torch", minitorch)])
+    assert ours == theirs
+
+
+def test_two_norm_of_an_empty_matrix_is_zero(device):
+    for shape in [(0, 2), (3, 0, 2)]:
+        r = LA.matrix_norm(minitorch.empty(shape, device=device), 2)
+        assert r.shape == shape[:-2] and (r == 0).all().item()
+
+
 # ---- matrix norms
 
 
