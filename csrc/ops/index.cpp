@@ -456,9 +456,9 @@ namespace {
 // The shape rules gather and scatter share (PyTorch's gather_shape_check / scatter_shape_check).
 void check_dim_index(const Tensor& self, int64_t dim, const Tensor& index, const char* op,
                      const Tensor* other) {
+  if (index.numel() == 0) return;  // PyTorch checks the dtype and shapes of a non-empty index only
   MT_CHECK(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int, op,
            "(): Expected dtype int32/int64 for index");
-  if (index.numel() == 0) return;  // PyTorch checks the shapes of a non-empty index only
   MT_CHECK(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1),
            "Index tensor must have the same number of dimensions as ",
            std::string(op) == "gather" ? "input" : "self", " tensor");

@@ -1322,7 +1322,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     d = _wrap(dim, input.dim())  # ATen's meta function wraps the dim before its other checks
     if reduce not in _SCATTER_REDUCES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
-    if index.dtype not in (_C.int64, _C.int32):
+    if index.numel() and index.dtype not in (_C.int64, _C.int32):  # (an empty index's dtype is not checked)
         raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
     if src.dtype != input.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")

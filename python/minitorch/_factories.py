@@ -240,21 +240,40 @@ def from_file(
 _PLAIN_NUMBERS = (int, float)
 
 
-def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+_RANGE_ARG = object()  # a parameter not given (None is a value there: PyTorch's Scalar refuses it)
+
+
+def range(
+    start=_RANGE_ARG,
+    end=_RANGE_ARG,
+    step=1,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+):
     """Deprecated: start, start + step, ... up to and including end, in the default float dtype unless dtype is
     given (torch.arange excludes end and keeps integer arguments integral)."""
+    # PyTorch's two signatures both need start and end; its parser names every required parameter from the
+    # first one missing on (its words, its plural)
+    missing = ["start", "end"] if start is _RANGE_ARG else ["end"] if end is _RANGE_ARG else []
+    if missing:
+        plural = "s" if len(missing) == 1 else ""
+        raise TypeError(
+            f"range() missing {len(missing)} required positional argument{plural}: "
+            + ", ".join(f'"{m}"' for m in missing)
+        )
     warnings.warn(
         "torch.range is deprecated and will be removed in a future release because its behavior is inconsistent "
         "with Python's range builtin. Instead, use torch.arange, which produces values in [start, end).",
         UserWarning,
         stacklevel=2,
     )
-    if end is None:
-        start, end = 0, start
     if not (type(start) in _PLAIN_NUMBERS and type(end) in _PLAIN_NUMBERS and type(step) in _PLAIN_NUMBERS):
         for pos, (name, v) in enumerate((("start", start), ("end", end), ("step", step)), 1):
-            if isinstance(v, _C.Tensor) and not _argcheck.is_number(v):  # the parser's Number: 0-dim, no grad
-                raise TypeError(f"range(): argument '{name}' (position {pos}) must be Number, not Tensor")
+            _argcheck.check_number("range", name, pos, v)  # the parser's Number: a 0-dim tensor without grad
         start, end, step = (v.item() if isinstance(v, _C.Tensor) else v for v in (start, end, step))
     if not math.isfinite(step):
         raise RuntimeError(f"step must be finite but got {step:g}")

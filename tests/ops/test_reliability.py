@@ -7992,3 +7992,41 @@ def test_par24_an_overloads_optional_int_refuses_for_the_next_row():
         for c in ("x.bernoulli_(0.5, generator=1)", "x.bernoulli_(torch.ones(3), generator=1)")
     ]
     _par21_compare(setup, calls)
+
+
+def test_fuzz_4481_range_needs_start_and_end():
+    """Fuzz seed 4481: PyTorch's torch.range has two signatures, both with start and end required (torch.range()
+    was a one-element tensor here); each of its Numbers is the parser's"""
+    T = minitorch
+    for args, kwargs, msg in [
+        ((), {}, 'range() missing 2 required positional argument: "start", "end"'),
+        ((1,), {}, 'range() missing 1 required positional arguments: "end"'),
+        ((), {"end": 3}, 'range() missing 2 required positional argument: "start", "end"'),
+        ((1, None), {}, "range(): argument 'end' (position 2) must be Number, not NoneType"),
+        ((1, 3, "a"), {}, "range(): argument 'step' (position 3) must be Number, not str"),
+    ]:
+        with pytest.raises(TypeError, match=re.escape(msg)):
+            T.range(*args, **kwargs)
+    assert T.range(1, 3).tolist() == [1.0, 2.0, 3.0]
+    assert T.range(start=0, end=2, step=0.5).tolist() == [0.0, 0.5, 1.0, 1.5, 2.0]
+
+
+def test_fuzz_4482_an_empty_index_has_no_dtype_check():
+    """Fuzz seed 4482: PyTorch's gather/scatter family checks the index's dtype only when it has elements, so an
+    empty float or bool index gathers nothing and scatters nothing (self's and src's dtypes still must agree)"""
+    T = minitorch
+    x = T.arange(4.0).reshape(2, 2)
+    for idx in (T.empty(2, 0), T.empty(0), T.empty(2, 0, dtype=T.bool), T.empty(3, 0, dtype=T.float64)):
+        assert x.gather(0, idx).shape == idx.shape
+        assert T.equal(x.scatter(0, idx, 1.0), x)
+        assert T.equal(x.scatter_add(0, idx, T.ones(idx.shape)), x)
+        assert T.equal(x.scatter_reduce(0, idx, T.ones(idx.shape), "sum"), x)
+    assert x.take_along_dim(T.empty(2, 0)).shape == (0,)
+    with pytest.raises(RuntimeError, match=re.escape("gather(): Expected dtype int32/int64 for index")):
+        x.gather(0, T.zeros(2, 2))
+    with pytest.raises(RuntimeError, match=re.escape("scatter(): Expected dtype int32/int64 for index")):
+        x.scatter_reduce(0, T.zeros(2, 2), x, "sum")
+    with pytest.raises(
+        RuntimeError, match=re.escape("scatter(): Expected self.dtype to be equal to src.dtype")
+    ):
+        x.scatter_reduce(0, T.empty(2, 0), T.ones(2, 0, dtype=T.float64), "sum")
