@@ -596,6 +596,17 @@ def test_data_dependent_python_is_refused():
         vmap(lambda a: a.item())(x)
     with pytest.raises(RuntimeError, match=r"data-dependent control flow"):
         vmap(lambda a: 1 if a > 0 else 2)(x)
+    # int(), range() and list indexing read the value by item(); the host copies have no storage to read, in
+    # PyTorch's words
+    x2 = torch.ones(2, 3)
+    for f in (lambda a: int(a[0]), lambda a: list(range(a[0].long())), lambda a: [0, 1][a[0].long()]):
+        with pytest.raises(RuntimeError, match=r"vmap: It looks like you're calling .item\(\) on a Tensor"):
+            vmap(f)(x2)
+    for f in (lambda a: a.tolist(), lambda a: a.numpy(), lambda a: a.data_ptr()):
+        with pytest.raises(
+            RuntimeError, match=r"^Cannot access data pointer of Tensor that doesn't have storage$"
+        ):
+            vmap(f)(x2)
 
 
 # ------------------------------------------------------------------------------------------------ randomness
