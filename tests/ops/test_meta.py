@@ -175,6 +175,25 @@ def test_value_reading_ops_give_their_shapes(name, fn, shapes):
     assert_like(res, ref)
 
 
+def test_embedding_bag_and_ctc_loss_give_their_shapes():
+    # both read index values on the host (the bags' offsets, the targets' alignment): on meta, the shapes alone
+    idx = torch.zeros(4, dtype=torch.long, device="meta")
+    w = meta(10, 3)
+    for offsets, last, bags in ((meta(2, dtype=torch.long), False, 2), (meta(3, dtype=torch.long), True, 2)):
+        r = F.embedding_bag(idx, w, offsets, include_last_offset=last)
+        assert r.is_meta and r.shape == (bags, 3) and r.dtype == torch.float32
+    assert nn.EmbeddingBag(10, 3, mode="max", device="meta")(meta(2, 4, dtype=torch.long)).shape == (2, 3)
+    lp = meta(5, 2, 4)
+    tg = torch.zeros(2, 3, dtype=torch.long, device="meta")
+    for red, shape in (("none", (2,)), ("mean", ()), ("sum", ())):
+        r = F.ctc_loss(lp, tg, (5, 5), (3, 2), reduction=red)
+        assert r.is_meta and r.shape == shape and r.dtype == torch.float32
+    assert F.ctc_loss(meta(5, 4), torch.zeros(3, dtype=torch.long, device="meta"), (5,), (3,)).shape == ()
+    # the length checks that need no values still run, in PyTorch's words
+    with pytest.raises(RuntimeError, match="Expected input_lengths to have value at most 5, but got value 6"):
+        F.ctc_loss(lp, tg, (6, 5), (3, 2))
+
+
 def test_index_tensors_on_meta():
     x = meta(2, 3)
     i = torch.tensor([0, 2], device="meta")
@@ -235,11 +254,6 @@ def test_values_are_refused_with_pytorchs_errors():
         x[x > 0]
     with pytest.raises(NotImplementedError):
         x.unique()
-    # a host read of values (embedding_bag's offsets) says there is no data rather than reading through null
-    with pytest.raises(NotImplementedError, match="meta tensor"):
-        F.embedding_bag(
-            torch.zeros(4, dtype=torch.long, device="meta"), meta(10, 3), torch.zeros(2).long().to("meta")
-        )
     # meta and CPU tensors do not mix, but a 0-dim CPU tensor is a scalar, as on CUDA
     with pytest.raises(RuntimeError, match="same device"):
         x + torch.ones(2, 3)
