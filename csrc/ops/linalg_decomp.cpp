@@ -47,10 +47,16 @@ DimVector with(const DimVector& batch, std::initializer_list<int64_t> tail) {
   return s;
 }
 
+// Where a host-only kernel runs for operands on `d`: the host, or the meta device itself (whose stub is a
+// no-op: the outputs get their shapes without a value read).
+Device host_for(Device d) {
+  return d.is_meta() ? d : kCpu;
+}
+
 // Where a stub's kernel runs for operands on `d`: on d when the stub has a kernel there, else on the host.
 template <typename Fn>
 Device kernel_device(const DispatchStub<Fn>& stub, Device d) {
-  return d.is_cuda() && stub.fns[static_cast<int>(d.type)] ? d : kCpu;
+  return d.is_cuda() && stub.fns[static_cast<int>(d.type)] ? d : host_for(d);
 }
 
 // A private column-major copy of t [..., r, c] on `dev` (t's device or the host) as a contiguous [batch, c,
@@ -116,7 +122,7 @@ Tensor _linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B,
   // getrs swaps rows by these indices without checking them: one out of [1, n] writes outside B. PyTorch
   // checks them on the CPU only, as here: on CUDA the check would wait on the device, and the kernel clamps
   // them instead.
-  const int* pv = dev.is_cuda() ? nullptr : piv.data<int>();
+  const int* pv = dev.is_cuda() || dev.is_meta() ? nullptr : piv.data<int>();
   for (int64_t i = 0, n = pv ? piv.numel() : 0; i < n; ++i) {
     MT_CHECK(
         pv[i] >= 1,
@@ -138,10 +144,11 @@ std::tuple<Tensor, Tensor, Tensor> _linalg_ldl_factor_ex(const Tensor& A, bool h
   MT_CHECK(A.size(-1) == A.size(-2), "torch.linalg.ldl_factor_ex: A must be batches of square matrices");
   DimVector batch = batch_of(A);
   const int64_t n = A.size(-1);
-  Tensor a = colmajor(A, kCpu);
-  Tensor piv = zeros(DimVector{a.sizes()[0], n}, ScalarType::Int, kCpu);
-  Tensor info = zeros(DimVector{a.sizes()[0]}, ScalarType::Int, kCpu);
-  if (a.numel()) ldl_factor_stub.get(kCpu)(a, piv, info, hermitian);
+  const Device host = host_for(A.device());
+  Tensor a = colmajor(A, host);
+  Tensor piv = zeros(DimVector{a.sizes()[0], n}, ScalarType::Int, host);
+  Tensor info = zeros(DimVector{a.sizes()[0]}, ScalarType::Int, host);
+  if (a.numel()) ldl_factor_stub.get(host)(a, piv, info, hermitian);
   // sytrf leaves the upper triangle as it was; the buffer is [c, r] row-major, so its triu is A's tril
   return {from_colmajor(triu(a, 0), batch, A.device()), on(reshape(piv, with(batch, {n})), A.device()),
           info_like(info, batch, A.device())};
@@ -156,15 +163,16 @@ Tensor _linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B
   MT_CHECK(
       batch_of(LD) == batch_of(B) && B.size(-2) == n && pivots.dim() == LD.dim() - 1 && pivots.size(-1) == n,
       "torch.linalg.ldl_solve: LD, pivots and B must share their batch dimensions");
-  Tensor ld = colmajor(LD, kCpu), b = colmajor(B, kCpu);
-  Tensor piv = contiguous(to(reshape(pivots, DimVector{ld.sizes()[0], n}), ScalarType::Int, kCpu));
+  const Device host = host_for(LD.device());
+  Tensor ld = colmajor(LD, host), b = colmajor(B, host);
+  Tensor piv = contiguous(to(reshape(pivots, DimVector{ld.sizes()[0], n}), ScalarType::Int, host));
   // sytrs swaps rows by |pivot| without checking it: one outside [1, n] would write outside B
-  const int* pv = piv.data<int>();
-  for (int64_t i = 0, m = piv.numel(); i < m; ++i)
+  const int* pv = host.is_meta() ? nullptr : piv.data<int>();
+  for (int64_t i = 0, m = pv ? piv.numel() : 0; i < m; ++i)
     MT_CHECK(pv[i] != 0 && pv[i] >= -n && pv[i] <= n,
              "torch.linalg.ldl_solve: pivots must be LAPACK's sytrf pivots, nonzero with |pivot| <= ", n,
              ", got ", pv[i], ". Did you pass the result of ldl_factor?");
-  if (b.numel() && ld.numel()) ldl_solve_stub.get(kCpu)(ld, piv, b, hermitian);
+  if (b.numel() && ld.numel()) ldl_solve_stub.get(host)(ld, piv, b, hermitian);
   return from_colmajor(b, batch_of(B), B.device());
 }
 
@@ -249,11 +257,12 @@ std::tuple<Tensor, Tensor, Tensor> _linalg_eig(const Tensor& A, bool compute_v) 
   DimVector batch = batch_of(A);
   int64_t n = A.size(-1);
   ScalarType ct = to_complex_type(A.dtype());
-  Tensor a = colmajor(A, kCpu);
-  Tensor w = zeros(DimVector{a.sizes()[0], n}, ct, kCpu);
-  Tensor v = compute_v ? zeros(DimVector{a.sizes()[0], n, n}, ct, kCpu) : Tensor();
-  Tensor info = zeros(DimVector{a.sizes()[0]}, ScalarType::Int, kCpu);
-  if (a.numel()) eig_stub.get(kCpu)(a, w, v, compute_v, info);
+  const Device host = host_for(A.device());
+  Tensor a = colmajor(A, host);
+  Tensor w = zeros(DimVector{a.sizes()[0], n}, ct, host);
+  Tensor v = compute_v ? zeros(DimVector{a.sizes()[0], n, n}, ct, host) : Tensor();
+  Tensor info = zeros(DimVector{a.sizes()[0]}, ScalarType::Int, host);
+  if (a.numel()) eig_stub.get(host)(a, w, v, compute_v, info);
   Tensor vecs = compute_v ? from_colmajor(v, batch, A.device()) : empty(DimVector{0}, ct, A.device());
   return {on(reshape(w, with(batch, {n})), A.device()), vecs, info_like(info, batch, A.device())};
 }
@@ -298,7 +307,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_lstsq(const Tensor& A, const 
   DimVector batch = batch_of(A);
   int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n), nb = count(batch), rows = std::max(m, n);
   // CUDA has 'gels' only (as PyTorch's CUDA lstsq); the other drivers take host LAPACK
-  const Device dev = driver == "gels" ? kernel_device(lstsq_stub, A.device()) : kCpu;
+  const Device dev = driver == "gels" ? kernel_device(lstsq_stub, A.device()) : host_for(A.device());
   Tensor a = colmajor(A, dev);
   // B padded to max(m, n) rows: LAPACK writes the n-row solution over the m-row right-hand side.
   Tensor b = zeros(DimVector{nb, B.size(-1), rows}, A.dtype(), dev);

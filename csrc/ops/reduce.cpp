@@ -321,7 +321,7 @@ Tensor native::mean(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarTy
 // infinite.
 Tensor welford_mean(const Tensor& self, IntArrayRef dims, bool keepdim) {
   Tensor m = mean(self, dims, keepdim);
-  if (self.is_cuda() || !is_floating(self.dtype()) || self.numel() < 2) return m;
+  if (self.is_cuda() || self.is_meta() || !is_floating(self.dtype()) || self.numel() < 2) return m;
   Tensor inf_mean = isinf(m);
   if (!item(any(inf_mean)).to_bool()) return m;
   const int64_t nd = self.dim();

@@ -263,7 +263,7 @@ Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement) {
   int64_t rows = p.sizes()[0];
   DimVector out_shape{rows, num_samples};
   Tensor out;
-  if (rows == 0) {
+  if (rows == 0 || self.is_meta()) {  // (meta: the draw's shape; its checks read the weights)
     out = empty(out_shape, ScalarType::Long, self.device());
   } else if (!replacement || num_samples == 1) {
     // PyTorch's draw: argmax / top-k of p / q with q ~ Exp(1) (Gumbel-max, exponentiated): a draw without

@@ -28,6 +28,8 @@ namespace mt {
 extern bool g_tf_on;
 PyObject* tensor_method_torch_function(const char* name, PyObject* const* args, size_t nargsf,
                                        PyObject* kwnames, bool* handled);
+PyObject* function_torch_function(PyObject* record, PyObject* const* args, size_t nargsf, PyObject* kwnames,
+                                  bool* handled);
 bool tensor_method_dispatches(const char* name);
 
 namespace {
@@ -795,12 +797,28 @@ PyObject* dispatch_method(PyObject* self, PyObject* const* args, size_t nargsf, 
   return dispatch(self, args, nargsf, kwnames);
 }
 
-void route(PyObject* f, bool method = false) {
+// A module function (or static method) does the same, so that one bound to a name before the protocol was
+// switched on (`from torch import sin`) still reaches a BatchedTensor's, a DualTensor's or a Proxy's
+// __torch_function__; the handler answers NotImplemented for a function outside the torch namespaces.
+PyObject* dispatch_function(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  if (g_tf_on) {
+    bool handled = false;
+    PyObject* r = function_torch_function(self, args, nargsf, kwnames, &handled);
+    if (handled) return r;
+  }
+  return dispatch(self, args, nargsf, kwnames);
+}
+
+enum class Route { plain, method, function };
+
+void route(PyObject* f, Route kind) {
   if (!f || !PyCFunction_Check(f)) return;
   PyMethodDef* def = reinterpret_cast<PyCFunctionObject*>(f)->m_ml;
+  Dispatcher to = kind == Route::method     ? &dispatch_method
+                  : kind == Route::function ? &dispatch_function
+                                            : &dispatch;
   if (reinterpret_cast<void (*)()>(def->ml_meth) == reinterpret_cast<void (*)()>(g_pybind_dispatch))
-    def->ml_meth =
-        reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method ? &dispatch_method : &dispatch));
+    def->ml_meth = reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(to));
 }
 
 // Every function of a module or class of _C, and of the submodules and classes it holds.
@@ -815,13 +833,15 @@ void route_all(py::handle scope, std::vector<PyObject*>& seen) {
   Py_ssize_t pos = 0;
   while (PyDict_Next(dict, &pos, &key, &v)) {
     if (PyCFunction_Check(v)) {
-      route(v);
+      route(v, Route::function);
     } else if (PyInstanceMethod_Check(v)) {
       route(PyInstanceMethod_GET_FUNCTION(v), scope.ptr() == reinterpret_cast<PyObject*>(g_tensor_type) &&
-                                                  tensor_method_dispatches(PyUnicode_AsUTF8(key)));
+                                                      tensor_method_dispatches(PyUnicode_AsUTF8(key))
+                                                  ? Route::method
+                                                  : Route::plain);
     } else if (Py_TYPE(v) == &PyStaticMethod_Type) {
       py::object f = py::reinterpret_borrow<py::object>(v).attr("__func__");
-      route(f.ptr());
+      route(f.ptr(), Route::function);
     } else if (PyType_Check(v) || PyModule_Check(v)) {
       py::object mod =
           py::reinterpret_borrow<py::object>(v).attr(PyModule_Check(v) ? "__name__" : "__module__");

@@ -23,7 +23,11 @@ bool g_tf_on = false;
 
 namespace {
 
-PyObject* g_tf_hook = nullptr;       // overrides._tensor_method_dispatch(name, args, kwargs)
+PyObject* g_tf_hook = nullptr;  // overrides._tensor_method_dispatch(name, args, kwargs)
+// overrides._builtin_function_dispatch(record, args, kwargs): a torch function bound before the protocol was
+// switched on (`from torch import sin`, `act = torch.tanh` at import time) is the builtin itself, not the
+// namespace's dispatching wrapper, so the builtin hands a call holding an overriding argument to it
+PyObject* g_tf_function_hook = nullptr;
 PyObject* g_tf_predicate = nullptr;  // overrides._type_overrides(type): whether a type's instances override
 // (type, whether it overrides): the types seen since the dispatch was last switched on, each held by a
 // reference so that an address is never reused while cached (few distinct types reach methods in a transform)
@@ -69,7 +73,8 @@ int overrides(PyObject* o, bool nest) {
   return type_overrides(t);
 }
 
-PyObject* call_hook(PyObject* name, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+PyObject* call_hook(PyObject* hook, PyObject* name, PyObject* const* args, Py_ssize_t nargs,
+                    PyObject* kwnames) {
   PyObject* pos = PyTuple_New(nargs);
   if (!pos) return nullptr;
   for (Py_ssize_t k = 0; k < nargs; ++k) PyTuple_SET_ITEM(pos, k, Py_NewRef(args[k]));
@@ -79,7 +84,7 @@ PyObject* call_hook(PyObject* name, PyObject* const* args, Py_ssize_t nargs, PyO
     for (Py_ssize_t k = 0; kw && k < PyTuple_GET_SIZE(kwnames); ++k)
       if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) < 0) Py_CLEAR(kw);
   }
-  PyObject* r = kw ? PyObject_CallFunctionObjArgs(g_tf_hook, name, pos, kw, nullptr) : nullptr;
+  PyObject* r = kw ? PyObject_CallFunctionObjArgs(hook, name, pos, kw, nullptr) : nullptr;
   Py_XDECREF(kw);
   Py_DECREF(pos);
   return r;
@@ -108,7 +113,7 @@ PyObject* tensor_method_call(PyObject* self, PyObject* const* args, size_t nargs
   if (g_tf_on) {
     int hit = any_overrides(args, nargsf, kwnames);
     if (hit < 0) return nullptr;
-    if (hit) return call_hook(m->name, args, PyVectorcall_NARGS(nargsf), kwnames);
+    if (hit) return call_hook(g_tf_hook, m->name, args, PyVectorcall_NARGS(nargsf), kwnames);
   }
   return PyObject_Vectorcall(m->func, args, nargsf, kwnames);
 }
@@ -189,8 +194,24 @@ PyObject* tensor_method_torch_function(const char* name, PyObject* const* args, 
   if (hit < 0) return nullptr;
   PyObject* n = PyUnicode_FromString(name);
   if (!n) return nullptr;
-  PyObject* r = call_hook(n, args, PyVectorcall_NARGS(nargsf), kwnames);
+  PyObject* r = call_hook(g_tf_hook, n, args, PyVectorcall_NARGS(nargsf), kwnames);
   Py_DECREF(n);
+  return r;
+}
+
+PyObject* function_torch_function(PyObject* record, PyObject* const* args, size_t nargsf, PyObject* kwnames,
+                                  bool* handled) {
+  if (!g_tf_function_hook) return nullptr;
+  int hit = any_overrides(args, nargsf, kwnames);
+  if (hit == 0) return nullptr;
+  *handled = true;
+  if (hit < 0) return nullptr;
+  PyObject* r = call_hook(g_tf_function_hook, record, args, PyVectorcall_NARGS(nargsf), kwnames);
+  if (r == Py_NotImplemented) {  // not a function of the torch namespaces: it binds as usual
+    Py_DECREF(r);
+    *handled = false;
+    return nullptr;
+  }
   return r;
 }
 
@@ -218,6 +239,12 @@ void init_torch_function(py::module_& m) {
         Py_XSETREF(g_tf_predicate, predicate.inc_ref().ptr());
       },
       "Registers overrides' handler of Tensor methods with an overriding argument and its type predicate.");
+  m.def(
+      "_set_builtin_function_hook",
+      [](py::function hook) { Py_XSETREF(g_tf_function_hook, hook.inc_ref().ptr()); },
+      "Registers overrides' handler of a _C function called with an overriding argument while the dispatch "
+      "is "
+      "on (its function record, args, kwargs; NotImplemented: bind as usual).");
   m.def(
       "_set_tensor_method_dispatch",
       [](bool on) {

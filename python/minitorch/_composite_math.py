@@ -1231,6 +1231,8 @@ def histc(input, bins=100, min=0, max=0):
     if not _is_float(input):
         _not_implemented("histogram_cpu", input)
     lo, hi = builtins.float(min), builtins.float(max)
+    if input.is_meta:  # the range and the counts read values: the result's shape alone
+        return _C.empty((bins,), dtype=input.dtype, device=input.device)
     if lo == hi and input.numel():
         lo, hi = _C.amin(input).item(), _C.amax(input).item()
     if not (math.isfinite(lo) and math.isfinite(hi)):

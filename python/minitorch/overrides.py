@@ -18,8 +18,10 @@ the namespaces: nothing to install per extent) and hand such a call to `_tensor_
 ``tensor_methods=True`` (fx and jit tracing) the methods are also routed to an active TorchFunctionMode when no
 argument overrides. What is not intercepted: operators on real tensors (ours return
 NotImplemented for a foreign operand, so Python asks the other operand's reflected method), methods of the
-tensor-like itself (it handles them, as fx's Proxy does), functions bound to a name before the dispatch was
-switched on (``from torch import add``), and reads of a namespace's dict itself (``vars(torch)["add"]``). The
+tensor-like itself (it handles them, as fx's Proxy does), and reads of a namespace's dict itself
+(``vars(torch)["add"]``) handed to a mode with no overriding argument. A builtin bound to a name before the
+dispatch was switched on (``from torch import add``) dispatches when an argument overrides
+(`_builtin_function_dispatch`). The
 patch is process-wide (module classes and class attributes are), modes are per thread.
 """
 
@@ -562,6 +564,50 @@ def _tensor_method_dispatch(name, args, kwargs):
 
 
 _C._set_tensor_method_hooks(_tensor_method_dispatch, _type_overrides)
+
+# Functions bound before the dispatch was switched on ---------------------------------------------------------
+# `from torch import sin` or `act = torch.tanh` at import time binds the builtin itself, which the namespaces'
+# wrappers never see. While the dispatch is on, a _C function called with an overriding argument hands the call
+# here (csrc/python/arg_errors.cpp, by its pybind11 function record, the function's __self__): a function of the
+# torch namespaces dispatches as its wrapper would, so `vmap(lambda x: sin(x))` and a module holding
+# `self.act = torch.tanh` work under every transform, as PyTorch's C++ dispatch makes them.
+_builtin_index = {}  # function record -> (PyTorch's namespace name, attribute name, builtin)
+_builtin_misses = set()  # records looked up and not found since the last rebuild
+
+
+def _index_builtins():
+    _builtin_index.clear()
+    _builtin_misses.clear()
+    # the first namespace that holds a builtin names it (resolve_name's order)
+    for mod, public in reversed(_namespaces()):
+        for attr, original in _candidates(mod):
+            # a pybind11 function's __self__ is its record, which the C++ dispatcher receives
+            record = (
+                getattr(original, "__self__", None) if type(original) is types.BuiltinFunctionType else None
+            )
+            if record is not None and not isinstance(record, types.ModuleType):
+                _builtin_index[record] = (public, attr, original)
+
+
+def _builtin_function_dispatch(record, args, kwargs):
+    """A builtin of the torch namespaces called directly with an overriding argument while the dispatch is on:
+    the call its dispatching wrapper would make; NotImplemented for any other _C function (it binds as usual)."""
+    hit = _builtin_index.get(record)
+    if hit is None:
+        if record in _builtin_misses:
+            return NotImplemented
+        _index_builtins()  # namespaces gain functions (lazy submodules): look again once per new function
+        hit = _builtin_index.get(record)
+        if hit is None:
+            _builtin_misses.add(record)
+            return NotImplemented
+    public, attr, original = hit
+    kwargs = kwargs or {}
+    overloaded = _get_overloaded_args(_relevant(args, kwargs))
+    return _dispatch(_wrapper_for(public, attr, original), overloaded, args, kwargs, builtin_words=True)
+
+
+_C._set_builtin_function_hook(_builtin_function_dispatch)
 
 
 def _install_methods():

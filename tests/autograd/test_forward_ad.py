@@ -462,17 +462,22 @@ _EARLY_SIN = torch.sin  # bound at import, before any dual level: the C++ builti
 _EARLY_RELU = F.relu
 
 
-def test_builtin_bound_before_the_level_raises_not_drops_the_tangent():
-    # through the namespace the op dispatches; a reference taken earlier would compute on the primal and lose
-    # the tangent silently, so the Tensor conversion refuses a live dual
+def test_builtin_bound_before_the_level_computes_the_tangent():
+    # a reference taken before the level is the C++ builtin itself: it hands a dual to the namespace's
+    # dispatching spelling (as PyTorch's C++ dispatch computes the tangent there); a _C function outside the
+    # torch namespaces, which would compute on the primal and lose the tangent silently, refuses a live dual
     x = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64)
     t = torch.tensor([1.0, 2.0, -1.0], dtype=torch.float64)
     with fwAD.dual_level():
         d = fwAD.make_dual(x, t)
         assert_close(fwAD.unpack_dual(torch.sin(d)).tangent, torch.cos(x) * t)
-        for early in (_EARLY_SIN, _EARLY_RELU, lambda v: torch._C.exp(v), lambda v: torch._C.add(v, 1.0)):
-            with pytest.raises(RuntimeError, match="bound before the dual level was entered"):
-                early(d)
+        assert_close(fwAD.unpack_dual(_EARLY_SIN(d)).tangent, torch.cos(x) * t)
+        assert_close(fwAD.unpack_dual(_EARLY_RELU(d)).tangent, (x > 0).double() * t)
+        assert_close(fwAD.unpack_dual(torch._C.exp(d)).tangent, torch.exp(x) * t)
+        assert_close(fwAD.unpack_dual(torch._C.add(d, 1.0)).tangent, t)
+        assert_close(fwAD.unpack_dual(torch._C.mul(x, d)).tangent, x * t)  # the dual second
+        with pytest.raises(RuntimeError, match="bound before the dual level was entered"):
+            torch._C._hypot(d, d)
         # the machinery's own dual-in-dual wrapping (forward over forward) still works
         assert_close(fwAD.unpack_dual(torch.sin(d) * 2).tangent, 2 * torch.cos(x) * t)
     # after the level the dual is a plain tensor again, as PyTorch's
@@ -950,14 +955,16 @@ def test_full_svd_and_refused_tangents():
             torch.linalg.qr(fwAD.make_dual(x, v), mode="complete")
 
 
-def test_composite_rule_falls_back_when_a_path_calls_a_builtin():
-    # triplet_margin_loss runs on the duals op by op, except its swap path (a _C builtin): the generic JVP there
+def test_composite_rule_runs_op_by_op_through_a_builtin_it_calls():
+    # triplet_margin_loss runs on the duals op by op; its swap path calls the builtin _C.minimum directly, which
+    # hands the duals to torch.minimum's rule (no generic JVP, no warning)
     torch.manual_seed(6)
     a, p, n = rand(3, 4), rand(3, 4), rand(3, 4)
     ts = [rand(3, 4) for _ in range(3)]
     f = lambda x, y, z: F.triplet_margin_loss(x, y, z, margin=2.0, swap=True)
     fwAD._warned.discard("F.triplet_margin_loss")
-    with pytest.warns(UserWarning, match="F.triplet_margin_loss has no JVP rule"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         _, t = fwd(f, [a, p, n], ts)
     assert_close(t, fd_jvp(f, [a, p, n], ts))
 

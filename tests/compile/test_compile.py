@@ -392,6 +392,31 @@ def _counting_backend():
     return backend, calls
 
 
+_EARLY_TANH = torch.tanh  # bound at import: the C++ builtin itself, not the namespace's spelling
+
+
+class _HeldActivation(nn.Module):
+    def __init__(self, act=_EARLY_TANH):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.act = act
+
+    def forward(self, x):
+        return self.act(self.fc(x)) + 1
+
+
+def test_builtin_bound_before_capture_is_captured_without_a_break():
+    backend, calls = _counting_backend()
+    m = _HeldActivation()
+    x = torch.randn(3, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a graph break warns
+        out = compile(m, backend=backend)(x)
+    assert torch.allclose(out, m(x))
+    assert len(calls) == 1
+    assert [n.target for n in calls[0][0].graph.nodes if n.op == "call_function"].count(torch.tanh) == 1
+
+
 def test_guards_recompile_on_shape_dtype_requires_grad():
     backend, calls = _counting_backend()
     cf = compile(lambda x: x.sin() + 1, backend=backend, dynamic=False)

@@ -21,6 +21,39 @@ def _close(a, b, tol=1e-5):
     return np.allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
 
 
+_EARLY_TANH = torch.tanh  # bound at import: the C++ builtin itself, not the namespace's spelling
+
+
+def test_trace_builtin_bound_before_tracing():
+    # a module holding a torch function (`act=torch.tanh`) and a function imported by name trace as PyTorch's:
+    # one call_function node of torch.tanh
+    class Held(nn.Module):
+        def __init__(self, act=_EARLY_TANH):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+            self.act = act
+
+        def forward(self, x):
+            return self.act(self.fc(x)) + _EARLY_TANH(x)
+
+    m = Held()
+    gm = fx.symbolic_trace(m)
+    assert [n.target for n in gm.graph.nodes if n.op == "call_function"].count(torch.tanh) == 2
+    assert "torch.tanh(" in gm.code
+    x = torch.randn(3, 4)
+    assert _close(gm(x), m(x))
+
+
+def test_trace_refuses_what_is_neither_module_nor_function():
+    # PyTorch's Tracer.trace asserts a FunctionType (a builtin such as torch.sin is not one)
+    with pytest.raises(AssertionError, match=r"^Expected FunctionType, got <class 'int'>$"):
+        fx.symbolic_trace(3)
+    with pytest.raises(
+        AssertionError, match=r"^Expected FunctionType, got <class 'builtin_function_or_method'>$"
+    ):
+        fx.symbolic_trace(torch.sin)
+
+
 class MLP(nn.Module):
     def __init__(self):
         super().__init__()

@@ -2,6 +2,7 @@
 and TracingCheckError, save/load of our archives, the decorators, fork/wait, freeze, and PyTorch's errors."""
 
 import io
+import math
 import random
 import re
 import typing
@@ -363,6 +364,11 @@ def _bad_nested_def(x):
     return inner(x)
 
 
+def _bad_undefined(x):
+    y = x * 2
+    return y + undefined_name  # noqa: F821
+
+
 @pytest.mark.parametrize(
     ("fn", "cls", "words", "underlined"),
     [
@@ -402,6 +408,12 @@ def _bad_nested_def(x):
             jit.frontend.UnsupportedNodeError,
             "function definitions aren't supported",
             "    def inner(t):\n    ~~~ <--- HERE",
+        ),
+        (
+            _bad_undefined,
+            RuntimeError,
+            "undefined value undefined_name",
+            "    return y + undefined_name  # noqa: F821\n               ~~~~~~~~~~~~~~ <--- HERE",
         ),
     ],
 )
@@ -575,6 +587,59 @@ def test_captured_module_loads_without_its_class():
     x = torch.randn(5, 3)
     assert _close(loaded(x), m(x))
     assert set(loaded.state_dict()) == {"a.weight", "a.bias", "b.1.weight", "b.1.bias", "offset"}
+
+
+def _scripted_loop(x: torch.Tensor, n: int) -> torch.Tensor:
+    # a loop over an int argument: runs eagerly
+    for _ in range(n):
+        x = x * 2
+    return x
+
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", FutureWarning)
+    _scripted_loop = jit.script(_scripted_loop)  # as `@torch.jit.script` binds the name
+
+
+def test_script_resolves_names_bound_in_the_function():
+    def f(x: torch.Tensor, n: int):
+        ys = [i * 2 for i in range(n)]
+        for j in ys:
+            x = x + j
+        return x + len(ys) + math.pi
+
+    assert _close(jit.script(f)(torch.zeros(1), 3), torch.full((1,), 9 + math.pi))
+
+
+def test_script_optional_arguments_are_not_specialized():
+    # a symbolic trace passes a Proxy, never None: capturing would keep the `is None` branch it took for every
+    # call, so a function or forward with a parameter that may be None runs its Python
+    def f(a: typing.Optional[torch.Tensor]) -> torch.Tensor:  # noqa: FA100  (evaluated by script)
+        if a is None:
+            return torch.zeros(1)
+        return a + 1
+
+    sf = jit.script(f)
+    assert not sf.captured
+    assert _close(sf(None), torch.zeros(1)) and _close(sf(torch.ones(1)), torch.full((1,), 2.0))
+
+    class Masked(nn.Module):
+        def forward(self, x, mask=None):
+            if mask is not None:
+                x = x.masked_fill(mask, 0.0)
+            return x * 2
+
+    sm = jit.script(Masked())
+    assert not sm.captured
+    assert _close(sm(torch.ones(2)), torch.full((2,), 2.0))
+    assert _close(sm(torch.ones(2), torch.tensor([True, False])), torch.tensor([0.0, 2.0]))
+    assert jit.script(Net()).captured  # no such parameter: captured as before
+
+
+def test_save_load_function_rebound_by_the_decorator():
+    # `@torch.jit.script` over a def binds its name to the ScriptFunction: saved by its module and name
+    lf = _roundtrip(_scripted_loop)
+    assert isinstance(lf, jit.ScriptFunction) and _close(lf(torch.ones(2), 3), torch.full((2,), 8.0))
 
 
 def test_save_load_functions_and_eager_modules():

@@ -566,6 +566,11 @@ def test_out_dims_errors():
     x = torch.ones(2)
     with pytest.raises(ValueError, match=r"must only return Tensors, got type <class 'int'>"):
         vmap(lambda a: 3)(x)
+    # a Size is a node of ints, as PyTorch's pytree registers it: out_dims=None gives it back as a tuple
+    with pytest.raises(ValueError, match=r"must only return Tensors, got type <class 'int'>"):
+        vmap(lambda a: a.shape)(torch.ones(2, 3))
+    _, shape = vmap(lambda a: (a * 2, a.shape), out_dims=(0, None))(torch.ones(2, 3))
+    assert shape == (3,) and type(shape) is tuple
     with pytest.raises(ValueError, match=r"out_dims is not compatible with the structure of `outputs`"):
         vmap(lambda a: a, out_dims=(0, 1))(x)
     with pytest.raises(ValueError, match=r"`out_dims` must be an int, None or a python collection of ints"):
@@ -591,6 +596,17 @@ def test_data_dependent_python_is_refused():
         vmap(lambda a: a.item())(x)
     with pytest.raises(RuntimeError, match=r"data-dependent control flow"):
         vmap(lambda a: 1 if a > 0 else 2)(x)
+    # int(), range() and list indexing read the value by item(); the host copies have no storage to read, in
+    # PyTorch's words
+    x2 = torch.ones(2, 3)
+    for f in (lambda a: int(a[0]), lambda a: list(range(a[0].long())), lambda a: [0, 1][a[0].long()]):
+        with pytest.raises(RuntimeError, match=r"vmap: It looks like you're calling .item\(\) on a Tensor"):
+            vmap(f)(x2)
+    for f in (lambda a: a.tolist(), lambda a: a.numpy(), lambda a: a.data_ptr()):
+        with pytest.raises(
+            RuntimeError, match=r"^Cannot access data pointer of Tensor that doesn't have storage$"
+        ):
+            vmap(f)(x2)
 
 
 # ------------------------------------------------------------------------------------------------ randomness
@@ -704,6 +720,31 @@ def test_vmap_of_a_torch_builtin():
     x = rand(4, 3)
     assert_close(vmap(torch.sin)(x), x.sin())
     assert_close(vmap(torch.sum)(x), x.sum(1))
+
+
+_EARLY_SIN = torch.sin  # bound at import, before any transform: the C++ builtin itself
+_EARLY_TANH = torch.tanh
+
+
+class _HeldActivation(torch.nn.Module):
+    """A module holding a torch function as an attribute (`act=torch.tanh` defaults), as many models do."""
+
+    def __init__(self, act=_EARLY_TANH):
+        super().__init__()
+        self.act = act
+
+    def forward(self, a):
+        return self.act(a) * 2
+
+
+def test_vmap_of_builtins_bound_before_the_transform():
+    # PyTorch's C++ dispatch sees every call; ours hands a builtin called with a BatchedTensor to the namespace's
+    # dispatching spelling
+    x, y = rand(4, 3), rand(4, 3)
+    assert_close(vmap(lambda a, b: _EARLY_SIN(a) + torch._C.add(a, b))(x, y), x.sin() + x + y)
+    assert_close(vmap(_HeldActivation())(x), x.tanh() * 2)
+    # in_dims over the second operand: the plain first operand is not what overrides
+    assert_close(vmap(lambda a, b: torch._C.mul(a, b), in_dims=(None, 0))(x[0], y), x[0] * y)
 
 
 def test_dispatch_is_off_after_vmap():
@@ -980,11 +1021,19 @@ def test_dynamic_shape_ops_are_refused_as_pytorch_refuses_them():
                 "https://github.com/pytorch/pytorch/issues if you need this feature."
             ),
         ),
+        (
+            lambda a: a[a > 0],  # each entry's mask selects its own count (the loop once stacked, or raised)
+            (
+                "vmap: We do not support batching operators that can support dynamic shape. Attempting to batch "
+                "over indexing with a boolean mask."
+            ),
+        ),
     ]
     for fn, msg in cases:
         with pytest.raises(RuntimeError) as e:
             vmap(fn)(x)
         assert str(e.value) == msg
+    assert_close(vmap(lambda a: a[torch.tensor([True, False, True])])(x), x[:, [0, 2]])  # a shared mask
     # the pointwise where and a mask shared by every entry still batch, without the loop's warning
     with warnings.catch_warnings():
         warnings.simplefilter("error")

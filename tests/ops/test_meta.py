@@ -3,6 +3,7 @@ their CPU kernels would (compared with the same op on CPU tensors), skip the ker
 values with PyTorch's errors; modules are built and moved there and back with to_empty."""
 
 import io
+import warnings
 
 import numpy as np
 import pytest
@@ -127,6 +128,72 @@ def test_ops_follow_the_cpu_shapes(name, fn):
     assert_like(res, ref)
 
 
+L = torch.linalg
+
+
+@pytest.mark.parametrize(
+    "name, fn, shapes",
+    [
+        ("inv", L.inv, [(2, 3, 3)]),
+        ("det", L.det, [(2, 3, 3)]),
+        ("slogdet", lambda a: L.slogdet(a)[1], [(3, 3)]),
+        ("solve", L.solve, [(3, 3), (3, 2)]),
+        ("cholesky", L.cholesky, [(3, 3)]),
+        ("qr", lambda a: L.qr(a)[0], [(4, 3)]),
+        ("svd", lambda a: L.svd(a, full_matrices=False)[2], [(4, 3)]),
+        ("svdvals", L.svdvals, [(2, 4, 3)]),
+        ("eigh", lambda a: L.eigh(a)[1], [(3, 3)]),
+        ("eig", lambda a: L.eig(a)[1], [(3, 3)]),
+        ("eigvals", L.eigvals, [(3, 3)]),
+        ("pinv", L.pinv, [(4, 3)]),
+        ("lu_factor", lambda a: L.lu_factor(a)[1], [(3, 3)]),
+        ("lu_solve", lambda a, b: L.lu_solve(*L.lu_factor(a), b), [(3, 3), (3, 2)]),
+        ("ldl_factor", lambda a: L.ldl_factor(a)[0], [(3, 3)]),
+        ("solve_triangular", lambda a, b: L.solve_triangular(a, b, upper=True), [(3, 3), (3, 2)]),
+        ("matrix_exp", L.matrix_exp, [(3, 3)]),
+        ("matrix_norm_2", lambda a: L.matrix_norm(a, 2), [(3, 4)]),
+        ("multinomial", lambda p: torch.multinomial(p, 2), [(2, 5)]),
+        ("multinomial_1d", lambda p: torch.multinomial(p, 3, replacement=True), [(5,)]),
+        ("bernoulli", torch.bernoulli, [(3, 4)]),
+        ("histc", lambda a: torch.histc(a, 7), [(10,)]),
+        ("var_mean", lambda a: torch.var_mean(a, 1)[1], [(3, 4)]),
+        ("std_mean", lambda a: torch.std_mean(a)[0], [(3, 4)]),
+    ],
+)
+def test_value_reading_ops_give_their_shapes(name, fn, shapes):
+    # LAPACK's decompositions, the draws and the ops whose CPU path checks or scales by values: on meta the checks
+    # are skipped and the kernels are the no-op, as PyTorch's meta functions give the shapes
+    rng = np.random.default_rng(0)
+    cpu = []
+    for s in shapes:
+        a = rng.uniform(0.1, 1.0, s)
+        if len(s) >= 2 and s[-1] == s[-2]:
+            a = a @ np.swapaxes(a, -1, -2) + s[-1] * np.eye(s[-1])  # positive definite
+        cpu.append(torch.from_numpy(a.astype(np.float32)))
+    ref = fn(*cpu)
+    res = fn(*[meta_like(t) for t in cpu])
+    assert_like(res, ref)
+
+
+def test_embedding_bag_and_ctc_loss_give_their_shapes():
+    # both read index values on the host (the bags' offsets, the targets' alignment): on meta, the shapes alone
+    idx = torch.zeros(4, dtype=torch.long, device="meta")
+    w = meta(10, 3)
+    for offsets, last, bags in ((meta(2, dtype=torch.long), False, 2), (meta(3, dtype=torch.long), True, 2)):
+        r = F.embedding_bag(idx, w, offsets, include_last_offset=last)
+        assert r.is_meta and r.shape == (bags, 3) and r.dtype == torch.float32
+    assert nn.EmbeddingBag(10, 3, mode="max", device="meta")(meta(2, 4, dtype=torch.long)).shape == (2, 3)
+    lp = meta(5, 2, 4)
+    tg = torch.zeros(2, 3, dtype=torch.long, device="meta")
+    for red, shape in (("none", (2,)), ("mean", ()), ("sum", ())):
+        r = F.ctc_loss(lp, tg, (5, 5), (3, 2), reduction=red)
+        assert r.is_meta and r.shape == shape and r.dtype == torch.float32
+    assert F.ctc_loss(meta(5, 4), torch.zeros(3, dtype=torch.long, device="meta"), (5,), (3,)).shape == ()
+    # the length checks that need no values still run, in PyTorch's words
+    with pytest.raises(RuntimeError, match="Expected input_lengths to have value at most 5, but got value 6"):
+        F.ctc_loss(lp, tg, (6, 5), (3, 2))
+
+
 def test_index_tensors_on_meta():
     x = meta(2, 3)
     i = torch.tensor([0, 2], device="meta")
@@ -187,9 +254,6 @@ def test_values_are_refused_with_pytorchs_errors():
         x[x > 0]
     with pytest.raises(NotImplementedError):
         x.unique()
-    # a kernel that is not shape-only (LAPACK's) says there is no data rather than reading through null
-    with pytest.raises(NotImplementedError, match="meta tensor"):
-        torch.linalg.inv(meta(3, 3))
     # meta and CPU tensors do not mix, but a 0-dim CPU tensor is a scalar, as on CUDA
     with pytest.raises(RuntimeError, match="same device"):
         x + torch.ones(2, 3)
@@ -223,6 +287,25 @@ def test_module_to_meta_and_to_empty():
     with torch.device("meta"):
         huge = nn.Linear(100_000, 100_000)
     assert huge.weight.is_meta and huge.weight.numel() == 10**10
+
+
+def test_load_state_dict_into_meta_warns_unless_assigned():
+    src = nn.Linear(2, 3).state_dict()
+    m = nn.Linear(2, 3, device="meta")
+    with pytest.warns(UserWarning) as rec:
+        m.load_state_dict(src)
+    msgs = [str(w.message) for w in rec]
+    assert msgs == [
+        f"for {k}: copying from a non-meta parameter in the checkpoint to a meta parameter in the current model, "
+        "which is a no-op. (Did you mean to pass `assign=True` to assign items in the state dictionary to their "
+        "corresponding key in the module instead of copying them in place?)"
+        for k in ("weight", "bias")
+    ]
+    assert m.weight.is_meta
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m.load_state_dict(src, assign=True)
+    assert not m.weight.is_meta and torch.equal(m.weight, src["weight"])
 
 
 def test_skip_init():

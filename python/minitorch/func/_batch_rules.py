@@ -1124,7 +1124,12 @@ def getitem_rule(key, level, args, kwargs):
             res = res.movedim(nd, 0)
         return wrap(res, level)
     if any(_bt(i, level) and i.dtype == _C.bool for i in idx):
-        return fallback(key, level, args, kwargs)
+        # each entry's mask selects its own count: PyTorch refuses it (the loop fallback would stack only when
+        # the counts happen to agree)
+        raise RuntimeError(
+            "vmap: We do not support batching operators that can support dynamic shape. Attempting to batch "
+            "over indexing with a boolean mask."
+        )
     # batched index tensors: one more advanced index, arange(B), selects each entry's own slice
     adv = [k for k, i in enumerate(idx) if is_tensor_like(i) or isinstance(i, list)]
     ranks = [(_rank(i, level) if is_tensor_like(i) else _C.tensor(i).dim()) for i in (idx[k] for k in adv)]

@@ -657,13 +657,17 @@ class BatchedTensor:
             "somewhere inside PyTorch internals, please file a bug report."
         )
 
-    def _data_dependent(self, *args, **kwargs):
-        self.__bool__()
+    def _no_storage(self, *args, **kwargs):
+        # PyTorch's words: its BatchedTensorImpl holds no storage of its own to read
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
 
     # no __float__/__int__: the C++ operators would take a BatchedTensor for a Python scalar through them
-    # (and fail) instead of answering NotImplemented, which hands `tensor / batched` to __rtruediv__
-    __index__ = _data_dependent
-    tolist = numpy = _data_dependent
+    # (and fail) instead of answering NotImplemented, which hands `tensor / batched` to __rtruediv__.
+    # __index__ (int(t), range(t), a list indexed by t) reads the value by item(), as PyTorch's does
+    def __index__(self):
+        return self.item()  # (raises: one Python int cannot stand for a batch)
+
+    tolist = numpy = data_ptr = _no_storage
 
     def __repr__(self):
         return f"BatchedTensor(lvl={self._level}, bdim=0, value=\n{self._value!r}\n)"

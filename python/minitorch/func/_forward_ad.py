@@ -1102,15 +1102,16 @@ class DualBuiltinError(RuntimeError):
 
 
 def _builtin_reached(x):
-    """Called by the C++ Tensor conversion when a DualTensor reaches a builtin directly (not through the torch
-    namespaces, whose functions dispatch while a level is on): with its level active the builtin would compute on
-    the primal and drop the tangent without a word, so that raises."""
+    """Called by the C++ Tensor conversion when a DualTensor reaches a builtin directly: a builtin of the torch
+    namespaces hands a dual to its dispatching spelling first, however it was bound (overrides'
+    _builtin_function_dispatch), so this is a _C function outside them, a private one, or the machinery calling a
+    builtin on values (vmap's rules): with its level active the builtin would compute on the primal and drop the
+    tangent without a word, so that raises."""
     if _is_active(x._level) and not STATE.wrapping:
         raise DualBuiltinError(
             "forward AD: a dual tensor reached a minitorch builtin that was bound before the dual level was "
-            "entered (`from torch import sin`, `act = torch.tanh` at import time); it would compute on the primal "
-            "and drop the tangent. Call it through its namespace at call time (torch.sin(x), F.relu(x)) or bind "
-            "it inside the level."
+            "entered and has no forward-mode dispatch (a private torch._C function); it would compute on the "
+            "primal and drop the tangent. Call the public op (torch.sin(x), F.relu(x)) instead."
         )
 
 

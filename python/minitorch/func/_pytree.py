@@ -1,7 +1,9 @@
-"""Python containers as trees of leaves (tuple, list, dict, OrderedDict, namedtuple), for the transforms' in_dims,
-out_dims, argnums and outputs; the structure prints as PyTorch's TreeSpec does, since its error messages show it."""
+"""Python containers as trees of leaves (tuple, list, dict, OrderedDict, namedtuple, Size), for the transforms'
+in_dims, out_dims, argnums and outputs; the structure prints as PyTorch's TreeSpec does, since its error messages show it."""
 
 import collections
+
+from minitorch._size import Size
 
 __all__ = ["LEAF", "TreeSpec", "broadcast_to_and_flatten", "tree_flatten", "tree_map", "tree_unflatten"]
 
@@ -77,6 +79,8 @@ def _children(x):
     t = type(x)
     if t is tuple or t is list:
         return t, None, list(x)
+    if t is Size:  # a node of ints, as PyTorch registers it (it unflattens to a tuple)
+        return t, None, list(x)
     if _is_namedtuple(x):
         return t, t, list(x)
     if t is dict or t is collections.OrderedDict or t is collections.defaultdict:
@@ -111,6 +115,8 @@ def tree_unflatten(leaves, spec):
         kids = [build(c) for c in s.children]
         if s.type is tuple or s.type is list:
             return s.type(kids)
+        if s.type is Size:
+            return tuple(kids)
         if _is_namedtuple_type(s.type):
             return s.type(*kids)
         out = s.type() if s.type is not collections.defaultdict else collections.defaultdict()

@@ -354,7 +354,7 @@ class Tracer(TracerBase):
             self.root = Module()
             fn = root
         if not isinstance(fn, types.FunctionType):
-            raise TypeError(f"symbolic_trace expects a Module or a Python function, got {type(fn).__name__}")
+            raise AssertionError(f"Expected FunctionType, got {type(fn)}")  # noqa: TRY004  (PyTorch's class)
         tracer_cls = getattr(self, "__class__", None)
         self.graph = Graph(tracer_cls=tracer_cls)
         self.graph._co_fields = {"co_name": fn.__code__.co_name, "co_filename": fn.__code__.co_filename}

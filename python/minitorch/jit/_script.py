@@ -13,6 +13,7 @@ import inspect
 import textwrap
 import threading
 import types
+import typing
 import warnings
 
 from minitorch import _C
@@ -407,6 +408,29 @@ def _user_code(obj):
     return not (mod == "minitorch" or mod.startswith("minitorch."))
 
 
+def _may_be_none(fn, skip_self=False):
+    """Whether a parameter of fn may be None (annotated Optional, or None by default). A symbolic trace passes
+    a Proxy there, which `is None` never matches: the capture would keep one branch of TorchScript's Optional
+    refinement (`if mask is None: ...`) for every call, so such a function runs its Python instead."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    if skip_self:
+        params = params[1:]
+    union_types = tuple(t for t in (typing.Union, getattr(types, "UnionType", None)) if t is not None)
+    for p in params:
+        if p.default is None:
+            return True
+        ann = p.annotation
+        if isinstance(ann, str):
+            if "Optional" in ann or "None" in ann:
+                return True
+        elif typing.get_origin(ann) in union_types and type(None) in typing.get_args(ann):
+            return True
+    return False
+
+
 def _script_function(fn):
     from minitorch.fx._symbolic_trace import symbolic_trace
 
@@ -414,6 +438,8 @@ def _script_function(fn):
     if _user_code(fn):
         check_syntax(fn)
     try:
+        if _may_be_none(fn):
+            raise TraceError("a parameter may be None")
         with _Scripting():
             gm = symbolic_trace(fn)
     except _FALLBACK_ERRORS:
@@ -448,6 +474,9 @@ def _script_module(mod):
             check_syntax(fn)
     tracer = _ConstantTracer()
     try:
+        fwd = getattr(type(mod), "forward", None)
+        if fwd is not None and _may_be_none(fwd, skip_self=True):
+            raise TraceError("a parameter of forward may be None")
         with _Scripting():
             graph = tracer.trace(mod)
     except _FALLBACK_ERRORS:

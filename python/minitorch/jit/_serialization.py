@@ -13,6 +13,7 @@ imported at load time, forward still runs and the other methods are missing. PyT
 cannot be loaded.
 """
 
+import importlib
 import io
 import os
 import pickle
@@ -102,7 +103,7 @@ def save(m, f, _extra_files=None):
             attrs.update({k: ("buffer", v) for k, v in gm.named_buffers()})
             program = {"graph": gm.graph, "attrs": attrs, "name": m.name}
         else:
-            program = {"eager": m._fn, "name": m.name}
+            program = {"eager": _by_name(m._fn), "name": m.name}
         state = {}
     elif isinstance(m, RecursiveScriptModule):
         kind = "module"
@@ -146,6 +147,32 @@ def save(m, f, _extra_files=None):
     finally:
         if not own:
             fh.close()
+
+
+def _function_by_name(module, qualname):
+    """A function saved by name: its module's attribute, or the function a ScriptFunction there wraps."""
+    obj = importlib.import_module(module)
+    for atom in qualname.split("."):
+        obj = getattr(obj, atom)
+    return obj._fn if isinstance(obj, ScriptFunction) else obj
+
+
+class _ByName:
+    """Pickles a function by its module and name as pickle does, where the name is bound to its ScriptFunction
+    (``@torch.jit.script`` over a def rebinds it, so pickle's own lookup finds another object and refuses)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __reduce__(self):
+        return (_function_by_name, (self.fn.__module__, self.fn.__qualname__))
+
+
+def _by_name(fn):
+    try:
+        return _ByName(fn) if _function_by_name(fn.__module__, fn.__qualname__) is fn else fn
+    except (AttributeError, ImportError, TypeError):  # not reachable by name: pickled as it would be
+        return fn
 
 
 def _eager_original(m):

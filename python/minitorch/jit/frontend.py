@@ -132,6 +132,37 @@ def check_syntax(fn):
             name = _PRETTY.get(type(node), type(node).__name__)
             width = len("def") if isinstance(node, ast.FunctionDef) else None
             raise UnsupportedNodeError(where(node, width), f"{name} aren't supported")
+    _check_names(fn, fdef, where)
+
+
+def _check_names(fn, fdef, where):
+    """TorchScript resolves every name when it compiles: one neither bound in the function (a parameter, an
+    assignment, a loop or comprehension target) nor a global, builtin or closure variable is PyTorch's
+    RuntimeError "undefined value", raised at script time, not when the line runs."""
+    a = fdef.args
+    bound = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+    loads = []
+    for node in _walk_body(fdef):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                loads.append(node)
+            else:
+                bound.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    code = getattr(fn, "__code__", None)
+    known = set(code.co_freevars) if code is not None else set()
+    glb = getattr(fn, "__globals__", {})
+    builtins = glb.get("__builtins__", {})
+    builtins = builtins if isinstance(builtins, dict) else vars(builtins)
+    for node in loads:
+        if node.id in bound or node.id in known or node.id in glb or node.id in builtins:
+            continue
+        raise _UndefinedValue(where(node), f"undefined value {node.id}")
+
+
+class _UndefinedValue(FrontendError, RuntimeError):
+    """A name script cannot resolve: PyTorch raises RuntimeError with these words and the source range."""
 
 
 def _walk_body(fdef):

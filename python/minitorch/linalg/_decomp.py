@@ -147,8 +147,9 @@ _NON_FINITE = -1000
 
 def _raise_info(info, fn, what, error=LinAlgError):
     """error (LinAlgError) for the first failed matrix of a batch, worded by what(code); nothing when all
-    succeeded (a non-finite input's NaN results are not a failure here: see _raise_if_nan)."""
-    if info.numel() == 0:
+    succeeded (a non-finite input's NaN results are not a failure here: see _raise_if_nan). A meta info has
+    no values: the shapes stand, as PyTorch's meta functions check nothing there."""
+    if info.numel() == 0 or info.is_meta:
         return
     flat = info.reshape(-1)
     bad = _C.nonzero((flat != 0) & (flat != _NON_FINITE))
@@ -164,6 +165,8 @@ def _raise_if_nan(A, info, fn):
     input, checked before the kernel runs, since cuSOLVER's kernels do not look at the data (PyTorch's CUDA SVD
     raises LinAlgError "The algorithm failed to converge ..." for NaN input too); else the CPU kernels' info,
     which flags a non-finite matrix."""
+    if A.is_meta:
+        return
     flagged = A.is_cuda if info is None else bool(info.numel()) and bool((info == _NON_FINITE).any())
     if flagged and bool(A.isnan().any()):
         raise LinAlgError(
@@ -1434,7 +1437,7 @@ def matrix_exp(A):
         # docs/reliability.md); computed in float32 and rounded, as the other half-precision ops
         return matrix_exp(A.float()).to(A.dtype)
     _check(A, "linalg.matrix_exp", kernel="matrix_exp")
-    if A.numel() == 0:
+    if A.numel() == 0 or A.is_meta:  # (the scaling reads the norms: a meta result is the input's shape)
         return A.clone()
     norm = A.detach().abs().sum(-2).amax(-1)  # the 1-norm of each matrix
     # each matrix its own scaling, as PyTorch's: one shared s from the batch's largest norm would square every

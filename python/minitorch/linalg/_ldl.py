@@ -48,7 +48,7 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     _check_dtype(A, fn)
     with no_grad():
         LD, piv, info_t = _C._linalg_ldl_factor_ex(A.detach(), bool(hermitian))
-    if check_errors:
+    if check_errors and not info_t.is_meta:  # (a meta info has no values: the shapes stand)
         _raise_for_info(info_t.reshape(-1).tolist(), fn)
     result = _LDL_EX((LD, piv, info_t))
     if out is not None:
@@ -74,7 +74,8 @@ def ldl_factor(A, *, hermitian=False, out=None):
     """ldl_factor_ex without info: raises when D comes out singular."""
     _argcheck.check_tensor_like("linalg_ldl_factor", "input", 1, A)
     LD, piv, info = ldl_factor_ex(A, hermitian=hermitian)
-    _raise_for_info(info.reshape(-1).tolist(), "torch.linalg.ldl_factor")
+    if not info.is_meta:
+        _raise_for_info(info.reshape(-1).tolist(), "torch.linalg.ldl_factor")
     if out is not None:
         for dst, src in zip(out, (LD, piv)):
             dst.resize_(src.shape)

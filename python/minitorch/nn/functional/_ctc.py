@@ -160,6 +160,10 @@ def ctc_loss(
         raise NotImplementedError(
             f"\"ctc_loss_{log_probs.device.type}\" not implemented for '{scalar_name(log_probs.dtype)}'"
         )
+    if log_probs.is_meta or targets.is_meta:  # the alignment reads the targets: the loss's shape alone
+        return _reduce(
+            _C.empty((n,), dtype=log_probs.dtype, device=log_probs.device), outs, reduction, unbatched
+        )
     targets = targets.long() if targets.dtype != _C.int64 else targets
     if targets.dim() == 1:  # concatenated targets
         if targets.numel() != sum(outs):

@@ -123,7 +123,10 @@ def embedding_bag(
             raise ValueError("offsets has to be a 1D Tensor but got None")
         if offsets.dim() != 1:
             raise ValueError("offsets has to be a 1D Tensor")
-        starts = offsets.cpu().numpy().astype(np.int64)
+        if offsets.is_meta or input.is_meta or weight.is_meta:
+            starts = np.zeros(offsets.shape[0], np.int64)  # (no values: the bags' count alone)
+        else:
+            starts = offsets.cpu().numpy().astype(np.int64)
         if starts.size and starts[0] != 0:
             raise RuntimeError(
                 "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
@@ -146,6 +149,10 @@ def embedding_bag(
             "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for "
             f"mode='sum' (got mode='{mode}'). Please open a feature request on GitHub."
         )
+    if input.is_meta or weight.is_meta or (offsets is not None and offsets.is_meta):
+        # the bags' lookups read the indices: a meta result is the output's shape, as PyTorch's meta function
+        _embedding_padding_idx(padding_idx, weight.shape[0])
+        return _C.empty((len(starts), weight.shape[1]), dtype=weight.dtype, device=weight.device)
     if max_norm is not None:
         with no_grad():
             _nn.embedding_renorm_(weight, flat.contiguous(), max_norm, norm_type)

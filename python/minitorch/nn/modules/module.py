@@ -634,6 +634,14 @@ class Module:
                     f"the shape in current model is {param.shape}."
                 )
                 continue
+            if param.is_meta and not input_param.is_meta and not assign:
+                warnings.warn(
+                    f"for {key}: copying from a non-meta parameter in the checkpoint to a meta "
+                    "parameter in the current model, which is a no-op. (Did you mean to "
+                    "pass `assign=True` to assign items in the state dictionary to their "
+                    "corresponding key in the module instead of copying them in place?)",
+                    stacklevel=2,
+                )
             try:
                 with no_grad():
                     if assign:
