@@ -29,7 +29,8 @@ DimVector infer_size(IntArrayRef shape, int64_t numel) {
       MT_CHECK(infer < 0, "only one dimension can be inferred");
       infer = static_cast<int64_t>(i);
     } else {
-      MT_CHECK(shape[i] >= 0, "invalid shape dimension ", shape[i]);
+      MT_CHECK(shape[i] >= 0, "invalid shape dimension ", shape[i], " at index ", i, " of shape ",
+               shape_str(shape));
       overflow |= mul_overflows(known, shape[i], &known);
       if (shape[i] == 0) overflow = false, known = 0;  // a zero-size dim: no element, whatever the rest
     }

@@ -82,6 +82,11 @@ DimVector factory_size(const char* name, const py::args& sizes, py::handle size)
   return int_list_varargs(name, "size", sizes, size, /*symint=*/true);
 }
 
+IntArrayRef nonnegative_size(const char* name, IntArrayRef size) {
+  for (int64_t s : size) MT_CHECK(s >= 0, name, ": Dimension size must be non-negative.");
+  return size;
+}
+
 Tensor factory_tensor(Filler fill, IntArrayRef size, ScalarType dtype, py::handle device, bool requires_grad,
                       py::handle out) {
   FactoryOut o(out);

@@ -13,6 +13,10 @@ using Filler = Tensor (*)(IntArrayRef, ScalarType, Device);
 // PyTorch's words when both or neither are given or size= is not a sequence.
 DimVector factory_size(const char* name, const py::args& sizes, py::handle size);
 
+// size, checked as PyTorch 2.15's torch.zeros checks it before anything else ("zeros: Dimension size must be
+// non-negative."; the other factories keep empty's "Trying to create tensor with negative dimension").
+IntArrayRef nonnegative_size(const char* name, IntArrayRef size);
+
 // A sized factory's tensor (zeros, rand, ...): dtype (Undefined: out='s, else the default) and device (None:
 // out='s, else the default device) as PyTorch's, made with the GIL released when big; written into out= when
 // given (and out returned), else requires_grad applied.

@@ -8030,3 +8030,29 @@ def test_fuzz_4482_an_empty_index_has_no_dtype_check():
         RuntimeError, match=re.escape("scatter(): Expected self.dtype to be equal to src.dtype")
     ):
         x.scatter_reduce(0, T.empty(2, 0), T.ones(2, 0, dtype=T.float64), "sum")
+
+
+def test_negative_sizes_in_pytorch_2_15s_words():
+    """torch.zeros checks its size first in PyTorch 2.15 ("zeros: Dimension size must be non-negative."), the other
+    factories keep empty's message; view/reshape name the bad entry's index and the whole shape"""
+    T = minitorch
+    for args in [(-2,), (0, -1), ((3, -1),)]:
+        with pytest.raises(RuntimeError, match=re.escape("zeros: Dimension size must be non-negative.")):
+            T.zeros(*args)
+    with pytest.raises(RuntimeError, match=re.escape("zeros: Dimension size must be non-negative.")):
+        T.zeros(-1, out=T.empty(0))
+    for f in (T.ones, T.empty, T.rand):
+        with pytest.raises(
+            RuntimeError, match=re.escape("Trying to create tensor with negative dimension -1: [-1, 2]")
+        ):
+            f(-1, 2)
+    with pytest.raises(
+        RuntimeError, match=re.escape("Trying to create tensor with negative dimension -1: [-1]")
+    ):
+        T.ones(2).new_zeros(-1)
+    with pytest.raises(RuntimeError, match=re.escape("invalid shape dimension -2 at index 0 of shape [-2]")):
+        T.ones(2).view(-2)
+    with pytest.raises(
+        RuntimeError, match=re.escape("invalid shape dimension -2 at index 1 of shape [2, -2]")
+    ):
+        T.ones(2).reshape(2, -2)
