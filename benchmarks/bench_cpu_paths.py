@@ -4,7 +4,9 @@ build without SLEEF gives on each instruction set (collect_env says whether SLEE
 other / minitorch (above 1: minitorch is faster).
 
 A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_cpu_paths.py [--n 1048576] [--threads 1]
-[--ops exp,log,...]
+[--ops exp,log,...] [--baseline DIR]
+(--baseline: DIR holds another build's `minitorch` package, e.g. a copy of the branch point's, timed at each
+capability in the same run; its ratios are the "was" columns.)
 (PyTorch's column appears when run with a Python that has PyTorch, e.g. /tmp/tv/bin/python).
 """
 
@@ -48,6 +50,12 @@ OPS = [
     "sinh",
     "cosh",
     "pow",
+    "max_pool1d k2",
+    "max_pool1d k3s2",
+    "max_pool1d k2 indices",
+    "heaviside",
+    "sign",
+    "random_",
 ]
 DTYPES = ["float32", "float64"]
 
@@ -73,6 +81,8 @@ for dt in {dtypes!r}:
     unit = lib.from_numpy((rng.random(n) * 1.98 - 0.99).astype(dt))
     lead = x.reshape(4, -1)
     m = x.reshape(-1, 1000) if n % 1000 == 0 else x.reshape(1, -1)
+    rows = x.reshape(256, -1) if n % 256 == 0 else x.reshape(1, -1)  # (C, L): 256 rows of max_pool1d
+    steps = lib.from_numpy(rng.integers(-2, 3, n).astype(dt))  # heaviside's input: a third of it zeros
     fns = {{
         "exp": lambda: lib.exp(x), "log": lambda: lib.log(pos), "log1p": lambda: lib.log1p(pos),
         "tanh": lambda: lib.tanh(x), "sigmoid": lambda: lib.sigmoid(x), "erf": lambda: lib.erf(x),
@@ -88,6 +98,10 @@ for dt in {dtypes!r}:
         "log10": lambda: lib.log10(pos), "tan": lambda: lib.tan(x), "asin": lambda: lib.asin(unit),
         "acos": lambda: lib.acos(unit), "sinh": lambda: lib.sinh(x), "cosh": lambda: lib.cosh(x),
         "pow": lambda: lib.pow(pos, x),
+        "max_pool1d k2": lambda: F.max_pool1d(rows, 2), "max_pool1d k3s2": lambda: F.max_pool1d(rows, 3, 2),
+        "max_pool1d k2 indices": lambda: F.max_pool1d(rows, 2, return_indices=True),
+        "heaviside": lambda: lib.heaviside(steps, pos), "sign": lambda: lib.sign(x),
+        "random_": lambda: x.random_(),
     }}
     for op in {ops!r}:
         out[op + " " + dt] = bench({{"t": fns[op]}}, repeats, min_time)["t"]
@@ -130,6 +144,17 @@ def numpy_times(n, repeats, min_time, ops=OPS):
             "sinh": (np.sinh, x),
             "cosh": (np.cosh, x),
             "pow": (lambda v, x=x: np.power(v, x), pos),
+            "max_pool1d k2": (lambda v: np.maximum(v[:, 0::2], v[:, 1::2]), x.reshape(256, -1)),
+            "max_pool1d k3s2": (
+                lambda v: np.maximum(np.maximum(v[:, 0:-2:2], v[:, 1:-1:2]), v[:, 2::2]),
+                x.reshape(256, -1),
+            ),
+            "heaviside": (lambda v, pos=pos: np.heaviside(v, pos), rng.integers(-2, 3, n).astype(dt)),
+            "sign": (np.sign, x),
+            "random_": (
+                lambda v: rng.integers(0, 2 ** (np.finfo(v.dtype).nmant + 1) + 1, v.size).astype(v.dtype),
+                x,
+            ),
         }
         for op, (f, v) in fns.items():
             if op not in ops:
@@ -138,7 +163,7 @@ def numpy_times(n, repeats, min_time, ops=OPS):
     return out
 
 
-def run_child(lib, cap, args):
+def run_child(lib, cap, args, package_dir=None):
     here = os.path.dirname(os.path.abspath(__file__))
     code = _CHILD.format(
         here=here, args=(lib, args.n, args.threads, args.repeats, args.min_time), dtypes=DTYPES, ops=args.ops
@@ -146,6 +171,8 @@ def run_child(lib, cap, args):
     env = dict(os.environ)
     if cap:
         env["MINITORCH_CPU_CAPABILITY"] = cap
+    if package_dir:
+        env["PYTHONPATH"] = package_dir
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
     if r.returncode != 0:
         return None
@@ -159,13 +186,16 @@ def main():
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--min-time", type=float, default=0.05)
     ap.add_argument("--ops", default=",".join(OPS), help="a comma-separated subset of the rows")
+    ap.add_argument("--baseline", default=None, help="a directory holding another build's minitorch package")
     args = ap.parse_args()
     args.ops = [op for op in args.ops.split(",") if op in OPS]
-    paths = {}
+    paths, base = {}, {}
     for cap in ("avx512", "avx2", "default"):
         res = run_child("minitorch", cap, args)
         if res and res["cap"].lower() == cap and res["cap"] not in {p["cap"] for p in paths.values()}:
             paths[res["cap"]] = res
+            if args.baseline:
+                base[res["cap"]] = run_child("minitorch", cap, args, args.baseline)
     torch_res = run_child("torch", None, args)
     np_res = numpy_times(args.n, args.repeats, args.min_time, args.ops)
     sleef = next(iter(paths.values()))["sleef"] if paths else None
@@ -178,6 +208,7 @@ def main():
         + " | ".join(f"{c} us" for c in caps)
         + " | NumPy us | PyTorch us | "
         + " | ".join(f"torch/{c}" for c in caps)
+        + "".join(f" | torch/{c} was" for c in caps if base.get(c))
         + " |"
     )
     print(head)
@@ -191,6 +222,7 @@ def main():
             cells = [f"{t * 1e6:.0f}" for t in mt]
             cells += [f"{npt * 1e6:.0f}" if npt else "-", f"{tt * 1e6:.0f}" if tt else "-"]
             cells += [f"{tt / t:.2f}" if tt else "-" for t in mt]
+            cells += [f"{tt / base[c][k]:.2f}" if tt and k in base[c] else "-" for c in caps if base.get(c)]
             print(f"| {k} | " + " | ".join(cells) + " |")
 
 

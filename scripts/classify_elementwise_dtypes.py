@@ -46,6 +46,7 @@ BINARY_SPELLING = {
     "floor_divide": lambda a, b: torch.div(a, b, rounding_mode="floor"),
     "_hypot": torch.hypot,
     "_copysign": torch.copysign,
+    "_heaviside": torch.heaviside,
     "_nextafter": torch.nextafter,
     "_igamma": torch.igamma,
     "_igammac": torch.igammac,

@@ -818,11 +818,29 @@ Tensor round_decimals(const Tensor& self, int64_t decimals) {
 
 Tensor binary(BinaryOp op, const Tensor& self, const Tensor& other) {
   BinaryFormula f = binary_formula(op);
+  if (!f.grad) {
+    // no formula (heaviside's floating results; the comparisons' are bool, never recorded): PyTorch's
+    // NotImplemented node, which saves nothing and raises at backward
+    return twin(
+        "NotImplemented", [&] { return mt::binary(op, self, other); }, {&self, &other}, {},
+        [op](FnNode&, V&) -> V {
+          const char* name = "?";  // the schema row's name, less a private row's underscore
+          switch (op) {
+#define MT_NAME(n, F, k) \
+  case BinaryOp::n:      \
+    name = #n;           \
+    break;
+            MT_BINARY_OPS(MT_NAME)
+#undef MT_NAME
+          }
+          MT_ERROR("derivative for aten::", name + (name[0] == '_' ? 1 : 0), " is not implemented");
+          return {};
+        });
+  }
   return twin(
       binary_name(op), [&] { return mt::binary(op, self, other); }, {&self, &other},
       {{"self", self, f.self_for}, {"other", other, f.other_for}},
-      [op, grad = f.grad](FnNode& n, V& gs) -> V {
-        if (!grad) MT_ERROR("the derivative for '", binary_name(op), "' is not implemented.");
+      [grad = f.grad](FnNode& n, V& gs) -> V {
         return grad(gs[0], n.saved("self"), n.saved("other"), n.needs_input_grad(0), n.needs_input_grad(1));
       });
 }

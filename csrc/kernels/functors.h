@@ -67,6 +67,10 @@ struct Sign {
       return x;
     else if constexpr (std::is_unsigned<T>::value)
       return static_cast<T>(x != T(0));
+    else if constexpr (std::is_floating_point<T>::value)
+      // the two tests as T, not int: selects in vector lanes (an int difference converted to double kept
+      // float64's loop scalar); the same values, +0 at 0 and NaN
+      return static_cast<T>(T(0) < x) - static_cast<T>(x < T(0));
     else
       return static_cast<T>((T(0) < x) - (x < T(0)));
   }
@@ -453,6 +457,8 @@ MT_BINARY_FUNCTOR(Atan2, T, std::atan2(a, b))
 // PyTorch's _prelu_kernel: x where x > 0, else weight * x (a NaN x stays NaN)
 MT_BINARY_FUNCTOR(Prelu, T, a > T(0) ? a : b * a)
 MT_BINARY_FUNCTOR(Copysign, T, std::copysign(a, b))
+// torch.heaviside: b where a is 0, else 1 for a > 0 and 0 below (and at NaN), as PyTorch's kernel
+MT_BINARY_FUNCTOR(Heaviside, T, a == T(0) ? b : static_cast<T>(a > T(0)))
 MT_BINARY_FUNCTOR(Eq, bool, a == b)
 MT_BINARY_FUNCTOR(Ne, bool, a != b)
 MT_BINARY_FUNCTOR(Lt, bool, a < b)

@@ -200,10 +200,23 @@ static void check_sub_operands(const Tensor& a, const Tensor& b) {
                            "use the `~` or `logical_not()` operator instead.");
 }
 
+// PyTorch's heaviside meta function, before anything else: no complex operand (nor out), then one dtype for
+// all three. (A Python number reaches only _C._heaviside itself, torch.heaviside's parser taking tensors: it
+// takes the other operand's dtype, as in the other binary ops.)
+void check_heaviside(const Tensor& a, const Tensor& b, const Tensor* out) {
+  MT_CHECK_NOT_IMPLEMENTED(
+      !is_complex(a.dtype()) && !is_complex(b.dtype()) && !(out && is_complex(out->dtype())),
+      "heaviside is not yet implemented for complex tensors.");
+  const bool number = a.impl()->is_wrapped_number() || b.impl()->is_wrapped_number();
+  MT_CHECK((number || a.dtype() == b.dtype()) && (!out || out->dtype() == result_type(a, b)),
+           "heaviside is not yet implemented for tensors with different dtypes.");
+}
+
 // Checks that depend on values or dtypes, in PyTorch's words.
 void check_binary(BinaryOp op, ScalarType common, const Tensor& a, const Tensor& b, Device dev) {
   OpRule r = rule_of(op);
   if (op == BinaryOp::sub) check_sub_operands(a, b);
+  if (op == BinaryOp::_heaviside) check_heaviside(a, b, nullptr);
   if (r == OpRule::Bitwise && is_floating(common))
     dtype_not_implemented(kernel_name(name_of(op), dev), common);
   // PyTorch's logaddexp has a complex kernel, logaddexp2 has none
@@ -518,6 +531,7 @@ static bool resize_out_for(const Tensor& out, IntArrayRef shape,
 }
 
 bool binary_out(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
+  if (op == BinaryOp::_heaviside) check_heaviside(a, b, &out);
   check_writable(out);
   Device dev = common_device({&out, &a, &b}, &out);
   check_out_overlap(out, a);

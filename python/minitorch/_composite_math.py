@@ -567,12 +567,13 @@ _export(complex, method=False)
 _export(polar, method=False)
 
 
-def heaviside(input, values):
-    """0 where input < 0, values where input == 0, 1 where input > 0."""
-    if input.dtype != values.dtype:
-        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
-    pos = _C.gt(input, 0).to(input.dtype)
-    return _C._where(_C.eq(input, 0), values, pos)
+@_argcheck.parses("Tensor input, Tensor values, *, Tensor out=None")
+def heaviside(input, values, *, out=None):
+    """0 where input < 0 (and at NaN), values where input == 0, 1 where input > 0: one pass (kernels/functors.h
+    Heaviside), whose row refuses complex and mixed dtypes (out's included) as PyTorch does."""
+    if out is None:
+        return _C._heaviside(input, values)
+    return _C._heaviside(input, values, out=out)
 
 
 _export_with_inplace(heaviside)

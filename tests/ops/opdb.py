@@ -289,6 +289,11 @@ def _xlogy(a, b):
         return np.where(np.isnan(b), np.nan, np.where(a == 0, 0.0, a * np.log(b)))
 
 
+def _heaviside(a, b):
+    """b where a == 0, else 1 above zero and 0 below and at NaN"""
+    return np.where(a == 0, b, a > 0).astype(np.result_type(a, b))
+
+
 # One entry per binary op of the schema; the domain is b's
 BINARY_OPS = [
     Op("add", np.add, ANY, None, "arith", "broadcast"),
@@ -305,6 +310,8 @@ BINARY_OPS = [
     # the one-pass kernels behind F.prelu, torch.copysign and torch.hypot (private: no method)
     Op("_prelu_kernel", lambda a, b: np.where(a > 0, a, b * a), F, None, "div", "broadcast"),
     Op("_copysign", np.copysign, ANY, None, "div", "broadcast"),
+    # torch.heaviside (not np.heaviside: PyTorch's is 0 at NaN)
+    Op("_heaviside", _heaviside, ANY, None, "arith", None),
     # torch.nextafter for float32/float64 (float16/bfloat16 step their own bits in the op)
     Op("_nextafter", np.nextafter, F, None, "div", "own test"),
     Op("_hypot", np.hypot, F, None, "div", "broadcast"),

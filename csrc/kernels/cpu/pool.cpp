@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -13,6 +14,7 @@
 
 #include "core/Parallel.h"
 #include "core/WrapMath.h"
+#include "kernels/cpu/Loops.h"
 #include "kernels/cpu/ParallelRows.h"
 
 namespace mt {
@@ -145,6 +147,137 @@ int64_t max_pool_taps_f32(const float* x, int64_t ow, int64_t hi, int64_t k, int
 }
 #endif
 
+// max_pool1d's windows wholly inside the row, N at a time in vector lanes (GCC's vector extensions): float64
+// at the baseline (two doubles, SSE2) and, where the CPU has AVX2 and MINITORCH_CPU_CAPABILITY allows it,
+// float64 in fours and float32 in eights (target("avx2") copies, as kernels/cpu/Loops.h's loops). The rule is
+// the scalar window's: in tap order a value replaces the best when larger or NaN (the first maximum and the
+// last NaN win); each window's tap offset j d is kept in integer lanes and its position formed at the store.
+// A tap of stride 1 is one load, of stride 2 two loads deinterleaved (reading one element past the last
+// window's tap, inside the row), of other strides lane by lane.
+#if defined(__GNUC__) && defined(__x86_64__)
+// (the lambdas below pass 32-byte vectors, inlined into the target("avx2") copies: no ABI is involved; GCC
+// warns at the end of the file, so the warning is off for the rest of it)
+#pragma GCC diagnostic ignored "-Wpsabi"
+template <typename T, int N>
+struct PoolLanes;
+template <>
+struct PoolLanes<double, 2> {
+  typedef double V __attribute__((vector_size(16)));
+  typedef int64_t E;
+  typedef int64_t I __attribute__((vector_size(16)));
+  static constexpr I lane{0, 1}, evens{0, 2}, odds{1, 3};
+};
+template <>
+struct PoolLanes<double, 4> {
+  typedef double V __attribute__((vector_size(32)));
+  typedef int64_t E;
+  typedef int64_t I __attribute__((vector_size(32)));
+  static constexpr I lane{0, 1, 2, 3}, evens{0, 2, 4, 6}, odds{1, 3, 5, 7};
+};
+template <>
+struct PoolLanes<float, 8> {
+  typedef float V __attribute__((vector_size(32)));
+  typedef int32_t E;
+  typedef int32_t I __attribute__((vector_size(32)));
+  typedef int32_t H __attribute__((vector_size(16)));  // half of I, whose 64-bit widening fits a register
+  typedef int64_t H64 __attribute__((vector_size(32)));
+  static constexpr I lane{0, 1, 2, 3, 4, 5, 6, 7}, evens{0, 2, 4, 6, 8, 10, 12, 14},
+      odds{1, 3, 5, 7, 9, 11, 13, 15};
+};
+
+// [ow, hi) of the windows wholly inside the row of W elements; returns where it stopped (a multiple of N
+// windows done). float lanes need W < 2^31 and s < 2^27 (positions within a row in int32 lanes).
+template <typename T, int N>
+__attribute__((always_inline)) inline int64_t max_pool_lanes(const T* x, int64_t ow, int64_t hi, int64_t k,
+                                                             int64_t s, int64_t pad, int64_t d, int64_t W,
+                                                             T* o, int64_t* ix) {
+  using L = PoolLanes<T, N>;
+  using V = typename L::V;
+  using I = typename L::I;
+  using E = typename L::E;
+  const I lane_s = L::lane * static_cast<E>(s);  // window i's first tap, from the block's first
+  auto windows = [&](int64_t w, auto tap) {
+    V best = tap(0);
+    I bj{};
+    for (int64_t j = 1; j < k; ++j) {
+      const V v = tap(j);
+      const I m = (v > best) | (v != v);
+      best = m ? v : best;
+      bj = m ? I{} + static_cast<E>(j * d) : bj;
+    }
+    std::memcpy(o + w, &best, sizeof(V));
+    const I rel = lane_s + bj;
+    if constexpr (sizeof(T) == 8) {
+      const I pos = rel + (w * s - pad);
+      std::memcpy(ix + w, &pos, sizeof(I));
+    } else {  // each half widened on its own (one 64-byte vector went through the stack, 8x slower)
+      using H = typename L::H;
+      using H64 = typename L::H64;
+      H lo, up;
+      std::memcpy(&lo, &rel, sizeof(H));
+      std::memcpy(&up, reinterpret_cast<const char*>(&rel) + sizeof(H), sizeof(H));
+      const H64 p0 = __builtin_convertvector(lo, H64) + (w * s - pad);
+      const H64 p1 = __builtin_convertvector(up, H64) + (w * s - pad);
+      std::memcpy(ix + w, &p0, sizeof(H64));
+      std::memcpy(ix + w + N / 2, &p1, sizeof(H64));
+    }
+  };
+  auto load = [](const T* p) {
+    V v;
+    std::memcpy(&v, p, sizeof(V));
+    return v;
+  };
+  const int64_t span = (k - 1) * d;
+  if (s == 1) {
+    for (; ow + N <= hi; ow += N) {
+      const T* b = x + ow - pad;
+      windows(ow, [&](int64_t j) { return load(b + j * d); });
+    }
+  } else if (s == 2) {
+    for (; ow + N <= hi && (ow + N - 1) * 2 - pad + span + 1 < W; ow += N) {
+      const T* b = x + ow * 2 - pad;
+      if (k == 2 && d == 1) {  // max_pool1d(x, 2): both taps from the same two loads
+        const V lo = load(b), up = load(b + N);
+        const V t1 = __builtin_shuffle(lo, up, L::odds);
+        windows(ow, [&](int64_t j) { return j == 0 ? __builtin_shuffle(lo, up, L::evens) : t1; });
+      } else {
+        windows(ow, [&](int64_t j) {
+          const T* q = b + j * d;
+          return __builtin_shuffle(load(q), load(q + N), L::evens);
+        });
+      }
+    }
+  }
+  for (; ow + N <= hi; ow += N) {
+    const T* b = x + ow * s - pad;
+    windows(ow, [&](int64_t j) {
+      const T* q = b + j * d;
+      V v;
+      for (int i = 0; i < N; ++i) v[i] = q[i * s];
+      return v;
+    });
+  }
+  return ow;
+}
+
+int64_t max_pool_lanes_f64(const double* x, int64_t ow, int64_t hi, int64_t k, int64_t s, int64_t pad,
+                           int64_t d, int64_t W, double* o, int64_t* ix) {
+  return max_pool_lanes<double, 2>(x, ow, hi, k, s, pad, d, W, o, ix);
+}
+#ifdef MT_LOOPS_AVX2
+__attribute__((target("avx2"))) int64_t max_pool_lanes_f64_avx2(const double* x, int64_t ow, int64_t hi,
+                                                                int64_t k, int64_t s, int64_t pad, int64_t d,
+                                                                int64_t W, double* o, int64_t* ix) {
+  return max_pool_lanes<double, 4>(x, ow, hi, k, s, pad, d, W, o, ix);
+}
+__attribute__((target("avx2"))) int64_t max_pool_lanes_f32_avx2(const float* x, int64_t ow, int64_t hi,
+                                                                int64_t k, int64_t s, int64_t pad, int64_t d,
+                                                                int64_t W, float* o, int64_t* ix) {
+  return max_pool_lanes<float, 8>(x, ow, hi, k, s, pad, d, W, o, ix);
+}
+#endif
+#endif
+
 // The start of a max: -inf for floating types, the smallest value for integers (PyTorch's CPU max_pool2d
 // takes every dtype but bool; a window is never empty, so its first element always replaces this)
 template <typename A>
@@ -181,6 +314,18 @@ void max_pool_row(const T* x, int64_t W, int64_t oW, const PoolArgs& a, T* o, in
   const int64_t hi = std::max(lo, std::min(oW, W - 1 - span + pad >= 0 ? (W - 1 - span + pad) / s + 1 : 0));
   int64_t ow = 0;
   for (; ow < lo; ++ow) window(ow);
+#if defined(__GNUC__) && defined(__x86_64__)
+#ifdef MT_LOOPS_AVX2
+  if (loops_use_avx2()) {
+    if constexpr (std::is_same_v<T, double>) ow = max_pool_lanes_f64_avx2(x, ow, hi, k, s, pad, d, W, o, ix);
+    if constexpr (std::is_same_v<T, float>) {
+      if (W < (int64_t(1) << 31) && s < (int64_t(1) << 27))
+        ow = max_pool_lanes_f32_avx2(x, ow, hi, k, s, pad, d, W, o, ix);
+    }
+  }
+#endif
+  if constexpr (std::is_same_v<T, double>) ow = max_pool_lanes_f64(x, ow, hi, k, s, pad, d, W, o, ix);
+#endif
 #if defined(__SSE2__)
   if constexpr (std::is_same_v<T, float>) {
     if (k == 2 && s == 2 && pad == 0 && d == 1 && W < (int64_t(1) << 31))

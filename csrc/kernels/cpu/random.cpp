@@ -115,7 +115,21 @@ bool fill_chunk_fused(T* out, uint64_t seed, uint64_t c, uint64_t offset, int64_
   if (!table) return false;
   if (args.kind == RandomKind::integers) {
     constexpr int64_t lim = int64_t(1) << 50;
-    if (args.low < -lim || args.high > lim) return false;
+    if (args.low < -lim || args.high > lim) {
+      // float64's random_() ([0, 2^53]; its range 2^53 + 1 is 2^53 in double) and random_(2^53): the
+      // mapping's floor(u 2^53) is u's 53-bit integer itself, which the uniform fill over [0, 2^53) keeping
+      // all 53 bits writes (2^53 u, exact): the same bits, vectorized (the scalar mapping ran 2.2x
+      // PyTorch's time)
+      if constexpr (std::is_same<T, double>::value) {
+        constexpr double two53 = 9007199254740992.0;
+        if (args.low == 0 && static_cast<double>(args.high) == two53) {
+          const vec::PhiloxFill u{static_cast<int>(RandomKind::uniform), 0.0, two53, two53, 0, 0};
+          table->philox_fill_f64(out, n, seed, c, offset << 20, u);
+          return true;
+        }
+      }
+      return false;
+    }
   }
   const vec::PhiloxFill f{static_cast<int>(args.kind), args.a, args.b, scale, args.low, args.high};
   if constexpr (std::is_same<T, float>::value) {

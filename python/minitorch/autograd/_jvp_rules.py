@@ -88,6 +88,11 @@ def _safe_div(a, b):
     return a / torch.where(b == 0, torch.ones_like(b), b)
 
 
+def _no_forward_ad_formula(name):
+    """PyTorch's error for an op derivatives.yaml does not list at all (its autograd NotImplemented node)."""
+    raise NotImplementedError(f"Trying to use forward AD with {name} that does not support it.")
+
+
 def _i1_jvp(t, x, result):
     torch = _root()
     # I1'(x) = I0(x) - I1(x)/x, 1/2 at 0
@@ -2385,8 +2390,9 @@ for _row in _C._op_schema():
 # F.selu and F.celu reach forward AD under either name (F.celu(x, alpha=...) as itself)
 JVP_RULES["F.selu"] = JVP_RULES["selu"]
 JVP_RULES["F.celu"] = JVP_RULES["celu"]
-# torch.copysign / nextafter cast and call their private rows (_copysign, _nextafter): the rows' rules are theirs
-for _name in ("copysign", "nextafter"):
+# torch.copysign / nextafter cast and call their private rows (_copysign, _nextafter), torch.heaviside calls
+# _heaviside: the rows' rules are theirs
+for _name in ("copysign", "nextafter", "heaviside"):
     JVP_RULES.setdefault(_name, JVP_RULES["_" + _name])
 # nn.functional names that are torch's own functions reach forward AD under the torch-level key (same signature)
 for _name in ("hardshrink", "prelu", "pdist", "pairwise_distance", "cosine_similarity", "rms_norm"):

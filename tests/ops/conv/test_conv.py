@@ -504,8 +504,9 @@ def test_max_pool1d_values(device):
 
 
 # max_pool1d's row kernel (one input row per plane): selects instead of the 2-D loop's branch, the float 2/2
-# window four outputs per SSE step. Ties, NaN (the last wins), -inf and +-0 at every position; widths with and
-# without a remainder of the SSE step; padding, dilation and ceil_mode's partial windows.
+# window four outputs per SSE step, the vector lanes of kernels/cpu/pool.cpp's max_pool_lanes (two or four
+# doubles, eight floats at AVX2). Ties, NaN (the last wins), -inf and +-0 at every position; widths with and
+# without a remainder of each vector step; padding, dilation and ceil_mode's partial windows.
 POOL1D_CASES = [(2, 2, 0, 1, False), (2, 2, 0, 1, True), (3, 1, 0, 1, False), (3, 2, 1, 1, True)]
 POOL1D_CASES += [(4, 4, 2, 1, False), (2, 1, 1, 2, True), (5, 3, 2, 2, False), (1, 1, 0, 1, False)]
 # the stride-2 taps deinterleaved from two loads (one element read past a window: rows ending there), the
@@ -515,7 +516,7 @@ POOL1D_CASES += [(3, 2, 0, 1, False), (2, 2, 1, 2, False), (4, 2, 0, 1, True), (
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("width", [8, 19, 64, 2, 35, 40])
+@pytest.mark.parametrize("width", [8, 19, 64, 2, 35, 40, 203])
 def test_max_pool1d_row_kernel(device, dtype, width):
     NF = minitorch.nn.functional  # the Python entry: the plain case and return_indices alike
     rng = np.random.default_rng(63)
@@ -558,6 +559,14 @@ def test_max_pool1d_row_kernel(device, dtype, width):
         )
         assert minitorch.autograd.gradcheck(lambda t: NF.max_pool1d(t, 2, 2), (distinct,))
     assert NF.max_pool1d(minitorch.empty(0, 3, width, dtype=dtype, device=device), 2).shape[:2] == (0, 3)
+
+
+# the row kernel's vector lanes at each capability (read once per process): the baseline (SSE2: the float
+# windows' SSE paths, float64 in two lanes) and AVX2 (float64 in four, float32 in eight); AVX-512 CPUs run the
+# AVX2 copies, which the parent process checks
+@pytest.mark.parametrize("cap", ["default", "avx2"])
+def test_max_pool1d_lanes_at_each_capability(cap):
+    rerun_in_child(__file__, "max_pool1d_row_kernel and cpu", MINITORCH_CPU_CAPABILITY=cap)
 
 
 AVGPOOL_CASES = [

@@ -9,7 +9,7 @@ import pytest
 
 import minitorch
 from minitorch.autograd import gradcheck
-from tests.utils import ALL_DTYPES, run_oracle
+from tests.utils import ALL_DTYPES, cases_here_and_in_pytorch, run_oracle
 
 F16, F32, F64, I64 = minitorch.float16, minitorch.float32, minitorch.float64, minitorch.int64
 NAN, INF = math.nan, math.inf
@@ -374,6 +374,93 @@ def test_sgn_heaviside_frac_fix_angles(device):
     y = t([1.5, -2.25], device=device)
     y.frac_()
     close(y, [0.5, -0.25])
+
+
+# torch.heaviside (one pass: the _heaviside row) beside PyTorch: each dtype's values (NaN, +-0, ties with
+# values), broadcasting, strided and empty operands, out= and the in-place method, and the errors in its words
+_HEAVISIDE_CASES = """
+def cases(torch):
+    import math
+
+    def run(f):
+        try:
+            r = f()
+        except Exception as e:
+            return [type(e).__name__, str(e).splitlines()[0]]
+        if isinstance(r, torch.Tensor):
+            v = r.double().tolist() if r.dtype != torch.bool else r.tolist()
+            v = [None if isinstance(a, float) and math.isnan(a) else a for a in v] if r.dim() == 1 else v
+            return [str(r.dtype).split(".")[-1], list(r.shape), v, r.requires_grad]
+        return repr(r)
+
+    xs = [-2.0, -0.0, 0.0, 3.0, float("nan"), float("inf"), -float("inf"), 0.5, 0.0, -1.0]
+    vs = [0.25, 0.5, 0.75, float("nan"), 1.0, -2.0, 0.0, 7.0, -0.0, 3.0]
+    out = {}
+    for d in ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool"):
+        dt = getattr(torch, d)
+        if dt.is_floating_point:
+            x, v = torch.tensor(xs).to(dt), torch.tensor(vs).to(dt)
+        else:  # (no NaN or infinity converted to an integer)
+            x = torch.tensor([-2, 0, 0, 3, 5, 100, -100, 1, 0, -1]).to(dt)
+            v = torch.tensor([1, 2, 0, 4, -5, 6, 7, 0, 9, 1]).to(dt)
+        out[d] = run(lambda: torch.heaviside(x, v))
+        out[d + " method"] = run(lambda: x.heaviside(v))
+        out[d + " inplace"] = run(lambda: x.clone().heaviside_(v))
+        out[d + " out"] = run(lambda: torch.heaviside(x, v, out=torch.empty(0, dtype=dt)))
+    x = torch.tensor(xs, dtype=torch.float64)
+    v = torch.tensor(vs, dtype=torch.float64)
+    big = torch.arange(-40.0, 40.0, dtype=torch.float64).reshape(8, 10) % 3 - 1
+    out["strided"] = run(lambda: torch.heaviside(big.t()[::2], big.t()[1::2] + 0.5).reshape(-1))
+    out["broadcast"] = run(lambda: torch.heaviside(x.reshape(10, 1), v[:3]).reshape(-1))
+    out["0-dim values"] = run(lambda: torch.heaviside(x, torch.tensor(0.5, dtype=torch.float64)))
+    out["empty"] = run(lambda: torch.heaviside(x[:0], v[:0]))
+    out["keywords"] = run(lambda: torch.heaviside(input=x, values=v))
+    out["grad result"] = run(lambda: torch.heaviside(x.clone().requires_grad_(), v))
+    out["backward"] = run(lambda: torch.heaviside(x.clone().requires_grad_(), v).sum().backward())
+    out["backward values"] = run(lambda: torch.heaviside(x, v.clone().requires_grad_()).sum().backward())
+    out["mixed"] = run(lambda: torch.heaviside(x, v.float()))
+    out["0-dim mixed"] = run(lambda: torch.heaviside(x, torch.tensor(0.5)))
+    out["number"] = run(lambda: torch.heaviside(x, 0.5))
+    out["complex"] = run(lambda: torch.heaviside(x.to(torch.complex64), v.to(torch.complex64)))
+    out["complex other"] = run(lambda: torch.heaviside(x, v.to(torch.complex128)))
+    out["out mixed"] = run(lambda: torch.heaviside(x, v, out=torch.empty(10)))
+    out["out complex"] = run(lambda: torch.heaviside(x, v, out=torch.empty(10, dtype=torch.complex128)))
+    out["out int"] = run(lambda: torch.heaviside(x, v, out=torch.empty(10, dtype=torch.int64)))
+    out["inplace mixed"] = run(lambda: x.clone().heaviside_(v.float()))
+    out["inplace broadcast"] = run(lambda: x[:1].clone().heaviside_(v))
+    out["shapes"] = run(lambda: torch.heaviside(x, v[:3]))
+    return out
+"""
+
+
+def test_heaviside_against_pytorch():
+    ours, theirs = cases_here_and_in_pytorch(_HEAVISIDE_CASES, [("torch", minitorch)])
+    assert ours.keys() == theirs.keys()
+    for k in theirs:
+        assert ours[k] == theirs[k], k
+
+
+def test_heaviside_one_pass_values(device):
+    """the kernel over long dense, strided and broadcast runs against NumPy, each float dtype"""
+    rng = np.random.default_rng(7)
+    a = rng.integers(-2, 3, 5000).astype(np.float64)
+    a[::97] = np.nan
+    b = rng.standard_normal(5000)
+    want = np.where(a == 0, b, (a > 0).astype(np.float64))
+    for dt in (F32, F64, F16, minitorch.bfloat16):
+        x, v = t(a, dt, device), t(b, dt, device)
+        ref = minitorch.tensor(want, dtype=dt).double().numpy()  # b as the dtype rounds it
+        np.testing.assert_array_equal(minitorch.heaviside(x, v).cpu().double().numpy(), ref)
+        np.testing.assert_array_equal(minitorch.heaviside(x[::3], v[::3]).cpu().double().numpy(), ref[::3])
+        y = x.clone()
+        assert y.heaviside_(v) is y
+        np.testing.assert_array_equal(y.cpu().double().numpy(), ref)
+    x = t(a[:12].reshape(3, 4), F64, device)
+    got = minitorch.heaviside(x, t([[9.0], [8.0], [7.0]], F64, device))
+    np.testing.assert_array_equal(
+        got.cpu().numpy(),
+        np.where(a[:12].reshape(3, 4) == 0, [[9.0], [8.0], [7.0]], a[:12].reshape(3, 4) > 0),
+    )
 
 
 def test_float_power():

@@ -221,6 +221,11 @@ def whole_draws():
         add("randint_big", torch.randint(-(2**40), 2**52, (n,)))
         add("randint_f64_2p53", torch.randint(0, 2**53, (n,), dtype=torch.float64))
         add("bernoulli_bool", torch.empty(n, dtype=torch.bool).bernoulli_(0.6))
+    # random_() into float64, [0, 2^53]: the uniform fill's arithmetic (random.cpp's fill_chunk_fused), the
+    # integer mapping's bits (recorded from that mapping, 2026-12-06)
+    for n in _SIZES:
+        add("random_f64", torch.empty(n, dtype=torch.float64).random_())
+        add("random_f64_to", torch.empty(n, dtype=torch.float64).random_(2**53))
     return {k: h.hexdigest()[:16] for k, h in digests.items()}
 
 
@@ -268,6 +273,8 @@ PINNED_WHOLE = {
     "randn_f16": "423179a71985d853",
     "randn_f32": "12848d07f666a135",
     "randn_f64": "662e7936ddfa8f74",
+    "random_f64": "33ba1b53611537f4",
+    "random_f64_to": "d53eb2158e2a2fb4",
     "uniform_bf16": "9f919671175df9a6",
     "uniform_f16": "3a6f5ede87f90cec",
     "uniform_f32": "4a0cc21443c7ab9a",
