@@ -64,6 +64,7 @@ def is_distributed(input):
     return False
 
 
+@_argcheck.parses("Tensor other", name="is_same_size", method=True, upfront=False)  # (arity and keywords)
 def _is_same_size_method(self, other):
     # the method counts its arguments after self: `other` is position 1 there (2 in torch.is_same_size)
     if isinstance(other, _C.Tensor):
