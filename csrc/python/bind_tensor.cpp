@@ -18,6 +18,7 @@
 #include "ops/copy.h"
 #include "ops/factory.h"
 #include "ops/layout.h"
+#include "ops/reduce.h"
 #include "ops/shape.h"
 #include "python/bind.h"
 #include "python/bind_factory.h"
@@ -693,15 +694,15 @@ PyObject* f_is_same_size(PyObject* self, PyObject* const* args, Py_ssize_t nargs
   });
 }
 
-// self when other has its dtype and device type
+// self converted to other's dtype (self itself when it has it)
 PyObject* f_type_as(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   return guarded([&]() -> PyObject* {
     if (slow_self(self) || kwnames || nargs != 1 || !is_plain_tensor(args[0]))
       return fallback(kTypeAs, self, args, nargs, kwnames);
     const TensorImpl *a = impl_of(self), *b = impl_of(args[0]);
-    if (a->dtype() != b->dtype() || a->device().type != b->device().type)
-      return fallback(kTypeAs, self, args, nargs, kwnames);
-    return Py_NewRef(self);
+    if (a->dtype() == b->dtype()) return Py_NewRef(self);
+    Tensor t = tensor_of(self);  // the Python method's self.to(other.dtype)
+    return py::cast(to_as(t, b->dtype(), t.device(), false, false, MemoryFormat::Preserve)).release().ptr();
   });
 }
 
@@ -722,38 +723,69 @@ PyObject* f_new(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObjec
   });
 }
 
-// self when the sizes (separate ints, or one tuple or list of them) are its own
+// PyTorch's sum_to: self summed over the dims that broadcast to its shape from sizes (separate ints, or one
+// tuple or list of them), self itself when none does; sizes that do not expand to self's shape, and any other
+// value, are the Python composite's to refuse
 PyObject* f_sum_to_size(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  // PyTorch's parser takes separate sizes only after an int (x.sum_to_size(8.0, 8) is one argument too many)
+  if (nargs > 1 && (PyBool_Check(args[0]) || PyFloat_Check(args[0]))) {
+    PyErr_Format(PyExc_TypeError, "sum_to_size() takes 1 positional argument but %zd were given", nargs);
+    return nullptr;
+  }
+  PyObject* const* items = args;
+  Py_ssize_t n = nargs;
+  if (nargs == 1 && (PyTuple_Check(args[0]) || PyList_CheckExact(args[0]))) {
+    items = PySequence_Fast_ITEMS(args[0]);
+    n = PySequence_Fast_GET_SIZE(args[0]);
+  }
+  for (Py_ssize_t k = 0; k < n && !kwnames; ++k) {
+    if (!PyFloat_Check(items[k]) || (k == 0 && items == args)) continue;  // (a lone float: the composite's)
+    if (k == 0)
+      PyErr_SetString(
+          PyExc_TypeError,
+          "sum_to_size(): argument 'size' (position 1) must be tuple of ints, but found element of "
+          "type float at pos 0");
+    else
+      PyErr_Format(
+          PyExc_TypeError,
+          "sum_to_size(): argument 'size' failed to unpack the object at pos %zd with error \"type must "
+          "be tuple of ints,but got float\"",
+          k + 1);
+    return nullptr;
+  }
   return guarded([&]() -> PyObject* {
     if (slow_self(self) || kwnames || nargs == 0) return fallback(kSumToSize, self, args, nargs, kwnames);
-    PyObject* const* items = args;
-    Py_ssize_t n = nargs;
-    if (nargs == 1 && (PyTuple_Check(args[0]) || PyList_CheckExact(args[0]))) {
-      items = PySequence_Fast_ITEMS(args[0]);
-      n = PySequence_Fast_GET_SIZE(args[0]);
-    }
-    const DimVector& sz = impl_of(self)->sizes();
-    bool same = n == static_cast<Py_ssize_t>(sz.size()) && n > 0;
-    for (Py_ssize_t k = 0; same && k < n; ++k) {
+    const DimVector& shape = impl_of(self)->sizes();
+    int64_t lead = static_cast<int64_t>(shape.size()) - n;
+    if (n == 0 || lead < 0) return fallback(kSumToSize, self, args, nargs, kwnames);
+    DimVector sizes, dims;
+    for (int64_t k = 0; k < lead; ++k) dims.push_back(k);
+    for (Py_ssize_t k = 0; k < n; ++k) {
       int overflow = 0;
-      same = PyLong_CheckExact(items[k]) && PyLong_AsLongLongAndOverflow(items[k], &overflow) == sz[k] &&
-             !overflow;
+      long long v = PyLong_CheckExact(items[k]) ? PyLong_AsLongLongAndOverflow(items[k], &overflow) : -1;
+      int64_t have = shape[lead + k];
+      if (overflow || (v != 1 && v != have)) return fallback(kSumToSize, self, args, nargs, kwnames);
+      if (v == 1 && have != 1) dims.push_back(lead + k);
+      sizes.push_back(v);
     }
-    if (!same) return fallback(kSumToSize, self, args, nargs, kwnames);
-    return Py_NewRef(self);
+    if (dims.empty()) return Py_NewRef(self);
+    Tensor t = tensor_of(self);
+    Tensor r = nogil([&] { return sum(t, dims, true); }, t);
+    return py::cast(lead ? reshape(r, sizes) : r).release().ptr();
   });
 }
 
 extern PyMethodDef fast_slow_methods[];
 
-// x.float() & co. of a tensor of that dtype already: self, as PyTorch's
+// x.float() & co.: self when it has that dtype already, as PyTorch's
 template <FastSlot S, ScalarType T>
 PyObject* f_convert(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   if (refuse_positional(fast_slow_methods[S].ml_name, nargs)) return nullptr;
   return guarded([&]() -> PyObject* {
-    if (slow_self(self) || kwnames || impl_of(self)->dtype() != T)
-      return fallback(S, self, args, nargs, kwnames);
-    return Py_NewRef(self);
+    if (slow_self(self) || kwnames) return fallback(S, self, args, nargs, kwnames);
+    if (impl_of(self)->dtype() == T) return Py_NewRef(self);
+    Tensor t = tensor_of(self);  // the Python method's self.to(dtype) (tensor_to's defaults)
+    return py::cast(to_as(t, T, t.device(), false, false, MemoryFormat::Preserve)).release().ptr();
   });
 }
 

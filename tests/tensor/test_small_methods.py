@@ -8,6 +8,13 @@ import minitorch
 # Each case is an expression over x (8x8 float32), xt (its transpose), d (float64), i (2x3 int64), p (a
 # Parameter), r (a non-leaf); the result as repr, or the exception's type and first line
 CASES = r"""
+def grad_of_sum_to_size(torch):
+    w = torch.arange(6.0, requires_grad=True)
+    s = w.reshape(2, 3).sum_to_size(1, 3)
+    (s * torch.tensor([[1.0, 2.0, 3.0]])).sum().backward()
+    return s.tolist(), w.grad.tolist(), s.grad_fn.name()
+
+
 def cases(torch):
     x = torch.arange(64.0).reshape(8, 8); y = x + 1; xt = x.t(); d = x.double(); i = torch.ones(2, 3, dtype=torch.int64)
     p = torch.nn.Parameter(torch.ones(2, 2)); r = torch.ones(2, requires_grad=True) * 2
@@ -37,6 +44,12 @@ def cases(torch):
     |x.sum_to_size(8, 8) is x|x.sum_to_size((8, 8)) is x|x.sum_to_size([8, 8]) is x
     |x.sum_to_size(torch.Size([8, 8])) is x|x.sum_to_size(1, 8).tolist()|x.sum_to_size(8).tolist()|x.sum_to_size()
     |x.sum_to_size(size=(8, 8)) is x|x.sum_to_size(3)|x.sum_to_size(8, 8, 8)|x.sum_to_size((8, 8), 1)
+    |x.sum_to_size(8.0, 8)|x.sum_to_size(True, 8)|x.sum_to_size(8, 8.0)|x.sum_to_size(8, 8.0, 1)
+    |x.sum_to_size((8.0, 8))|x.sum_to_size([8, 8.0])|x.sum_to_size(8.0)|x.sum_to_size(8, True).tolist()|x.sum_to_size(8, 'a')
+    |i.sum_to_size(1, 3).tolist()|i.sum_to_size(3).dtype
+    |torch.arange(24.).reshape(2, 3, 4).sum_to_size(3, 1).tolist()|torch.ones(2, 1, 4).sum_to_size(1, 4).tolist()
+    |grad_of_sum_to_size(torch)|xt.sum_to_size(1, 8).tolist()|torch.tensor(2.).sum_to_size(())
+    |xt.double().stride()|xt.type_as(d).stride()|xt.type_as(d).tolist() == xt.tolist()|i.float().tolist()|x.int().tolist() == x.tolist()
     |x.float() is x|x.double().dtype|d.double() is d|i.long() is i|i.int().dtype|x.bool().dtype|x.half().half().dtype
     |x.float(1)|x.double(1, 2)|x.float(a=1)|x.float(torch.preserve_format)|x.long(memory_format=torch.preserve_format).dtype
     |x.float(memory_format=torch.preserve_format) is x|p.float() is p
