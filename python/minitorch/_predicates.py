@@ -60,7 +60,8 @@ def is_same_size(input, other):
 
 def is_distributed(input):
     """False: no tensor here is spread over processes (PyTorch's answer for every dense tensor too)."""
-    _argcheck.check_tensor("is_distributed", "input", 1, input)
+    if not isinstance(input, _C.Tensor):  # (inline: the check's call was a fifth of this call's time)
+        _argcheck.check_tensor("is_distributed", "input", 1, input)
     return False
 
 
