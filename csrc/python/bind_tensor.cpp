@@ -549,6 +549,18 @@ enum FastSlot : int {
 };
 PyObject* g_fallback[kNumFastSlots] = {};
 
+// f(), its C++ exceptions raised as the bindings raise them (the module's translators: IndexError,
+// OutOfMemoryError, ...), as pybind11's dispatcher does
+template <typename F>
+PyObject* translated(F f) {
+  try {
+    return f();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+  }
+  return nullptr;
+}
+
 // the method it replaces, called with self first (as the class attribute is called unbound)
 PyObject* fallback(FastSlot slot, PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                    PyObject* kwnames) {
@@ -601,7 +613,7 @@ PyObject* no_args_method(const char* name, PyObject* self, PyObject* const* args
                          PyObject* kwnames, F answer) {
   if (refuse_arguments(name, nargs, kwnames)) return nullptr;
   if (slow_self(self)) return fallback(S, self, args, nargs, kwnames);
-  return guarded([&] { return answer(impl_of(self)); });
+  return translated([&] { return answer(impl_of(self)); });
 }
 
 #define MT_FAST_NOARGS(fn, slot, name, expr)                                                                 \
@@ -620,7 +632,7 @@ MT_FAST_NOARGS(f_is_signed, kIsSigned, "is_signed", PyBool_FromLong(is_signed(t-
 
 // x.stride() and x.stride(d) for an int d in range
 PyObject* f_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  return guarded([&]() -> PyObject* {
+  return translated([&]() -> PyObject* {
     if (slow_self(self) || kwnames || nargs > 1 || (nargs == 1 && !PyLong_CheckExact(args[0])))
       return fallback(kStride, self, args, nargs, kwnames);
     const TensorImpl* t = impl_of(self);
@@ -654,7 +666,7 @@ bool refuse_positional(const char* name, Py_ssize_t nargs) {
 
 PyObject* f_is_contiguous(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   if (refuse_positional("is_contiguous", nargs)) return nullptr;
-  return guarded([&]() -> PyObject* {
+  return translated([&]() -> PyObject* {
     if (slow_self(self) || kwnames) return fallback(kIsContiguous, self, args, nargs, kwnames);
     return PyBool_FromLong(impl_of(self)->is_contiguous());
   });
@@ -663,7 +675,7 @@ PyObject* f_is_contiguous(PyObject* self, PyObject* const* args, Py_ssize_t narg
 // self when it is laid out already (PyTorch's contiguous() returns self then)
 PyObject* f_contiguous(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   if (refuse_positional("contiguous", nargs)) return nullptr;
-  return guarded([&]() -> PyObject* {
+  return translated([&]() -> PyObject* {
     if (slow_self(self) || kwnames || !impl_of(self)->is_contiguous())
       return fallback(kContiguous, self, args, nargs, kwnames);
     return Py_NewRef(self);
@@ -676,7 +688,7 @@ PyObject* f_requires_grad(PyObject* self, PyObject* const* args, Py_ssize_t narg
   if (slow_self(self) || kwnames || nargs > 1 || (nargs == 1 && !PyBool_Check(args[0])))
     return fallback(kRequiresGrad, self, args, nargs, kwnames);
   bool on = nargs == 0 || args[0] == Py_True;
-  return guarded([&]() -> PyObject* {
+  return translated([&]() -> PyObject* {
     const TensorImpl* ti = impl_of(self);
     AutogradMeta* m = ti->autograd_meta();
     if (on ? !is_inexact(ti->dtype()) || ti->storage()->inference : m && m->grad_fn)
@@ -687,7 +699,7 @@ PyObject* f_requires_grad(PyObject* self, PyObject* const* args, Py_ssize_t narg
 }
 
 PyObject* f_is_same_size(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  return guarded([&]() -> PyObject* {
+  return translated([&]() -> PyObject* {
     if (slow_self(self) || kwnames || nargs != 1 || !is_plain_tensor(args[0]))
       return fallback(kIsSameSize, self, args, nargs, kwnames);
     return PyBool_FromLong(impl_of(self)->sizes() == impl_of(args[0])->sizes());
@@ -696,7 +708,7 @@ PyObject* f_is_same_size(PyObject* self, PyObject* const* args, Py_ssize_t nargs
 
 // self converted to other's dtype (self itself when it has it)
 PyObject* f_type_as(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  return guarded([&]() -> PyObject* {
+  return translated([&]() -> PyObject* {
     if (slow_self(self) || kwnames || nargs != 1 || !is_plain_tensor(args[0]))
       return fallback(kTypeAs, self, args, nargs, kwnames);
     const TensorImpl *a = impl_of(self), *b = impl_of(args[0]);
@@ -708,7 +720,7 @@ PyObject* f_type_as(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyO
 
 // x.new() and x.new(*sizes) of plain non-negative ints: new_empty's tensor
 PyObject* f_new(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  return guarded([&]() -> PyObject* {
+  return translated([&]() -> PyObject* {
     if (slow_self(self) || kwnames) return fallback(kNew, self, args, nargs, kwnames);
     DimVector sizes;
     if (nargs == 0) sizes.push_back(0);
@@ -753,7 +765,7 @@ PyObject* f_sum_to_size(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
           k + 1);
     return nullptr;
   }
-  return guarded([&]() -> PyObject* {
+  return translated([&]() -> PyObject* {
     if (slow_self(self) || kwnames || nargs == 0) return fallback(kSumToSize, self, args, nargs, kwnames);
     const DimVector& shape = impl_of(self)->sizes();
     int64_t lead = static_cast<int64_t>(shape.size()) - n;
@@ -781,7 +793,7 @@ extern PyMethodDef fast_slow_methods[];
 template <FastSlot S, ScalarType T>
 PyObject* f_convert(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   if (refuse_positional(fast_slow_methods[S].ml_name, nargs)) return nullptr;
-  return guarded([&]() -> PyObject* {
+  return translated([&]() -> PyObject* {
     if (slow_self(self) || kwnames) return fallback(S, self, args, nargs, kwnames);
     if (impl_of(self)->dtype() == T) return Py_NewRef(self);
     Tensor t = tensor_of(self);  // the Python method's self.to(dtype) (tensor_to's defaults)
