@@ -68,16 +68,19 @@ ScalarType from_dl(DLDataType d) {
                              "): minitorch holds bool, uint8, int8-64, float16/32/64 and bfloat16"));
 }
 
-// Keeps the exported tensor (hence its storage) alive, with the shape/strides arrays DLPack points at.
-struct ExportCtx {
+// The exported tensor (hence its storage) kept alive with the shape/strides arrays DLPack points at and the
+// managed struct itself: one allocation per export (four, with vectors and a separate context, cost a third
+// of a 0.2 us call)
+template <typename M>
+struct Export {
+  M managed;
   Tensor t;
-  std::vector<int64_t> shape, strides;
+  DimVector shape, strides;
 };
 
 template <typename M>
 void delete_export(M* m) {
-  delete static_cast<ExportCtx*>(m->manager_ctx);
-  delete m;
+  delete static_cast<Export<M>*>(m->manager_ctx);
 }
 
 void unused_versioned_capsule(PyObject* cap) {
@@ -93,24 +96,32 @@ void unused_capsule(PyObject* cap) {
   }
 }
 
-py::object to_dlpack(const Tensor& t, bool versioned, bool copied) {
-  auto* ctx = new ExportCtx{t, t.sizes().vec(), t.strides().vec()};
-  DLTensor dl{};
+template <typename M>
+M* export_of(const Tensor& t) {
+  auto* e = new Export<M>{M{}, t, t.sizes(), t.strides()};
+  DLTensor& dl = e->managed.dl_tensor;
   dl.data = t.numel() == 0 ? nullptr : t.data_ptr();
   dl.device = t.is_cuda() ? DLDevice{kDLCUDA, t.device().index} : DLDevice{kDLCPU, 0};
   dl.ndim = static_cast<int32_t>(t.dim());
   dl.dtype = to_dl(t.dtype());
-  dl.shape = ctx->shape.data();
-  dl.strides = ctx->strides.data();
+  dl.shape = e->shape.data();
+  dl.strides = e->strides.data();
   dl.byte_offset = 0;
+  e->managed.manager_ctx = e;
+  e->managed.deleter = &delete_export<M>;
+  return &e->managed;
+}
+
+py::object to_dlpack(const Tensor& t, bool versioned, bool copied) {
   PyObject* cap;
   if (versioned) {
-    auto* m = new DLManagedTensorVersioned{
-        {1, 0}, ctx, &delete_export<DLManagedTensorVersioned>, copied ? kDLPackFlagIsCopied : 0, dl};
+    auto* m = export_of<DLManagedTensorVersioned>(t);
+    m->version = {1, 0};
+    m->flags = copied ? kDLPackFlagIsCopied : 0;
     cap = PyCapsule_New(m, "dltensor_versioned", &unused_versioned_capsule);
     if (!cap) m->deleter(m);
   } else {
-    auto* m = new DLManagedTensor{dl, ctx, &delete_export<DLManagedTensor>};
+    auto* m = export_of<DLManagedTensor>(t);
     cap = PyCapsule_New(m, "dltensor", &unused_capsule);
     if (!cap) m->deleter(m);
   }

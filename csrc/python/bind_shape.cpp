@@ -9,6 +9,7 @@
 #include "core/TypeMeta.h"
 #include "ops/copy.h"
 #include "ops/shape.h"
+#include "python/bind_factory.h"
 
 namespace mt {
 
@@ -400,7 +401,8 @@ void init_shape(py::module_& m, TensorClass& cls) {
           "chunk", [](const Tensor& t, StrictInt c, StrictInt dim) { return to_tuple(chunk(t, c, dim)); },
           py::arg("chunks"), py::arg("dim") = 0)
       // PyTorch's three tensor_split signatures, in the order a value can only match one: an int, a tensor,
-      // a tuple or list of ints
+      // a tuple or list of ints (the tensor a TensorArg: pybind11's own caster refusing the tuple of indices
+      // cost 3 us, the foreign-module lookup and its AttributeError)
       .def(
           "tensor_split",
           [](const Tensor& t, StrictInt s, StrictInt dim) {
@@ -409,8 +411,8 @@ void init_shape(py::module_& m, TensorClass& cls) {
           py::arg("sections"), py::arg("dim") = 0)
       .def(
           "tensor_split",
-          [](const Tensor& t, const Tensor& s, StrictInt dim) {
-            return to_tuple(tensor_split_by_tensor(t, s, dim));
+          [](const Tensor& t, TensorArg s, StrictInt dim) {
+            return to_tuple(tensor_split_by_tensor(t, s.h.cast<Tensor>(), dim));
           },
           py::arg("tensor_indices_or_sections"), py::arg("dim") = 0)
       .def(
@@ -478,8 +480,8 @@ void init_shape(py::module_& m, TensorClass& cls) {
       py::arg("input"), py::arg("sections"), py::arg("dim") = 0);
   m.def(
       "tensor_split",
-      [](const Tensor& t, const Tensor& s, StrictInt dim) {
-        return to_tuple(tensor_split_by_tensor(t, s, dim));
+      [](const Tensor& t, TensorArg s, StrictInt dim) {
+        return to_tuple(tensor_split_by_tensor(t, s.h.cast<Tensor>(), dim));
       },
       py::arg("input"), py::arg("tensor_indices_or_sections"), py::arg("dim") = 0);
   m.def(

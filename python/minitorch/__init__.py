@@ -202,6 +202,9 @@ from minitorch import nested  # torch.nested: NestedTensor, a batch of tensors o
 nested._install_tensor_methods(Tensor)  # Tensor.is_nested
 # the methods written in Python look for __torch_function__ arguments while a transform runs, as the C++ ones do
 _C._guard_tensor_methods(Tensor)
+# the small methods (ndimension, stride, contiguous, x.float() of a float tensor, new, ...) answer their common call
+# in C and hand the rest to the methods installed above (csrc/python/bind_tensor.cpp)
+_C._install_fast_methods(Tensor)
 from minitorch._device import _install as _install_device_context
 
 _install_device_context()

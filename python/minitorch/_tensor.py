@@ -66,6 +66,7 @@ def _format(self, spec):
     return object.__format__(self, spec)
 
 
+@_argcheck.parses("Tensor other", name="type_as", method=True, upfront=False)  # (arity and keywords)
 def _type_as(self, other):
     """self converted to other's dtype (PyTorch's TypeError for a non-tensor, not an AttributeError)."""
     if not isinstance(other, _C.Tensor):
@@ -100,6 +101,7 @@ def _converter(name, dtype):
         return self.to(dtype, memory_format=memory_format)
 
     convert.__name__ = convert.__qualname__ = name
+    convert.__doc__ = f"self.to(torch.{dtype_name(dtype)}): self itself when it has that dtype already."
     return convert
 
 

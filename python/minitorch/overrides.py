@@ -622,6 +622,7 @@ def _install_methods():
                 "instancemethod",
                 "function",
                 "builtin_function_or_method",
+                "method_descriptor",  # the C methods of bind_tensor.cpp's fast tables
                 "_TensorMethod",
             ):
                 continue

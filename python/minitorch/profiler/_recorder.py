@@ -413,6 +413,7 @@ def _namespace_targets():
             "instancemethod",
             "function",
             "builtin_function_or_method",
+            "method_descriptor",  # the C methods of bind_tensor.cpp's fast tables
             "_TensorMethod",
         ):
             continue

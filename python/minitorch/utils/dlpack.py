@@ -81,11 +81,16 @@ def from_dlpack(ext_tensor):
     return _C._from_dlpack_capsule(capsule)
 
 
+# read once (through _C at each call they measured up to half of a 0.4 us to_dlpack)
+_Tensor = _C.Tensor
+_export = _C._to_dlpack
+
+
 def to_dlpack(tensor):
     """The legacy capsule API (torch.utils.dlpack.to_dlpack): PyTorch's exports a tensor requiring grad too (only
     __dlpack__ refuses it)."""
-    if type(tensor) is _C.Tensor:  # what dlpack() below does with no stream, device or copy asked
-        return _C._to_dlpack(tensor, False, False)
+    if type(tensor) is _Tensor:  # what dlpack() below does with no stream, device or copy asked
+        return _export(tensor, False, False)
     _argcheck.check_tensor_like("_to_dlpack", "data", 1, tensor)
     return dlpack(tensor, _grad_check=False)
 
