@@ -1216,8 +1216,8 @@ def test_huber_smooth_l1_layouts(device, name, dtype):
     kw = {"delta": 0.8} if name == "huber_loss" else {"beta": 0.6}
     p = 0.8 if name == "huber_loss" else 0.6
     tol = 1e-5 if dtype == minitorch.float32 else 1e-12
-    t_ = lambda v: mt(v, dtype, device).t()  # noqa: E731 - a (7, 5) view with strides (1, 7)
-    c_ = lambda v: mt(v.T, dtype, device)  # noqa: E731
+    t_ = lambda v: mt(v, dtype, device).t()  # a (7, 5) view with strides (1, 7)
+    c_ = lambda v: mt(v.T, dtype, device)
     cases = [
         (t_(a), t_(b), (1, 7)),
         (t_(a), c_(b), (1, 7)),
