@@ -441,6 +441,24 @@ def test_diag_family(device, dtype, layout):
     assert minitorch.diag_embed(minitorch.zeros(2, 0, device=device)).shape == (2, 0, 0)
 
 
+def test_diag_embed_paths_agree():
+    """diag_embed without autograd (a zero result, the diagonal written through a view) and with it (the
+    differentiable catenation) give the same values; the former is contiguous with version 0, as PyTorch's."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((2, 3, 4))
+    x = minitorch.tensor(a).transpose(0, 2)  # (4, 3, 2), non-contiguous
+    for off, d1, d2 in [(0, -2, -1), (2, 0, 3), (-3, 3, 1)]:
+        fast = minitorch.diag_embed(x, off, d1, d2)
+        slow = minitorch.diag_embed(x.clone().requires_grad_(), off, d1, d2)
+        assert slow.grad_fn is not None and fast.grad_fn is None
+        assert fast._version == 0 and fast.is_contiguous()
+        np.testing.assert_array_equal(to_np(fast), to_np(slow.detach()))
+        v = a.transpose(2, 1, 0)  # x's values, (4, 3, 2)
+        m = np.stack([np.diag(r, off) for r in v.reshape(-1, 2)]).reshape(4, 3, *np.diag(v[0, 0], off).shape)
+        want = np.moveaxis(m, (-2, -1), (d1 % 4, d2 % 4))
+        np.testing.assert_array_equal(to_np(fast), want)
+
+
 def test_diag_errors_and_gradients():
     with pytest.raises(RuntimeError, match="diag\\(\\): Supports 1D or 2D tensors. Got 3D"):
         minitorch.diag(minitorch.zeros(2, 2, 2))
