@@ -70,8 +70,8 @@ typedef int32_t LnV8i __attribute__((vector_size(32)));
     for (int h = 0; h < 2; ++h) {                                                                          \
       LnV4d x[4];                                                                                          \
       for (int k = 0; k < 4; ++k) {                                                                        \
-        const LnV4f f = h ? __builtin_shufflevector(v[k], v[k], 4, 5, 6, 7)                                \
-                          : __builtin_shufflevector(v[k], v[k], 0, 1, 2, 3);                               \
+        const int o = 4 * h; /* GCC 11 has no __builtin_shufflevector */                                   \
+        const LnV4f f = {v[k][o], v[k][o + 1], v[k][o + 2], v[k][o + 3]};                                  \
         x[k] = __builtin_convertvector(f, LnV4d);                                                          \
       }                                                                                                    \
       t[h] = (x[0] + x[1]) + (x[2] + x[3]);                                                                \
