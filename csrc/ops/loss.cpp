@@ -16,6 +16,7 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factory.h"
+#include "ops/layout.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
 
@@ -338,11 +339,17 @@ static bool huber_fused(const Tensor& input, const Tensor& target) {
          IntArrayRef(input.sizes()).equals(target.sizes());
 }
 
+// The kernel runs over x, y (and the gradient, the output) as one flat array: all are laid out with the
+// strides an elementwise op's output would get (PyTorch's loss is a TensorIterator output, so a transposed
+// pair keeps its layout and is read in memory order instead of copied; its sum adds in that order, as
+// PyTorch's sum of that loss).
 static Tensor huber_fused_forward(const Tensor& input, const Tensor& target, HuberKind kind, double param,
                                   Reduction reduction) {
-  Tensor x = contiguous(input), y = contiguous(target);
-  Tensor out = reduction == Reduction::None ? make_empty(input.sizes(), input.dtype(), input.device())
-                                            : make_empty({}, input.dtype(), input.device());
+  const DimVector st = iter_output_strides(input.sizes(), {&input, &target});
+  Tensor x = with_strides(input, st), y = with_strides(target, st);
+  Tensor out = reduction == Reduction::None
+                   ? empty_strided_dense(input.sizes(), st, input.dtype(), input.device())
+                   : make_empty({}, input.dtype(), input.device());
   huber_loss_stub.get(DeviceType::CPU)(out, x, y, Tensor(), kind, param, reduction);
   return out;
 }
@@ -384,10 +391,12 @@ Tensor huber_loss_backward(const Tensor& grad, const Tensor& input, const Tensor
       GradMode::is_enabled() && (grad.requires_grad() || input.requires_grad() || target.requires_grad());
   if (!recording && huber_fused(input, target) && grad.dtype() == input.dtype() &&
       !(kind == HuberKind::smooth_l1 && param == 0)) {
-    Tensor g = reduction == Reduction::None ? contiguous(expand(grad, input.sizes())) : grad;
+    // the gradient in the layout PyTorch's zeros_like(input) gives it, the operands read in that layout
+    const DimVector st = preserved_strides(input);
+    Tensor g = reduction == Reduction::None ? with_strides(expand(grad, input.sizes()), st) : grad;
     if (reduction != Reduction::None && g.dim() != 0) g = reshape(g, {});
-    Tensor out = make_empty(input.sizes(), input.dtype(), input.device());
-    huber_loss_stub.get(DeviceType::CPU)(out, contiguous(input), contiguous(target), contiguous(g), kind,
+    Tensor out = empty_strided_dense(input.sizes(), st, input.dtype(), input.device());
+    huber_loss_stub.get(DeviceType::CPU)(out, with_strides(input, st), with_strides(target, st), g, kind,
                                          param, reduction);
     return out;
   }

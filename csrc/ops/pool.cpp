@@ -311,13 +311,16 @@ Tensor adaptive_avg_pool2d(const Tensor& input, const std::vector<std::optional<
   // global average pooling (ResNet's head) on CUDA: the mean reduction, as PyTorch does. The CPU pool kernel
   // sums whole planes with partial sums, which is faster than the mean there.
   // (an empty plane too: its mean is NaN, as PyTorch's)
-  if (s.oh == 1 && s.ow == 1 && (s.input.is_cuda() || s.input.numel() == 0))
-    return finish(mean(s.input, {2, 3}, true), s, 2);
+  // A non-contiguous input (channels-last, a transposed 1-d one) is reduced where it lies, as PyTorch's mean
+  // path, instead of copied to NCHW for the kernel.
+  if (s.oh == 1 && s.ow == 1 && (s.input.is_cuda() || s.input.numel() == 0 || !s.input.is_contiguous()))
+    return finish(in_layout_of(mean(s.input, {2, 3}, true), {&s.input}), s, 2);
   return finish(avg_pool2d_impl(s.input, s.args, s.oh, s.ow), s, 2);
 }
 Tensor adaptive_avg_pool1d(const Tensor& input, const std::vector<std::optional<int64_t>>& output_size) {
   PoolSetup s = setup_adaptive(input, output_size, 1, "adaptive_avg_pool1d", "adaptive_avg_pool2d");
-  if (s.oh == 1 && s.ow == 1 && s.input.numel() == 0) return finish(mean(s.input, {2, 3}, true), s, 1);
+  if (s.oh == 1 && s.ow == 1 && (s.input.numel() == 0 || !s.input.is_contiguous()))
+    return finish(in_layout_of(mean(s.input, {2, 3}, true), {&s.input}), s, 1);
   return finish(avg_pool2d_impl(s.input, s.args, s.oh, s.ow), s, 1);
 }
 std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input,

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/CopyBytes.h"
 #include "core/FreshWrites.h"
 #include "core/GradMode.h"
 #include "core/Parallel.h"
@@ -781,7 +782,7 @@ bool cat_rows(const Tensor& out, const std::vector<Tensor>& tensors, int64_t dim
     for (int64_t r = b; r < e; ++r) {
       char* dst = o + r * row_bytes;
       for (const Run& run : runs) {
-        std::memcpy(dst, run.p + r * run.bytes, static_cast<size_t>(run.bytes));
+        copy_bytes(dst, run.p + r * run.bytes, static_cast<size_t>(run.bytes));
         dst += run.bytes;
       }
     }

@@ -8,6 +8,7 @@
 #include "autograd/AutogradMeta.h"
 #include "autograd/Node.h"
 #include "autograd/record.h"
+#include "core/CopyBytes.h"
 #include "core/FreshWrites.h"
 #include "core/Parallel.h"
 #include "core/ParallelGuard.h"
@@ -180,7 +181,7 @@ Tensor from_numpy_copy(py::array arr) {
   NumpyLayout l = numpy_layout(arr);
   Tensor out = empty_strided_dense(l.sizes, l.strides, l.dtype, Device(DeviceType::CPU));
   const size_t n = std::min(l.nbytes, out.storage()->nbytes);
-  if (n) std::memcpy(out.data_ptr(), arr.data(), n);
+  if (n) copy_bytes(out.data_ptr(), arr.data(), n);
   return out;
 }
 

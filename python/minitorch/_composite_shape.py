@@ -371,6 +371,17 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     src = input if input.dim() else input.reshape(1)
     batch = list(src.shape[:-1])
     n = length + abs(offset)
+    if not (_C.is_grad_enabled() and input.requires_grad):
+        # PyTorch's kernel: a contiguous zero-filled result (fresh zero pages here), the diagonal written
+        # through a view; the catenation below (differentiable) wrote the whole result three times (256x256
+        # float64 into 128 MiB: 256 ms against PyTorch's 83)
+        sizes = list(batch)
+        sizes.insert(min(d1, d2), n)
+        sizes.insert(max(d1, d2), n)
+        out = src.new_zeros(sizes)
+        with _C._fresh_writes:  # the write that builds the result leaves its version at 0, as PyTorch's
+            out.diagonal(offset, d1, d2).copy_(src)
+        return out
     # Entry i of the diagonal sits at flat position i*(n+1) + lead in the n-by-n block: interleave each value
     # with n zeros, shift by `lead` zeros and cut to n*n, so cat and views alone build it (autograd included).
     lead = offset if offset >= 0 else -offset * n

@@ -232,6 +232,23 @@ def test_layer_norm_float32_rows_statistics(device, n, offset):
         np.testing.assert_allclose(to_np(got), e, rtol=1e-4, atol=2e-4 * np.abs(e).max())
 
 
+def test_layer_norm_float32_row_lengths(device):
+    """The float32 rows' statistics take a row's last values (fewer than 32) as one more lane step, the last
+    rem < 8 of them masked from the row's final 8 (element by element below 8 values), and run two rows at
+    a time: every row length 1..70 over an odd row count, mean and rstd (through the saved statistics) and
+    the output against float64 NumPy, with a mean that dwarfs the spread in one row."""
+    rng = rng_for(9)
+    for n in range(1, 71):
+        x64 = rng.standard_normal((5, n)) * 2 + 0.5
+        x64[3] += 300.0
+        x32 = x64.astype(np.float32)
+        y, mean, rstd = minitorch.native_layer_norm(T(x32, minitorch.float32, device), (n,), None, None, 1e-5)
+        ref = x32.astype(np.float64)
+        np.testing.assert_allclose(to_np(mean).ravel(), ref.mean(1), rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(to_np(rstd).ravel(), 1 / np.sqrt(ref.var(1) + 1e-5), rtol=1e-5)
+        np.testing.assert_allclose(to_np(y), np_layer_norm(ref, 1), rtol=1e-4, atol=1e-4)
+
+
 def test_layer_norm_float32_baseline_rows():
     """MINITORCH_CPU_CAPABILITY=default forces the baseline (SSE2) build of the float32 rows, which the AVX2
     machines never run otherwise: the layer_norm tests again in a fresh process."""

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "core/CopyBytes.h"
 #include "kernels/cpu/Loops.h"
 #ifdef MT_LOOPS_AVX2
 #include <immintrin.h>
@@ -104,7 +105,7 @@ void copy_rows(const TensorIter& it, int64_t r0, int64_t r1) {
   }
   for (int64_t r = r0; r < r1; ++r) {
     if (dense) {
-      std::memcpy(dst, src, static_cast<size_t>(n) * kItem);
+      copy_bytes(dst, src, static_cast<size_t>(n) * kItem);
     } else if (reversed) {
       copy_reversed<kItem>(dst, src, n);
     } else {
@@ -326,7 +327,7 @@ void copy_cpu(const TensorIter& it) {
     size_t item = element_size(it.dtypes[0]);
     if (it.is_contiguous()) {
       // one memcpy per chunk; parallel for large copies
-      it.for_each([&](char** d, const int64_t*, int64_t n) { std::memcpy(d[0], d[1], n * item); }, 1 << 20);
+      it.for_each([&](char** d, const int64_t*, int64_t n) { copy_bytes(d[0], d[1], n * item); }, 1 << 20);
       return;
     }
     if (it.ndim() >= 2) {

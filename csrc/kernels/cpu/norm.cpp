@@ -58,111 +58,165 @@ double row_sq_dev(const T* p, int64_t n, double mean) {
 // corrects that mean (m + sum(d) / N) and the variance (sum(d^2) - sum(d)^2 / N) to near double accuracy,
 // data with a large mean included. The lanes are written out, so both builds associate the sums alike and
 // differ only where FMA contracts a multiply-add.
-#define MT_LN_ROWS_F32(ATTR, SUFFIX)                                                                      \
-  /* s1 += sum(p[i] - c), and s2 += sum((p[i] - c)^2) when s2 */                                          \
-  ATTR inline void ln_sums_##SUFFIX(const float* p, int64_t n, float c, double* s1, double* s2) {         \
-    constexpr int L = 32, kFlush = 64;                                                                    \
-    int64_t i = 0;                                                                                        \
-    while (n - i >= L) {                                                                                  \
-      float a[L] = {}, q[L] = {};                                                                         \
-      const int64_t e = i + std::min<int64_t>(kFlush, (n - i) / L) * L;                                   \
-      if (s2) {                                                                                           \
-        for (; i < e; i += L)                                                                             \
-          for (int j = 0; j < L; ++j) {                                                                   \
-            const float d = p[i + j] - c;                                                                 \
-            a[j] += d;                                                                                    \
-            q[j] += d * d;                                                                                \
-          }                                                                                               \
-      } else {                                                                                            \
-        for (; i < e; i += L)                                                                             \
-          for (int j = 0; j < L; ++j) a[j] += p[i + j] - c;                                               \
-      }                                                                                                   \
-      for (int j = 0; j < L; ++j) {                                                                       \
-        *s1 += static_cast<double>(a[j]);                                                                 \
-        if (s2) *s2 += static_cast<double>(q[j]);                                                         \
-      }                                                                                                   \
-    }                                                                                                     \
-    for (; i < n; ++i) {                                                                                  \
-      const double d = static_cast<double>(p[i]) - static_cast<double>(c);                                \
-      *s1 += d;                                                                                           \
-      if (s2) *s2 += d * d;                                                                               \
-    }                                                                                                     \
-  }                                                                                                       \
-  ATTR void ln_fwd_row_##SUFFIX(const float* row, float* out, int64_t N, const float* w, const float* b,  \
-                                double eps, float* mean_out, float* rstd_out) {                           \
-    const double dn = static_cast<double>(N);                                                             \
-    double s = 0;                                                                                         \
-    ln_sums_##SUFFIX(row, N, 0.0f, &s, nullptr);                                                          \
-    const float c = static_cast<float>(s / dn);                                                           \
-    double sd = 0, sq = 0;                                                                                \
-    ln_sums_##SUFFIX(row, N, c, &sd, &sq);                                                                \
-    const double m = static_cast<double>(c) + sd / dn;                                                    \
-    const double rs = 1.0 / std::sqrt(std::max(0.0, sq - sd * sd / dn) / dn + eps);                       \
-    *mean_out = static_cast<float>(m);                                                                    \
-    *rstd_out = static_cast<float>(rs);                                                                   \
-    if (!out) return;                                                                                     \
-    const float fa = static_cast<float>(rs), fm = static_cast<float>(m);                                  \
-    if (w && b)                                                                                           \
-      for (int64_t k = 0; k < N; ++k) out[k] = (row[k] - fm) * fa * w[k] + b[k];                          \
-    else if (w)                                                                                           \
-      for (int64_t k = 0; k < N; ++k) out[k] = (row[k] - fm) * fa * w[k];                                 \
-    else if (b)                                                                                           \
-      for (int64_t k = 0; k < N; ++k) out[k] = (row[k] - fm) * fa + b[k];                                 \
-    else                                                                                                  \
-      for (int64_t k = 0; k < N; ++k) out[k] = (row[k] - fm) * fa;                                        \
-  }                                                                                                       \
-  ATTR void ln_bwd_row_##SUFFIX(const float* xr, const float* gr, const float* w, float m, float rs,      \
-                                float* gw, float* xh, float* dr, int64_t N) {                             \
-    constexpr int L = 32, kFlush = 64;                                                                    \
-    if (w)                                                                                                \
-      for (int64_t j = 0; j < N; ++j) gw[j] = gr[j] * w[j];                                               \
-    else                                                                                                  \
-      for (int64_t j = 0; j < N; ++j) gw[j] = gr[j];                                                      \
-    for (int64_t j = 0; j < N; ++j) xh[j] = (xr[j] - m) * rs;                                             \
-    double s1 = 0, s2 = 0;                                                                                \
-    int64_t j = 0;                                                                                        \
-    while (N - j >= L) {                                                                                  \
-      float a1[L] = {}, a2[L] = {};                                                                       \
-      const int64_t e = j + std::min<int64_t>(kFlush, (N - j) / L) * L;                                   \
-      for (; j < e; j += L)                                                                               \
-        for (int l = 0; l < L; ++l) {                                                                     \
-          a1[l] += gw[j + l];                                                                             \
-          a2[l] += gw[j + l] * xh[j + l];                                                                 \
-        }                                                                                                 \
-      for (int l = 0; l < L; ++l) {                                                                       \
-        s1 += static_cast<double>(a1[l]);                                                                 \
-        s2 += static_cast<double>(a2[l]);                                                                 \
-      }                                                                                                   \
-    }                                                                                                     \
-    for (; j < N; ++j) {                                                                                  \
-      s1 += static_cast<double>(gw[j]);                                                                   \
-      s2 += static_cast<double>(gw[j] * xh[j]);                                                           \
-    }                                                                                                     \
-    const float a = static_cast<float>(s1 / static_cast<double>(N)),                                      \
-                b = static_cast<float>(s2 / static_cast<double>(N));                                      \
-    for (int64_t k = 0; k < N; ++k) dr[k] = rs * (gw[k] - a - xh[k] * b);                                 \
-  }                                                                                                       \
-  /* rows [r0, r1) into the double column sums: float partials over kRows rows at a time */               \
-  ATTR void ln_colsum_rows_##SUFFIX(const float* px, const float* pg, const float* pm, const float* pr,   \
-                                    int64_t r0, int64_t r1, int64_t N, int64_t j0, int64_t n, double* sw, \
-                                    double* sb, float* fw, float* fb) {                                   \
-    constexpr int64_t kRows = 16;                                                                         \
-    for (int64_t rb = r0; rb < r1; rb += kRows) {                                                         \
-      for (int64_t j = 0; j < n; ++j) fw[j] = fb[j] = 0.0f;                                               \
-      for (int64_t r = rb; r < std::min(r1, rb + kRows); ++r) {                                           \
-        const float* xr = px + r * N + j0;                                                                \
-        const float* gr = pg + r * N + j0;                                                                \
-        const float m = pm[r], rs = pr[r];                                                                \
-        for (int64_t j = 0; j < n; ++j) {                                                                 \
-          fw[j] += gr[j] * ((xr[j] - m) * rs);                                                            \
-          fb[j] += gr[j];                                                                                 \
-        }                                                                                                 \
-      }                                                                                                   \
-      for (int64_t j = 0; j < n; ++j) {                                                                   \
-        sw[j] += static_cast<double>(fw[j]);                                                              \
-        sb[j] += static_cast<double>(fb[j]);                                                              \
-      }                                                                                                   \
-    }                                                                                                     \
+typedef float LnV8f __attribute__((vector_size(32)));
+typedef float LnV4f __attribute__((vector_size(16)));
+typedef double LnV4d __attribute__((vector_size(32)));
+typedef int32_t LnV8i __attribute__((vector_size(32)));
+#define MT_LN_ROWS_F32(ATTR, SUFFIX)                                                                       \
+  /* the 32 lanes (lane j in v[j / 8][j % 8]) in double, pairwise: eight 4-deep columns */                 \
+  /* (a[j] + a[j + 8]) + (a[j + 16] + a[j + 24]), then a tree of the eight */                              \
+  ATTR inline double ln_join_##SUFFIX(const LnV8f* v) {                                                    \
+    LnV4d t[2];                                                                                            \
+    for (int h = 0; h < 2; ++h) {                                                                          \
+      LnV4d x[4];                                                                                          \
+      for (int k = 0; k < 4; ++k) {                                                                        \
+        const int o = 4 * h; /* GCC 11 has no __builtin_shufflevector */                                   \
+        const LnV4f f = {v[k][o], v[k][o + 1], v[k][o + 2], v[k][o + 3]};                                  \
+        x[k] = __builtin_convertvector(f, LnV4d);                                                          \
+      }                                                                                                    \
+      t[h] = (x[0] + x[1]) + (x[2] + x[3]);                                                                \
+    }                                                                                                      \
+    const LnV4d u = t[0] + t[1];                                                                           \
+    return (u[0] + u[2]) + (u[1] + u[3]);                                                                  \
+  }                                                                                                        \
+  /* s1 += sum(p[i] - c), and s2 += sum((p[i] - c)^2) when s2. A row's last L - 1 values (or fewer) go */  \
+  /* into the float lanes as one more step (the last rem < 8 of them in lanes 8 - rem ..), and the lanes   \
+   * join in double pairwise: a short row (group */                                                        \
+  /* norm's 121 values) is not a chain of dependent double adds. Vector types keep GCC from zeroing and */ \
+  /* joining the lanes through memory. */                                                                  \
+  ATTR inline void ln_sums_##SUFFIX(const float* p, int64_t n, float c, double* s1, double* s2) {          \
+    constexpr int L = 32, kFlush = 64;                                                                     \
+    int64_t i = 0;                                                                                         \
+    double t1 = 0, t2 = 0;                                                                                 \
+    const LnV8f cv = {c, c, c, c, c, c, c, c};                                                             \
+    while (i < n) {                                                                                        \
+      LnV8f a[4] = {}, q[4] = {};                                                                          \
+      const int64_t e = i + std::min<int64_t>(kFlush, (n - i) / L) * L;                                    \
+      for (; i < e; i += L)                                                                                \
+        for (int k = 0; k < 4; ++k) {                                                                      \
+          LnV8f d;                                                                                         \
+          std::memcpy(&d, p + i + 8 * k, sizeof d);                                                        \
+          d -= cv;                                                                                         \
+          a[k] += d;                                                                                       \
+          if (s2) q[k] += d * d;                                                                           \
+        }                                                                                                  \
+      if (n - i < L) {                                                                                     \
+        const int r = static_cast<int>(n - i);                                                             \
+        int k = 0;                                                                                         \
+        for (; 8 * (k + 1) <= r; ++k) {                                                                    \
+          LnV8f d;                                                                                         \
+          std::memcpy(&d, p + i + 8 * k, sizeof d);                                                        \
+          d -= cv;                                                                                         \
+          a[k] += d;                                                                                       \
+          q[k] += d * d;                                                                                   \
+        }                                                                                                  \
+        const int rem = r - 8 * k;                                                                         \
+        if (rem) { /* the row's last 8 values, those not yet added kept: lanes 8 - rem .. 7 */             \
+          LnV8f d = {};                                                                                    \
+          if (n >= 8) {                                                                                    \
+            std::memcpy(&d, p + n - 8, sizeof d);                                                          \
+            d -= cv;                                                                                       \
+            const LnV8i lane = {0, 1, 2, 3, 4, 5, 6, 7};                                                   \
+            d = reinterpret_cast<LnV8f>(reinterpret_cast<LnV8i>(d) & (lane >= 8 - rem));                   \
+          } else {                                                                                         \
+            for (int j = 0; j < rem; ++j) d[8 - rem + j] = p[i + j] - c;                                   \
+          }                                                                                                \
+          a[k] += d;                                                                                       \
+          q[k] += d * d;                                                                                   \
+        }                                                                                                  \
+        i = n;                                                                                             \
+      }                                                                                                    \
+      t1 += ln_join_##SUFFIX(a);                                                                           \
+      if (s2) t2 += ln_join_##SUFFIX(q);                                                                   \
+    }                                                                                                      \
+    *s1 += t1;                                                                                             \
+    if (s2) *s2 += t2;                                                                                     \
+  }                                                                                                        \
+  /* rows [0, rows) of N values: each pass runs over two rows before the next pass, so one row's */        \
+  /* dependent chain (sums, mean, deviations, rstd) overlaps the other's (short rows are latency bound) */ \
+  ATTR void ln_fwd_rows_##SUFFIX(const float* x, float* y, int64_t rows, int64_t N, const float* w,        \
+                                 const float* b, double eps, float* mean_out, float* rstd_out) {           \
+    const double dn = static_cast<double>(N);                                                              \
+    for (int64_t r0 = 0; r0 < rows; r0 += 2) {                                                             \
+      const int nr = rows - r0 >= 2 ? 2 : 1;                                                               \
+      double s[2] = {0, 0}, sd[2] = {0, 0}, sq[2] = {0, 0};                                                \
+      float c[2];                                                                                          \
+      for (int k = 0; k < nr; ++k) ln_sums_##SUFFIX(x + (r0 + k) * N, N, 0.0f, &s[k], nullptr);            \
+      for (int k = 0; k < nr; ++k) c[k] = static_cast<float>(s[k] / dn);                                   \
+      for (int k = 0; k < nr; ++k) ln_sums_##SUFFIX(x + (r0 + k) * N, N, c[k], &sd[k], &sq[k]);            \
+      for (int k = 0; k < nr; ++k) {                                                                       \
+        const int64_t r = r0 + k;                                                                          \
+        const double m = static_cast<double>(c[k]) + sd[k] / dn;                                           \
+        const double rs = 1.0 / std::sqrt(std::max(0.0, sq[k] - sd[k] * sd[k] / dn) / dn + eps);           \
+        mean_out[r] = static_cast<float>(m);                                                               \
+        rstd_out[r] = static_cast<float>(rs);                                                              \
+        if (!y) continue;                                                                                  \
+        const float fa = static_cast<float>(rs), fm = static_cast<float>(m);                               \
+        const float* row = x + r * N;                                                                      \
+        float* out = y + r * N;                                                                            \
+        if (w && b)                                                                                        \
+          for (int64_t j = 0; j < N; ++j) out[j] = (row[j] - fm) * fa * w[j] + b[j];                       \
+        else if (w)                                                                                        \
+          for (int64_t j = 0; j < N; ++j) out[j] = (row[j] - fm) * fa * w[j];                              \
+        else if (b)                                                                                        \
+          for (int64_t j = 0; j < N; ++j) out[j] = (row[j] - fm) * fa + b[j];                              \
+        else                                                                                               \
+          for (int64_t j = 0; j < N; ++j) out[j] = (row[j] - fm) * fa;                                     \
+      }                                                                                                    \
+    }                                                                                                      \
+  }                                                                                                        \
+  ATTR void ln_bwd_row_##SUFFIX(const float* xr, const float* gr, const float* w, float m, float rs,       \
+                                float* gw, float* xh, float* dr, int64_t N) {                              \
+    constexpr int L = 32, kFlush = 64;                                                                     \
+    if (w)                                                                                                 \
+      for (int64_t j = 0; j < N; ++j) gw[j] = gr[j] * w[j];                                                \
+    else                                                                                                   \
+      for (int64_t j = 0; j < N; ++j) gw[j] = gr[j];                                                       \
+    for (int64_t j = 0; j < N; ++j) xh[j] = (xr[j] - m) * rs;                                              \
+    double s1 = 0, s2 = 0;                                                                                 \
+    int64_t j = 0;                                                                                         \
+    while (N - j >= L) {                                                                                   \
+      float a1[L] = {}, a2[L] = {};                                                                        \
+      const int64_t e = j + std::min<int64_t>(kFlush, (N - j) / L) * L;                                    \
+      for (; j < e; j += L)                                                                                \
+        for (int l = 0; l < L; ++l) {                                                                      \
+          a1[l] += gw[j + l];                                                                              \
+          a2[l] += gw[j + l] * xh[j + l];                                                                  \
+        }                                                                                                  \
+      for (int l = 0; l < L; ++l) {                                                                        \
+        s1 += static_cast<double>(a1[l]);                                                                  \
+        s2 += static_cast<double>(a2[l]);                                                                  \
+      }                                                                                                    \
+    }                                                                                                      \
+    for (; j < N; ++j) {                                                                                   \
+      s1 += static_cast<double>(gw[j]);                                                                    \
+      s2 += static_cast<double>(gw[j] * xh[j]);                                                            \
+    }                                                                                                      \
+    const float a = static_cast<float>(s1 / static_cast<double>(N)),                                       \
+                b = static_cast<float>(s2 / static_cast<double>(N));                                       \
+    for (int64_t k = 0; k < N; ++k) dr[k] = rs * (gw[k] - a - xh[k] * b);                                  \
+  }                                                                                                        \
+  /* rows [r0, r1) into the double column sums: float partials over kRows rows at a time */                \
+  ATTR void ln_colsum_rows_##SUFFIX(const float* px, const float* pg, const float* pm, const float* pr,    \
+                                    int64_t r0, int64_t r1, int64_t N, int64_t j0, int64_t n, double* sw,  \
+                                    double* sb, float* fw, float* fb) {                                    \
+    constexpr int64_t kRows = 16;                                                                          \
+    for (int64_t rb = r0; rb < r1; rb += kRows) {                                                          \
+      for (int64_t j = 0; j < n; ++j) fw[j] = fb[j] = 0.0f;                                                \
+      for (int64_t r = rb; r < std::min(r1, rb + kRows); ++r) {                                            \
+        const float* xr = px + r * N + j0;                                                                 \
+        const float* gr = pg + r * N + j0;                                                                 \
+        const float m = pm[r], rs = pr[r];                                                                 \
+        for (int64_t j = 0; j < n; ++j) {                                                                  \
+          fw[j] += gr[j] * ((xr[j] - m) * rs);                                                             \
+          fb[j] += gr[j];                                                                                  \
+        }                                                                                                  \
+      }                                                                                                    \
+      for (int64_t j = 0; j < n; ++j) {                                                                    \
+        sw[j] += static_cast<double>(fw[j]);                                                               \
+        sb[j] += static_cast<double>(fb[j]);                                                               \
+      }                                                                                                    \
+    }                                                                                                      \
   }
 
 MT_LN_ROWS_F32(, base)
@@ -174,14 +228,15 @@ const bool kNormAvx2 = cpu_has_avx2_fma();
 #endif
 #undef MT_LN_ROWS_F32
 
-using LnFwdRow = void (*)(const float*, float*, int64_t, const float*, const float*, double, float*, float*);
+using LnFwdRows = void (*)(const float*, float*, int64_t, int64_t, const float*, const float*, double, float*,
+                           float*);
 using LnBwdRow = void (*)(const float*, const float*, const float*, float, float, float*, float*, float*,
                           int64_t);
-LnFwdRow ln_fwd_row() {
+LnFwdRows ln_fwd_rows() {
 #ifdef MT_HAVE_AVX2_EXP
-  if (kNormAvx2) return &ln_fwd_row_avx2;
+  if (kNormAvx2) return &ln_fwd_rows_avx2;
 #endif
-  return &ln_fwd_row_base;
+  return &ln_fwd_rows_base;
 }
 using LnColsumRows = void (*)(const float*, const float*, const float*, const float*, int64_t, int64_t,
                               int64_t, int64_t, int64_t, double*, double*, float*, float*);
@@ -207,10 +262,9 @@ void row_norm_cpu(const Tensor& y, const Tensor& mean, const Tensor& rstd, const
     float* pr = rstd.data<float>();
     const float* pw = w.defined() ? w.data<float>() : nullptr;
     const float* pb = b.defined() ? b.data<float>() : nullptr;
-    LnFwdRow f = ln_fwd_row();
+    LnFwdRows f = ln_fwd_rows();
     parallel_for(0, M, grain_for(N), [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r)
-        f(px + r * N, py ? py + r * N : nullptr, N, pw, pb, eps, pm + r, pr + r);
+      f(px + r0 * N, py ? py + r0 * N : nullptr, r1 - r0, N, pw, pb, eps, pm + r0, pr + r0);
     });
     return;
   }
@@ -344,10 +398,13 @@ void channel_affine_cpu(const Tensor& y, const Tensor& x, const Tensor& mean, co
       return;
     }
     // group norm: statistics per (n, group); one strip of S elements per (n, c)
+    // (n, c) stepped along with i: the strips are short (group norm over 11x11), the divisions were not
+    const int64_t cpg = C / G;
     parallel_for(0, N * C, grain_for(S), [&](int64_t i0, int64_t i1) {
-      for (int64_t i = i0; i < i1; ++i) {
-        int64_t c = i % C;
-        int64_t k = (i / C) * G + c / (C / G);
+      int64_t c = i0 % C, n = i0 / C;
+      for (int64_t i = i0; i < i1; ++i, ++c) {
+        if (c == C) c = 0, ++n;
+        const int64_t k = n * G + c / cpg;
         op_t m = static_cast<op_t>(pm[k]);
         op_t a = static_cast<op_t>(pr[k]) * (pw ? static_cast<op_t>(pw[c]) : op_t(1));
         op_t sh = pb ? static_cast<op_t>(pb[c]) : op_t(0);

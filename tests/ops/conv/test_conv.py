@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 from conftest import DEVICES
-from utils import TOL, assert_matches, rerun_in_child
+from utils import TOL, assert_matches, rerun_in_child, to_np
 
 import minitorch
 
@@ -653,6 +653,32 @@ def test_adaptive_pool1d_and_unbatched(device):
     got2 = F.adaptive_avg_pool2d(T(x[None], device=device), 1)  # unbatched (C, H, W)
     assert tuple(got2.shape) == (1, 1, 1)
     assert_matches(got2, np.full((1, 1, 1), x.mean()))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
+def test_adaptive_avg_pool_to_one_of_strided_inputs(device, dtype):
+    """Pooling to size 1 a non-contiguous input (a transposed unbatched 1-d one, a channels-last 2-d one, a
+    stepped slice) reduces it in place: values against NumPy, PyTorch's output strides, gradients by
+    gradcheck in float64."""
+    rng = np.random.default_rng(92)
+    x = rand(rng, 9, 6)  # (L, C): pooled as its transpose (C, L)
+    tol = {"rtol": 1e-6, "atol": 1e-6} if dtype == minitorch.float32 else {}
+    xt = T(x, dtype, device).t()
+    got = F.adaptive_avg_pool1d(xt, 1)
+    assert tuple(got.shape) == (6, 1)
+    assert_matches(got, x.mean(0)[:, None], **tol)
+    b = T(rand(rng, 2, 9, 6), dtype, device).transpose(1, 2)  # (N, C, L) with C fastest
+    assert_matches(F.adaptive_avg_pool1d(b, [1]), to_np(b).mean(2, keepdims=True), **tol)
+    assert F.adaptive_avg_pool1d(b, 1).stride() == (6, 1, 6)  # PyTorch's (channels-last in 2-d)
+    s = T(rand(rng, 3, 12), dtype, device)[:, ::3]
+    assert_matches(F.adaptive_avg_pool1d(s, 1), to_np(s).mean(1, keepdims=True), **tol)
+    cl = T(rand(rng, 2, 3, 4, 5), dtype, device).contiguous(memory_format=minitorch.channels_last)
+    got = minitorch._C._nn.adaptive_avg_pool2d(cl, [1, 1])
+    assert_matches(got, to_np(cl).mean((2, 3), keepdims=True), **tol)
+    assert got.stride() == (3, 1, 3, 3)  # PyTorch's channels-last result
+    xg = T(x, device=device).t().requires_grad_()
+    assert minitorch.autograd.gradcheck(lambda v: F.adaptive_avg_pool1d(v, 1), (xg,))
 
 
 POOL_GRAD_CASES = [

@@ -763,6 +763,25 @@ def test_logcumsumexp(device):
         minitorch.logcumsumexp(t([1, 2]), 0)
 
 
+def test_logcumsumexp_layouts(device):
+    """A transposed input scanned along either dim: values against NumPy, PyTorch's contiguous result, the
+    gradient through the transposed view; a length-1 dim and a 0-dim input give new tensors."""
+    a = rand((6, 9), 5, -20, 20)
+    xt = t(a.T.copy(), F64, device).T  # a's values, strides (1, 6)
+    for d in (0, 1, -1):
+        r = minitorch.logcumsumexp(xt, d)
+        close(r, np.logaddexp.accumulate(a, d), rtol=1e-12)
+        assert r.is_contiguous()
+    g = dbl(rand((5, 4), 6)).detach().T.requires_grad_()
+    assert gradcheck(lambda z: minitorch.logcumsumexp(z, 1), (g,))
+    one = t([[0.5, 1.5]], F64, device)
+    r = minitorch.logcumsumexp(one, 0)
+    r.add_(1.0)
+    close(one, [[0.5, 1.5]])
+    s = minitorch.logcumsumexp(t(2.0, F64, device), 0)
+    assert s.shape == () and s.item() == 2.0
+
+
 def test_logcumsumexp_complex(device):
     # the left-to-right scan of complex logaddexp, as PyTorch's: exp of each result is the running sum of exp,
     # and the imaginary parts take the scan's branch (PyTorch 2.15's values at the second row's 2-pi steps)

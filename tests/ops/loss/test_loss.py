@@ -1204,6 +1204,44 @@ def test_huber_smooth_l1_fused_large(device, name, kw, dtype, reduction):
     assert_matches(tm.grad, -exp, rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("name", ["huber_loss", "smooth_l1_loss"])
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
+def test_huber_smooth_l1_layouts(device, name, dtype):
+    """The fused kernel over operands of other layouts: a transposed pair is read in place and the loss and the
+    gradient keep its strides, a mixed pair takes the first operand's order, a stepped slice is gathered
+    (PyTorch's TensorIterator strides: (1, 7) for a transposed (7, 5)); values against float64 NumPy."""
+    rng = np.random.default_rng(52)
+    a, b = rand((5, 7), dtype, rng), rand((5, 7), dtype, rng)
+    wide = rand((7, 10), dtype, rng)
+    kw = {"delta": 0.8} if name == "huber_loss" else {"beta": 0.6}
+    p = 0.8 if name == "huber_loss" else 0.6
+    tol = 1e-5 if dtype == minitorch.float32 else 1e-12
+    t_ = lambda v: mt(v, dtype, device).t()  # a (7, 5) view with strides (1, 7)
+    c_ = lambda v: mt(v.T, dtype, device)
+    cases = [
+        (t_(a), t_(b), (1, 7)),
+        (t_(a), c_(b), (1, 7)),
+        (c_(a), t_(b), (5, 1)),
+        (mt(wide, dtype, device)[:, ::2], t_(b), (5, 1)),
+    ]
+    for x, y, strides in cases:
+        x.requires_grad_()
+        x64, y64 = to_np(x).astype(np.float64), to_np(y).astype(np.float64)
+        for reduction in REDUCTIONS:
+            loss = getattr(F, name)(x, y, reduction, **kw)
+            assert_matches(loss, reduce_np(np_pointwise(name, x64, y64, **kw), reduction), rtol=tol, atol=tol)
+            if reduction == "none" and device == "cpu":  # the layout rule is the CPU kernel's
+                assert loss.stride() == strides
+            g = rand(loss.shape, dtype, rng) if reduction == "none" else np.float64(1.5)
+            x.grad = None
+            loss.backward(mt(g, dtype, device))
+            d = x64 - y64
+            dd = np.clip(d, -p, p) if name == "huber_loss" else np.clip(d / p, -1, 1)
+            assert_matches(x.grad, dd * g / (d.size if reduction == "mean" else 1), rtol=tol, atol=tol)
+            if device == "cpu" and x.stride() in ((1, 7), (5, 1)):  # zeros_like(input)'s layout
+                assert x.grad.stride() == x.stride()
+
+
 def test_huber_fused_nan_mixed_dtypes_and_double_backward(device):
     """A NaN difference gives a NaN loss and gradient; a float32 input with a float64 target (the composite
     path) gives huber_loss float32 and smooth_l1_loss float64, as PyTorch; create_graph gives a second

@@ -441,6 +441,24 @@ def test_diag_family(device, dtype, layout):
     assert minitorch.diag_embed(minitorch.zeros(2, 0, device=device)).shape == (2, 0, 0)
 
 
+def test_diag_embed_paths_agree():
+    """diag_embed without autograd (a zero result, the diagonal written through a view) and with it (the
+    differentiable catenation) give the same values; the former is contiguous with version 0, as PyTorch's."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((2, 3, 4))
+    x = minitorch.tensor(a).transpose(0, 2)  # (4, 3, 2), non-contiguous
+    for off, d1, d2 in [(0, -2, -1), (2, 0, 3), (-3, 3, 1)]:
+        fast = minitorch.diag_embed(x, off, d1, d2)
+        slow = minitorch.diag_embed(x.clone().requires_grad_(), off, d1, d2)
+        assert slow.grad_fn is not None and fast.grad_fn is None
+        assert fast._version == 0 and fast.is_contiguous()
+        np.testing.assert_array_equal(to_np(fast), to_np(slow.detach()))
+        v = a.transpose(2, 1, 0)  # x's values, (4, 3, 2)
+        m = np.stack([np.diag(r, off) for r in v.reshape(-1, 2)]).reshape(4, 3, *np.diag(v[0, 0], off).shape)
+        want = np.moveaxis(m, (-2, -1), (d1 % 4, d2 % 4))
+        np.testing.assert_array_equal(to_np(fast), want)
+
+
 def test_diag_errors_and_gradients():
     with pytest.raises(RuntimeError, match="diag\\(\\): Supports 1D or 2D tensors. Got 3D"):
         minitorch.diag(minitorch.zeros(2, 2, 2))
@@ -1302,3 +1320,26 @@ def test_slice_scatter_leaves_input_alone_and_casts_src():
     np.testing.assert_array_equal(
         minitorch.slice_scatter(x, minitorch.ones(1, 4), 0, -1).numpy()[2], np.ones(4)
     )
+
+
+@pytest.mark.parametrize("nbytes", [1000, 1024, 1027, 4108, 65540, 1 << 20, (1 << 20) + 12])
+def test_bulk_copies_at_every_offset(nbytes):
+    """Contiguous copies whose destination lies 1..63 bytes past the source's 64-byte alignment go through
+    the vector loop of copy_bytes (glibc's memcpy is slow there): clone of a slice at each byte offset, roll
+    and cat of uint8/float32/float64, sizes about its 1 KiB and 1 MiB bounds and ragged tails."""
+    rng = np.random.default_rng(nbytes)
+    base = rng.integers(0, 256, size=nbytes + 64, dtype=np.uint8)
+    t = minitorch.from_numpy(base.copy())
+    for off in (0, 1, 3, 8, 15, 16, 40, 63):
+        np.testing.assert_array_equal(to_np(t[off : off + nbytes].clone()), base[off : off + nbytes])
+    for dtype, np_dtype in ((minitorch.float32, np.float32), (minitorch.float64, np.float64)):
+        n = nbytes // np.dtype(np_dtype).itemsize
+        v = rng.standard_normal(n).astype(np_dtype)
+        x = minitorch.tensor(v, dtype=dtype)
+        for shift in (1, 2, 3, -5):
+            np.testing.assert_array_equal(to_np(x.roll(shift)), np.roll(v, shift))
+        np.testing.assert_array_equal(
+            to_np(minitorch.cat([x[:3], x[5:], x[1:4]])), np.concatenate([v[:3], v[5:], v[1:4]])
+        )
+        m = v[: (n // 4) * 4].reshape(4, -1)
+        np.testing.assert_array_equal(to_np(minitorch.tensor(m, dtype=dtype).roll(1, 1)), np.roll(m, 1, 1))
