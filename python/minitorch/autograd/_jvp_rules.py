@@ -1464,15 +1464,7 @@ def _as_complex_t(t):
 
 _LINEAR = {"args": "self, *args, **kwargs", "jvp": "op(t_self, *args, **kwargs)", "dual_term": "linear"}
 _NONE = {"jvp": None}
-# rules two spellings share (max/amax, min/amin, clamp/clip)
-_MAX = {
-    "args": "self, *args, **kwargs",
-    "jvp": "_reduce_max_jvp(t_self, self, result, args, kwargs, True, t_args)",
-}
-_MIN = {
-    "args": "self, *args, **kwargs",
-    "jvp": "_reduce_max_jvp(t_self, self, result, args, kwargs, False, t_args)",
-}
+# the rule two spellings share (clamp/clip)
 _CLAMP = {
     "args": "self, min=None, max=None",
     "jvp": "_clamp_jvp(self, min, max, t_self, t_min, t_max)",
@@ -1854,23 +1846,11 @@ _COMPOSITE_RULES = {
         "jvp_input": "F.nll_loss(t_input, target, weight, size_average, ignore_index, reduce, reduction)",
     },
     # ---- composites: reductions
-    "sum": {"args": "self, *args, **kwargs", "jvp": "sum(t_self, *args, **kwargs)", "dual_term": "linear"},
-    "mean": {"args": "self, *args, **kwargs", "jvp": "mean(t_self, *args, **kwargs)", "dual_term": "linear"},
     "nansum": {
         "args": "self, *args, **kwargs",
         "jvp": "sum(where(isnan(self), 0.0, t_self), *args, **kwargs)",
         "dual_term": "zero",
     },
-    "var": {"args": "self, *args, **kwargs", "jvp": "_var_jvp(t_self, self, args, kwargs)"},
-    "std": {"args": "self, *args, **kwargs", "jvp": "_std_jvp(t_self, self, result, args, kwargs)"},
-    "var_mean": {"args": "self, *args, **kwargs", "jvp": "_var_mean_jvp(t_self, self, result, args, kwargs)"},
-    "std_mean": {"args": "self, *args, **kwargs", "jvp": "_std_mean_jvp(t_self, self, result, args, kwargs)"},
-    "prod": {"args": "self, *args, **kwargs", "jvp": "_prod_jvp(t_self, self, result, args, kwargs)"},
-    "max": _MAX,
-    "min": _MIN,
-    "amax": _MAX,
-    "amin": _MIN,
-    "norm": {"args": "self, *args, **kwargs", "jvp": "_norm_jvp(t_self, self, result, args, kwargs)"},
     "logcumsumexp": {"args": "self, dim", "jvp": "_logcumsumexp_jvp(self, t_self, dim, result)"},
     "cummax": {"args": "self, dim", "jvp": "(_take(t_self, result[1], dim, True), None)"},
     "cummin": {"args": "self, dim", "jvp": "(_take(t_self, result[1], dim, True), None)"},
@@ -1878,8 +1858,6 @@ _COMPOSITE_RULES = {
         "args": "self, dim=None, keepdim=False, *, dtype=None, out=None",
         "jvp": "_nanmean_jvp(self, t_self, dim, keepdim)",
     },
-    "median": {"args": "self, *args, **kwargs", "jvp": "_median_jvp(self, t_self, result, args, kwargs)"},
-    "nanmedian": {"args": "self, *args, **kwargs", "jvp": "_median_jvp(self, t_self, result, args, kwargs)"},
     "dist": {
         "args": "self, other, p=2",
         "jvp": "_vector_norm_jvp(self - other, _difference_t(t_self, t_other, self - other), p, None, False, result)",

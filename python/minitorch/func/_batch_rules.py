@@ -247,17 +247,12 @@ def _reduction(dim_pos=1, dim_name="dim", tuple_dims=True, empty_is_all=False):
     return rule
 
 
-register_rule(
-    "sum", "mean", "nansum", "nanmean", "std", "var", "std_mean", "var_mean", "count_nonzero", "all", "any"
-)(_reduction())
-register_rule("amax", "amin")(_reduction(empty_is_all=True))
-register_rule("prod")(_reduction(tuple_dims=False))
+# (sum, mean, std, var, all, any, prod, amax, amin, norm: ops.schema's `vmap: _reduction(...)`)
+register_rule("nansum", "nanmean")(_reduction())
 register_rule("special.logsumexp")(_reduction())
-register_rule("norm")(_reduction(dim_pos=2))
 register_rule("linalg.vector_norm")(_reduction(dim_pos=2))
 
 
-@register_rule("max", "min", "median", "nanmedian")
 def max_min(key, level, args, kwargs):
     """Batching rule of max/min/median/nanmedian: with a tensor `other` it is elementwise; dim=None reduces
     each entry's flattened values (not across entries); a given dim is shifted past the batch dim."""
