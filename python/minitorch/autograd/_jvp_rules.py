@@ -299,6 +299,13 @@ def _is_tensor(x):
     return _C._is_tensor(x) or type(x).__name__ == "BatchedTensor"
 
 
+def _polygamma_jvp(n, x, t_n, t_x):
+    """polygamma's tangent, called as polygamma(n, x) or as the method x.polygamma(n), whose tensor comes first."""
+    if _is_tensor(n):
+        n, x, t_x = x, n, t_n
+    return t_x * _root().polygamma(n + 1, x)
+
+
 def _prod_jvp(t, x, result, args, kwargs):
     torch = _root()
     if not args and "dim" not in kwargs:
@@ -1524,22 +1531,6 @@ _COMPOSITE_RULES = {
     "bitwise_left_shift": _NONE,
     "bitwise_right_shift": _NONE,
     # ---- composites: linear algebra
-    "matmul": {
-        "args": "self, other",
-        "jvp_self": "matmul(t_self, other)",
-        "jvp_other": "matmul(self, t_other)",
-    },
-    "mm": {"args": "self, mat2", "jvp_self": "mm(t_self, mat2)", "jvp_mat2": "mm(self, t_mat2)"},
-    "bmm": {"args": "self, mat2", "jvp_self": "bmm(t_self, mat2)", "jvp_mat2": "bmm(self, t_mat2)"},
-    "mv": {"args": "self, vec", "jvp_self": "mv(t_self, vec)", "jvp_vec": "mv(self, t_vec)"},
-    "dot": {"args": "self, tensor", "jvp_self": "dot(t_self, tensor)", "jvp_tensor": "dot(self, t_tensor)"},
-    "outer": {"args": "self, vec2", "jvp_self": "outer(t_self, vec2)", "jvp_vec2": "outer(self, t_vec2)"},
-    "addmm": {
-        "args": "self, mat1, mat2, *, beta=1, alpha=1",
-        "jvp_self": "beta * t_self",
-        "jvp_mat1": "alpha * mm(t_mat1, mat2)",
-        "jvp_mat2": "alpha * mm(mat1, t_mat2)",
-    },
     "baddbmm": {
         "args": "self, batch1, batch2, *, beta=1, alpha=1, out=None",
         "jvp_self": "beta * t_self",
@@ -1557,12 +1548,6 @@ _COMPOSITE_RULES = {
         "jvp_self": "t_self",
         "jvp_tensor1": "value * t_tensor1 / tensor2",
         "jvp_tensor2": "-value * tensor1 * t_tensor2 / (tensor2 * tensor2)",
-    },
-    "lerp": {
-        "args": "self, end, weight",
-        "jvp_self": "t_self * (1 - weight)",
-        "jvp_end": "t_end * weight",
-        "jvp_weight": "t_weight * (end - self)",
     },
     "einsum": {"args": "equation, *operands", "jvp": "_einsum_jvp(equation, operands, t_operands)"},
     # real-bilinear (vdot conjugates its first operand): each term the product with one operand's tangent
@@ -1947,11 +1932,6 @@ _COMPOSITE_RULES = {
     "scatter": {
         "args": "self, dim, index, src=None, value=None, *, reduce=None",
         "jvp": "_scatter_jvp(dim, index, src, value, reduce, t_self, t_src)",
-    },
-    "masked_fill": {
-        "args": "self, mask, value",
-        "jvp_self": "t_self.masked_fill(mask, 0)",
-        "jvp_value": "where(mask, t_value, 0.0)",
     },
     "where": {
         "args": "condition, input=None, other=None, *, out=None",

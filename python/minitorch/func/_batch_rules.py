@@ -130,8 +130,8 @@ def _shift_dims(dims, rank):
 
 POINTWISE = """
 logit nan_to_num signbit float_power fmax fmin
-hypot copysign nextafter ldexp bitwise_left_shift bitwise_right_shift rsub clamp clip
-clamp_min clamp_max where lerp addcmul addcdiv masked_fill heaviside polygamma mvlgamma sinc isclose zeros_like
+hypot copysign nextafter ldexp bitwise_left_shift bitwise_right_shift clamp clip
+clamp_min clamp_max where addcmul addcdiv heaviside mvlgamma sinc isclose zeros_like
 ones_like empty_like full_like F.relu F.relu6 F.elu F.selu F.celu F.gelu F.silu F.mish F.sigmoid F.tanh F.hardtanh
 F.hardswish F.hardsigmoid F.leaky_relu F.softplus F.softsign F.softshrink F.hardshrink F.tanhshrink F.logsigmoid
 F.threshold F.relu_ F.elu_ F.leaky_relu_ F.hardtanh_ F.threshold_ F.celu_ F.selu_ special.expit special.erf
@@ -1380,7 +1380,7 @@ def einsum_rule(key, level, args, kwargs):
 # ----------------------------------------------------------------------------------------------- matmul family
 
 
-@register_rule("matmul", "Tensor.__matmul__", "Tensor.__rmatmul__", "mm", "bmm", "mv")
+@register_rule("Tensor.__matmul__", "Tensor.__rmatmul__")
 def matmul_rule(key, level, args, kwargs):
     """Batching rule of matmul/mm/bmm/mv: matrices are padded to one logical rank so matmul's broadcasting
     pairs the batch dims; 1-D operands move the batch dim; rank errors use logical ranks."""
@@ -1426,7 +1426,7 @@ def matmul_rule(key, level, args, kwargs):
     return wrap(call(mm, a, _padded(b, level, max(ra, rb))), level)
 
 
-@register_rule("dot", "vdot", "inner")
+@register_rule("vdot", "inner")
 def dot_rule(key, level, args, kwargs):
     """Batching rule of dot/vdot/inner on 1-D entries: the sum of products over the last dim; inner of
     other ranks is a matmul of the flattened operands (_inner), dot/vdot of other ranks raise PyTorch's 1D
@@ -1454,7 +1454,6 @@ def _inner(key, level, args, kwargs):
     return call("Tensor.reshape", rows, tuple(a.shape[:-1]) + tuple(b.shape[:-1]))
 
 
-@register_rule("outer", "ger")
 def outer_rule(key, level, args, kwargs):
     """Batching rule of outer/ger: a broadcast product of the first vector as a column and the second;
     entries that are not 1-D run per entry."""
@@ -1464,7 +1463,7 @@ def outer_rule(key, level, args, kwargs):
     return call("mul", call("unsqueeze", a, -1), b)
 
 
-@register_rule("addmm", "addmv", "baddbmm", "addbmm", "addr")
+@register_rule("addmv", "baddbmm", "addbmm", "addr")
 def addmm_rule(key, level, args, kwargs):
     """Batching rule of addmm/addmv/baddbmm/addbmm/addr: decomposed into matmul, mul and add at the logical
     level; beta=0 ignores the input (NaN included), as PyTorch."""
@@ -2209,7 +2208,6 @@ register_rule(
     "threshold",
     "hardshrink",
     "clone",
-    "detach",
     "fill",
     "gcd",
     "lcm",
@@ -2239,7 +2237,7 @@ register_rule("F.rms_norm", "rms_norm")(
 register_rule("instance_norm")(_fold_rule(None))  # torch.instance_norm: F.instance_norm's fold
 _alias("F.bilinear", "bilinear")
 _alias("F.pixel_shuffle", "channel_shuffle", "native_channel_shuffle")
-_alias("matmul", "linalg.matmul")
+register_rule("linalg.matmul")(matmul_rule)
 _alias("flatten", "ravel", "Tensor.ravel")
 # (torch.kl_div, torch.binary_cross_entropy_with_logits and friends take an integer reduction: no alias)
 register_rule("F.margin_ranking_loss", "F.triplet_margin_loss", "F.multilabel_soft_margin_loss")(
