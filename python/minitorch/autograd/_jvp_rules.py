@@ -1919,7 +1919,6 @@ _COMPOSITE_RULES = {
         "jvp": "t_self.index_put(indices, t_values, accumulate)",
     },
     "scatter_add": {"args": "self, dim, index, src", "jvp": "t_self.scatter_add(dim, index, t_src)"},
-    "masked_scatter": {"args": "self, mask, source", "jvp": "t_self.masked_scatter(mask, t_source)"},
     "index_fill": {
         "args": "self, dim, index, value",
         "jvp_self": "t_self.index_fill(dim, index, 0)",

@@ -2055,7 +2055,6 @@ def _same_by_replay(key, level, args, kwargs):
     "bernoulli",
     "poisson",
     "normal",
-    "multinomial",
     "binomial",
     "Tensor.bernoulli",
     "F.rrelu",
