@@ -298,23 +298,18 @@ def _dims_rule(*dim_args, rank_extra=0):
     return rule
 
 
-# (position, name, default): a dim that defaults to a non-negative value must be shifted even when omitted
+# (position, name, default): a dim that defaults to a non-negative value must be shifted even when omitted (the
+# schema's ops, select, narrow, split, transpose, movedim, diagonal..., say theirs in ops.schema's `vmap:`)
 for _names, _spec in (
     (
-        "cummax cummin logcumsumexp select narrow Tensor.unfold",
+        "cummax cummin logcumsumexp Tensor.unfold",
         ((1, "dim"),),
     ),
     ("F.glu", ((1, "dim", -1),)),
-    ("unbind", ((1, "dim", 0),)),
     ("F.normalize", ((2, "dim", 1),)),
-    ("split chunk tensor_split Tensor.split split_with_sizes", ((2, "dim", 0),)),
+    ("Tensor.split split_with_sizes", ((2, "dim", 0),)),
     ("flip", ((1, "dims"),)),
-    ("transpose swapdims", ((1, "dim0"), (2, "dim1"))),
-    ("swapaxes", ((1, "axis0"), (2, "axis1"))),
-    ("movedim moveaxis", ((1, "source"), (2, "destination"))),
-    ("diagonal", ((2, "dim1", 0), (3, "dim2", 1))),
     ("rot90", ((2, "dims", (0, 1)),)),
-    ("unflatten", ((1, "dim"),)),
 ):
     register_rule(*_names.split())(_dims_rule(*_spec))
 
