@@ -1891,8 +1891,6 @@ _COMPOSITE_RULES = {
     "gradient": _LINEAR,  # linear in the input (coordinate tensors of the spacing carry no tangent here)
     "split_with_sizes": _LINEAR,
     "index_select": _LINEAR,
-    "gather": _LINEAR,
-    "take_along_dim": _LINEAR,
     "masked_select": _LINEAR,
     "Tensor.__getitem__": {"args": "self, index", "jvp": "t_self[index]", "dual_term": "linear"},
     # the indexed writes are linear in (self, source): the same write of the tangents (PyTorch's formulas)
@@ -1930,14 +1928,11 @@ _COMPOSITE_RULES = {
         "jvp": "_where_jvp(condition, t_self, t_other, self, other, result)",
         "keep_none": "1",
     },
-    "cat": {"args": "tensors, dim=0, *, out=None", "jvp": "cat(t_tensors, dim)"},
-    "concat": {"args": "tensors, dim=0, *, out=None", "jvp": "cat(t_tensors, dim)"},
     "concatenate": {
         "args": "tensors, dim=0, *, out=None, axis=None",
         "jvp": "cat(t_tensors, dim if axis is None else axis)",
         "dual_term": "linear",
     },
-    "stack": {"args": "tensors, dim=0, *, out=None", "jvp": "stack(t_tensors, dim)"},
     "hstack": {"args": "tensors, *, out=None", "jvp": "hstack(t_tensors)", "dual_term": "linear"},
     "vstack": {"args": "tensors, *, out=None", "jvp": "vstack(t_tensors)", "dual_term": "linear"},
     "F.pad": {

@@ -1198,7 +1198,7 @@ def setitem_rule(key, level, args, kwargs):
 # ----------------------------------------------------------------------------------------------- joining
 
 
-@register_rule("cat", "concat", "concatenate", "stack")
+@register_rule("concatenate")
 def cat_rule(key, level, args, kwargs):
     """Batching rule of cat/stack: every tensor gets the batch dim (unbatched ones expanded) and the dim is
     shifted against the logical rank, skipping cat's legacy empty 1-D tensors."""
@@ -1245,7 +1245,6 @@ def _broadcast_shape(shapes):
     return tuple(out)
 
 
-@register_rule("gather", "take_along_dim")
 def gather_rule(key, level, args, kwargs):
     """Batching rule of gather/take_along_dim: input and index both get the batch dim and the dim is
     shifted against their larger logical rank; take_along_dim with dim=None (flattening) runs per entry."""
