@@ -1549,7 +1549,6 @@ _COMPOSITE_RULES = {
         "jvp_tensor1": "value * t_tensor1 / tensor2",
         "jvp_tensor2": "-value * tensor1 * t_tensor2 / (tensor2 * tensor2)",
     },
-    "einsum": {"args": "equation, *operands", "jvp": "_einsum_jvp(equation, operands, t_operands)"},
     # real-bilinear (vdot conjugates its first operand): each term the product with one operand's tangent
     "vdot": {
         "args": "input, other, *, out=None",
@@ -1881,7 +1880,6 @@ _COMPOSITE_RULES = {
     "flipud": _LINEAR,
     "rot90": _LINEAR,
     "repeat": _LINEAR,
-    "tile": _LINEAR,
     "repeat_interleave": _LINEAR,
     "diag": _LINEAR,
     "diag_embed": _LINEAR,
@@ -1890,7 +1888,6 @@ _COMPOSITE_RULES = {
     "clone": _LINEAR,
     "gradient": _LINEAR,  # linear in the input (coordinate tensors of the spacing carry no tangent here)
     "split_with_sizes": _LINEAR,
-    "index_select": _LINEAR,
     "masked_select": _LINEAR,
     "Tensor.__getitem__": {"args": "self, index", "jvp": "t_self[index]", "dual_term": "linear"},
     # the indexed writes are linear in (self, source): the same write of the tangents (PyTorch's formulas)

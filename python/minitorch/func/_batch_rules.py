@@ -1061,7 +1061,7 @@ def repeat_rule(key, level, args, kwargs):
     return wrap(v.repeat(1, *sizes), level)
 
 
-@register_rule("tile", "Tensor.tile")
+@register_rule("Tensor.tile")
 def tile_rule(key, level, args, kwargs):
     """Batching rule of tile: the repeats are padded with leading 1s to the logical rank, as tile does,
     then repeat's rule applies."""
@@ -1265,7 +1265,6 @@ def gather_rule(key, level, args, kwargs):
     return wrap(call("take_along_dim", vx, vi, _shift(dim, r)), level)
 
 
-@register_rule("index_select")
 def index_select_rule(key, level, args, kwargs):
     """Batching rule of index_select: a shared index shifts the dim; a batched one (per-sample rows, as
     `w.index_select(0, i)` under vmap) is one gather of the input (expanded, a view, where it is shared) with each
@@ -1338,7 +1337,6 @@ def _subscripts(sublist):
     return "".join(out)
 
 
-@register_rule("einsum")
 def einsum_rule(key, level, args, kwargs):
     """Batching rule of einsum: an unused letter for the batch dim leads the subscripts of each batched
     operand and of the output (an implicit output, no '->', spelled out first)."""
