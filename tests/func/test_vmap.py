@@ -976,6 +976,24 @@ def test_every_schema_op_declares_its_batching_rule_there():
     assert private and all(n.startswith("_") for n in private)
     assert all(s in RULES for s in spellings if s not in private)
     assert not set(spellings) & _batch_rules.PYTHON_KEYS, "rules of schema ops belong in csrc/ops/ops.schema"
+    # a `rules: python` func is exempt above only while _batch_rules.py registers its rule (under its name or as
+    # the method), so that no op escapes both; a factory that takes no tensor never meets a batched value
+    import re
+    from pathlib import Path
+
+    takes_tensor = {}
+    for line in (Path(__file__).resolve().parents[2] / "csrc/ops/ops.schema").read_text().splitlines():
+        m = re.match(r"^func (\w+)(?:\.\w+)?\((.*)\) ->", line)
+        if m:
+            params = m.group(2)
+            tensor = re.search(r"\bTensor\S*\s+(?!out\b)\w+", params) is not None
+            takes_tensor[m.group(1)] = takes_tensor.get(m.group(1), False) or tensor
+    lacking = sorted(
+        n for n in python_rules if takes_tensor[n] and n not in RULES and "Tensor." + n not in RULES
+    )
+    assert not lacking, (
+        f"`rules: python` funcs of csrc/ops/ops.schema without a batching rule in Python: {lacking}"
+    )
 
 
 def test_schema_rules_batch_the_ops():

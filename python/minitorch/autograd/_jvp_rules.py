@@ -304,6 +304,13 @@ def _is_tensor(x):
     return _C._is_tensor(x) or type(x).__name__ == "BatchedTensor"
 
 
+def _polygamma_jvp(n, x, t_n, t_x):
+    """polygamma's tangent, called as polygamma(n, x) or as the method x.polygamma(n), whose tensor comes first."""
+    if _is_tensor(n):
+        n, x, t_x = x, n, t_n
+    return t_x * _root().polygamma(n + 1, x)
+
+
 def _prod_jvp(t, x, result, args, kwargs):
     torch = _root()
     if not args and "dim" not in kwargs:
@@ -1469,15 +1476,7 @@ def _as_complex_t(t):
 
 _LINEAR = {"args": "self, *args, **kwargs", "jvp": "op(t_self, *args, **kwargs)", "dual_term": "linear"}
 _NONE = {"jvp": None}
-# rules two spellings share (max/amax, min/amin, clamp/clip)
-_MAX = {
-    "args": "self, *args, **kwargs",
-    "jvp": "_reduce_max_jvp(t_self, self, result, args, kwargs, True, t_args)",
-}
-_MIN = {
-    "args": "self, *args, **kwargs",
-    "jvp": "_reduce_max_jvp(t_self, self, result, args, kwargs, False, t_args)",
-}
+# the rule two spellings share (clamp/clip)
 _CLAMP = {
     "args": "self, min=None, max=None",
     "jvp": "_clamp_jvp(self, min, max, t_self, t_min, t_max)",
@@ -1537,22 +1536,6 @@ _COMPOSITE_RULES = {
     "bitwise_left_shift": _NONE,
     "bitwise_right_shift": _NONE,
     # ---- composites: linear algebra
-    "matmul": {
-        "args": "self, other",
-        "jvp_self": "matmul(t_self, other)",
-        "jvp_other": "matmul(self, t_other)",
-    },
-    "mm": {"args": "self, mat2", "jvp_self": "mm(t_self, mat2)", "jvp_mat2": "mm(self, t_mat2)"},
-    "bmm": {"args": "self, mat2", "jvp_self": "bmm(t_self, mat2)", "jvp_mat2": "bmm(self, t_mat2)"},
-    "mv": {"args": "self, vec", "jvp_self": "mv(t_self, vec)", "jvp_vec": "mv(self, t_vec)"},
-    "dot": {"args": "self, tensor", "jvp_self": "dot(t_self, tensor)", "jvp_tensor": "dot(self, t_tensor)"},
-    "outer": {"args": "self, vec2", "jvp_self": "outer(t_self, vec2)", "jvp_vec2": "outer(self, t_vec2)"},
-    "addmm": {
-        "args": "self, mat1, mat2, *, beta=1, alpha=1",
-        "jvp_self": "beta * t_self",
-        "jvp_mat1": "alpha * mm(t_mat1, mat2)",
-        "jvp_mat2": "alpha * mm(mat1, t_mat2)",
-    },
     "baddbmm": {
         "args": "self, batch1, batch2, *, beta=1, alpha=1, out=None",
         "jvp_self": "beta * t_self",
@@ -1571,13 +1554,6 @@ _COMPOSITE_RULES = {
         "jvp_tensor1": "value * t_tensor1 / tensor2",
         "jvp_tensor2": "-value * tensor1 * t_tensor2 / (tensor2 * tensor2)",
     },
-    "lerp": {
-        "args": "self, end, weight",
-        "jvp_self": "t_self * (1 - weight)",
-        "jvp_end": "t_end * weight",
-        "jvp_weight": "t_weight * (end - self)",
-    },
-    "einsum": {"args": "equation, *operands", "jvp": "_einsum_jvp(equation, operands, t_operands)"},
     # real-bilinear (vdot conjugates its first operand): each term the product with one operand's tangent
     "vdot": {
         "args": "input, other, *, out=None",
@@ -1859,23 +1835,11 @@ _COMPOSITE_RULES = {
         "jvp_input": "F.nll_loss(t_input, target, weight, size_average, ignore_index, reduce, reduction)",
     },
     # ---- composites: reductions
-    "sum": {"args": "self, *args, **kwargs", "jvp": "sum(t_self, *args, **kwargs)", "dual_term": "linear"},
-    "mean": {"args": "self, *args, **kwargs", "jvp": "mean(t_self, *args, **kwargs)", "dual_term": "linear"},
     "nansum": {
         "args": "self, *args, **kwargs",
         "jvp": "sum(where(isnan(self), 0.0, t_self), *args, **kwargs)",
         "dual_term": "zero",
     },
-    "var": {"args": "self, *args, **kwargs", "jvp": "_var_jvp(t_self, self, args, kwargs)"},
-    "std": {"args": "self, *args, **kwargs", "jvp": "_std_jvp(t_self, self, result, args, kwargs)"},
-    "var_mean": {"args": "self, *args, **kwargs", "jvp": "_var_mean_jvp(t_self, self, result, args, kwargs)"},
-    "std_mean": {"args": "self, *args, **kwargs", "jvp": "_std_mean_jvp(t_self, self, result, args, kwargs)"},
-    "prod": {"args": "self, *args, **kwargs", "jvp": "_prod_jvp(t_self, self, result, args, kwargs)"},
-    "max": _MAX,
-    "min": _MIN,
-    "amax": _MAX,
-    "amin": _MIN,
-    "norm": {"args": "self, *args, **kwargs", "jvp": "_norm_jvp(t_self, self, result, args, kwargs)"},
     "logcumsumexp": {"args": "self, dim", "jvp": "_logcumsumexp_jvp(self, t_self, dim, result)"},
     "cummax": {"args": "self, dim", "jvp": "(_take(t_self, result[1], dim, True), None)"},
     "cummin": {"args": "self, dim", "jvp": "(_take(t_self, result[1], dim, True), None)"},
@@ -1883,8 +1847,6 @@ _COMPOSITE_RULES = {
         "args": "self, dim=None, keepdim=False, *, dtype=None, out=None",
         "jvp": "_nanmean_jvp(self, t_self, dim, keepdim)",
     },
-    "median": {"args": "self, *args, **kwargs", "jvp": "_median_jvp(self, t_self, result, args, kwargs)"},
-    "nanmedian": {"args": "self, *args, **kwargs", "jvp": "_median_jvp(self, t_self, result, args, kwargs)"},
     "dist": {
         "args": "self, other, p=2",
         "jvp": "_vector_norm_jvp(self - other, _difference_t(t_self, t_other, self - other), p, None, False, result)",
@@ -1909,9 +1871,6 @@ _COMPOSITE_RULES = {
     "view_as": {"args": "self, other", "jvp_self": "t_self.view_as(other)"},
     "reshape_as": {"args": "self, other", "jvp_self": "t_self.reshape_as(other)"},
     "expand_as": {"args": "self, other", "jvp_self": "t_self.expand_as(other)"},
-    "transpose": _LINEAR,
-    "swapaxes": _LINEAR,
-    "swapdims": _LINEAR,
     "permute": _LINEAR,
     "t": _LINEAR,
     "adjoint": _LINEAR,
@@ -1920,34 +1879,20 @@ _COMPOSITE_RULES = {
     "squeeze": _LINEAR,
     "unsqueeze": _LINEAR,
     "flatten": _LINEAR,
-    "unflatten": _LINEAR,
     "ravel": _LINEAR,
-    "narrow": _LINEAR,
-    "select": _LINEAR,
-    "movedim": _LINEAR,
-    "moveaxis": _LINEAR,
     "flip": _LINEAR,
     "fliplr": _LINEAR,
     "flipud": _LINEAR,
     "rot90": _LINEAR,
     "repeat": _LINEAR,
-    "tile": _LINEAR,
     "repeat_interleave": _LINEAR,
-    "diagonal": _LINEAR,
     "diag": _LINEAR,
     "diag_embed": _LINEAR,
     "unfold": _LINEAR,
     "contiguous": _LINEAR,
     "clone": _LINEAR,
-    "split": _LINEAR,
     "gradient": _LINEAR,  # linear in the input (coordinate tensors of the spacing carry no tangent here)
-    "chunk": _LINEAR,
-    "unbind": _LINEAR,
-    "tensor_split": _LINEAR,
     "split_with_sizes": _LINEAR,
-    "index_select": _LINEAR,
-    "gather": _LINEAR,
-    "take_along_dim": _LINEAR,
     "masked_select": _LINEAR,
     "Tensor.__getitem__": {"args": "self, index", "jvp": "t_self[index]", "dual_term": "linear"},
     # the indexed writes are linear in (self, source): the same write of the tangents (PyTorch's formulas)
@@ -1961,7 +1906,6 @@ _COMPOSITE_RULES = {
         "jvp": "t_self.index_put(indices, t_values, accumulate)",
     },
     "scatter_add": {"args": "self, dim, index, src", "jvp": "t_self.scatter_add(dim, index, t_src)"},
-    "masked_scatter": {"args": "self, mask, source", "jvp": "t_self.masked_scatter(mask, t_source)"},
     "index_fill": {
         "args": "self, dim, index, value",
         "jvp_self": "t_self.index_fill(dim, index, 0)",
@@ -1975,11 +1919,6 @@ _COMPOSITE_RULES = {
         "args": "self, dim, index, src=None, value=None, *, reduce=None",
         "jvp": "_scatter_jvp(dim, index, src, value, reduce, t_self, t_src)",
     },
-    "masked_fill": {
-        "args": "self, mask, value",
-        "jvp_self": "t_self.masked_fill(mask, 0)",
-        "jvp_value": "where(mask, t_value, 0.0)",
-    },
     "where": {
         "args": "condition, input=None, other=None, *, out=None",
         "jvp": "_where_jvp(condition, t_input, t_other, input, other, result)",
@@ -1991,14 +1930,11 @@ _COMPOSITE_RULES = {
         "jvp": "_where_jvp(condition, t_self, t_other, self, other, result)",
         "keep_none": "1",
     },
-    "cat": {"args": "tensors, dim=0, *, out=None", "jvp": "cat(t_tensors, dim)"},
-    "concat": {"args": "tensors, dim=0, *, out=None", "jvp": "cat(t_tensors, dim)"},
     "concatenate": {
         "args": "tensors, dim=0, *, out=None, axis=None",
         "jvp": "cat(t_tensors, dim if axis is None else axis)",
         "dual_term": "linear",
     },
-    "stack": {"args": "tensors, dim=0, *, out=None", "jvp": "stack(t_tensors, dim)"},
     "hstack": {"args": "tensors, *, out=None", "jvp": "hstack(t_tensors)", "dual_term": "linear"},
     "vstack": {"args": "tensors, *, out=None", "jvp": "vstack(t_tensors)", "dual_term": "linear"},
     "F.pad": {

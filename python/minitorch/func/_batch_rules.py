@@ -130,8 +130,8 @@ def _shift_dims(dims, rank):
 
 POINTWISE = """
 logit nan_to_num signbit float_power fmax fmin
-hypot copysign nextafter ldexp bitwise_left_shift bitwise_right_shift rsub clamp clip
-clamp_min clamp_max where lerp addcmul addcdiv masked_fill heaviside polygamma mvlgamma sinc isclose zeros_like
+hypot copysign nextafter ldexp bitwise_left_shift bitwise_right_shift clamp clip
+clamp_min clamp_max where addcmul addcdiv heaviside mvlgamma sinc isclose zeros_like
 ones_like empty_like full_like F.relu F.relu6 F.elu F.selu F.celu F.gelu F.silu F.mish F.sigmoid F.tanh F.hardtanh
 F.hardswish F.hardsigmoid F.leaky_relu F.softplus F.softsign F.softshrink F.hardshrink F.tanhshrink F.logsigmoid
 F.threshold F.relu_ F.elu_ F.leaky_relu_ F.hardtanh_ F.threshold_ F.celu_ F.selu_ special.expit special.erf
@@ -247,17 +247,12 @@ def _reduction(dim_pos=1, dim_name="dim", tuple_dims=True, empty_is_all=False):
     return rule
 
 
-register_rule(
-    "sum", "mean", "nansum", "nanmean", "std", "var", "std_mean", "var_mean", "count_nonzero", "all", "any"
-)(_reduction())
-register_rule("amax", "amin")(_reduction(empty_is_all=True))
-register_rule("prod")(_reduction(tuple_dims=False))
+# (sum, mean, std, var, all, any, prod, amax, amin, norm: ops.schema's `vmap: _reduction(...)`)
+register_rule("nansum", "nanmean")(_reduction())
 register_rule("special.logsumexp")(_reduction())
-register_rule("norm")(_reduction(dim_pos=2))
 register_rule("linalg.vector_norm")(_reduction(dim_pos=2))
 
 
-@register_rule("max", "min", "median", "nanmedian")
 def max_min(key, level, args, kwargs):
     """Batching rule of max/min/median/nanmedian: with a tensor `other` it is elementwise; dim=None reduces
     each entry's flattened values (not across entries); a given dim is shifted past the batch dim."""
@@ -303,23 +298,18 @@ def _dims_rule(*dim_args, rank_extra=0):
     return rule
 
 
-# (position, name, default): a dim that defaults to a non-negative value must be shifted even when omitted
+# (position, name, default): a dim that defaults to a non-negative value must be shifted even when omitted (the
+# schema's ops, select, narrow, split, transpose, movedim, diagonal..., say theirs in ops.schema's `vmap:`)
 for _names, _spec in (
     (
-        "cummax cummin logcumsumexp select narrow Tensor.unfold",
+        "cummax cummin logcumsumexp Tensor.unfold",
         ((1, "dim"),),
     ),
     ("F.glu", ((1, "dim", -1),)),
-    ("unbind", ((1, "dim", 0),)),
     ("F.normalize", ((2, "dim", 1),)),
-    ("split chunk tensor_split Tensor.split split_with_sizes", ((2, "dim", 0),)),
+    ("Tensor.split split_with_sizes", ((2, "dim", 0),)),
     ("flip", ((1, "dims"),)),
-    ("transpose swapdims", ((1, "dim0"), (2, "dim1"))),
-    ("swapaxes", ((1, "axis0"), (2, "axis1"))),
-    ("movedim moveaxis", ((1, "source"), (2, "destination"))),
-    ("diagonal", ((2, "dim1", 0), (3, "dim2", 1))),
     ("rot90", ((2, "dims", (0, 1)),)),
-    ("unflatten", ((1, "dim"),)),
 ):
     register_rule(*_names.split())(_dims_rule(*_spec))
 
@@ -1071,7 +1061,7 @@ def repeat_rule(key, level, args, kwargs):
     return wrap(v.repeat(1, *sizes), level)
 
 
-@register_rule("tile", "Tensor.tile")
+@register_rule("Tensor.tile")
 def tile_rule(key, level, args, kwargs):
     """Batching rule of tile: the repeats are padded with leading 1s to the logical rank, as tile does,
     then repeat's rule applies."""
@@ -1208,7 +1198,7 @@ def setitem_rule(key, level, args, kwargs):
 # ----------------------------------------------------------------------------------------------- joining
 
 
-@register_rule("cat", "concat", "concatenate", "stack")
+@register_rule("concatenate")
 def cat_rule(key, level, args, kwargs):
     """Batching rule of cat/stack: every tensor gets the batch dim (unbatched ones expanded) and the dim is
     shifted against the logical rank, skipping cat's legacy empty 1-D tensors."""
@@ -1255,7 +1245,6 @@ def _broadcast_shape(shapes):
     return tuple(out)
 
 
-@register_rule("gather", "take_along_dim")
 def gather_rule(key, level, args, kwargs):
     """Batching rule of gather/take_along_dim: input and index both get the batch dim and the dim is
     shifted against their larger logical rank; take_along_dim with dim=None (flattening) runs per entry."""
@@ -1276,7 +1265,6 @@ def gather_rule(key, level, args, kwargs):
     return wrap(call("take_along_dim", vx, vi, _shift(dim, r)), level)
 
 
-@register_rule("index_select")
 def index_select_rule(key, level, args, kwargs):
     """Batching rule of index_select: a shared index shifts the dim; a batched one (per-sample rows, as
     `w.index_select(0, i)` under vmap) is one gather of the input (expanded, a view, where it is shared) with each
@@ -1349,7 +1337,6 @@ def _subscripts(sublist):
     return "".join(out)
 
 
-@register_rule("einsum")
 def einsum_rule(key, level, args, kwargs):
     """Batching rule of einsum: an unused letter for the batch dim leads the subscripts of each batched
     operand and of the output (an implicit output, no '->', spelled out first)."""
@@ -1385,7 +1372,7 @@ def einsum_rule(key, level, args, kwargs):
 # ----------------------------------------------------------------------------------------------- matmul family
 
 
-@register_rule("matmul", "Tensor.__matmul__", "Tensor.__rmatmul__", "mm", "bmm", "mv")
+@register_rule("Tensor.__matmul__", "Tensor.__rmatmul__")
 def matmul_rule(key, level, args, kwargs):
     """Batching rule of matmul/mm/bmm/mv: matrices are padded to one logical rank so matmul's broadcasting
     pairs the batch dims; 1-D operands move the batch dim; rank errors use logical ranks."""
@@ -1431,7 +1418,7 @@ def matmul_rule(key, level, args, kwargs):
     return wrap(call(mm, a, _padded(b, level, max(ra, rb))), level)
 
 
-@register_rule("dot", "vdot", "inner")
+@register_rule("vdot", "inner")
 def dot_rule(key, level, args, kwargs):
     """Batching rule of dot/vdot/inner on 1-D entries: the sum of products over the last dim; inner of
     other ranks is a matmul of the flattened operands (_inner), dot/vdot of other ranks raise PyTorch's 1D
@@ -1459,7 +1446,6 @@ def _inner(key, level, args, kwargs):
     return call("Tensor.reshape", rows, tuple(a.shape[:-1]) + tuple(b.shape[:-1]))
 
 
-@register_rule("outer", "ger")
 def outer_rule(key, level, args, kwargs):
     """Batching rule of outer/ger: a broadcast product of the first vector as a column and the second;
     entries that are not 1-D run per entry."""
@@ -1469,7 +1455,7 @@ def outer_rule(key, level, args, kwargs):
     return call("mul", call("unsqueeze", a, -1), b)
 
 
-@register_rule("addmm", "addmv", "baddbmm", "addbmm", "addr")
+@register_rule("addmv", "baddbmm", "addbmm", "addr")
 def addmm_rule(key, level, args, kwargs):
     """Batching rule of addmm/addmv/baddbmm/addbmm/addr: decomposed into matmul, mul and add at the logical
     level; beta=0 ignores the input (NaN included), as PyTorch."""
@@ -2061,7 +2047,6 @@ def _same_by_replay(key, level, args, kwargs):
     "bernoulli",
     "poisson",
     "normal",
-    "multinomial",
     "binomial",
     "Tensor.bernoulli",
     "F.rrelu",
@@ -2214,7 +2199,6 @@ register_rule(
     "threshold",
     "hardshrink",
     "clone",
-    "detach",
     "fill",
     "gcd",
     "lcm",
@@ -2244,7 +2228,7 @@ register_rule("F.rms_norm", "rms_norm")(
 register_rule("instance_norm")(_fold_rule(None))  # torch.instance_norm: F.instance_norm's fold
 _alias("F.bilinear", "bilinear")
 _alias("F.pixel_shuffle", "channel_shuffle", "native_channel_shuffle")
-_alias("matmul", "linalg.matmul")
+register_rule("linalg.matmul")(matmul_rule)
 _alias("flatten", "ravel", "Tensor.ravel")
 # (torch.kl_div, torch.binary_cross_entropy_with_logits and friends take an integer reduction: no alias)
 register_rule("F.margin_ranking_loss", "F.triplet_margin_loss", "F.multilabel_soft_margin_loss")(

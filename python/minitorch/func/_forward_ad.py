@@ -628,7 +628,7 @@ def _inplace(key, args, kwargs, pargs, pkwargs, tangents, level):
     if name == "copy_":
         src_t = tangents.get(1, tangents.get("src"))
         new_t = _C.zeros(shape, dtype=self.dtype) if src_t is None else src_t.expand(shape).clone()
-    elif name in ("zero_", "fill_", "__setitem__"):
+    elif name in _FILLS or name == "__setitem__":
         new_t = None
         if name == "fill_" and tangents.get(1) is not None:
             new_t = tangents[1].expand(shape).clone()
@@ -954,6 +954,11 @@ _ON_PRIMAL = frozenset((
 ))  # fmt: skip
 # Results that have no tangent: the op runs on the primal and its result is a plain tensor
 _NO_TANGENT = frozenset(("detach", "new_empty", "new_full", "new_ones", "new_zeros", "new_tensor", "new"))
+# In-place writes of values that do not depend on self's: the tangent is zeros (fill_'s value's, when it has one)
+_FILLS = frozenset((
+    "zero_", "fill_", "uniform_", "normal_", "random_", "bernoulli_", "exponential_", "cauchy_", "log_normal_",
+    "geometric_",
+))  # fmt: skip
 _SKIP = frozenset((
     "__init__", "__repr__", "__str__", "__format__", "__hash__", "__reduce__", "__reduce_ex__", "__iter__",
     "__setitem__", "_pybind11_conduit_v1_", "__init_subclass__", "__subclasshook__", "__getattribute__",
