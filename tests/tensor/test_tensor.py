@@ -325,7 +325,9 @@ def test_bad_sizes():
         P.empty(-1, 2)
     with pytest.raises(RuntimeError, match="negative dimension"):
         P.ones((3, -2))
-    with pytest.raises(RuntimeError, match=r"^zeros: Dimension size must be non-negative\.$"):  # PyTorch 2.15's
+    with pytest.raises(
+        RuntimeError, match=r"^zeros: Dimension size must be non-negative\.$"
+    ):  # PyTorch 2.15's
         P.zeros((3, -2))
 
 
