@@ -107,6 +107,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Scalar
     dtype = all_int ? ScalarType::Long : g_default_dtype;
   }
   double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  MT_CHECK(std::isfinite(st), "step must be finite but got ", st);  // (PyTorch 2.15's first check)
   MT_CHECK(st != 0, "step must be nonzero");
   MT_CHECK(std::isfinite(s) && std::isfinite(e), "unsupported range: ", s, " -> ", e);
   MT_CHECK((st > 0 && e >= s) || (st < 0 && e <= s),

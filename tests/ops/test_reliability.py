@@ -8056,3 +8056,18 @@ def test_negative_sizes_in_pytorch_2_15s_words():
         RuntimeError, match=re.escape("invalid shape dimension -2 at index 1 of shape [2, -2]")
     ):
         T.ones(2).reshape(2, -2)
+
+
+def test_fuzz_4483_arange_step_must_be_finite_first():
+    """Fuzz seed 4483: PyTorch 2.15's arange refuses a non-finite step before its other checks (an infinite step
+    gave an empty tensor here, a NaN one the sign's message)"""
+    T = minitorch
+    for args, got in [((0, 0.07, math.inf), "inf"), ((0.5, 0.07, -math.inf), "-inf"), ((0, 1, math.nan), "nan"),
+                      ((T.tensor(False), T.tensor(0.07), math.inf), "inf"), ((0, math.inf, math.nan), "nan")]:  # fmt: skip
+        with pytest.raises(RuntimeError, match=re.escape(f"step must be finite but got {got}")):
+            T.arange(*args)
+    with pytest.raises(RuntimeError, match="unsupported range: 0 -> inf"):
+        T.arange(0, math.inf)
+    with pytest.raises(RuntimeError, match="step must be nonzero"):
+        T.arange(0, 1, 0)
+    assert T.arange(0, 1, 0.5).tolist() == [0.0, 0.5]
