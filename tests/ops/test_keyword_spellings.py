@@ -60,14 +60,46 @@ CASES = [
 
 
 def _run(expressions):
+    """each expression's result here (an exception: its type and first line)"""
     import minitorch as torch
 
     t = torch.arange(24.0).reshape(2, 3, 4)
     out = []
     for e in expressions:
-        r = eval(e, {"torch": torch, "t": t})
-        out.append(tuple(r) if isinstance(r, tuple) else r)
+        try:
+            r = eval(e, {"torch": torch, "t": t})
+            out.append(tuple(r) if isinstance(r, tuple) else r)
+        except Exception as err:  # noqa: BLE001  (the exception is the result)
+            out.append(f"{type(err).__name__}: {str(err).splitlines()[0]}")
     return out
+
+
+_ORACLE_SCRIPT = (
+    "import json, sys, torch\n"
+    "t = torch.arange(24.).reshape(2, 3, 4)\n"
+    "out = []\n"
+    "for e in json.load(sys.stdin):\n"
+    "    try:\n"
+    "        r = eval(e, {'torch': torch, 't': t})\n"
+    "        out.append(list(r) if isinstance(r, tuple) else r)\n"
+    "    except Exception as err:\n"
+    "        out.append(f'{type(err).__name__}: {str(err).splitlines()[0]}')\n"
+    "print(json.dumps(out))\n"
+)
+
+
+def _pytorch_results(exprs):
+    """the same expressions' results under PyTorch (the oracle), as JSON values"""
+    res = subprocess.run(
+        [ORACLE, "-c", _ORACLE_SCRIPT], input=json.dumps(exprs), capture_output=True, text=True, timeout=300,
+        check=False,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout)
+
+
+def _ours(exprs):
+    return json.loads(json.dumps([list(r) if isinstance(r, tuple) else r for r in _run(exprs)]))
 
 
 @pytest.mark.parametrize("expr,expected", CASES, ids=[c[0] for c in CASES])
@@ -88,28 +120,8 @@ ORACLE = os.environ.get("MINITORCH_ORACLE_PYTHON")
 
 @pytest.mark.skipif(not ORACLE, reason="set MINITORCH_ORACLE_PYTHON to a Python with torch")
 def test_results_match_pytorch():
-    script = (
-        "import json, sys, torch\n"
-        "t = torch.arange(24.).reshape(2, 3, 4)\n"
-        "out = []\n"
-        "for e in json.load(sys.stdin):\n"
-        "    r = eval(e, {'torch': torch, 't': t})\n"
-        "    out.append(list(r) if isinstance(r, tuple) else r)\n"
-        "print(json.dumps(out))\n"
-    )
     exprs = [c[0] for c in CASES]
-    res = subprocess.run(
-        [ORACLE, "-c", script],
-        input=json.dumps(exprs),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert res.returncode == 0, res.stderr
-    theirs = json.loads(res.stdout)
-    ours = json.loads(json.dumps([list(r) if isinstance(r, tuple) else r for r in _run(exprs)]))
-    assert dict(zip(exprs, ours)) == dict(zip(exprs, theirs))
+    assert dict(zip(exprs, _ours(exprs))) == dict(zip(exprs, _pytorch_results(exprs)))
 
 
 # PyTorch's parser takes NumPy's names for four parameters (axis for dim, keepdims for keepdim, x, a or x1 for
@@ -169,69 +181,23 @@ NUMPY_ERRORS = [
 ]
 
 
-def _np_run(exprs):
-    import minitorch as torch
-
-    t = torch.arange(24.0).reshape(2, 3, 4)
-    out = []
-    for e in exprs:
-        try:
-            r = eval(e, {"torch": torch, "t": t})
-            out.append(tuple(r) if isinstance(r, tuple) else r)
-        except Exception as err:  # noqa: BLE001  (the exception is the result)
-            out.append(f"{type(err).__name__}: {str(err).splitlines()[0]}")
-    return out
-
-
 @pytest.mark.parametrize("expr,expected", NUMPY_CASES, ids=[c[0] for c in NUMPY_CASES])
 def test_numpy_keyword_names(expr, expected):
-    assert _np_run([expr])[0] == expected
+    assert _run([expr])[0] == expected
 
 
 @pytest.mark.parametrize("expr,expected", NUMPY_ERRORS, ids=[c[0] for c in NUMPY_ERRORS])
 def test_numpy_keyword_names_refused_as_pytorch_refuses(expr, expected):
-    got = _np_run([expr])[0]
+    got = _run([expr])[0]
     assert isinstance(got, str) and expected in got, got
 
 
 @pytest.mark.skipif(not ORACLE, reason="set MINITORCH_ORACLE_PYTHON to a Python with torch")
 def test_numpy_keyword_names_match_pytorch():
-    script = (
-        "import json, sys, torch\n"
-        "t = torch.arange(24.).reshape(2, 3, 4)\n"
-        "out = []\n"
-        "for e in json.load(sys.stdin):\n"
-        "    try:\n"
-        "        r = eval(e, {'torch': torch, 't': t})\n"
-        "        out.append(list(r) if isinstance(r, tuple) else r)\n"
-        "    except Exception as err:\n"
-        "        out.append(f'{type(err).__name__}: {str(err).splitlines()[0]}')\n"
-        "print(json.dumps(out))\n"
-    )
     exprs = [c[0] for c in NUMPY_CASES]
-    res = subprocess.run(
-        [ORACLE, "-c", script],
-        input=json.dumps(exprs),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert res.returncode == 0, res.stderr
-    theirs = json.loads(res.stdout)
-    ours = json.loads(json.dumps([list(r) if isinstance(r, tuple) else r for r in _np_run(exprs)]))
-    assert dict(zip(exprs, ours)) == dict(zip(exprs, theirs))
+    assert dict(zip(exprs, _ours(exprs))) == dict(zip(exprs, _pytorch_results(exprs)))
     # the refusals: ours words them as PyTorch's (its method names carry "Tensor." where they are Python)
     errs = [c[0] for c in NUMPY_ERRORS]
-    res = subprocess.run(
-        [ORACLE, "-c", script],
-        input=json.dumps(errs),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    theirs = json.loads(res.stdout)
-    for (e, expected), pt, mine in zip(NUMPY_ERRORS, theirs, _np_run(errs)):
+    for (e, expected), pt, mine in zip(NUMPY_ERRORS, _pytorch_results(errs), _run(errs)):
         assert isinstance(pt, str) and expected in pt, (e, pt)  # (the expectation is PyTorch's)
         assert isinstance(mine, str) and expected in mine, (e, mine)
