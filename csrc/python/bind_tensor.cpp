@@ -707,15 +707,20 @@ PyObject* f_is_same_size(PyObject* self, PyObject* const* args, Py_ssize_t nargs
   });
 }
 
-// self converted to other's dtype (self itself when it has it)
+// self converted to dtype, self itself when it has it: the Python methods' self.to(dtype) (tensor_to's
+// defaults), for type_as and x.float() & co.
+PyObject* to_dtype(PyObject* self, ScalarType dtype) {
+  if (impl_of(self)->dtype() == dtype) return Py_NewRef(self);
+  Tensor t = tensor_of(self);
+  return py::cast(to_as(t, dtype, t.device(), false, false, MemoryFormat::Preserve)).release().ptr();
+}
+
+// self converted to other's dtype
 PyObject* f_type_as(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   return translated([&]() -> PyObject* {
     if (slow_self(self) || kwnames || nargs != 1 || !is_plain_tensor(args[0]))
       return fallback(kTypeAs, self, args, nargs, kwnames);
-    const TensorImpl *a = impl_of(self), *b = impl_of(args[0]);
-    if (a->dtype() == b->dtype()) return Py_NewRef(self);
-    Tensor t = tensor_of(self);  // the Python method's self.to(other.dtype)
-    return py::cast(to_as(t, b->dtype(), t.device(), false, false, MemoryFormat::Preserve)).release().ptr();
+    return to_dtype(self, impl_of(args[0])->dtype());
   });
 }
 
@@ -796,9 +801,7 @@ PyObject* f_convert(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyO
   if (refuse_positional(fast_slow_methods[S].ml_name, nargs)) return nullptr;
   return translated([&]() -> PyObject* {
     if (slow_self(self) || kwnames) return fallback(S, self, args, nargs, kwnames);
-    if (impl_of(self)->dtype() == T) return Py_NewRef(self);
-    Tensor t = tensor_of(self);  // the Python method's self.to(dtype) (tensor_to's defaults)
-    return py::cast(to_as(t, T, t.device(), false, false, MemoryFormat::Preserve)).release().ptr();
+    return to_dtype(self, T);
   });
 }
 

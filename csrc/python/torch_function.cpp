@@ -243,8 +243,7 @@ void init_torch_function(py::module_& m) {
       "_set_builtin_function_hook",
       [](py::function hook) { Py_XSETREF(g_tf_function_hook, hook.inc_ref().ptr()); },
       "Registers overrides' handler of a _C function called with an overriding argument while the dispatch "
-      "is "
-      "on (its function record, args, kwargs; NotImplemented: bind as usual).");
+      "is on (its function record, args, kwargs; NotImplemented: bind as usual).");
   m.def(
       "_set_tensor_method_dispatch",
       [](bool on) {

@@ -162,23 +162,14 @@ _NUMPY_KEYS = frozenset(a for _, a in _NUMPY_ALIASES)
 
 def _numpy_renamed(kwargs, names):
     """kwargs with NumPy's spellings under the canonical names that `names` (the parameters) hold, or None
-    when none applies"""
-    out, done = None, set()
+    when none applies (an alias that is a parameter's own name, `a` in addcmul-like signatures, is that
+    parameter; a canonical name given, or taken by an earlier alias, leaves the later alias as it is)"""
+    rename = {}
     for canonical, alias in _NUMPY_ALIASES:
-        # (an alias that is a parameter's own name, `a` in addcmul-like signatures, is that parameter)
-        if (
-            canonical in done
-            or canonical in kwargs
-            or alias not in kwargs
-            or canonical not in names
-            or alias in names
-        ):
-            continue
-        if out is None:
-            out = dict(kwargs)
-        out = {canonical if k == alias else k: v for k, v in out.items()}
-        done.add(canonical)
-    return out
+        taken = canonical in kwargs or canonical in rename.values()
+        if alias in kwargs and canonical in names and alias not in names and not taken:
+            rename[alias] = canonical
+    return {rename.get(k, k): v for k, v in kwargs.items()} if rename else None
 
 
 def _translate(fn, fname, method, checks, args, kwargs, error):
@@ -574,6 +565,16 @@ def check_call(fname, signatures, args, kwargs, positional=False, deprecated=())
     raise TypeError(_C._format_invalid_args(fname, tuple(args), kwargs, [_format_sig(p) for p in sigs]))
 
 
+def missing_arguments(fname, missing):
+    """PyTorch's parser's TypeError for the required parameters `missing` (names), its plural as it writes it
+    ("arguments" for one)"""
+    plural = "s" if len(missing) == 1 else ""
+    return TypeError(
+        f"{fname}() missing {len(missing)} required positional argument{plural}: "
+        + ", ".join(f'"{m}"' for m in missing)
+    )
+
+
 def _raise_own_error(fname, params, args, kwargs, positional):
     """raises the TypeError PyTorch's parser gives for the one signature params, in its order: too many
     arguments by position, then each parameter in turn (missing, or of a wrong kind), then the keywords left
@@ -588,13 +589,8 @@ def _raise_own_error(fname, params, args, kwargs, positional):
     missing = [p.name for p in params if p.name not in bound and not p.has_default]
     for i, p in enumerate(params):
         if p.name not in bound:
-            # PyTorch's parser's words, its plural as it writes it ("arguments" for one)
             if not p.has_default:
-                plural = "s" if len(missing) == 1 else ""
-                raise TypeError(
-                    f"{fname}() missing {len(missing)} required positional argument{plural}: "
-                    + ", ".join(f'"{m}"' for m in missing)
-                )
+                raise missing_arguments(fname, missing)
             continue
         v = bound[p.name]
         # (a sole int list given by position may be its first int, as `_varargs` takes it: t.sum_to_size(3))

@@ -258,13 +258,8 @@ def range(
     given (torch.arange excludes end and keeps integer arguments integral)."""
     # PyTorch's two signatures both need start and end; its parser names every required parameter from the
     # first one missing on (its words, its plural)
-    missing = ["start", "end"] if start is _RANGE_ARG else ["end"] if end is _RANGE_ARG else []
-    if missing:
-        plural = "s" if len(missing) == 1 else ""
-        raise TypeError(
-            f"range() missing {len(missing)} required positional argument{plural}: "
-            + ", ".join(f'"{m}"' for m in missing)
-        )
+    if start is _RANGE_ARG or end is _RANGE_ARG:
+        raise _argcheck.missing_arguments("range", ["start", "end"] if start is _RANGE_ARG else ["end"])
     warnings.warn(
         "torch.range is deprecated and will be removed in a future release because its behavior is inconsistent "
         "with Python's range builtin. Instead, use torch.arange, which produces values in [start, end).",
