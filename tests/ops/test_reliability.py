@@ -8071,3 +8071,19 @@ def test_fuzz_4483_arange_step_must_be_finite_first():
     with pytest.raises(RuntimeError, match="step must be nonzero"):
         T.arange(0, 1, 0)
     assert T.arange(0, 1, 0.5).tolist() == [0.0, 0.5]
+
+
+def test_fuzz_4485_dropout_checks_p_before_reading_inplace():
+    """Fuzz seed 4485: F.dropout/alpha_dropout/feature_alpha_dropout check p's range before they read `inplace`'s
+    truth value (an empty tensor there raised "Boolean value of Tensor with no values is ambiguous" first)"""
+    T, F = minitorch, minitorch.nn.functional
+    e = T.empty(0)
+    for f in (F.dropout, F.alpha_dropout, F.feature_alpha_dropout):
+        with pytest.raises(
+            ValueError, match=re.escape("dropout probability has to be between 0 and 1, but got -3")
+        ):
+            f(e, -3, T.empty(0, dtype=T.int64), e)
+        with pytest.raises(RuntimeError, match="Boolean value of Tensor with no values is ambiguous"):
+            f(e, 0.3, True, e)
+    x = T.ones(3)
+    assert T.equal(F.alpha_dropout(x, 0.0, True, True), T.ones(3))

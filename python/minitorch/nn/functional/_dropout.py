@@ -7,12 +7,14 @@ from minitorch import _C, _argcheck, _dtype_names
 _nn = _C._nn
 
 
-def _check_p(p, name=None, input=None, nan=True):
+def _check_p(p, name=None, input=None, nan=True, inplace=False):
     """PyTorch's order: F's Python range check, then (name given) ATen's parser (input a tensor, p a float: a
-    number or a 0-d tensor, not a 1-d one), then (nan) its kernel's NaN check."""
+    number or a 0-d tensor, not a 1-d one), then (nan) its kernel's NaN check. `inplace` picks the ATen name
+    only after the range check: F reads its truth value there (an empty tensor's raises only then)."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if name is not None:
+        name = name + "_" if inplace else name
         _argcheck.check_tensor_like(name, "input", 1, input)
         _argcheck.check_float(name, "p", 2, p)
     if nan and not p == p:  # noqa: PLR0124
@@ -25,7 +27,7 @@ def _check_train(name, training, inplace):
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
-    _check_p(p, "dropout_" if inplace else "dropout", input)
+    _check_p(p, "dropout", input, inplace=inplace)
     out = _nn.dropout(input, p, training)
     return input.copy_(out) if inplace and out is not input else out
 
@@ -101,7 +103,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout that keeps SELU activations' zero mean and unit variance (dropped units take SELU's negative
     saturation value, then an affine map restores the moments)."""
-    _check_p(p, "alpha_dropout_" if inplace else "alpha_dropout", input)
+    _check_p(p, "alpha_dropout", input, inplace=inplace)
     _check_train("alpha_dropout", training, inplace)
     _check_castable(input, p, training, "Long" if input.dtype == _C.bool else None)
     out = _nn.alpha_dropout(input, p, training)
@@ -110,7 +112,7 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """alpha_dropout of whole channels (dim 1), one draw per (sample, channel)."""
-    _check_p(p, "feature_alpha_dropout_" if inplace else "feature_alpha_dropout", input)
+    _check_p(p, "feature_alpha_dropout", input, inplace=inplace)
     _check_train("feature_alpha_dropout", training, inplace)
     _check_castable(input, p, training, "Long" if input.dtype == _C.bool else None)
     if p == 0 or not training or input.numel() == 0:
