@@ -8087,3 +8087,24 @@ def test_fuzz_4485_dropout_checks_p_before_reading_inplace():
             f(e, 0.3, True, e)
     x = T.ones(3)
     assert T.equal(F.alpha_dropout(x, 0.0, True, True), T.ones(3))
+
+
+def test_fuzz_4486_pinv_parses_its_four_overloads_first():
+    """Fuzz seed 4486: linalg.pinv is PyTorch's four C++ overloads; a dtype (or None) for rcond, rcond beside
+    atol, or a non-bool hermitian is their invalid combination, before the input's dtype is read"""
+    T = minitorch
+    A = T.tensor([[4.0, 1.0], [2.0, 3.0]], dtype=T.float64)
+    for args, kw, got in [((T.ones(2, 2, dtype=T.int64), T.int8), {}, "(Tensor, torch.dtype)"),
+                          ((A, None), {}, "(Tensor, NoneType)"), ((A, None, True), {}, "(Tensor, NoneType, bool)"),
+                          ((A,), {"rcond": 0.1, "atol": 0.2}, "(Tensor, atol=float, rcond=float)"),
+                          ((A, 0.1, 1), {}, "(Tensor, float, int)")]:  # fmt: skip
+        with pytest.raises(TypeError, match=re.escape(f"linalg_pinv() received an invalid combination of arguments - got {got}")):  # fmt: skip
+            T.linalg.pinv(*args, **kw)
+    want = np.linalg.pinv(A.numpy())
+    for r in (
+        T.linalg.pinv(A),
+        T.linalg.pinv(input=A),
+        T.linalg.pinv(A, 1e-3),
+        T.linalg.pinv(A, T.tensor(1e-3)),
+    ):
+        np.testing.assert_allclose(r.numpy(), want, rtol=1e-12)

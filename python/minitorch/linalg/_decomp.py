@@ -1341,22 +1341,18 @@ def matrix_rank(A, tol=_NO_TOL, hermitian=False, *, atol=None, rtol=None, out=No
     return write_out((S > tol_).sum(-1), out, None, "castable", "torch.linalg.matrix_rank" + _CASTABLE_TAIL)
 
 
-_PINV = (
+@_argcheck.parses(
     "Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, Tensor out=None",
     "Tensor input, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor out=None",
-    "Tensor input, float rcond, bool hermitian=False, *, Tensor out=None",
     "Tensor input, Tensor rcond, bool hermitian=False, *, Tensor out=None",
+    "Tensor input, float rcond, bool hermitian=False, *, Tensor out=None",
+    name="linalg_pinv",
 )
-
-
-def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
+def pinv(input, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """The Moore-Penrose pseudo-inverse through the SVD (the eigendecomposition when hermitian); the older
-    positional rcond is a relative tolerance."""
-    if not isinstance(hermitian, bool):  # every one of PyTorch's overloads takes a bool
-        kw = {k: v for k, v in (("atol", atol), ("rtol", rtol)) if v is not None}
-        if rcond is None:
-            kw["hermitian"] = hermitian
-        _argcheck.check_call("linalg_pinv", _PINV, (A,) if rcond is None else (A, rcond, hermitian), kw)
+    positional rcond is a relative tolerance (PyTorch's overloads: rcond, when given, is a number or a tensor,
+    never None, and excludes atol/rtol)."""
+    A = input
     if rcond is not None:
         atol, rtol = 0.0, rcond
     if not _C._is_tensor(A):
