@@ -294,8 +294,16 @@ void init_reduce(py::module_& m, TensorClass& cls) {
       py::arg("dtype"), py::arg("input_dtype"), py::arg("fn"));
   // torch.equal's comparison, behind python/minitorch/_compare.py's argument checks
   m.def("_equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); });
-  m.def("norm", norm_fn, py::arg("input"), py::arg("p") = "fro", py::arg("dim") = py::none(),
-        py::arg("keepdim") = false, py::arg("dtype") = py::none());
+  // torch.norm is Python in PyTorch: it reads input.layout first, whatever input is
+  m.def(
+      "norm",
+      [norm_fn](py::handle x, py::handle p, py::handle dim, StrictBool keepdim, py::handle dtype) {
+        if (!py::isinstance<TensorImpl>(x))
+          throw py::attribute_error("'" + arg_type_name(x) + "' object has no attribute 'layout'");
+        return norm_fn(x.cast<Tensor>(), p, dim, keepdim, dtype);
+      },
+      py::arg("input"), py::arg("p") = "fro", py::arg("dim") = py::none(), py::arg("keepdim") = false,
+      py::arg("dtype") = py::none());
   cls.def("norm", norm_fn, py::arg("p") = "fro", py::arg("dim") = py::none(), py::arg("keepdim") = false,
           py::arg("dtype") = py::none());
 

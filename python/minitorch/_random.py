@@ -85,9 +85,11 @@ def _normal(
         # PyTorch draws into an empty tensor like `ref` and writes std * z + mean there: with nothing to draw
         # no kernel refuses the dtype, only the in-place product by a floating std does
         if (mean.numel() == 0 if mean_t else True) and (std.numel() == 0 if std_t else True):
-            if mean_t and std_t and (std.is_floating_point() or std.is_complex()):
+            # (std's product in place: a bool mean refuses an integer std too, by type promotion)
+            promoted = _C.promote_types(mean.dtype, std.dtype) if mean_t and std_t else None
+            if promoted is not None and not _C.can_cast(promoted, mean.dtype):
                 raise RuntimeError(
-                    f"result type {scalar_name(std.dtype)} can't be cast to the desired output type "
+                    f"result type {scalar_name(promoted)} can't be cast to the desired output type "
                     f"{scalar_name(mean.dtype)}"
                 )
             shape = _functional.broadcast_shapes(

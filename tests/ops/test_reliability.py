@@ -8108,3 +8108,24 @@ def test_fuzz_4486_pinv_parses_its_four_overloads_first():
         T.linalg.pinv(A, T.tensor(1e-3)),
     ):
         np.testing.assert_allclose(r.numpy(), want, rtol=1e-12)
+
+
+def test_fuzz_4487_normal_and_norm_in_pytorchs_order():
+    """Fuzz seed 4487: normal(Tensor mean, Tensor std) multiplies in place into a tensor like mean, so an empty
+    bool mean refuses an integer std by type promotion; torch.norm is Python in PyTorch and reads input.layout
+    before anything else"""
+    T = minitorch
+    e = T.empty(0)
+    with pytest.raises(RuntimeError, match="result type Long can't be cast to the desired output type Bool"):
+        T.normal(e.bool(), e.long())
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Bool"):
+        T.normal(e.bool(), e)
+    for mean, std in [(e.bool(), e.bool()), (e.int(), e.long()), (e.long(), e.int()), (e, e.long())]:
+        r = T.normal(mean, std)
+        assert r.dtype == mean.dtype and r.shape == (0,)
+    for bad, name in [([T.tensor([3, 3])], "list"), (3, "int"), (None, "NoneType")]:
+        with pytest.raises(AttributeError, match=f"'{name}' object has no attribute 'layout'"):
+            T.norm(bad, 0)
+    with pytest.raises(AttributeError, match="'NoneType' object has no attribute 'layout'"):
+        T.norm(input=None)
+    assert T.norm(T.tensor([3.0, 4.0])).item() == 5.0
