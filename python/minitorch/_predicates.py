@@ -1,11 +1,20 @@
-"""torch.is_complex, is_distributed, is_nonzero, is_signed, is_same_size and typename: questions about a tensor
-(all but is_complex and typename are Tensor methods too) or about any object's type."""
+"""torch.is_complex, is_distributed, is_nonzero, is_signed, is_same_size, is_storage and typename: questions about a
+tensor (all but is_complex, is_storage and typename are Tensor methods too) or about any object's type."""
 
 import builtins
 
 from minitorch import _C, _argcheck
+from minitorch._storage import TypedStorage, UntypedStorage
 
-__all__ = ["is_complex", "is_distributed", "is_nonzero", "is_same_size", "is_signed", "typename"]
+__all__ = [
+    "is_complex",
+    "is_distributed",
+    "is_nonzero",
+    "is_same_size",
+    "is_signed",
+    "is_storage",
+    "typename",
+]
 
 
 def typename(obj):
@@ -21,6 +30,16 @@ def typename(obj):
     if module.startswith("minitorch."):
         module = "torch." + module[len("minitorch.") :]
     return module + getattr(cls, "__qualname__", cls.__name__)
+
+
+@_argcheck.python_in_pytorch
+def is_storage(obj, /):
+    """True when obj is a storage object (tensor.untyped_storage(), tensor.storage()); PyTorch compares the exact
+    type, so a subclass is not one."""
+    return type(obj) in _STORAGE_TYPES
+
+
+_STORAGE_TYPES = (UntypedStorage, TypedStorage)
 
 
 # is_complex, is_signed and is_same_size answer in a few hundred nanoseconds: their checks inline, and no

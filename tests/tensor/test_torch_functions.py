@@ -150,6 +150,27 @@ def test_predicates_take_subclasses_and_refuse_other_kinds():
         minitorch.is_complex()
 
 
+def test_is_storage_names_the_storage_types_exactly():
+    """torch.is_storage: True for the storages under a tensor (untyped and typed), False for a tensor or any other
+    object, a subclass included (PyTorch compares the exact type); obj is positional-only"""
+    T = minitorch
+    x = T.arange(3.0)
+    assert T.is_storage(x.untyped_storage()) is True and T.is_storage(T.UntypedStorage(4)) is True
+    with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
+        typed = x.storage()
+    assert T.is_storage(typed) is True
+
+    class Sub(T.UntypedStorage):
+        pass
+
+    for other in (x, [1, 2], None, 1.0, Sub(2)):
+        assert T.is_storage(other) is False
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'obj'"):
+        T.is_storage()
+    with pytest.raises(TypeError, match="positional-only arguments passed as keyword arguments: 'obj'"):
+        T.is_storage(obj=x)
+
+
 def test_trace_and_ravel_check_their_argument_inline():
     a = np.arange(20.0).reshape(4, 5)
     x = minitorch.tensor(a)
