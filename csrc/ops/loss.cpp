@@ -92,7 +92,9 @@ ClassLossPlan plan_class_loss(const Tensor& input, const Tensor& target_in, cons
                              dtype_short_name(input.dtype()), "'");
   };
   // an empty input's log_softmax returns before its kernel's dtype check: the nll kernel's check meets it
-  if (ce && input.numel() > 0) check_input_dtype("log_softmax_lastdim_kernel_impl");
+  // (softmax over dim 1 is the last-dim kernel only when dim 1 is the last)
+  if (ce && input.numel() > 0)
+    check_input_dtype(input.dim() <= 2 ? "log_softmax_lastdim_kernel_impl" : "log_softmax_kernel_impl");
   ClassLossPlan p;
   const int64_t nd = input.dim();
   p.g.outer = nd == 1 ? 1 : input.sizes()[0];
@@ -114,11 +116,19 @@ ClassLossPlan plan_class_loss(const Tensor& input, const Tensor& target_in, cons
   } else {
     // PyTorch's order: nll_loss_nd's batch sizes, then the target's dtype (int64 or uint8 in 2.15), then the
     // shapes; the spatial kernel (input of 3 or more dims) reads int64 only, after them (below)
-    MT_CHECK_VALUE(nd == 1 || target.dim() == 0 || input.sizes()[0] == target.sizes()[0],
-                   "Expected input batch_size (", input.sizes()[0], ") to match target batch_size (",
-                   target.sizes()[0], ").");
+    // shapes. A 0-d target's batch size is read past its (empty) sizes there: 0 in practice, so a batched
+    // input of N > 0 refuses it as a mismatch and one of N = 0 meets the next shape check of its rank
+    const int64_t target_batch = target.dim() == 0 ? 0 : target.sizes()[0];
+    MT_CHECK_VALUE(nd == 1 || input.sizes()[0] == target_batch, "Expected input batch_size (",
+                   input.sizes()[0], ") to match target batch_size (", target_batch, ").");
+    // nll_loss2d (4-d input) wants a 3-d target before the dtype; ranks 3 and 5+ slice the target's sizes
+    MT_CHECK(nd != 4 || target.dim() == 3,
+             "only batches of spatial targets supported (3D tensors) but got targets of dimension: ",
+             target.dim());
+    MT_CHECK(nd < 3 || target.dim() > 0, "ArrayRef: invalid slice, N = 1; size = 0");
     MT_CHECK(target.dtype() == ScalarType::Long || target.dtype() == ScalarType::Byte,
              "expected target dtype to be Long or Byte, but got ", dtype_short_name(target.dtype()));
+    MT_CHECK_INDEX(nd != 2 || target.dim() > 0, "Dimension specified as 0 but tensor has no dimensions");
     if (nd <= 2 && target.dtype() == ScalarType::Byte) target = to(target, ScalarType::Long, target.device());
     // one sample without a batch dim may come with its class index as a one-element vector (PyTorch 2.15)
     if (nd == 1 && target.dim() == 1) {
@@ -132,6 +142,13 @@ ClassLossPlan plan_class_loss(const Tensor& input, const Tensor& target_in, cons
       MT_CHECK(no_batch_dim || (nd == 2 && target.dim() == 1 && input.sizes()[0] == target.sizes()[0]),
                "size mismatch (got input: ", shape_str(input.sizes()),
                ", target: ", shape_str(target.sizes()), ")");
+    } else if (nd == 4) {  // nll_loss2d's own checks and wording: the weight's count, then the shapes
+      MT_CHECK(!weight.defined() || weight.numel() == p.g.classes,
+               "weight tensor should be defined either for all or no classes");
+      MT_CHECK(input.sizes()[0] == target.sizes()[0] && input.sizes()[2] == target.sizes()[1] &&
+                   input.sizes()[3] == target.sizes()[2],
+               "size mismatch (got input: ", shape_str(input.sizes()),
+               " , target: ", shape_str(target.sizes()));
     } else {
       DimVector expect{input.sizes()[0]};
       for (int64_t d = 2; d < nd; ++d) expect.push_back(input.sizes()[d]);

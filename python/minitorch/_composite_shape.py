@@ -674,6 +674,8 @@ def tensordot(a, b, dims=2, out=None):
         da, db = _as_dims(da), _as_dims(db)
     if len(da) != len(db):
         raise RuntimeError("both dimension lists should have same length")
+    if a.dtype != b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
     da = [_wrap(d, a.dim()) for d in da]
     db = [_wrap(d, b.dim()) for d in db]
     for x, y in zip(da, db):
@@ -693,9 +695,12 @@ def tensordot(a, b, dims=2, out=None):
     for d in da:
         k *= a.shape[d]
     # the free sizes spelled out: a -1 cannot be inferred when the contracted size is 0
-    am = a.permute(fa + da).reshape(math.prod(a.shape[d] for d in fa), k)
-    bm = b.permute(db + fb).reshape(k, math.prod(b.shape[d] for d in fb))
-    res = _C.matmul(am, bm).reshape([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
+    m, n = math.prod(a.shape[d] for d in fa), math.prod(b.shape[d] for d in fb)
+    am = a.permute(fa + da).reshape(m, k)
+    bm = b.permute(db + fb).reshape(k, n)
+    # one output element is PyTorch's dot of the two flattened operands (its dtype check, an empty one's too)
+    prod = _C.dot(am.reshape(k), bm.reshape(k)) if m == 1 and n == 1 else _C.matmul(am, bm)
+    res = prod.reshape([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
     return write_out(res, out, None, dtype_error=_TENSORDOT_OUT)
 
 

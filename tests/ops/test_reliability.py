@@ -8129,3 +8129,72 @@ def test_fuzz_4487_normal_and_norm_in_pytorchs_order():
     with pytest.raises(AttributeError, match="'NoneType' object has no attribute 'layout'"):
         T.norm(input=None)
     assert T.norm(T.tensor([3.0, 4.0])).item() == 5.0
+
+
+def test_fuzz_4490_class_losses_check_shapes_in_atens_order():
+    """Fuzz seed 4490: nll_loss/cross_entropy of class indices check as ATen's nll_loss_nd: a 0-d target's batch
+    size counts as 0 (a batched input of N > 0 is a mismatch; N = 0 meets its rank's next check), a 4-d input is
+    nll_loss2d's (a 3-d target before the dtype, then the weight's count and the shapes in its own words)"""
+    F = minitorch.nn.functional
+    T = minitorch
+    e = T.empty
+    i64 = T.int64
+    cases = [
+        (F.nll_loss, e(0, 2, 1), T.tensor(1), {}, RuntimeError, "ArrayRef: invalid slice, N = 1; size = 0"),
+        (F.cross_entropy, e(0, 2, 1), T.tensor(1.0), {}, RuntimeError, "ArrayRef: invalid slice, N = 1; size = 0"),
+        (F.nll_loss, e(0, 2, 1, 3, 1), T.tensor(1.0), {}, RuntimeError, "ArrayRef: invalid slice"),
+        (F.nll_loss, e(0, 2, 1, 3), T.tensor(1.0), {}, RuntimeError,
+         "only batches of spatial targets supported (3D tensors) but got targets of dimension: 0"),
+        (F.nll_loss, T.ones(2, 2, 1, 3), T.ones(2, 1), {}, RuntimeError,
+         "only batches of spatial targets supported (3D tensors) but got targets of dimension: 2"),
+        (F.nll_loss, e(0, 2), T.tensor(1, dtype=T.uint8), {}, IndexError,
+         "Dimension specified as 0 but tensor has no dimensions"),
+        (F.cross_entropy, e(0, 2), T.tensor(1.0), {}, RuntimeError,
+         "expected target dtype to be Long or Byte, but got Float"),
+        (F.nll_loss, T.ones(2, 2, 1), T.tensor(1.0), {}, ValueError,
+         "Expected input batch_size (2) to match target batch_size (0)."),
+        (F.nll_loss, T.ones(2, 2, 1, 3), T.ones(2, 1, 2, dtype=i64), {"weight": T.ones(3)}, RuntimeError,
+         "weight tensor should be defined either for all or no classes"),
+        (F.nll_loss, T.ones(2, 2, 1, 3), T.ones(2, 1, 2, dtype=i64), {}, RuntimeError,
+         "size mismatch (got input: [2, 2, 1, 3] , target: [2, 1, 2]"),
+        (F.cross_entropy, T.ones(2, 2, 3, dtype=T.int32), T.ones(2, 3, dtype=i64), {}, NotImplementedError,
+         "\"log_softmax_kernel_impl\" not implemented for 'Int'"),
+        (F.cross_entropy, T.ones(2, 2, dtype=T.int32), T.tensor(1), {}, NotImplementedError,
+         "\"log_softmax_lastdim_kernel_impl\" not implemented for 'Int'"),
+    ]  # fmt: skip
+    for f, x, t, kw, exc, msg in cases:
+        with pytest.raises(exc, match=re.escape(msg)):
+            f(x, t, **kw)
+    # the valid calls around them
+    x = T.randn(2, 3, 1, 4, dtype=T.float64)
+    t = T.tensor([[[0, 2, 1, 0]], [[1, 1, 2, 0]]])
+    lp = np.log(np.exp(x.numpy()) / np.exp(x.numpy()).sum(1, keepdims=True))
+    want = -np.take_along_axis(lp, t.numpy()[:, None], 1).mean()
+    np.testing.assert_allclose(F.cross_entropy(x, t).item(), want, rtol=1e-12)
+    assert F.nll_loss(T.ones(2), T.tensor(1)).item() == -1.0
+
+
+def test_fuzz_4490_tensordot_of_one_element_is_a_dot():
+    """Fuzz seed 4490: tensordot (and inner over it) checks the two dtypes agree after the dim lists, and where
+    the product has one element it is PyTorch's dot of the flattened operands: bool refused, empty ones too"""
+    T = minitorch
+    b = T.ones(2, dtype=T.bool)
+    for x, y, dims in [(T.empty(0, dtype=T.bool), T.empty(0, dtype=T.bool), 1), (b, b, 1),
+                       (T.ones(2, 2, dtype=T.bool), T.ones(2, 2, dtype=T.bool), 2), (b, T.ones(2, 1, dtype=T.bool), 1)]:  # fmt: skip
+        with pytest.raises(NotImplementedError, match="\"dot\" not implemented for 'Bool'"):
+            T.tensordot(x, y, dims)
+    with pytest.raises(NotImplementedError, match="\"dot\" not implemented for 'Bool'"):
+        T.inner(T.empty(0, dtype=T.bool), T.empty(0, dtype=T.bool))
+    with pytest.raises(RuntimeError, match="both inputs should have same dtype"):
+        T.inner(T.ones(2), T.ones(2, dtype=T.float64))
+    with pytest.raises(RuntimeError, match="both dimension lists should have same length"):
+        T.tensordot(T.ones(2), T.ones(2, dtype=T.float64), ([0], []))
+    # values and gradients through the dot path
+    x = T.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=T.float64, requires_grad=True)
+    y = T.tensor([[0.5, -1.0], [2.0, 0.25]], dtype=T.float64)
+    r = T.tensordot(x, y, 2)
+    assert r.shape == () and r.item() == np.tensordot(x.detach().numpy(), y.numpy(), 2)
+    r.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), y.numpy())
+    assert T.tensordot(T.ones(2, 3, dtype=T.int8), T.ones(3, 2, dtype=T.int8), ([1, 0], [0, 1])).item() == 6
+    assert T.inner(T.empty(0), T.empty(0)).item() == 0.0

@@ -40,20 +40,17 @@ def cross_entropy(
 ):
     if size_average is not None or reduce is not None:
         reduction = _reduction(size_average, reduce, reduction)
+    # ATen's path for a 0-d target: probabilities of a 0-d input read its class dim 1 (an IndexError); the class
+    # indices of a batched input are loss.cpp's (a 0-d target's batch size counts as 0)
     if (
         isinstance(target, _C.Tensor)
         and target.dim() == 0
         and isinstance(input, _C.Tensor)
         and (weight is None or isinstance(weight, _C.Tensor))  # else the parse below names the weight first
+        and input.dim() == 0
+        and target.is_floating_point()
     ):
-        # ATen's paths for a 0-d target: probabilities of a 0-d input read its class dim 1 (an IndexError);
-        # class indices of a batched input compare batch sizes, a 0-d target's counting as 0
-        if input.dim() == 0 and target.is_floating_point():
-            input.size(1)
-        if input.dim() >= 2 and (
-            input.is_floating_point() or input.is_complex()
-        ):  # after log_softmax's dtype
-            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size (0).")
+        input.size(1)
     return _nn.cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing)
 
 
