@@ -408,3 +408,22 @@ def test_partitions_split_a_joint_graph(partition):
     (grad,) = bw(*saved, t)
     assert _close(out, x.cos().cos())
     assert _close(grad, torch.autograd.grad(x.cos().cos(), x, t)[0])
+
+
+def test_draw_graph_needs_pydot_as_pytorchs(tmp_path):
+    gm = torch.fx.symbolic_trace(lambda a: a.cos() + 1)
+    try:
+        import pydot  # noqa: F401
+    except ModuleNotFoundError:
+        with pytest.raises(RuntimeError, match="FXGraphDrawer requires the pydot package"):
+            ftc.draw_graph(gm, str(tmp_path / "g"))
+        return
+    ftc.draw_graph(gm, str(tmp_path / "g.dot"), figname="fig")
+    text = (tmp_path / "g.dot").read_text()
+    assert text.startswith("digraph fig {") and "cos -> add;" in text
+    f = ftc.aot_function(lambda a: a.sin(), ftc.draw_graph_compile(str(tmp_path / "aot.dot")))
+    a = torch.randn(3, requires_grad=True)
+    f(a).sum().backward()
+    assert _close(a.grad, a.cos())
+    # one file name: the backward graph, drawn last, overwrote the forward's (as PyTorch's would)
+    assert "tangents_1 -> recompute_vjp;" in (tmp_path / "aot.dot").read_text()

@@ -21,8 +21,10 @@ What differs from PyTorch, by design (minitorch has no ATen dispatcher to trace 
   first compilation whatever comes later); double backward through it is not supported, as in PyTorch.
 """
 
+import copy
 import functools
 import operator
+import os
 
 from minitorch import _C, overrides
 from minitorch.autograd import grad_mode
@@ -31,6 +33,7 @@ from minitorch.autograd.function import Function
 from minitorch.func._functional_call import functional_call as _functional_call
 from minitorch.fx import Graph, GraphModule, Node
 from minitorch.fx.experimental.proxy_tensor import _decomposition_keys, _trace
+from minitorch.fx.passes import graph_drawer
 from minitorch.nn.modules.module import Module
 from minitorch.utils import _pytree as pytree
 
@@ -42,6 +45,8 @@ __all__ = [
     "compiled_module",
     "default_decompositions",
     "default_partition",
+    "draw_graph",
+    "draw_graph_compile",
     "get_aot_compilation_context",
     "get_aot_graph_name",
     "get_graph_being_compiled",
@@ -179,6 +184,49 @@ def min_cut_rematerialization_partition(
     recomputed in the backward graph: full rematerialization (PyTorch searches a min cut to choose what to
     recompute; here the choice is always to recompute, which is what its search picks for cheap pointwise ops)."""
     return _partition(joint_module, num_fwd_outputs, recompute=True)
+
+
+# ---- drawing
+def draw_graph(
+    traced,
+    fname,
+    figname="fx_graph",
+    clear_meta=True,
+    prog=None,
+    parse_stack_trace=False,
+    dot_graph_shape=None,
+):
+    """Writes traced's graph drawn by FxGraphDrawer to fname (its extension picks the format, .svg by default;
+    .dot and .raw write the DOT source). Needs pydot (and Graphviz for rendered formats), as PyTorch's."""
+    if clear_meta:
+        traced = GraphModule(traced, copy.deepcopy(traced.graph))
+        for node in traced.graph.nodes:
+            node.meta = {}
+    base, ext = os.path.splitext(fname)
+    if not ext:
+        ext = ".svg"
+    drawing = graph_drawer.FxGraphDrawer(
+        traced, figname, parse_stack_trace=parse_stack_trace, dot_graph_shape=dot_graph_shape
+    ).get_main_dot_graph()
+    fname = f"{base}{ext}"
+    graph_format = ext.lstrip(".")
+    if graph_format in ("dot", "raw"):
+        drawing.write(fname)
+    elif prog is None:
+        getattr(drawing, "write_" + graph_format)(fname)
+    else:
+        getattr(drawing, "write_" + graph_format)(fname, prog=prog)
+
+
+def draw_graph_compile(name):
+    """A boxed compiler that prints each graph's code, draws it to name (draw_graph) and returns it."""
+
+    def _draw_graph_compile(fx_g, _, clear_meta=True):
+        print(fx_g.code)
+        draw_graph(fx_g, name, clear_meta=clear_meta)
+        return fx_g
+
+    return make_boxed_compiler(_draw_graph_compile)
 
 
 # ---- naming of the graphs being compiled (get_aot_graph_name & co.)
