@@ -427,3 +427,17 @@ def test_draw_graph_needs_pydot_as_pytorchs(tmp_path):
     assert _close(a.grad, a.cos())
     # one file name: the backward graph, drawn last, overwrote the forward's (as PyTorch's would)
     assert "tangents_1 -> recompute_vjp;" in (tmp_path / "aot.dot").read_text()
+
+
+def test_aot_function_recompiles_for_what_its_graph_is_specialized_to():
+    seen = []
+    f = ftc.aot_function(lambda a, k: a.reshape(a.shape[0], -1).sum(1) * k, _counting(seen, "fw"))
+    for shape, k in [((2, 3), 2), ((2, 3), 2), ((4, 3), 2), ((4, 3), 5), ((2, 3, 2), 2)]:
+        a = torch.randn(*shape)
+        assert _close(f(a, k), a.reshape(a.shape[0], -1).sum(1) * k)
+    assert len(seen) == 4  # (2, 3) once; (4, 3) twice (k baked in); (2, 3, 2)
+    g = ftc.aot_function(lambda a: a.sin().sum(0), _counting(seen, "dyn"), dynamic=True)
+    for n in (2, 5, 7):
+        a = torch.randn(n, 3)
+        assert _close(g(a), a.sin().sum(0))
+    assert [s[0] for s in seen].count("dyn") == 1  # one graph for every size of the same rank

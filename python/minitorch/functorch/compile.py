@@ -17,8 +17,10 @@ What differs from PyTorch, by design (minitorch has no ATen dispatcher to trace 
   min_cut_rematerialization_partition split a joint graph built otherwise (the latter by always recomputing);
 - decompositions apply while tracing the forward (keys: minitorch functions or torch.ops.aten names), and
   default_decompositions is empty (our ops are not ATen ops with backward ops to decompose);
-- a compiled function is cached per input structure and per whether a gradient is needed (PyTorch keeps the
-  first compilation whatever comes later); double backward through it is not supported, as in PyTorch.
+- a compiled function is cached per input structure, per whether a gradient is needed, and per the inputs'
+  shapes (ranks when dynamic=True), dtypes, devices and non-tensor values, which the graphs are specialized to
+  (PyTorch keeps the first compilation whatever comes later, which fails or misleads on other shapes); double
+  backward through it is not supported, as in PyTorch.
 """
 
 import copy
@@ -290,6 +292,22 @@ def _backward_graph(fw_gm, n_primals, n_tangents, needs_grad):
 
 
 # ---- aot_function
+def _guard_key(flat_args, dynamic):
+    """What a traced graph is specialized to: each tensor's shape (its rank when dynamic), dtype and device, and
+    the other arguments' values (a graph bakes them in)."""
+    key = []
+    for a in flat_args:
+        if isinstance(a, _C.Tensor):
+            key.append((a.dim() if dynamic else tuple(a.shape), a.dtype, a.device))
+        else:
+            try:
+                hash(a)
+                key.append((type(a), a))
+            except TypeError:
+                key.append((type(a), id(a)))
+    return tuple(key)
+
+
 class _Compiled:
     """One compilation of an aot_function: the graphs and what the compilers returned for them."""
 
@@ -417,7 +435,7 @@ def aot_function(
         training = grad_mode.is_grad_enabled() and any(
             isinstance(a, _C.Tensor) and a.requires_grad for a in flat_args
         )
-        key = (spec, training)
+        key = (spec, training, _guard_key(flat_args, dynamic))
         state = cache.get(key)
         if state is None:
             state = cache[key] = compile_for(flat_args, spec, training)
