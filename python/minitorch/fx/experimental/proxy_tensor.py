@@ -215,7 +215,9 @@ def make_fx(
     dynamic_shapes=None,
 ):
     """make_fx(f)(*args): a GraphModule of the ops f runs on args (see the module docstring: minitorch's ops,
-    not ATen's). tracing_mode: "real", "fake" (the same here) or "symbolic"; decomposition_table: {op: fn}."""
+    not ATen's). tracing_mode: "real", "fake" (the same here) or "symbolic"; decomposition_table: {op: fn}.
+    The other flags tune PyTorch's dispatcher-level tracing (pre_dispatch, module stacks, stack traces, fake
+    constants) and are accepted without effect here."""
     if tracing_mode not in ("real", "fake", "symbolic"):
         raise AssertionError(f"tracing_mode must be real/fake/symbolic, got {tracing_mode}")
     decompositions = _decomposition_keys(decomposition_table)
