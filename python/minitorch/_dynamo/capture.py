@@ -583,10 +583,11 @@ def _entry_source(names):
     return src
 
 
-def capture(fn, args, kwargs, leaves, rebuild, names, module=None, specialize=True):
+def capture(fn, args, kwargs, leaves, rebuild, names, module=None, specialize=True, tracer_cls=None):
     """Captures fn(*args, **kwargs). leaves: the tensor inputs (placeholders, named by names); rebuild(list)
     gives (args, kwargs) with those leaves replaced. module: the nn.Module being compiled, installed in the
-    graph's root as ``mod``. Raises GraphBreak, or the user's own exception from an op."""
+    graph's root as ``mod``. tracer_cls: a CaptureTracer subclass (make_fx's inlines every module). Raises
+    GraphBreak, or the user's own exception from an op."""
     root = Module()
     if module is not None:
         root.add_module("mod", module)
@@ -599,7 +600,7 @@ def capture(fn, args, kwargs, leaves, rebuild, names, module=None, specialize=Tr
     exec(compile(_entry_source(names), _ENTRY_FILE, "exec"), scope)  # noqa: S102  (our two-line function)
     entry_cls = type("CompiledEntry", (Module,), {"forward": scope["forward"]})
     root.__class__ = entry_cls
-    tracer = CaptureTracer(leaves, specialize=specialize)
+    tracer = (tracer_cls or CaptureTracer)(leaves, specialize=specialize)
     stack = getattr(_state, "tracers", None)
     if stack is None:
         stack = _state.tracers = []

@@ -32,7 +32,11 @@ def functionalize(func, *, remove="mutations"):
     graph capture; in eager mode the results are the same, which is what this returns (no rewriting is done)."""
     if remove not in ("mutations", "mutations_and_views"):
         raise RuntimeError(
-            f"functionalize(f, remove='mutations'): received invalid argument for remove={remove}."
+            f"functionalize(f, remove='mutations'): received invalid argument for remove={remove}. Valid options "
+            "are:\n     remove='mutations': all inplace and out= operators will be removed from the program, and "
+            "replaced with their out-of-place equivalents.\n     remove='mutations_and_views': In addition to the "
+            "above, all aliasing operators {view} will be replaced with their non-aliasing counterparts, "
+            "{view}_copy.\n"
         )
 
     @_functools.wraps(func)

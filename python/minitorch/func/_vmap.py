@@ -27,7 +27,7 @@ from minitorch.func._batched import (
 from minitorch.func._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
 from minitorch.overrides import TorchFunctionMode, resolve_name
 
-__all__ = ["vmap"]
+__all__ = ["chunk_vmap", "vmap"]
 
 
 def _name(func):
@@ -309,5 +309,30 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                 func, size, flat_in_dims, flat_args, spec, out_dims, randomness, chunk_size, kwargs
             )
         return _flat_vmap(func, size, flat_in_dims, flat_args, spec, out_dims, randomness, kwargs)
+
+    return wrapped
+
+
+def chunk_vmap(func, in_dims=0, out_dims=0, randomness="error", chunks=2):
+    """vmap over the inputs split into `chunks` pieces along the mapped dims (as Tensor.chunk splits), one vmap
+    call per piece, the results concatenated: functorch.experimental's (vmap's chunk_size is the newer form)."""
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(
+            f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}"
+        )
+    if chunks == 1:
+        return vmap(func, in_dims=in_dims, out_dims=out_dims, randomness=randomness)
+
+    @functools.wraps(func)
+    def wrapped(*args, **kwargs):
+        _check_out_dims(out_dims, func)
+        flat_args, flat_in_dims, spec = _check_in_dims(in_dims, args, func)
+        size = _batch_size(flat_in_dims, flat_args)
+        if chunks <= 0:
+            raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+        piece = -(-size // chunks)  # Tensor.chunk's piece size
+        if piece >= size:
+            return _flat_vmap(func, size, flat_in_dims, flat_args, spec, out_dims, randomness, kwargs)
+        return _chunked_vmap(func, size, flat_in_dims, flat_args, spec, out_dims, randomness, piece, kwargs)
 
     return wrapped

@@ -245,6 +245,8 @@ class Tracer(TracerBase):
                     return parameter_proxy_cache[n]
             return None
 
+        if isinstance(attr_val, Proxy):  # a traced value swapped in (functional_call inside the trace)
+            return attr_val
         if isinstance(attr_val, Parameter):
             hit = proxy_for(self.root.named_parameters())
             if hit is not None:

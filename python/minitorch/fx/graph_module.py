@@ -3,10 +3,15 @@
 import copy
 import itertools
 import linecache
+import os
+import warnings
 
 from minitorch import _C
 from minitorch.fx.graph import Graph
-from minitorch.nn.modules.module import Module
+from minitorch.nn.modules import batchnorm as _bn
+from minitorch.nn.modules import conv as _conv
+from minitorch.nn.modules import linear as _linear
+from minitorch.nn.modules.module import Module, _addindent
 from minitorch.nn.parameter import Parameter
 
 __all__ = ["GraphModule"]
@@ -195,6 +200,73 @@ class GraphModule(Module):
         for name, _ in list(self.named_modules()):
             if name and name not in used:
                 self.delete_submodule(name)
+
+    # ---- writing out
+    def to_folder(self, folder, module_name="FxModule"):
+        """Writes this module to folder as a package: ``from <folder> import <module_name>`` gives a class whose
+        instances compute what this one computes (state_dict.pt holds the weights; submodules other than Linear,
+        ConvNd and BatchNormNd, which are written as their constructor calls, are pickled beside it).
+
+        The written module imports ``minitorch as torch`` (PyTorch's writes ``import torch``), so it loads the
+        library that wrote it, whether or not PyTorch is installed too."""
+        from minitorch import serialization
+
+        folder = os.fspath(folder)
+        os.makedirs(folder, exist_ok=True)
+        serialization.save(self.state_dict(), os.path.join(folder, "state_dict.pt"))
+        tab = " " * 4
+        model_str = f"""
+import minitorch as torch
+from math import inf, nan
+from minitorch import device
+NoneType = type(None)
+
+from minitorch.nn import *
+class {module_name}(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+"""
+        safe_reprs = (
+            _linear.Linear,
+            _conv.Conv1d,
+            _conv.Conv2d,
+            _conv.Conv3d,
+            _bn.BatchNorm1d,
+            _bn.BatchNorm2d,
+            _bn.BatchNorm3d,
+        )
+        blobified = []
+        for name, module in self.named_children():
+            if type(module) in safe_reprs:
+                model_str += f"{tab * 2}setattr(self, '{name}', {module!r})\n"
+                continue
+            module_file = os.path.join(folder, f"{name}.pt")
+            serialization.save(module, module_file)
+            blobified.append(name)
+            module_repr = repr(module).replace("\r", " ").replace("\n", " ")
+            load = f"torch.load(r'{module_file}', weights_only=False)"
+            model_str += f"{tab * 2}setattr(self, '{name}', {load}) # {module_repr}\n"
+        for name, buf in self._buffers.items():
+            if buf is not None:
+                model_str += f"{tab * 2}self.register_buffer('{name}', torch.empty({list(buf.shape)}, dtype={buf.dtype}))\n"
+        for name, param in self._parameters.items():
+            if param is not None:
+                model_str += (
+                    f"{tab * 2}setattr(self, '{name}', torch.nn.Parameter(torch.empty({list(param.shape)}, "
+                    f"dtype={param.dtype})))\n"
+                )
+        model_str += f"{tab * 2}self.load_state_dict(torch.load(r'{folder}/state_dict.pt'))\n"
+        model_str += f"{_addindent(self.code, 4)}\n"
+        with open(os.path.join(folder, "module.py"), "w", encoding="utf-8") as f:
+            f.write(model_str)
+        with open(os.path.join(folder, "__init__.py"), "w", encoding="utf-8") as f:
+            f.write("from .module import *")
+        if blobified:
+            warnings.warn(
+                "Was not able to save the following children modules as reprs -"
+                f"saved as pickled files instead: {blobified}",
+                stacklevel=2,
+            )
 
     # ---- printing
     def print_readable(self, print_output=True, include_stride=False, include_device=False, colored=False):

@@ -1,3 +1,3 @@
-"""torch.fx.passes: analyses and rewrites over GraphModules (shape_prop, split_module)."""
+"""torch.fx.passes: analyses and rewrites over GraphModules (shape_prop, split_module) and graph_drawer."""
 
-from minitorch.fx.passes import shape_prop, split_module  # noqa: F401
+from minitorch.fx.passes import graph_drawer, shape_prop, split_module  # noqa: F401

@@ -1,19 +1,11 @@
-# `import functorch` for the test programs: the functorch-era names PyTorch still ships, over minitorch.func.
-from minitorch.func import (  # noqa: F401
-    functionalize,
-    grad,
-    grad_and_value,
-    hessian,
-    jacfwd,
-    jacrev,
-    jvp,
-    vjp,
-    vmap,
-)
-from minitorch.func._functorch_compat import (  # noqa: F401
-    FunctionalModule,
-    FunctionalModuleWithBuffers,
-    combine_state_for_ensemble,
-    make_functional,
-    make_functional_with_buffers,
-)
+# `import functorch` for the test programs: minitorch.functorch (where the wheel ships PyTorch's functorch package,
+# so it never shadows a real one), with `functorch.compile` and `functorch.experimental` aliased too.
+import sys
+
+import minitorch.functorch
+import minitorch.functorch.compile
+import minitorch.functorch.experimental
+
+for _name in ("compile", "experimental"):
+    sys.modules[f"functorch.{_name}"] = sys.modules[f"minitorch.functorch.{_name}"]
+sys.modules["functorch"] = minitorch.functorch
