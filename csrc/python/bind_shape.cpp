@@ -361,18 +361,21 @@ void init_shape(py::module_& m, TensorClass& cls) {
           py::arg("dims") = py::none())
       .def_property_readonly("T",
                              [](const Tensor& x) {
-                               // PyTorch's deprecations: the identity on 0-D, a reversal beyond matrices
-                               if (x.dim() == 0)
+                               // PyTorch's deprecations: the identity on 0-D, a reversal on any other rank
+                               // but 2 (PyTorch warns once per process; we at each call, as Python's
+                               // warning filters then decide, so a test can ask for it)
+                               if (x.dim() == 0) {
                                  warn(
                                      "Tensor.T is deprecated on 0-D tensors. This function is the identity "
                                      "in these cases.");
-                               else if (x.dim() > 2)
+                               } else if (x.dim() != 2) {
                                  warn(
                                      "The use of `x.T` on tensors of dimension other than 2 to reverse their "
                                      "shape is deprecated and it will throw an error in a future release. "
                                      "Consider `x.mT` to transpose batches of matrices or "
                                      "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
                                      "dimensions of a tensor");
+                               }
                                DimVector d;
                                for (int64_t i = x.dim() - 1; i >= 0; --i) d.push_back(i);
                                return permute(x, d);

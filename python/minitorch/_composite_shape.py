@@ -451,24 +451,27 @@ def _np_split(input, sections, dim, name, min_dims):
 
 
 _NP_SPLIT = ("Tensor input, int sections", "Tensor input, int[] indices")
+_NO_SPLIT = object()  # which of PyTorch's two overloads took the call: sections= or indices= by keyword
 
 
-@_argcheck.parses(*_NP_SPLIT, upfront=False)
-def hsplit(input, indices_or_sections):
+# PyTorch's two C++ overloads, by position or by their keyword names (parsed first: no indices_or_sections=)
+@_argcheck.parses(*_NP_SPLIT)
+def hsplit(input, sections=_NO_SPLIT, indices=_NO_SPLIT):
     """Splits along dim 1 (dim 0 for 1-d tensors); an int must divide that dim evenly."""
-    return _np_split(input, indices_or_sections, 1 if input.dim() > 1 else 0, "hsplit", 1)
+    how = indices if sections is _NO_SPLIT else sections
+    return _np_split(input, how, 1 if input.dim() > 1 else 0, "hsplit", 1)
 
 
-@_argcheck.parses(*_NP_SPLIT, upfront=False)
-def vsplit(input, indices_or_sections):
+@_argcheck.parses(*_NP_SPLIT)
+def vsplit(input, sections=_NO_SPLIT, indices=_NO_SPLIT):
     """Splits a tensor of at least 2 dims along dim 0; an int must divide that dim evenly."""
-    return _np_split(input, indices_or_sections, 0, "vsplit", 2)
+    return _np_split(input, indices if sections is _NO_SPLIT else sections, 0, "vsplit", 2)
 
 
-@_argcheck.parses(*_NP_SPLIT, upfront=False)
-def dsplit(input, indices_or_sections):
+@_argcheck.parses(*_NP_SPLIT)
+def dsplit(input, sections=_NO_SPLIT, indices=_NO_SPLIT):
     """Splits a tensor of at least 3 dims along dim 2; an int must divide that dim evenly."""
-    return _np_split(input, indices_or_sections, 2, "dsplit", 3)
+    return _np_split(input, indices if sections is _NO_SPLIT else sections, 2, "dsplit", 3)
 
 
 # ---- dims

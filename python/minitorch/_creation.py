@@ -376,9 +376,16 @@ def legacy_new(dtype, device_type, args, kwargs, exact_type=True, default_device
     # PyTorch's varargs size: a first argument that is an int (not a bool) or a one-element integer tensor makes
     # every argument a size, each then read as its int list reads them (a bool counts as 0/1 after the first)
     if _size_like(args[0]):
-        return _C.empty(
-            tuple(_legacy_size_entry(a, pos) for pos, a in enumerate(args, 1)), dtype=dtype, device=device
-        )
+        try:
+            return _C.empty(
+                tuple(_legacy_size_entry(a, pos) for pos, a in enumerate(args, 1)), dtype=dtype, device=device
+            )
+        except (
+            TypeError
+        ) as e:  # a size that overflows int64: the parser's error, under the constructor's name
+            if str(e).startswith("empty(): "):
+                raise TypeError("new(): " + str(e)[len("empty(): ") :]) from None
+            raise
     if len(args) > 1:
         marked = ", ".join(f"!{_parser_type_name(a)}!" for a in args)
         raise _invalid_new_arguments(args, {}, f"some of the arguments have invalid types: ({marked})")

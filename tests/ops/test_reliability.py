@@ -2827,6 +2827,11 @@ def test_zero_dim_transposes_masked_select_and_invert_as_pytorch_fuzz_seed_3101(
         assert T.tensor(1.5).T.item() == 1.5
     with pytest.warns(UserWarning, match="The use of `x.T` on tensors of dimension other than 2"):
         assert T.ones(2, 3, 4).T.shape == (4, 3, 2)
+    with pytest.warns(UserWarning, match="The use of `x.T` on tensors of dimension other than 2"):
+        assert T.ones(3).T.shape == (3,)  # a vector's too
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert T.ones(2, 3).T.shape == (3, 2)
     assert T.masked_select(T.tensor(-3.5), T.tensor(True)).tolist() == [-3.5]
     assert T.masked_select(T.tensor(-3.5), T.tensor(False)).shape == (0,)
     for dt in (T.float32, T.complex64):
@@ -8198,3 +8203,38 @@ def test_fuzz_4490_tensordot_of_one_element_is_a_dot():
     np.testing.assert_array_equal(x.grad.numpy(), y.numpy())
     assert T.tensordot(T.ones(2, 3, dtype=T.int8), T.ones(3, 2, dtype=T.int8), ([1, 0], [0, 1])).item() == 6
     assert T.inner(T.empty(0), T.empty(0)).item() == 0.0
+
+
+def test_numpy_style_splits_take_their_overloads_keywords():
+    """hsplit/vsplit/dsplit are PyTorch's two C++ overloads (int sections, int[] indices), by position or by those
+    keyword names; indices_or_sections (the docs' name) is no parameter of either"""
+    T = minitorch
+    x = T.arange(16.0).reshape(4, 4)
+    cases = [(T.hsplit(x, sections=2), 1, [2, 2]), (T.hsplit(x, indices=[1]), 1, [1, 3]),
+             (x.hsplit(indices=(1, 3)), 1, [1, 2, 1]), (x.vsplit(sections=4), 0, [1, 1, 1, 1]),
+             (T.hsplit(input=x, sections=2), 1, [2, 2]), (x.hsplit(1, 3), 1, [1, 2, 1])]  # fmt: skip
+    for parts, dim, sizes in cases:
+        assert [p.shape[dim] for p in parts] == sizes
+        assert T.equal(T.cat(parts, dim), x)
+    assert [p.shape for p in T.ones(2, 2, 4).dsplit(sections=4)] == [(2, 2, 1)] * 4
+    for kw in (
+        {"indices_or_sections": 2},
+        {"indices": 2},
+        {"sections": [1]},
+        {"sections": 2, "indices": [1]},
+    ):
+        with pytest.raises(TypeError, match="hsplit\\(\\) received an invalid combination of arguments"):
+            T.hsplit(x, **kw)
+
+
+def test_legacy_new_names_itself_in_the_overflow_error():
+    """x.new(2**70), Tensor(2**70): the parser's overflow under new()'s name, as PyTorch's constructor"""
+    T = minitorch
+    msg = "new(): argument 'size' failed to unpack the object at pos {} with error \"Overflow when unpacking long long"
+    with pytest.raises(TypeError, match=re.escape(msg.format(1))):
+        T.ones(2).new(2**70)
+    with pytest.raises(TypeError, match=re.escape(msg.format(2))):
+        T.ones(2).new(2, 2**70)
+    with pytest.raises(TypeError, match=re.escape(msg.format(1))):
+        T.FloatTensor(2**70)
+    assert T.ones(2).new(2, 3).shape == (2, 3)
