@@ -119,6 +119,14 @@ def _flatten(args, kwargs):
                 break
         else:
             return list(args), len(args)
+        if len(args) == 1 and type(args[0]) is dict:
+            # the live variables a piece of a split function gets (resume.py), most often all tensors
+            values = list(args[0].values())
+            for v in values:
+                if not isinstance(v, _C.Tensor):
+                    break
+            else:
+                return values, ("env", tuple(args[0]))
     leaves = []
     spec = (_spec(args, leaves), _spec(kwargs, leaves) if kwargs else None)
     return leaves, spec

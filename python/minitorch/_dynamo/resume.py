@@ -144,10 +144,15 @@ def source_of(fn, module=None):
     decls = [n for n in _walk_scope(fdef.body) if isinstance(n, (ast.Global, ast.Nonlocal))]
     local_names = set(code.co_varnames) | set(code.co_cellvars)
     signature = inspect.signature(fn)
+    # the common call: every positional parameter given positionally, nothing else (no signature.bind)
+    simple = code.co_argcount == len(signature.parameters) and not code.co_posonlyargcount
+    names = tuple(signature.parameters)
 
     def bind(args, kwargs):
         if bound_self is not None:
             args = (bound_self, *args)
+        if simple and not kwargs and len(args) == len(names):
+            return dict(zip(names, args))
         ba = signature.bind(*args, **kwargs)
         ba.apply_defaults()
         return dict(ba.arguments)
