@@ -1,5 +1,9 @@
 """Functions with graph breaks, run by test_graph_break_split.py under minitorch and under PyTorch (the oracle of
-explain()'s counts): `torch` is set on this module by whoever loads it, so one source serves both."""
+explain()'s counts): `torch` is set on this module by whoever loads it, so one source serves both. Its
+annotations are never evaluated (the split's generated code must compile with the function's own __future__
+flags: nested_annotated)."""
+
+from __future__ import annotations
 
 import time
 
@@ -203,3 +207,13 @@ def nested_return(x, n=0):
         return y
     print("b")
     return y + n
+
+
+def nested_annotated(x):
+    y = x * 2
+    print("n")
+
+    def inner(t: UndefinedType) -> UndefinedType:  # noqa: F821  (never evaluated: annotations are strings here)
+        return t + 1
+
+    return inner(y)

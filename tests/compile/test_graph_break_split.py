@@ -57,6 +57,7 @@ ORACLE_CASES = [
     ("try_break", True),
     ("loop_in_branch", True),
     ("nested_return", True),
+    ("nested_annotated", True),
 ]
 # what Dynamo runs wholly eagerly (it skips the frame) and so do we
 WHOLE = ("loop_break", "try_break")
@@ -245,6 +246,23 @@ def test_module_forward_splits_and_guards_its_training_flag():
     assert ex.graph_count == 2 and ex.graph_break_count == 1
 
 
+def test_module_compile_in_place_splits_and_hooks_added_later_still_run():
+    torch.manual_seed(0)
+    m = _Net().eval()
+    ref = copy.deepcopy(m)
+    m.compile(backend="eager")
+    x = torch.randn(5, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # split, not run eagerly whole
+        for t in [x, -x]:
+            torch.testing.assert_close(m(t), ref(t))
+    assert len(m._compiled_call_impl._mt_graphs) >= 2
+    calls = []
+    m.register_forward_hook(lambda mod, args, out: calls.append(out.shape))
+    torch.testing.assert_close(m(x), ref(x))  # a hook registered after the split: the call runs whole, hooked
+    assert calls == [(5, 3)]
+
+
 def test_module_with_hooks_runs_eagerly_whole_with_a_warning():
     m = _Net().eval()
     calls = []
@@ -352,6 +370,35 @@ def test_what_cannot_be_split_runs_eagerly_whole_saying_why():
     cf = torch.compile(lambda t: print("t") or t * 2)
     with pytest.warns(UserWarning, match="a lambda has no statements to split"):
         torch.testing.assert_close(_run(cf, x)[0], x * 2)
+
+    class Base(nn.Module):
+        def forward(self, t):
+            return t * 2
+
+    class Child(Base):
+        def forward(self, t):
+            print("child")
+            return super().forward(t) + 1
+
+    cm = torch.compile(Child())
+    with pytest.warns(UserWarning, match="zero-argument super"):
+        torch.testing.assert_close(_run(cm, x)[0], x * 2 + 1)
+
+
+def test_a_source_file_changed_since_import_is_not_split(tmp_path):
+    import linecache
+
+    path = tmp_path / "changed_module.py"
+    path.write_text("def f(x):\n    y = x + 1\n    print('a')\n    return y * 2\n")
+    spec = importlib.util.spec_from_file_location("changed_module", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    path.write_text("def f(x):\n    y = x - 1\n    print('a')\n    return y * 3\n")
+    linecache.checkcache(str(path))
+    cf = torch.compile(mod.f)
+    x = torch.randn(3)
+    with pytest.warns(UserWarning, match="no longer matches the function's code"):
+        torch.testing.assert_close(_run(cf, x)[0], (x + 1) * 2)  # the loaded code, not the file's new text
 
 
 def test_recompile_limit_applies_to_each_piece():

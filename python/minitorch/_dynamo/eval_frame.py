@@ -373,6 +373,9 @@ class CompiledFunction:
             return self._eager(args, kwargs)
         split = self._split
         if split is not None:
+            hooked = split.source.hooked
+            if hooked is not None and resume.has_hooks(hooked):
+                return self._eager(args, kwargs)  # hooks registered since the split run around forward whole
             return split.run(args, kwargs)
         leaves, spec = _flatten(args, kwargs)
         entry = _find(self._cache.get(self._key(leaves, spec)))

@@ -35,20 +35,27 @@ passed on (``s = x.sum().item()``) are guarded by value, so a new value recompil
 ``config.recompile_limit``, after which that graph runs eagerly.
 """
 
+import __future__
+
 import ast
 import copy
+import dis
 import inspect
 import textwrap
 import types
 
 from minitorch.nn.modules.module import Module
 
-__all__ = ["CannotSplit", "Plan", "Source", "source_of"]
+__all__ = ["CannotSplit", "Plan", "Source", "has_hooks", "source_of"]
 
 _RESULT = "__mt_result"  # names of our own locals in generated functions (not valid user names: dunder-ish)
 _ENV = "__mt_env"
 _TEST = "__mt_test"
 _BRANCH = "__mt_branch"
+# the `from __future__ import ...` flags a function's code carries, so that generated code compiles the same way
+_FUTURE_FLAGS = 0
+for _name in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
 _MAX_DEPTH = 64  # nested splits of one call; a deeper chain means we failed to make progress
 
 
@@ -67,6 +74,8 @@ class Source:
         self.stmts = stmts
         self.name = name
         self.qualname = name
+        self.hooked = None  # the module whose __call__ (hooks, then forward) the source stands for
+        self.future_flags = 0
         self.filename = filename
         self.globals = globals_
         self.cells = cells
@@ -91,6 +100,7 @@ class Source:
             self.depth + 1,
         )
         src.qualname = self.qualname
+        src.future_flags = self.future_flags
         return src
 
 
@@ -101,15 +111,13 @@ def _bind_env(args, kwargs):
 def source_of(fn, module=None):
     """The Source of a plain function, a bound method or a module (its forward), or CannotSplit."""
     bound_self = None
+    hooked = None
+    if isinstance(fn, types.MethodType) and fn.__func__ is Module._call_impl:
+        fn = fn.__self__  # Module.compile(): its __call__ is compiled, so hooks and forward as for a module
     if isinstance(fn, Module):
-        module = fn
-        if fn._forward_hooks or fn._forward_pre_hooks or getattr(fn, "_backward_hooks", None):
+        module = hooked = fn
+        if has_hooks(fn):
             raise CannotSplit("the module has hooks (they run around forward as a whole)")
-        from minitorch.nn.modules import module as module_mod
-
-        for name in dir(module_mod):
-            if name.startswith("_global_") and name.endswith("hooks") and getattr(module_mod, name, None):
-                raise CannotSplit("global module hooks are registered")
         if "forward" in fn.__dict__:
             raise CannotSplit("the module's forward is an instance attribute")
         bound_self = fn
@@ -140,6 +148,11 @@ def source_of(fn, module=None):
     fdef = tree.body[0]
     if fdef.name != fn.__name__:
         raise CannotSplit("its source does not match the function")
+    for node in ast.walk(fdef):
+        is_super = isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+        if is_super and not node.args:
+            raise CannotSplit("zero-argument super() needs the method's own frame")
+    _check_same_code(fdef, code)
     cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
     decls = [n for n in _walk_scope(fdef.body) if isinstance(n, (ast.Global, ast.Nonlocal))]
     local_names = set(code.co_varnames) | set(code.co_cellvars)
@@ -169,7 +182,56 @@ def source_of(fn, module=None):
         module,
     )
     src.qualname = fn.__qualname__
+    src.hooked = hooked
+    src.future_flags = code.co_flags & _FUTURE_FLAGS
     return src
+
+
+def _check_same_code(fdef, code):
+    """CannotSplit unless fdef compiles to code's bytecode: the file may have changed since the function was
+    loaded (the pieces would run the new text)."""
+    factory = ast.parse("def __mt_factory():\n    pass\n").body[0]
+    plain = copy.deepcopy(fdef)
+    plain.decorator_list = []
+    factory.body = [ast.parse(f"{n} = None").body[0] for n in code.co_freevars] + [plain]
+    module = ast.Module([factory], type_ignores=[])
+    ast.fix_missing_locations(module)
+    try:
+        compiled = compile(module, code.co_filename, "exec", code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+    except SyntaxError as e:
+        raise CannotSplit(f"its source does not compile on its own ({e.msg})") from None
+    outer = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
+    inner = next(
+        (c for c in outer.co_consts if isinstance(c, types.CodeType) and c.co_name == code.co_name), None
+    )
+    if inner is None or _instructions(inner) != _instructions(code) or inner.co_varnames != code.co_varnames:
+        raise CannotSplit("its source file no longer matches the function's code")
+
+
+_JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
+# compiled apart from its module, `module.f()` on an imported module is a method load (CPython 3.11 knows
+# imported names and emits an attribute load): the same program either way
+_SAME_OP = {"LOAD_METHOD": "LOAD_ATTR"}
+
+
+def _instructions(code):
+    """code's instructions, with their arguments (not jump offsets, which move with inline caches)."""
+    out = []
+    for ins in dis.get_instructions(code):
+        arg = ins.argval
+        if ins.opcode in _JUMPS:
+            arg = None
+        elif isinstance(arg, types.CodeType):
+            arg = (arg.co_name, tuple(_instructions(arg)))
+        out.append((_SAME_OP.get(ins.opname, ins.opname), repr(arg)))
+    return out
+
+
+def has_hooks(module):
+    """Whether module has forward hooks (a split forward would skip them: such a call runs eagerly whole)."""
+    return bool(
+        module._forward_hooks or module._forward_pre_hooks or getattr(module, "_backward_hooks", None)
+    )
 
 
 # ---------------------------------------------------------------- names read and written by statements
@@ -277,7 +339,7 @@ def _make_function(source, stmts, inputs, outputs):
     ast.copy_location(factory, first)
     module = ast.Module([factory], type_ignores=[])
     ast.fix_missing_locations(module)
-    code = compile(module, source.filename, "exec")
+    code = compile(module, source.filename, "exec", source.future_flags, dont_inherit=True)
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner = next(
         c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == source.name
