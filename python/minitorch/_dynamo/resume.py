@@ -27,8 +27,9 @@ Statements the break sits inside of:
 * ``with`` / ``try``: the whole statement runs eagerly, the code around it is compiled (Dynamo can resume
   inside a ``with torch.no_grad():`` block; we cannot re-enter a context manager halfway).
 
-Limits: splitting needs the function's source (a def, not a lambda, not a generator or coroutine), and a
-module's forward with no hooks; the breaking statement's own tensor ops run eagerly (Dynamo keeps those
+Limits: splitting needs the function's source (a def, not a lambda, not a generator or coroutine, whose file
+still compiles to the function's instructions, without zero-argument super()), and a module's forward with no
+hooks (a hook registered after the split makes the call run eagerly whole); the breaking statement's own tensor ops run eagerly (Dynamo keeps those
 before the breaking instruction in the previous graph); a helper function called by the breaking statement
 runs eagerly as a whole (Dynamo would compile its frame separately); Python scalars computed eagerly and
 passed on (``s = x.sum().item()``) are guarded by value, so a new value recompiles the next graph, up to
