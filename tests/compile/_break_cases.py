@@ -217,3 +217,13 @@ def nested_annotated(x):
         return t + 1
 
     return inner(y)
+
+
+def in_set_grad(x, flag=False):
+    y = x * 3
+    with torch.set_grad_enabled(flag):
+        z = y.sin()
+        print("s")
+        z = z * y
+        w = z + 1
+    return (w * y).sum()

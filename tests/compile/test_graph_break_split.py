@@ -31,8 +31,8 @@ def _load_cases():
 
 C = _load_cases()
 
-# (case, ops_per_graph compared too): in_with's ops differ (PyTorch resumes inside the `with`, we run it eagerly
-# as a whole); every count still matches
+# (case, ops_per_graph compared too): in a `with torch.no_grad():` PyTorch records _set_grad_enabled calls, we
+# record each op under its grad mode: the graphs and their counts match, not the op lists
 ORACLE_CASES = [
     ("print_mid", True),
     ("print_tensor", True),
@@ -58,6 +58,7 @@ ORACLE_CASES = [
     ("loop_in_branch", True),
     ("nested_return", True),
     ("nested_annotated", True),
+    ("in_set_grad", False),
 ]
 # what Dynamo runs wholly eagerly (it skips the frame) and so do we
 WHOLE = ("loop_break", "try_break")
@@ -206,6 +207,27 @@ def test_gradients_through_a_split_function():
         torch.testing.assert_close(x.grad, x2.grad)
         torch.testing.assert_close(w.grad, w2.grad)
     assert len(cf._mt_graphs) >= 3  # prefix, and the continuations of both branches
+
+
+@pytest.mark.parametrize("name", ["in_with", "in_set_grad"])
+def test_grad_mode_block_resumes_inside_with_its_grad_mode(name):
+    fn = getattr(C, name)
+    cf = torch.compile(fn)
+    for _ in range(3):
+        x = torch.randn(4, requires_grad=True)
+        x2 = x.detach().clone().requires_grad_()
+        got, printed = _run(cf, x)
+        want, want_printed = _run(fn, x2)
+        torch.testing.assert_close(got, want)
+        assert printed == want_printed and got.requires_grad == want.requires_grad
+        got.sum().backward()
+        want.sum().backward()
+        torch.testing.assert_close(x.grad, x2.grad)
+    assert len(cf._mt_graphs) == 2
+    # the block is split inside, not run eagerly whole: its ops before the break are in the first graph, under
+    # the block's grad mode
+    ex = _explain(fn, torch.randn(4, requires_grad=True))
+    assert any(isinstance(op, _dynamo.capture._GradModeCall) for op in ex.ops_per_graph[0])
 
 
 class _Net(nn.Module):

@@ -24,8 +24,11 @@ Statements the break sits inside of:
   breaking statement into the previous graph (a marker says which branch ran) and resumes there.
 * ``for`` / ``while`` loops: the whole function runs eagerly, as Dynamo 2.15 skips a frame with a graph
   break inside a loop (it cannot resume inside the loop either).
-* ``with`` / ``try``: the whole statement runs eagerly, the code around it is compiled (Dynamo can resume
-  inside a ``with torch.no_grad():`` block; we cannot re-enter a context manager halfway).
+* ``with torch.no_grad():`` (and enable_grad, set_grad_enabled, inference_mode): the body up to the break
+  joins the previous graph, the breaking statement runs eagerly inside the context, the rest of the body and
+  what follows resume in the next graph, as in Dynamo (entering a grad-mode context again changes nothing
+  else). Any other ``with`` holding a break runs eagerly as a whole statement, the code around it compiled.
+* ``try``: the whole function runs eagerly, as Dynamo skips such a frame.
 
 Limits: splitting needs the function's source (a def, not a lambda, not a generator or coroutine, whose file
 still compiles to the function's instructions, without zero-argument super()), and a module's forward with no
@@ -365,6 +368,25 @@ def _index_at(stmts, lineno):
     return None
 
 
+_GRAD_MODES = frozenset({"no_grad", "enable_grad", "set_grad_enabled", "inference_mode"})
+
+
+def _grad_mode_with(s):
+    """Whether every context of a with statement is a grad-mode one over plain names or constants (entering it
+    again has no other effect)."""
+    for item in s.items:
+        call = item.context_expr
+        if item.optional_vars is not None or not isinstance(call, ast.Call) or call.keywords:
+            return False
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if name not in _GRAD_MODES:
+            return False
+        if not all(isinstance(a, (ast.Name, ast.Constant)) for a in call.args):
+            return False
+    return True
+
+
 class _Compiled:
     """Statements captured and compiled as a graph (a CompiledFunction of their generated function)."""
 
@@ -514,6 +536,20 @@ class Plan:
             steps.append(_Compiled(self, before + [marked], (_BRANCH,)))
             steps.append(_Branch(self, _BRANCH, conts, truth=False))
             return steps
+        if isinstance(s, ast.With) and _grad_mode_with(s):
+            j = _index_at(s.body, lineno)
+            if j is not None:
+                # entering a grad-mode context again is harmless: the body up to the break joins the previous
+                # graph, the breaking statement runs eagerly inside the context, the rest of the body resumes in it
+                def within(body):
+                    return ast.copy_location(ast.With(s.items, body or [ast.copy_location(ast.Pass(), s)]), s)
+
+                steps.append(_Compiled(self, before + [within(s.body[:j])]))
+                steps.append(_Eager(self, [within([s.body[j]])]))
+                after = ([within(s.body[j + 1 :])] if s.body[j + 1 :] else []) + rest
+                if after:
+                    steps.append(_Compiled(self, after))
+                return steps
         if before:
             steps.append(_Compiled(self, before))
         steps.append(_Eager(self, [s]))
