@@ -4,7 +4,9 @@ where PyTorch is installed, for two GPT-2 pieces:
 - mlp: Linear 768->3072, GPT-2's GELU written out with tanh (NewGELU: eight elementwise ops), Linear
   3072->768, dropout (eval), on a batch of 8x64 tokens;
 - ln_residual: the residual sum x + dropout(eval)(h) and LayerNorm(768) of it, both returned (GPT-2's
-  "x = x + drop(h); then ln(x)" step between blocks), on 8x64 tokens.
+  "x = x + drop(h); then ln(x)" step between blocks), on 8x64 tokens;
+- gelu_break: NewGELU, a graph break (torch._dynamo.graph_break(), as a print or a .item() would make one),
+  NewGELU again, on 8x64x768: compiled, two graphs around the break (each fused) instead of one.
 
 Each library runs in its own worker process; samples are interleaved (minitorch eager, minitorch compiled,
 torch eager, torch compiled, ...) so load drifts hit every column alike. PyTorch's compile needs its own C++
@@ -57,14 +59,24 @@ def build(t, case):
             x = x + self.drop(h)
             return x, self.ln(x)
 
+    class GELUBreak(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gelu = NewGELU()
+
+        def forward(self, x):
+            h = self.gelu(x)
+            t._dynamo.graph_break()
+            return self.gelu(h) * 0.5
+
     t.manual_seed(0)
-    m = (MLP() if case == "mlp" else LNResidual()).eval()
+    m = {"mlp": MLP, "ln_residual": LNResidual, "gelu_break": GELUBreak}[case]().eval()
     x = t.randn(B, T, C)
-    args = (x,) if case == "mlp" else (x, t.randn(B, T, C))
+    args = (x, t.randn(B, T, C)) if case == "ln_residual" else (x,)
     return m, args
 
 
-CASES = ("mlp", "ln_residual")
+CASES = ("mlp", "ln_residual", "gelu_break")
 
 
 def worker(name):
@@ -85,6 +97,8 @@ def worker(name):
         reply = None
         try:
             if cmd["op"] == "setup":
+                if cmd.get("threads"):
+                    t.set_num_threads(cmd["threads"])
                 m, args = build(t, cmd["case"])
                 run = compile_fn(m) if compiled else m
 
@@ -124,6 +138,7 @@ def main():
     ap.add_argument("--min-time", type=float, default=0.5, help="seconds per sample (approximately)")
     ap.add_argument("--gap", type=float, default=0.2, help="pause before each sample (other pools go idle)")
     ap.add_argument("--case", choices=CASES, action="append")
+    ap.add_argument("--threads", type=int, help="intra-op threads of every worker (default: the library's)")
     ap.add_argument("--torch-python", help="a Python with PyTorch (default: /tmp/tv/bin/python if present)")
     args = ap.parse_args()
     if args.worker:
@@ -149,7 +164,9 @@ def main():
         )
     )
     print(
-        f"batch {B}x{T} tokens, width {C}, float32, no_grad; median of {args.repeats} interleaved samples\n"
+        f"batch {B}x{T} tokens, width {C}, float32, no_grad"
+        + (f", {args.threads} thread(s) per worker" if args.threads else "")
+        + f"; median of {args.repeats} interleaved samples\n"
     )
     print("| case | " + " | ".join(w.name for w in workers) + " | minitorch eager / compiled |")
     print("|---|" + "---|" * (len(workers) + 1))
@@ -157,7 +174,7 @@ def main():
     for case in args.case or CASES:
         loops, live = {}, []
         for w in workers:
-            r = w.ask(op="setup", case=case, min_time=args.min_time)
+            r = w.ask(op="setup", case=case, min_time=args.min_time, threads=args.threads)
             if isinstance(r, dict) and "error" in r:
                 notes.append(f"{case}, {w.name}: {r['error']}")
                 continue

@@ -2,9 +2,11 @@
 guards, recompiles, graph breaks), explain, reset, the backend registry and config.
 
 What differs from PyTorch's Dynamo: capture traces calls on Proxies instead of interpreting bytecode, so a
-graph break makes the whole compiled callable run eagerly instead of splitting it into graphs around the
-break; ``print`` is a graph break, as in Dynamo, but other Python side effects that are not tensor operations
-(appending to a list) happen once, at capture time; shapes are specialized and guarded (or size-generic with dynamic=True/automatic dynamic)."""
+graph break splits the function between statements of its source (resume.py) rather than between bytecode
+instructions, and a break inside a loop or try runs it eagerly as a whole; ``print``, ``.item()`` and clock reads
+are graph breaks, as in Dynamo, but other Python side effects that are not tensor operations (appending to a
+list) happen once, at capture time; shapes are specialized and guarded (or size-generic with
+dynamic=True/automatic dynamic)."""
 
 from minitorch._dynamo import config, exc, utils
 from minitorch._dynamo.backends import list_backends, lookup_backend, register_backend

@@ -5,15 +5,17 @@ Each recorded node is also computed right away on the real values (``CaptureTrac
 code being captured sees what it would see eagerly wherever the answer follows from what the guards fix:
 shapes, strides, dtypes, devices and requires_grad of tensors are plain Python values (``x.shape[0] > 2``,
 ``B, T, C = x.size()``, ``range(x.size(0))`` work, and the graph is specialized to them, as Dynamo specializes
-static shapes). Python code that needs tensor *data* (``if x.sum() > 0``, ``float(t)``, a shape produced by
-``nonzero``) raises ``GraphBreak``: the caller then runs the whole callable eagerly.
+static shapes). Python code that needs tensor *data* (``if x.sum() > 0``, ``float(t)``, ``.item()`` unless
+``config.capture_scalar_outputs``, ``.tolist()``, ``str(t)``, a shape produced by ``nonzero``), ``print`` and
+clock reads raise ``GraphBreak``: the caller then splits the callable around the breaking statement (resume.py)
+or, where it cannot, runs it eagerly as a whole.
 
 With ``specialize=False`` (dynamic shapes) shapes stay symbolic (fx Proxies), so the graph holds for any
 sizes; code that branches on a size then breaks and the caller captures a specialized graph instead.
 
 The first call's result is the traced run's own output (computed once, with its autograd graph, its RNG draws
 and its side effects happening exactly once); later calls run the compiled graph. Before a capture that breaks
-the caller restores the RNG state and the module buffers, then reruns eagerly.
+the caller restores the RNG state and the module buffers, then runs the split pieces (or the callable eagerly).
 """
 
 import builtins
@@ -21,9 +23,11 @@ import operator
 import os
 import sys
 import threading
+import time
 import traceback
 
 from minitorch import _C, overrides
+from minitorch._dynamo import config as _config
 from minitorch._inductor.meta import record
 from minitorch._inductor.utils import PKG_DIR as _PKG_DIR
 from minitorch._inductor.utils import user_stacklevel
@@ -93,6 +97,16 @@ class GraphBreak(Exception):
     def reason(self):
         """One line: the title and the explanation."""
         return f"{self.title}: {self.explanation}" if self.explanation else self.title
+
+    @property
+    def break_reason(self):
+        """The reason explain() reports, in Dynamo's words: its generic_jump line for a branch on a tensor, else
+        the title, explanation and hints as Unsupported's message has them."""
+        if self.title == "Data-dependent branching":
+            return "generic_jump TensorVariable()"
+        lines = [self.title, f"  Explanation: {self.explanation}"]
+        lines += [f"  Hint: {h}" for h in self.hints]
+        return "\n".join(lines)
 
     def format(self):
         """The message of torch._dynamo.exc.Unsupported for this break (fullgraph=True)."""
@@ -208,7 +222,8 @@ _print_hook_lock = threading.Lock()
 def _capture_print(*args, **kwargs):
     tracer = current_tracer()
     if tracer is not None and is_capturing() and not tracer._mt_passthrough:
-        kinds = [type(a).__name__ for a in args]
+        # a captured tensor's __class__ is Tensor, the name Dynamo gives its argument type
+        kinds = [a.__class__.__name__ for a in args]
         raise GraphBreak(
             "Failed to trace builtin operator",
             f"Dynamo does not know how to trace builtin operator `print` with argument types {kinds} "
@@ -224,11 +239,53 @@ def _capture_print(*args, **kwargs):
     return _real_print(*args, **kwargs)
 
 
+# reading the clock is a graph break too (Dynamo's reason: the read must happen at its place among the
+# compiled operations; a graph would return the capture's reading forever)
+_TIME_FUNCTIONS = (
+    "time",
+    "time_ns",
+    "perf_counter",
+    "perf_counter_ns",
+    "monotonic",
+    "monotonic_ns",
+    "process_time",
+    "process_time_ns",
+)
+_real_time = {name: getattr(time, name) for name in _TIME_FUNCTIONS}
+
+
+def _capture_clock(name):
+    real = _real_time[name]
+
+    def clock():
+        tracer = current_tracer()
+        if tracer is not None and is_capturing() and not tracer._mt_passthrough:
+            raise GraphBreak(
+                "Call to a time function",
+                f"Dynamo graph breaks on `time.{name}()` so that the clock read occurs at the correct point "
+                "relative to compiled operations.",
+                [
+                    f"Move the `time.{name}()` call outside the compiled function if the graph break is undesirable."
+                ],
+            )
+        return real()
+
+    clock.__name__ = name
+    return clock
+
+
+_hooked_time = {name: _capture_clock(name) for name in _TIME_FUNCTIONS}
+
+
 def _install_print_hook():
     global _print_hook_users
     with _print_hook_lock:
-        if _print_hook_users == 0 and builtins.print is _real_print:
-            builtins.print = _capture_print
+        if _print_hook_users == 0:
+            if builtins.print is _real_print:
+                builtins.print = _capture_print
+            for name, fn in _hooked_time.items():
+                if getattr(time, name) is _real_time[name]:
+                    setattr(time, name, fn)
         _print_hook_users += 1
 
 
@@ -236,8 +293,12 @@ def _remove_print_hook():
     global _print_hook_users
     with _print_hook_lock:
         _print_hook_users -= 1
-        if _print_hook_users == 0 and builtins.print is _capture_print:
-            builtins.print = _real_print
+        if _print_hook_users == 0:
+            if builtins.print is _capture_print:
+                builtins.print = _real_print
+            for name, fn in _hooked_time.items():
+                if getattr(time, name) is fn:
+                    setattr(time, name, _real_time[name])
 
 
 class _CaptureProxy(Proxy):
@@ -317,12 +378,19 @@ class _CaptureProxy(Proxy):
     def _mt_scalar_break(self, what):
         if not self._mt_data_dependent() and not _is_tensor(self._mt_value()):
             raise GraphBreak("Dynamic shape conversion", f"{what} of a symbolic size", shape_only=True)
-        raise GraphBreak(
-            "Unsupported Tensor.item() call" if what != "index" else "Data-dependent index",
-            f"converting a tensor's value to a Python {what} needs its data, which a graph does not have at "
-            "capture time",
-            ["Keep the computation in tensors (e.g. multiply by the 0-dim tensor instead of its .item())."],
-        )
+        if what == "index":
+            raise GraphBreak(
+                "Data-dependent index",
+                "converting a tensor's value to a Python index needs its data, which a graph does not have at "
+                "capture time",
+                ["Keep the computation in tensors (e.g. index with the tensor instead of its value)."],
+            )
+        raise _item_break()
+
+    def __str__(self):
+        if _is_tensor(self._mt_value()):
+            _tensor_repr_break()
+        return Proxy.__repr__(self)
 
     def __int__(self):
         self._mt_scalar_break("int")
@@ -347,6 +415,52 @@ class _CaptureProxy(Proxy):
     __imul__ = _mt_inplace(operator.imul)
     __itruediv__ = _mt_inplace(operator.itruediv)
     del _mt_inplace
+
+
+def _item_break():
+    """Tensor.item() (and float()/int()/bool() of a tensor's value) in Dynamo's words: a graph holds tensors, not
+    the Python numbers read out of them (config.capture_scalar_outputs=True keeps .item() in the graph)."""
+    return GraphBreak(
+        "Unsupported Tensor.item() call with capture_scalar_outputs=False",
+        "Dynamo does not support tracing `Tensor.item()` with config.capture_scalar_outputs=False.",
+        [
+            (
+                "Set `torch._dynamo.config.capture_scalar_outputs = True` or "
+                "`export TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1` to include these operations in the captured graph."
+            )
+        ],
+    )
+
+
+def _tolist_break(value):
+    if _is_tensor(value) and (value.is_floating_point() or value.is_complex()):
+        raise GraphBreak(
+            "Tensor.tolist() with non-integer tensor",
+            "Dynamo currently does not support tracing `tolist()` on non-integer tensors.",
+            ["Ensure the input tensor to `tolist()` is an integer type (e.g., int8, int16, int32, int64)."],
+        )
+    raise GraphBreak(
+        "Data dependent operator",
+        "Operator `aten._local_scalar_dense.default` has a non-Tensor output whose value is dependent on the data "
+        "of Tensor inputs.",
+        [
+            (
+                "Enable tracing of data-dependent output operators with "
+                "`torch._dynamo.config.capture_scalar_outputs = True`"
+            )
+        ],
+    )
+
+
+def _tensor_repr_break():
+    # a graph would format the capture's values once: str()/f-strings of a tensor break, as in Dynamo
+    raise GraphBreak(
+        "repr() on tensor",
+        "Tensor repr requires actual runtime values which are not available during tracing.",
+        [
+            "Move the formatting out of the compiled function, or into a function marked with torch.compiler.disable."
+        ],
+    )
 
 
 class _CaptureAttribute(Attribute, _CaptureProxy):
@@ -518,6 +632,16 @@ class CaptureTracer(Tracer):
                 return tracer.create_proxy("call_function", _orig, args, kwargs)
 
             patcher.patch_attr(ns, fname, recorded)
+
+    def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None, proxy_factory_fn=None):
+        """As Tracer's; Tensor.item() and Tensor.tolist() are graph breaks as in Dynamo (item() is kept in the
+        graph with config.capture_scalar_outputs)."""
+        if kind == "call_method" and target in ("item", "tolist") and not self._mt_passthrough:
+            if current_tracer() is self and target == "item" and not _config.capture_scalar_outputs:
+                raise _item_break()
+            if current_tracer() is self and target == "tolist":
+                _tolist_break(self.values.get(getattr(args[0], "node", None)))
+        return super().create_proxy(kind, target, args, kwargs, name, type_expr, proxy_factory_fn)
 
     def to_bool(self, obj):
         """bool() of a traced value: a graph break."""

@@ -127,8 +127,8 @@ def mark_static(t, index=None):
 
 
 def graph_break(msg=""):
-    """A user-placed graph break: inside a capture the compiled callable runs eagerly (fullgraph=True raises
-    Unsupported with PyTorch's words); outside one, nothing."""
+    """A user-placed graph break: inside a capture the compiled callable is split there into the graphs before
+    and after it (fullgraph=True raises Unsupported with PyTorch's words); outside one, nothing."""
     tracer = current_tracer()
     if tracer is not None and is_capturing() and not tracer._mt_passthrough:
         raise GraphBreak(

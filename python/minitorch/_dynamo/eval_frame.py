@@ -8,9 +8,12 @@ callable, after which new signatures run eagerly with one warning. With ``dynami
 only by sizes tries a size-generic graph first (``dynamic=True`` starts with one, ``dynamic=False`` never
 does), as Dynamo's automatic dynamic shapes.
 
-Graph breaks: when capture meets Python it cannot put in a graph (``GraphBreak``), the whole callable runs
-eagerly from then on, after one warning; with ``fullgraph=True`` the call raises ``Unsupported`` naming the
-cause. Dynamo would resume capture after the break; we do not split functions.
+Graph breaks: when capture meets Python it cannot put in a graph (``GraphBreak``), the callable is split
+at the breaking statement (resume.py): the statements before it are one graph, the statement runs eagerly,
+the statements after it are captured as further graphs, each piece a CompiledFunction of its own with its
+own guards. Where it cannot be split (no source, a break inside a loop, hooks on a compiled module...) the
+whole callable runs eagerly from then on, after one warning. With ``fullgraph=True`` the call raises
+``Unsupported`` naming the cause.
 """
 
 import functools
@@ -21,7 +24,7 @@ import warnings
 import weakref
 
 from minitorch import _C
-from minitorch._dynamo import config
+from minitorch._dynamo import config, resume
 from minitorch._dynamo.capture import GraphBreak, capture, is_capturing, user_stacklevel
 from minitorch._dynamo.exc import BackendCompilerFailed, FailOnRecompileLimitHit, Unsupported
 from minitorch._dynamo.utils import counters
@@ -116,6 +119,14 @@ def _flatten(args, kwargs):
                 break
         else:
             return list(args), len(args)
+        if len(args) == 1 and type(args[0]) is dict:
+            # the live variables a piece of a split function gets (resume.py), most often all tensors
+            values = list(args[0].values())
+            for v in values:
+                if not isinstance(v, _C.Tensor):
+                    break
+            else:
+                return values, ("env", tuple(args[0]))
     leaves = []
     spec = (_spec(args, leaves), _spec(kwargs, leaves) if kwargs else None)
     return leaves, spec
@@ -252,9 +263,25 @@ class CompiledFunction:
     is the original; ``_mt_graphs`` the captured GraphModules; ``_mt_kernels`` the generated kernels."""
 
     def __init__(
-        self, fn, backend, *, fullgraph=False, dynamic=None, module=None, recompile_limit=None, on_graph=None
+        self,
+        fn,
+        backend,
+        *,
+        fullgraph=False,
+        dynamic=None,
+        module=None,
+        recompile_limit=None,
+        on_graph=None,
+        capture_module=None,
+        resume_source=None,
+        compile_reason=None,
     ):
         self._torchdynamo_orig_callable = fn
+        # a piece of a split function (resume.py): its Source and outputs (to split it again), the module whose
+        # forward it came from (guards on its training flag), the break that made it (explain's reason)
+        self._capture_module = capture_module
+        self._resume_source = resume_source
+        self._compile_reason = compile_reason
         self._module = module
         self._backend = backend
         self._fullgraph = fullgraph
@@ -277,20 +304,34 @@ class CompiledFunction:
         self._no_dynamic = set()
         self._entries = []
         self._broken = None
+        self._split = None  # resume.Plan once a graph break split the callable
         self._last_guards = []
         self._warned_limit = False
 
     # ---- what tests and users inspect
+    def _pieces(self):
+        """The CompiledFunctions of a split callable's pieces (their own pieces included)."""
+        if self._split is None:
+            return []
+        out = []
+        for cf in self._split.compiled_functions():
+            out.append(cf)
+            out += cf._pieces()
+        return out
+
     @property
     def _mt_graphs(self):
-        return [e.gm for e in self._entries]
+        return [e.gm for c in [self, *self._pieces()] for e in c._entries]
 
     @property
     def _mt_kernels(self):
-        return [k for e in self._entries for k in e.kernels]
+        return [k for c in [self, *self._pieces()] for e in c._entries for k in e.kernels]
 
     @property
     def _mt_graph_break(self):
+        """The GraphBreak that split this callable, or made it run eagerly; None without one."""
+        if self._split is not None:
+            return self._split.reason
         return self._broken
 
     def _mt_active(self):
@@ -330,6 +371,12 @@ class CompiledFunction:
         if stance == "force_eager" or self._broken is not None or is_capturing() or self._mt_active():
             # inside another capture this runs on proxies: the outer graph records it inline
             return self._eager(args, kwargs)
+        split = self._split
+        if split is not None:
+            hooked = split.source.hooked
+            if hooked is not None and resume.has_hooks(hooked):
+                return self._eager(args, kwargs)  # hooks registered since the split run around forward whole
+            return split.run(args, kwargs)
         leaves, spec = _flatten(args, kwargs)
         entry = _find(self._cache.get(self._key(leaves, spec)))
         if entry is None and self._dyn_cache:
@@ -397,7 +444,11 @@ class CompiledFunction:
         fn = self._torchdynamo_orig_callable
         target = self._module if self._module is not None else fn
         names = _leaf_names(target, args, kwargs)
-        snapshot = _Snapshot([self._module] if self._module is not None else [])
+        if self._resume_source is not None:
+            # a piece's one argument is the dict of live variables: name its tensors after the variables
+            names = [("L_" + n[len("__mt_env_") :]) if n.startswith("__mt_env_") else n for n in names]
+        owner = self._module if self._module is not None else self._capture_module
+        snapshot = _Snapshot([owner] if owner is not None else [])
         counters["frames"]["total"] += 1
         active = self._active
         prev = getattr(active, "on", False)
@@ -410,7 +461,7 @@ class CompiledFunction:
                 leaves,
                 _rebuilder(args, kwargs),
                 names,
-                module=self._module if self._module is not None else _bound_module(fn),
+                module=owner if owner is not None else _bound_module(fn),
                 specialize=specialize,
             )
         except GraphBreak as gb:
@@ -452,10 +503,13 @@ class CompiledFunction:
 
     def _compile(self, res):
         gm = res.gm
+        if self._resume_source is not None and not any(n.op.startswith("call_") for n in gm.graph.nodes):
+            # as Dynamo, a piece of a split function with no operation is not a graph: it is not compiled
+            return gm.forward
         counters["stats"]["unique_graphs"] += 1
         counters["stats"]["calls_captured"] += sum(1 for n in gm.graph.nodes if n.op.startswith("call_"))
         if self._on_graph is not None:
-            self._on_graph(gm, None)
+            self._on_graph(gm, self._compile_reason)
         try:
             compiled = self._backend(gm, list(res.example_inputs))
         except Exception as e:
@@ -476,13 +530,24 @@ class CompiledFunction:
     def _graph_break(self, gb, args, kwargs):
         counters["graph_break"][gb.title] += 1
         _break_log.append(gb)
-        if self._on_graph is not None:
-            self._on_graph(None, gb)
         if self._fullgraph:
+            if self._on_graph is not None:
+                self._on_graph(None, gb)
             raise Unsupported(gb.format(), gb.title) from gb.__cause__
+        try:
+            plan = self._plan(gb)
+        except resume.CannotSplit as e:
+            why = str(e)
+        else:
+            # the break's reason reaches explain() with the graph before it, as Dynamo's compile reason
+            self._split = plan
+            return plan.run(args, kwargs)
         self._broken = gb
         if self._on_graph is not None:
-            return self._eager(args, kwargs)  # explain() reports the break itself
+            # explain() reports the break itself; a piece's, as Dynamo skipping the rest, only by its warning
+            if self._resume_source is None:
+                self._on_graph(None, gb)
+            return self._eager(args, kwargs)
         name = (
             getattr(self._torchdynamo_orig_callable, "__qualname__", None)
             or type(self._torchdynamo_orig_callable).__name__
@@ -491,13 +556,39 @@ class CompiledFunction:
         if gb.user_stack:
             f = gb.user_stack[-1]
             where = f" at {f.filename}:{f.lineno}"
+        what = "It runs eagerly from now on"
+        if self._resume_source is not None:
+            what = "The code from this statement on runs eagerly (the graphs before it stay)"
         warnings.warn(
-            f"torch.compile: graph break in {name}{where}: {gb.reason.rstrip('.')}. It runs eagerly from now "
-            "on (fullgraph=True raises instead).",
+            f"torch.compile: graph break in {name}{where}: {gb.reason.rstrip('.')}. {what}, not split into "
+            f"graphs around the break: {why} (fullgraph=True raises instead).",
             UserWarning,
             stacklevel=user_stacklevel(),
         )
         return self._eager(args, kwargs)
+
+    def _plan(self, gb):
+        """The resume.Plan splitting this callable at gb, or CannotSplit."""
+        if self._resume_source is not None:
+            source, exports = self._resume_source
+        else:
+            source, exports = resume.source_of(self._torchdynamo_orig_callable), ()
+        for f in gb.user_stack or ():
+            if f.filename == source.filename and f.name == source.name:
+                return resume.Plan(source, self._make_piece, gb, exports, f.lineno)
+        raise resume.CannotSplit("the break is outside the function's own source")
+
+    def _make_piece(self, fn, source, outputs, reason):
+        return CompiledFunction(
+            fn,
+            self._backend,
+            dynamic=self._dynamic,
+            recompile_limit=self._recompile_limit,
+            on_graph=self._on_graph,
+            capture_module=source.module,
+            resume_source=(source, outputs),
+            compile_reason=reason,
+        )
 
 
 def _none():

@@ -1,8 +1,12 @@
 """torch._dynamo.explain(fn)(*args, **kwargs): captures fn on those arguments and reports the graphs, the graph
 breaks with their reasons and user stacks, and the ops of each graph (ExplainOutput, printed as PyTorch's).
 
-A graph break makes the whole callable run eagerly here (no resumption after the break), so a callable with a
-break shows 0 graphs and 1 break where Dynamo would show the graphs on either side of it."""
+As PyTorch 2.15 counts them: graph_count is the number of graphs handed to the backend (a piece of a split
+function with no operation is none), graph_break_count is graph_count - 1 (so -1 when nothing was compiled),
+break_reasons has the reason of each break that ended a compiled graph (a break before any operation has
+none), in Dynamo's words where ours match its (resume.py splits functions at breaks). A callable that could
+not be split (a break inside a loop) shows no graphs and, unlike PyTorch, the break that made it run
+eagerly."""
 
 from minitorch._dynamo.eval_frame import CompiledFunction
 from minitorch.nn.modules.module import Module
@@ -100,7 +104,7 @@ def explain(f, *extra_args, **extra_kwargs):
             if gm is not None:
                 graphs.append(gm)
             if gb is not None:
-                breaks.append(BreakReason(gb.reason, gb.user_stack))
+                breaks.append(BreakReason(gb.break_reason, gb.user_stack))
 
         def backend(gm, example_inputs):
             guards.extend(_guards(gm, example_inputs, compiled._last_guards))
@@ -114,7 +118,7 @@ def explain(f, *extra_args, **extra_kwargs):
         return ExplainOutput(
             graphs,
             len(graphs),
-            len(breaks),
+            len(graphs) - 1,  # PyTorch's count: the graphs between breaks
             breaks,
             sum(len(o) for o in ops_per_graph),
             ops_per_graph,

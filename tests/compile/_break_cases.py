@@ -1,0 +1,229 @@
+"""Functions with graph breaks, run by test_graph_break_split.py under minitorch and under PyTorch (the oracle of
+explain()'s counts): `torch` is set on this module by whoever loads it, so one source serves both. Its
+annotations are never evaluated (the split's generated code must compile with the function's own __future__
+flags: nested_annotated)."""
+
+from __future__ import annotations
+
+import time
+
+torch = None  # the loader sets minitorch or torch
+COUNTER = [0]
+SCALE = 2.0
+
+
+def print_mid(x):
+    y = x.sin()
+    print("step")
+    return y.cos() + 1
+
+
+def print_tensor(x):
+    y = x.sin() * 2
+    print(y.sum())
+    return y.cos() - x
+
+
+def item_branch(x):
+    y = x.sin()
+    if y.sum().item() > 0:
+        z = y * 2
+    else:
+        z = y - 1
+    return z.exp()
+
+
+def data_branch(x):
+    y = x.sin()
+    if y.sum() > 0:
+        return y * 2
+    return y - 1
+
+
+def tolist_branch(x):
+    y = x * 2
+    v = y.tolist()
+    if v[0] > 0:
+        y = y + 1
+    return y.relu()
+
+
+def str_call(x):
+    y = x + 1
+    s = str(y)
+    return y * len(s) * 0 + y * 2
+
+
+def clock(x):
+    y = x + 1
+    t = time.time()
+    return y * 2 + t * 0
+
+
+def user_break(x):
+    x = x + 1
+    torch._dynamo.graph_break()
+    return x * 2
+
+
+def break_in_if_body(x, flag=True):
+    y = x.sin()
+    if flag:
+        y = y + 1
+        print("in")
+        y = y * 3
+    return y.cos()
+
+
+def break_in_else(x, flag=False):
+    y = x.sin()
+    if flag:
+        y = y - 1
+    else:
+        y = y + 1
+        print("else")
+        y = y * 3
+    return y.cos() * 2
+
+
+def two_prints(x):
+    y = x.sin()
+    print(1)
+    y = y.cos() * 2
+    print(2)
+    return y.exp() + 1
+
+
+def print_first(x):
+    print("hi")
+    return x.sin() + 1
+
+
+def print_last(x):
+    y = x.sin() + 1
+    print("hi")
+    return y
+
+
+def loop_break(x):
+    for i in range(3):
+        x = x + 1
+        print(i)
+    return x * 2
+
+
+def in_with(x):
+    y = x.sin()
+    with torch.no_grad():
+        z = y * 2
+        print("w")
+        z = z + 1
+    return y + z
+
+
+def early_return(x, n=0):
+    y = x * 2
+    if n > 1:
+        return y
+    print("late")
+    return y + n
+
+
+def conditional_names(x, n=1):
+    y = x * 2
+    if n > 0:
+        w = y + 1
+    print("mid")
+    if n > 0:
+        return w * y
+    return y
+
+
+def uses_globals(x):
+    global SCALE  # noqa: PLW0602  (declared, not assigned: the split guards the globals a function declares)
+    y = x * SCALE
+    print("g")
+    COUNTER[0] += 1
+    return y + SCALE
+
+
+def make_closure():
+    bias = [3.0]
+    calls = 0
+
+    def closure(x):
+        nonlocal calls
+        y = x + bias[0]
+        calls = calls + int(y.sum().item() * 0) + 1
+        return y * calls
+
+    return closure
+
+
+def varargs(x, *rest, scale=1.0, **opts):
+    y = x * scale
+    for r in rest:
+        y = y + r
+    print(len(rest), sorted(opts))
+    return y * opts.get("k", 1)
+
+
+def shapes_after_break(x):
+    y = x.relu()
+    print(y.shape)
+    n = y.shape[0]
+    return y.sum(0) / n
+
+
+def user_error_after_break(x, w):
+    y = x + 1
+    print("before the error")
+    return y @ w
+
+
+def try_break(x):
+    y = x + 1
+    try:
+        print("t")
+        y = y * 2
+    except ValueError:
+        pass
+    return y - 1
+
+
+def loop_in_branch(x):
+    y = x + 1
+    if y.sum() > 0:
+        for i in range(2):
+            print(i)
+            y = y + i
+    return y * 2
+
+
+def nested_return(x, n=0):
+    y = x * 2
+    print("a")
+    if n > 1:
+        return y
+    print("b")
+    return y + n
+
+
+def nested_annotated(x):
+    y = x * 2
+    print("n")
+
+    def inner(t: UndefinedType) -> UndefinedType:  # noqa: F821  (never evaluated: annotations are strings here)
+        return t + 1
+
+    return inner(y)
+
+
+def in_set_grad(x, flag=False):
+    y = x * 3
+    with torch.set_grad_enabled(flag):
+        z = y.sin()
+        print("s")
+        z = z * y
+        w = z + 1
+    return (w * y).sum()
