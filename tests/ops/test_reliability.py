@@ -8238,3 +8238,34 @@ def test_legacy_new_names_itself_in_the_overflow_error():
     with pytest.raises(TypeError, match=re.escape(msg.format(1))):
         T.FloatTensor(2**70)
     assert T.ones(2).new(2, 3).shape == (2, 3)
+
+
+def test_fuzz_4491_sinh_cosh_are_finite_up_to_the_overflow_point():
+    """Fuzz seed 4491 (a docs/reliability.md row): float64 sinh/cosh are finite for abs(x) up to ~710.475, in every
+    position of a tensor (PyTorch 2.15's vector path overflows to inf from 709.78), as NumPy's"""
+    T = minitorch
+    xs = np.array([709.9, 710.1201971326645, -710.3, 710.47, 710.48, -710.48, 88.9, -89.4] * 3)
+    for layout in ("contiguous", "strided"):
+        x = T.tensor(np.repeat(xs, 2), dtype=T.float64)[::2] if layout == "strided" else T.tensor(xs)
+        for f, ref in ((T.sinh, np.sinh), (T.cosh, np.cosh)):
+            with np.errstate(over="ignore"):
+                want = ref(xs)
+            np.testing.assert_allclose(f(x).numpy(), want, rtol=4e-16)
+            y = x.clone()
+            getattr(y, f.__name__ + "_")()
+            np.testing.assert_allclose(y.numpy(), want, rtol=4e-16)
+
+
+def test_fuzz_4491_max_unpool_to_an_empty_output_skips_the_kernel():
+    """Fuzz seed 4491: max_unpool with an empty output size (kernel 0) returns the empty output before the kernel,
+    as ATen: no dtype check (integer, bool inputs) and no index bounds; the shape checks before it still hold"""
+    T, F = minitorch, minitorch.nn.functional
+    idx = T.tensor([[[3], [3], [-1]], [[3], [5], [2]], [[-4], [-1], [4]]])
+    for dt in (T.int64, T.float32, T.bool):
+        r = F.max_unpool2d(T.ones(3, 3, 1, dtype=dt), idx, 0)
+        assert r.shape == (3, 0, 0) and r.dtype == dt
+    assert F.max_unpool1d(T.ones(3, 3, dtype=T.bool), T.zeros(3, 3, dtype=T.int64), 0).shape == (3, 0)
+    with pytest.raises(NotImplementedError, match="\"max_unpool2d\" not implemented for 'Long'"):
+        F.max_unpool2d(T.ones(3, 3, 1, dtype=T.int64), T.zeros(3, 3, 1, dtype=T.int64), 1)
+    with pytest.raises(RuntimeError, match="elements in indices should be type int64 but got: Int"):
+        F.max_unpool2d(T.ones(3, 3, 1), T.zeros(3, 3, 1, dtype=T.int32), 0)

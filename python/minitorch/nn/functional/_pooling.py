@@ -356,13 +356,15 @@ def _unpool_checks(input, indices, out_size, nd):
 def _unpool(input, indices, out_size):
     """each value of input scattered to its flat index into the out_size planes (the rest zero)"""
     nd = len(out_size)
-    if not input.is_floating_point():
-        raise NotImplementedError(f"\"max_unpool{nd}d\" not implemented for '{scalar_name(input.dtype)}'")
     out_size = tuple(out_size)
     lead = tuple(input.shape[:-nd])
     total = 1
     for s in out_size:
         total *= s
+    if total == 0:  # ATen returns an empty output before its kernel: no dtype or index check
+        return _C.zeros(lead + out_size, dtype=input.dtype, device=input.device)
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"max_unpool{nd}d\" not implemented for '{scalar_name(input.dtype)}'")
     flat_idx = indices.reshape(lead + (-1,))
     if flat_idx.numel():
         lo, hi = flat_idx.aminmax()  # one pass over the indices for both bounds
