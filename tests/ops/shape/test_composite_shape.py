@@ -1343,3 +1343,31 @@ def test_bulk_copies_at_every_offset(nbytes):
         )
         m = v[: (n // 4) * 4].reshape(4, -1)
         np.testing.assert_array_equal(to_np(minitorch.tensor(m, dtype=dtype).roll(1, 1)), np.roll(m, 1, 1))
+
+
+@pytest.mark.parametrize("row_bytes", [1000, 1028, 4100, 65540, (1 << 20) + 4])
+def test_row_copies_at_odd_offsets(row_bytes):
+    """The row moves of index_select / x[i] (gather), index_put_ (put), embedding and triu/tril go through
+    copy_bytes too: rows whose byte size is not a multiple of 64 put destination and source at every
+    offset, for float32, float64 and uint8 rows, against NumPy's fancy indexing."""
+    rng = np.random.default_rng(row_bytes)
+    for np_dtype in (np.float32, np.float64, np.uint8):
+        d = row_bytes // np.dtype(np_dtype).itemsize
+        rows = 3 if row_bytes > 70000 else 9
+        v = (rng.standard_normal((rows, d)) * 50).astype(np_dtype)
+        idx = rng.integers(0, rows, 2 * rows)
+        x, i = minitorch.from_numpy(v.copy()), minitorch.from_numpy(idx)
+        np.testing.assert_array_equal(to_np(minitorch.index_select(x, 0, i)), v[idx])
+        np.testing.assert_array_equal(to_np(x[i]), v[idx])
+        np.testing.assert_array_equal(to_np(x[1:][i[i < rows - 1]]), v[1:][idx[idx < rows - 1]])
+        if np_dtype != np.uint8:
+            np.testing.assert_array_equal(to_np(minitorch.nn.functional.embedding(i, x)), v[idx])
+        put = (rng.standard_normal((rows, d)) * 50).astype(np_dtype)
+        perm = rng.permutation(rows)
+        got = x.clone().index_put_((minitorch.from_numpy(perm),), minitorch.from_numpy(put))
+        want = v.copy()
+        want[perm] = put
+        np.testing.assert_array_equal(to_np(got), want)
+        for k in (-1, 0, 3):
+            np.testing.assert_array_equal(to_np(minitorch.triu(x[:, 1:], k)), np.triu(v[:, 1:], k))
+            np.testing.assert_array_equal(to_np(minitorch.tril(x[:, 1:], k)), np.tril(v[:, 1:], k))
