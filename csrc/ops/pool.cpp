@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "core/GradMode.h"
 #include "core/SafeMath.h"
 #include "generated/native.h"
 #include "ops/copy.h"
@@ -135,10 +136,24 @@ Tensor finish(Tensor t, const PoolSetup& s, int64_t nd) {
   return s.batched ? t : squeeze(t, {0});
 }
 
+// The values of a max pool without its indices: the CPU kernel's values-only windows (no int64 index per
+// output to compute and store). Not recorded: callers take it only where no gradient is needed.
+Tensor max_pool_values(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow) {
+  DimVector os = {input.sizes()[0], input.sizes()[1], oh, ow};
+  Tensor out = make_empty(os, input.dtype(), input.device());
+  if (out.numel() == 0) return out;
+  max_pool2d_stub.get(input.device())(out, Tensor(), contiguous(input), args);
+  return in_layout_of(out, {&input});
+}
+
+// with_indices false: the caller drops the indices, which are then not computed where the backward does not
+// need them (the CPU kernel; a recorded pool saves them for its gradient)
 std::tuple<Tensor, Tensor> max_pool_nd(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
                                        IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, int64_t nd,
-                                       const char* op, const char* kernel) {
+                                       const char* op, const char* kernel, bool with_indices = true) {
   PoolSetup s = setup_pool(input, kernel_size, stride, padding, dilation, ceil_mode, nd, op, true, kernel);
+  if (!with_indices && !s.input.is_cuda() && !(GradMode::is_enabled() && s.input.requires_grad()))
+    return {finish(max_pool_values(s.input, s.args, s.oh, s.ow), s, nd), Tensor()};
   auto [out, idx] = max_pool2d_impl(s.input, s.args, s.oh, s.ow);
   return {finish(out, s, nd), finish(idx, s, nd)};
 }
@@ -273,7 +288,8 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArray
 }
 Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                   IntArrayRef dilation, bool ceil_mode) {
-  return std::get<0>(max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode));
+  return std::get<0>(max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, 2, "max_pool2d",
+                                 "max_pool2d", false));
 }
 std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, IntArrayRef kernel_size,
                                                    IntArrayRef stride, IntArrayRef padding,
@@ -284,7 +300,7 @@ Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
                   IntArrayRef dilation, bool ceil_mode) {
   // without indices PyTorch runs its own 1-d kernel, named in its dtype error
   return std::get<0>(max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, 1, "max_pool1d",
-                                 "max_pool1d_impl"));
+                                 "max_pool1d_impl", false));
 }
 
 Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,

@@ -104,7 +104,7 @@ MT_HD_INLINE int64_t avg_divisor(const PoolWindow& h, const PoolWindow& w, bool 
 
 // ---- Kernel interface: input contiguous NCHW viewed as planes (N*C) x H x W; outputs contiguous, allocated
 // by the front end, sized P x oH x oW. Max indices are int64, flat within the plane (h * W + w), as
-// PyTorch's. NaN wins a max window.
+// PyTorch's. NaN wins a max window. An undefined indices tensor asks the CPU kernel for the values only.
 using MaxPoolFn = void (*)(const Tensor& out, const Tensor& indices, const Tensor& input,
                            const PoolArgs& args);
 using AvgPoolFn = void (*)(const Tensor& out, const Tensor& input, const PoolArgs& args);

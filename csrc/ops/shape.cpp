@@ -831,7 +831,10 @@ Tensor native::cat(const std::vector<Tensor>& tensors, int64_t dim) {
   }
   out_sizes[dim] = total;
   Tensor out = make_empty(out_sizes, dt, ref->device());
-  if (dim > 0 && out.device().is_cpu() && out.numel() > 0 && cat_rows(out, tensors, dim)) return out;
+  // along dim 0 too below the copy kernel's threading grain (1 MiB): one copy per input without the
+  // TensorIterator each (stack of 16 [33, 100] float32 in 8.5 us against PyTorch's 4.5)
+  const bool rows_pay = dim > 0 || out.numel() * static_cast<int64_t>(element_size(dt)) < (int64_t(1) << 20);
+  if (rows_pay && out.device().is_cpu() && out.numel() > 0 && cat_rows(out, tensors, dim)) return out;
   int64_t off = 0;
   DimVector part = out_sizes;
   for (const Tensor& t : tensors) {

@@ -249,6 +249,50 @@ def test_layer_norm_float32_row_lengths(device):
         np.testing.assert_allclose(to_np(y), np_layer_norm(ref, 1), rtol=1e-4, atol=1e-4)
 
 
+def _hard_float32_rows(rng, n):
+    """Rows whose statistics cancel badly in float: a mean of 1e4 over spreads of 1e-2 and 1, a ramp (the
+    pivot of eight spread samples far from nothing, but every sample a deviation), a constant row, one
+    outlier among the pivot's samples, a 1e4 ramp, and plain rows."""
+    rows = [
+        rng.standard_normal(n) * 1e-2 + 1e4,
+        rng.standard_normal(n) + 1e4,
+        np.linspace(-3.0, 5.0, n),
+        np.full(n, 1.1),
+        rng.standard_normal(n),
+        np.linspace(0.0, 1.0, n) + 1e4,
+        rng.standard_normal(n) * 3 - 7,
+    ]
+    out = rng.standard_normal(n)
+    out[0] = 50.0  # the first of the pivot's samples
+    rows.append(out)
+    return np.stack(rows).astype(np.float32)
+
+
+@pytest.mark.parametrize("n", [5, 8, 64, 121, 768, 4099])
+def test_layer_norm_float32_statistics_large_mean(device, n):
+    """The float32 row statistics in one pass of deviations from a pivot (with a second pass around the float
+    mean where the pivot fell far from it), layer_norm's and group_norm's, against float64 statistics of the
+    same float32 values, for rows whose mean is 1e4 and spread 1e-2 or 1, ramps, a constant row, an outlier at
+    the pivot's first sample. The kernel's statistics show in y = (x - mean) * rstd (eps negligible): std(y)
+    is rstd times the exact spread (x - mean is exact in float near the mean, one rounding per product), and
+    mean(y) is the mean's error in units of the spread, at most its float rounding."""
+    x32 = _hard_float32_rows(rng_for(12), n)
+    ref = x32.astype(np.float64)
+    m, v = ref.mean(1), ref.var(1)
+    rs = 1 / np.sqrt(v + 1e-12)
+    xg = x32.reshape(4, 4, n // 2) if n % 2 == 0 else x32.reshape(8, 1, n)
+    groups = 2 if n % 2 == 0 else 1
+    for y in (
+        F.layer_norm(T(x32, minitorch.float32, device), (n,), None, None, 1e-12),
+        F.group_norm(T(xg, minitorch.float32, device), groups, None, None, 1e-12),
+    ):
+        y = to_np(y).reshape(x32.shape).astype(np.float64)
+        assert (y[3] == 0).all()  # the constant row: its pivot is its value
+        rows = [0, 1, 2, 4, 5, 6, 7]
+        np.testing.assert_allclose(y[rows].std(1), (np.sqrt(v) * rs)[rows], rtol=1e-6)
+        assert np.all(np.abs(y[rows].mean(1)) <= (2.0**-23 * np.abs(m) * rs + 1e-6)[rows])
+
+
 def test_layer_norm_float32_baseline_rows():
     """MINITORCH_CPU_CAPABILITY=default forces the baseline (SSE2) build of the float32 rows, which the AVX2
     machines never run otherwise: the layer_norm tests again in a fresh process."""

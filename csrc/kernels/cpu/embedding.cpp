@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/CopyBytes.h"
 #include "core/Exception.h"
 #include "core/Generator.h"
 #include "core/Parallel.h"
@@ -22,7 +23,7 @@ void embedding_rows(const Tensor& out, const Tensor& weight, const I* idx, int64
   char* dst = static_cast<char*>(out.data_ptr());
   parallel_for(0, n, grain_for(D), [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i)
-      std::memcpy(dst + i * row_bytes, src + static_cast<int64_t>(idx[i]) * row_bytes, row_bytes);
+      copy_bytes(dst + i * row_bytes, src + static_cast<int64_t>(idx[i]) * row_bytes, row_bytes);
   });
 }
 

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/CopyBytes.h"
 #include "core/Parallel.h"
 #include "core/TensorIterator.h"
 #include "kernels/cpu/MaskScan.h"
@@ -51,7 +52,7 @@ void gather_loop(T* out, const T* src, const int64_t* outer, int64_t n, const in
     });
   } else if (dense_rows(inner, r)) {
     parallel_for(0, n, grain, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) std::memcpy(out + i * r, src + outer[i], r * sizeof(T));
+      for (int64_t i = b; i < e; ++i) copy_bytes(out + i * r, src + outer[i], r * sizeof(T));
     });
   } else {
     parallel_for(0, n, grain, [&](int64_t b, int64_t e) {
@@ -114,7 +115,7 @@ void index_put_cpu(const Tensor& dst, const Tensor& values, const int64_t* outer
       const char* v = static_cast<const char*>(values.data_ptr());
       char* d = static_cast<char*>(dst.data_ptr());
       const int64_t item = dst.itemsize(), row = r * item;
-      for (int64_t i = 0; i < n; ++i) std::memcpy(d + outer[i] * item, v + i * row, static_cast<size_t>(row));
+      for (int64_t i = 0; i < n; ++i) copy_bytes(d + outer[i] * item, v + i * row, static_cast<size_t>(row));
       return;
     }
     auto take = [](auto, auto y) { return y; };

@@ -54,10 +54,15 @@ double row_sq_dev(const T* p, int64_t n, double mean) {
 // AVX2+FMA (the package targets baseline x86-64, whose 4-lane SSE loops ran 2-3x behind PyTorch's AVX ones).
 // Sums run in 32 float lanes that flush into double every kFlush steps (blocked_sum's scheme: a lane adds at
 // most 64 values, which keeps the error at pairwise-summation level while the loops stay 8 floats wide
-// instead of 4 doubles). The variance pass works on deviations from the float mean and also sums them, which
-// corrects that mean (m + sum(d) / N) and the variance (sum(d^2) - sum(d)^2 / N) to near double accuracy,
-// data with a large mean included. The lanes are written out, so both builds associate the sums alike and
-// differ only where FMA contracts a multiply-add.
+// instead of 4 doubles). One pass sums the deviations d = x - c from a pivot c and their squares: mean
+// c + sum(d) / N, variance (sum(d^2) - sum(d)^2 / N) / N. Its rounding grows with (mean - c)^2 / variance
+// (the cancellation), so c is the mean of eight values spread over the row (a large mean cancels in x - c),
+// and a row whose pivot still fell more than sqrt(kPivotRatio) deviations from the mean (a ramp, an outlier
+// among the samples, a constant row whose pivot rounded) sums again around its float mean: the variance then
+// stays within a few float roundings of the two-pass value, and most rows read x twice (statistics,
+// normalize) as PyTorch's one-pass moments do, not three times. The lanes are written out, so both builds
+// associate the sums alike and differ only where FMA contracts a multiply-add.
+constexpr double kPivotRatio = 3.0;
 typedef float LnV8f __attribute__((vector_size(32)));
 typedef float LnV4f __attribute__((vector_size(16)));
 typedef double LnV4d __attribute__((vector_size(32)));
@@ -79,7 +84,7 @@ typedef int32_t LnV8i __attribute__((vector_size(32)));
     const LnV4d u = t[0] + t[1];                                                                           \
     return (u[0] + u[2]) + (u[1] + u[3]);                                                                  \
   }                                                                                                        \
-  /* s1 += sum(p[i] - c), and s2 += sum((p[i] - c)^2) when s2. A row's last L - 1 values (or fewer) go */  \
+  /* s1 += sum(p[i] - c), and s2 += sum((p[i] - c)^2).         A row's last L - 1 values (or fewer) go */  \
   /* into the float lanes as one more step (the last rem < 8 of them in lanes 8 - rem ..), and the lanes   \
    * join in double pairwise: a short row (group */                                                        \
   /* norm's 121 values) is not a chain of dependent double adds. Vector types keep GCC from zeroing and */ \
@@ -98,7 +103,7 @@ typedef int32_t LnV8i __attribute__((vector_size(32)));
           std::memcpy(&d, p + i + 8 * k, sizeof d);                                                        \
           d -= cv;                                                                                         \
           a[k] += d;                                                                                       \
-          if (s2) q[k] += d * d;                                                                           \
+          q[k] += d * d;                                                                                   \
         }                                                                                                  \
       if (n - i < L) {                                                                                     \
         const int r = static_cast<int>(n - i);                                                             \
@@ -127,10 +132,18 @@ typedef int32_t LnV8i __attribute__((vector_size(32)));
         i = n;                                                                                             \
       }                                                                                                    \
       t1 += ln_join_##SUFFIX(a);                                                                           \
-      if (s2) t2 += ln_join_##SUFFIX(q);                                                                   \
+      t2 += ln_join_##SUFFIX(q);                                                                           \
     }                                                                                                      \
     *s1 += t1;                                                                                             \
-    if (s2) *s2 += t2;                                                                                     \
+    *s2 += t2;                                                                                             \
+  }                                                                                                        \
+  /* the pivot: the mean of eight values spread over the row (its first value below 8 values) */           \
+  ATTR inline float ln_pivot_##SUFFIX(const float* p, int64_t n) {                                         \
+    if (n < 8) return p[0];                                                                                \
+    const int64_t q = n / 8;                                                                               \
+    const float a = (p[0] + p[q]) + (p[2 * q] + p[3 * q]),                                                 \
+                b = (p[4 * q] + p[5 * q]) + (p[6 * q] + p[7 * q]);                                         \
+    return (a + b) * 0.125f;                                                                               \
   }                                                                                                        \
   /* rows [0, rows) of N values: each pass runs over two rows before the next pass, so one row's */        \
   /* dependent chain (sums, mean, deviations, rstd) overlaps the other's (short rows are latency bound) */ \
@@ -139,11 +152,19 @@ typedef int32_t LnV8i __attribute__((vector_size(32)));
     const double dn = static_cast<double>(N);                                                              \
     for (int64_t r0 = 0; r0 < rows; r0 += 2) {                                                             \
       const int nr = rows - r0 >= 2 ? 2 : 1;                                                               \
-      double s[2] = {0, 0}, sd[2] = {0, 0}, sq[2] = {0, 0};                                                \
+      double sd[2] = {0, 0}, sq[2] = {0, 0};                                                               \
       float c[2];                                                                                          \
-      for (int k = 0; k < nr; ++k) ln_sums_##SUFFIX(x + (r0 + k) * N, N, 0.0f, &s[k], nullptr);            \
-      for (int k = 0; k < nr; ++k) c[k] = static_cast<float>(s[k] / dn);                                   \
+      for (int k = 0; k < nr; ++k) c[k] = ln_pivot_##SUFFIX(x + (r0 + k) * N, N);                          \
       for (int k = 0; k < nr; ++k) ln_sums_##SUFFIX(x + (r0 + k) * N, N, c[k], &sd[k], &sq[k]);            \
+      for (int k = 0; k < nr; ++k) {                                                                       \
+        const double dm = sd[k] / dn;                                                                      \
+        /* (also a NaN or an infinity: the sums around the float mean give the old answer) */              \
+        if (!(dm * dm <= kPivotRatio * ((sq[k] - sd[k] * dm) / dn))) {                                     \
+          c[k] = static_cast<float>(static_cast<double>(c[k]) + dm);                                       \
+          sd[k] = sq[k] = 0;                                                                               \
+          ln_sums_##SUFFIX(x + (r0 + k) * N, N, c[k], &sd[k], &sq[k]);                                     \
+        }                                                                                                  \
+      }                                                                                                    \
       for (int k = 0; k < nr; ++k) {                                                                       \
         const int64_t r = r0 + k;                                                                          \
         const double m = static_cast<double>(c[k]) + sd[k] / dn;                                           \

@@ -42,6 +42,7 @@ int64_t window_work(const Planes& p, const PoolArgs& a) {
 // windows of input row h; does the first n outputs (n a multiple of 4, every window inside the input) and
 // returns n.
 #if defined(__SSE2__)
+template <bool kIdx>
 int64_t max_pool_2x2_f32(const float* r0, int64_t W, int64_t h, int64_t oW, float* o, int64_t* ix) {
   const float* r1 = r0 + W;
   const int64_t n = std::min(oW, W / 2) / 4 * 4;
@@ -56,16 +57,20 @@ int64_t max_pool_2x2_f32(const float* r0, int64_t W, int64_t h, int64_t oW, floa
     auto take = [&](__m128 v, __m128i off) {
       __m128 m = _mm_or_ps(_mm_cmpgt_ps(v, best), _mm_cmpunord_ps(v, v));
       best = _mm_or_ps(_mm_and_ps(m, v), _mm_andnot_ps(m, best));
-      __m128i mi = _mm_castps_si128(m);
-      id = _mm_or_si128(_mm_and_si128(mi, off), _mm_andnot_si128(mi, id));
+      if constexpr (kIdx) {
+        __m128i mi = _mm_castps_si128(m);
+        id = _mm_or_si128(_mm_and_si128(mi, off), _mm_andnot_si128(mi, id));
+      }
     };
     take(_mm_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 1, 3, 1)), off_b);
     take(_mm_shuffle_ps(u0, u1, _MM_SHUFFLE(2, 0, 2, 0)), off_c);
     take(_mm_shuffle_ps(u0, u1, _MM_SHUFFLE(3, 1, 3, 1)), off_d);
     _mm_storeu_ps(o + ow, best);
-    id = _mm_add_epi32(id, _mm_add_epi32(lanes, _mm_set1_epi32(static_cast<int>(h * W + 2 * ow))));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(ix + ow), _mm_unpacklo_epi32(id, zero));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(ix + ow + 2), _mm_unpackhi_epi32(id, zero));
+    if constexpr (kIdx) {
+      id = _mm_add_epi32(id, _mm_add_epi32(lanes, _mm_set1_epi32(static_cast<int>(h * W + 2 * ow))));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(ix + ow), _mm_unpacklo_epi32(id, zero));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(ix + ow + 2), _mm_unpackhi_epi32(id, zero));
+    }
   }
   return n;
 }
@@ -76,6 +81,7 @@ int64_t max_pool_2x2_f32(const float* r0, int64_t W, int64_t h, int64_t oW, floa
 // data-dependent branch, which random data mispredicts half the time, and without its per-row bookkeeping.
 // The float 2-wide stride-2 window (PyTorch's usual max_pool1d(x, 2)) is 4 outputs per SSE step.
 #if defined(__SSE2__)
+template <bool kIdx>
 int64_t max_pool_1x2_f32(const float* x, int64_t W, int64_t oW, float* o, int64_t* ix, int64_t first) {
   const int64_t n = std::min(oW, W / 2) / 4 * 4;
   const __m128i zero = _mm_setzero_si128(), lanes = _mm_set_epi32(6, 4, 2, 0), one = _mm_set1_epi32(1);
@@ -85,16 +91,18 @@ int64_t max_pool_1x2_f32(const float* x, int64_t W, int64_t oW, float* o, int64_
     const __m128 b = _mm_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 1, 3, 1));
     const __m128 m = _mm_or_ps(_mm_cmpgt_ps(b, a), _mm_cmpunord_ps(b, b));
     _mm_storeu_ps(o + ow, _mm_or_ps(_mm_and_ps(m, b), _mm_andnot_ps(m, a)));
-    __m128i id = _mm_and_si128(_mm_castps_si128(m), one);
-    id = _mm_add_epi32(id, _mm_add_epi32(lanes, _mm_set1_epi32(static_cast<int>(first + 2 * ow))));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(ix + ow), _mm_unpacklo_epi32(id, zero));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(ix + ow + 2), _mm_unpackhi_epi32(id, zero));
+    if constexpr (kIdx) {
+      __m128i id = _mm_and_si128(_mm_castps_si128(m), one);
+      id = _mm_add_epi32(id, _mm_add_epi32(lanes, _mm_set1_epi32(static_cast<int>(first + 2 * ow))));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(ix + ow), _mm_unpacklo_epi32(id, zero));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(ix + ow + 2), _mm_unpackhi_epi32(id, zero));
+    }
   }
   return n;
 }
 // four float windows from ow on: tap(j) gives tap j of the four as lanes; each tap a compare and a select
 // per lane (the 2-D loop's rule: larger or NaN replaces), the tap index in int32 lanes
-template <typename Tap>
+template <bool kIdx, typename Tap>
 inline void max_windows4_f32(int64_t ow, int64_t k, int64_t s, int64_t pad, int64_t d, float* o, int64_t* ix,
                              const Tap& tap) {
   __m128 best = tap(0);
@@ -103,10 +111,13 @@ inline void max_windows4_f32(int64_t ow, int64_t k, int64_t s, int64_t pad, int6
     const __m128 v = tap(j);
     const __m128 m = _mm_or_ps(_mm_cmpgt_ps(v, best), _mm_cmpunord_ps(v, v));
     best = _mm_or_ps(_mm_and_ps(m, v), _mm_andnot_ps(m, best));
-    const __m128i mi = _mm_castps_si128(m);
-    bj = _mm_or_si128(_mm_and_si128(mi, _mm_set1_epi32(static_cast<int>(j))), _mm_andnot_si128(mi, bj));
+    if constexpr (kIdx) {
+      const __m128i mi = _mm_castps_si128(m);
+      bj = _mm_or_si128(_mm_and_si128(mi, _mm_set1_epi32(static_cast<int>(j))), _mm_andnot_si128(mi, bj));
+    }
   }
   _mm_storeu_ps(o + ow, best);
+  if constexpr (!kIdx) return;
   alignas(16) int32_t jj[4];
   _mm_store_si128(reinterpret_cast<__m128i*>(jj), bj);
   for (int64_t i = 0; i < 4; ++i) ix[ow + i] = (ow + i) * s - pad + static_cast<int64_t>(jj[i]) * d;
@@ -115,13 +126,14 @@ inline void max_windows4_f32(int64_t ow, int64_t k, int64_t s, int64_t pad, int6
 // strided tap's lanes: stride 2 deinterleaves two loads (reading one element past the last window's tap), a
 // 4-wide stride-4 window (max_pool1d(x, 4)) transposes four loads into its four taps; other strides load lane
 // by lane.
+template <bool kIdx>
 int64_t max_pool_taps_f32(const float* x, int64_t ow, int64_t hi, int64_t k, int64_t s, int64_t pad,
                           int64_t d, int64_t W, float* o, int64_t* ix) {
   const int64_t span = (k - 1) * d;
   if (s == 2) {
     for (; ow + 4 <= hi && (ow + 3) * 2 - pad + span + 1 < W; ow += 4) {
       const float* b = x + ow * 2 - pad;
-      max_windows4_f32(ow, k, s, pad, d, o, ix, [b, d](int64_t j) {
+      max_windows4_f32<kIdx>(ow, k, s, pad, d, o, ix, [b, d](int64_t j) {
         const float* q = b + j * d;
         return _mm_shuffle_ps(_mm_loadu_ps(q), _mm_loadu_ps(q + 4), _MM_SHUFFLE(2, 0, 2, 0));
       });
@@ -133,12 +145,12 @@ int64_t max_pool_taps_f32(const float* x, int64_t ow, int64_t hi, int64_t k, int
              t3 = _mm_loadu_ps(b + 12);
       _MM_TRANSPOSE4_PS(t0, t1, t2, t3);
       const __m128 taps[4] = {t0, t1, t2, t3};
-      max_windows4_f32(ow, k, s, pad, d, o, ix, [&taps](int64_t j) { return taps[j]; });
+      max_windows4_f32<kIdx>(ow, k, s, pad, d, o, ix, [&taps](int64_t j) { return taps[j]; });
     }
   }
   for (; ow + 4 <= hi; ow += 4) {
     const float* b = x + ow * s - pad;
-    max_windows4_f32(ow, k, s, pad, d, o, ix, [b, s, d](int64_t j) {
+    max_windows4_f32<kIdx>(ow, k, s, pad, d, o, ix, [b, s, d](int64_t j) {
       const float* q = b + j * d;
       return s == 1 ? _mm_loadu_ps(q) : _mm_set_ps(q[3 * s], q[2 * s], q[s], q[0]);
     });
@@ -187,7 +199,7 @@ struct PoolLanes<float, 8> {
 
 // [ow, hi) of the windows wholly inside the row of W elements; returns where it stopped (a multiple of N
 // windows done). float lanes need W < 2^31 and s < 2^27 (positions within a row in int32 lanes).
-template <typename T, int N>
+template <typename T, int N, bool kIdx>
 __attribute__((always_inline)) inline int64_t max_pool_lanes(const T* x, int64_t ow, int64_t hi, int64_t k,
                                                              int64_t s, int64_t pad, int64_t d, int64_t W,
                                                              T* o, int64_t* ix) {
@@ -203,9 +215,10 @@ __attribute__((always_inline)) inline int64_t max_pool_lanes(const T* x, int64_t
       const V v = tap(j);
       const I m = (v > best) | (v != v);
       best = m ? v : best;
-      bj = m ? I{} + static_cast<E>(j * d) : bj;
+      if constexpr (kIdx) bj = m ? I{} + static_cast<E>(j * d) : bj;
     }
     std::memcpy(o + w, &best, sizeof(V));
+    if constexpr (!kIdx) return;
     const I rel = lane_s + bj;
     if constexpr (sizeof(T) == 8) {
       const I pos = rel + (w * s - pad);
@@ -260,20 +273,23 @@ __attribute__((always_inline)) inline int64_t max_pool_lanes(const T* x, int64_t
   return ow;
 }
 
+template <bool kIdx>
 int64_t max_pool_lanes_f64(const double* x, int64_t ow, int64_t hi, int64_t k, int64_t s, int64_t pad,
                            int64_t d, int64_t W, double* o, int64_t* ix) {
-  return max_pool_lanes<double, 2>(x, ow, hi, k, s, pad, d, W, o, ix);
+  return max_pool_lanes<double, 2, kIdx>(x, ow, hi, k, s, pad, d, W, o, ix);
 }
 #ifdef MT_LOOPS_AVX2
+template <bool kIdx>
 __attribute__((target("avx2"))) int64_t max_pool_lanes_f64_avx2(const double* x, int64_t ow, int64_t hi,
                                                                 int64_t k, int64_t s, int64_t pad, int64_t d,
                                                                 int64_t W, double* o, int64_t* ix) {
-  return max_pool_lanes<double, 4>(x, ow, hi, k, s, pad, d, W, o, ix);
+  return max_pool_lanes<double, 4, kIdx>(x, ow, hi, k, s, pad, d, W, o, ix);
 }
+template <bool kIdx>
 __attribute__((target("avx2"))) int64_t max_pool_lanes_f32_avx2(const float* x, int64_t ow, int64_t hi,
                                                                 int64_t k, int64_t s, int64_t pad, int64_t d,
                                                                 int64_t W, float* o, int64_t* ix) {
-  return max_pool_lanes<float, 8>(x, ow, hi, k, s, pad, d, W, o, ix);
+  return max_pool_lanes<float, 8, kIdx>(x, ow, hi, k, s, pad, d, W, o, ix);
 }
 #endif
 #endif
@@ -288,7 +304,8 @@ constexpr A lowest_value() {
     return std::numeric_limits<A>::lowest();
 }
 
-template <typename T>
+// ix null (kIdx false): values only, for a max_pool without return_indices and no gradient
+template <typename T, bool kIdx>
 void max_pool_row(const T* x, int64_t W, int64_t oW, const PoolArgs& a, T* o, int64_t* ix) {
   using acc_t = opmath_t<T>;
   const int64_t k = a.kernel[1], s = a.stride[1], pad = a.padding[1], d = a.dilation[1];
@@ -306,7 +323,7 @@ void max_pool_row(const T* x, int64_t W, int64_t oW, const PoolArgs& a, T* o, in
       bi = take ? w : bi;
     }
     o[ow] = static_cast<T>(best);
-    ix[ow] = bi;
+    if constexpr (kIdx) ix[ow] = bi;
   };
   // the windows wholly inside the row: [lo, hi)
   const int64_t lo = std::min(oW, (pad + s - 1) / s);
@@ -317,20 +334,21 @@ void max_pool_row(const T* x, int64_t W, int64_t oW, const PoolArgs& a, T* o, in
 #if defined(__GNUC__) && defined(__x86_64__)
 #ifdef MT_LOOPS_AVX2
   if (loops_use_avx2()) {
-    if constexpr (std::is_same_v<T, double>) ow = max_pool_lanes_f64_avx2(x, ow, hi, k, s, pad, d, W, o, ix);
+    if constexpr (std::is_same_v<T, double>)
+      ow = max_pool_lanes_f64_avx2<kIdx>(x, ow, hi, k, s, pad, d, W, o, ix);
     if constexpr (std::is_same_v<T, float>) {
       if (W < (int64_t(1) << 31) && s < (int64_t(1) << 27))
-        ow = max_pool_lanes_f32_avx2(x, ow, hi, k, s, pad, d, W, o, ix);
+        ow = max_pool_lanes_f32_avx2<kIdx>(x, ow, hi, k, s, pad, d, W, o, ix);
     }
   }
 #endif
-  if constexpr (std::is_same_v<T, double>) ow = max_pool_lanes_f64(x, ow, hi, k, s, pad, d, W, o, ix);
+  if constexpr (std::is_same_v<T, double>) ow = max_pool_lanes_f64<kIdx>(x, ow, hi, k, s, pad, d, W, o, ix);
 #endif
 #if defined(__SSE2__)
   if constexpr (std::is_same_v<T, float>) {
     if (k == 2 && s == 2 && pad == 0 && d == 1 && W < (int64_t(1) << 31))
-      ow += max_pool_1x2_f32(x + 2 * ow, W - 2 * ow, hi - ow, o + ow, ix + ow, 2 * ow);
-    if (k < (int64_t(1) << 31)) ow = max_pool_taps_f32(x, ow, hi, k, s, pad, d, W, o, ix);
+      ow += max_pool_1x2_f32<kIdx>(x + 2 * ow, W - 2 * ow, hi - ow, o + ow, kIdx ? ix + ow : ix, 2 * ow);
+    if (k < (int64_t(1) << 31)) ow = max_pool_taps_f32<kIdx>(x, ow, hi, k, s, pad, d, W, o, ix);
   }
 #endif
   // kB windows at a time, tap by tap: each tap is one select per window over independent lanes (bitwise
@@ -354,12 +372,12 @@ void max_pool_row(const T* x, int64_t W, int64_t oW, const PoolArgs& a, T* o, in
           const acc_t v = static_cast<acc_t>(q[i * st]);
           const bool take = (v > best[i]) | (v != v);
           best[i] = take ? v : best[i];
-          bj[i] = take ? static_cast<int32_t>(j) : bj[i];
+          if constexpr (kIdx) bj[i] = take ? static_cast<int32_t>(j) : bj[i];
         }
       }
       for (int64_t i = 0; i < kB; ++i) {
         o[ow + i] = static_cast<T>(best[i]);
-        ix[ow + i] = (ow + i) * st - pad + static_cast<int64_t>(bj[i]) * d;
+        if constexpr (kIdx) ix[ow + i] = (ow + i) * st - pad + static_cast<int64_t>(bj[i]) * d;
       }
     }
   };
@@ -371,13 +389,14 @@ void max_pool_row(const T* x, int64_t W, int64_t oW, const PoolArgs& a, T* o, in
 }
 
 // One max window: the first maximum wins, a NaN beats everything and the last NaN wins (PyTorch's rule).
-template <typename T>
-void max_pool_loop(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolArgs& a) {
+// Without indices (kIdx false, ix null) the same windows write values only: PyTorch's max_pool1d writes
+// none, and the int64 index of each output cost more than the windows (8 bytes beside 4 or 8).
+template <typename T, bool kIdx>
+void max_pool_planes(const Tensor& out, int64_t* ix, const Tensor& input, const PoolArgs& a) {
   using acc_t = opmath_t<T>;
   Planes p = planes_of(input, out);
   const T* in = input.data<T>();
   T* o = out.data<T>();
-  int64_t* ix = indices.data<int64_t>();
   // indices are built in int32 lanes there
   const bool fast_2x2 = std::is_same_v<T, float> && !a.adaptive && a.kernel[0] == 2 && a.kernel[1] == 2 &&
                         a.stride[0] == 2 && a.stride[1] == 2 && a.padding[0] == 0 && a.padding[1] == 0 &&
@@ -385,7 +404,7 @@ void max_pool_loop(const Tensor& out, const Tensor& indices, const Tensor& input
   if (!a.adaptive && p.H == 1 && p.oH == 1 && a.kernel[0] == 1 && a.padding[0] == 0) {
     parallel_rows(p.P, window_work(p, a), [&](int64_t p0, int64_t p1) {
       for (int64_t pl = p0; pl < p1; ++pl)
-        max_pool_row(in + pl * p.W, p.W, p.oW, a, o + pl * p.oW, ix + pl * p.oW);
+        max_pool_row<T, kIdx>(in + pl * p.W, p.W, p.oW, a, o + pl * p.oW, kIdx ? ix + pl * p.oW : ix);
     });
     return;
   }
@@ -407,7 +426,7 @@ void max_pool_loop(const Tensor& out, const Tensor& indices, const Tensor& input
         if constexpr (std::is_same_v<T, float>) {
           if (fast_2x2 && h0 + 1 < p.H) {
             int64_t oi = (pl * p.oH + oh) * p.oW;
-            ow = max_pool_2x2_f32(x + h0 * p.W, p.W, h0, p.oW, o + oi, ix + oi);
+            ow = max_pool_2x2_f32<kIdx>(x + h0 * p.W, p.W, h0, p.oW, o + oi, kIdx ? ix + oi : ix);
           }
         }
 #endif
@@ -436,7 +455,7 @@ void max_pool_loop(const Tensor& out, const Tensor& indices, const Tensor& input
           }
           int64_t oi = (pl * p.oH + oh) * p.oW + ow;
           o[oi] = static_cast<T>(best);
-          ix[oi] = bi;
+          if constexpr (kIdx) ix[oi] = bi;
         }
       }
     }
@@ -581,8 +600,12 @@ void max_pool2d_backward_cpu(const Tensor& grad_in, const Tensor& grad_out, cons
 }
 
 void max_pool2d_cpu(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolArgs& a) {
-  MT_DISPATCH_NUMERIC_TYPES(input.dtype(), "max_pool2d",
-                            [&] { max_pool_loop<scalar_t>(out, indices, input, a); });
+  MT_DISPATCH_NUMERIC_TYPES(input.dtype(), "max_pool2d", [&] {
+    if (indices.defined())
+      max_pool_planes<scalar_t, true>(out, indices.data<int64_t>(), input, a);
+    else
+      max_pool_planes<scalar_t, false>(out, nullptr, input, a);
+  });
 }
 void avg_pool2d_cpu(const Tensor& out, const Tensor& input, const PoolArgs& a) {
   if (input.dtype() == ScalarType::Long) return avg_pool_loop<int64_t>(out, input, a);

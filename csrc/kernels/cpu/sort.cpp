@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/CopyBytes.h"
 #include "core/Parallel.h"
 #include "core/ScalarType.h"
 #include "kernels/ReduceRules.h"
@@ -327,8 +328,8 @@ void triangle_typed(const Tensor& out, const Tensor& self, int64_t diagonal, boo
         zero_run(om + i * osr, osc, lo);
         zero_run(om + i * osr + hi * osc, osc, cols - hi);
         if (fill_in && hi > lo && osc == 1 && isc == 1)
-          std::memcpy(static_cast<void*>(om + i * osr + lo), xm + i * isr + lo,
-                      static_cast<size_t>(hi - lo) * sizeof(T));
+          copy_bytes(static_cast<void*>(om + i * osr + lo), xm + i * isr + lo,
+                     static_cast<size_t>(hi - lo) * sizeof(T));
       }
       if (!fill_in || (osc == 1 && isc == 1)) continue;
       for (int64_t j0 = 0; j0 < cols; j0 += kTile) {

@@ -452,6 +452,68 @@ def test_max_pool2d_dtypes_noncontiguous_unbatched(device, dtype):
     assert_matches(got, np_max_pool2d(x[None], 3, 2, 1)[0][0])
 
 
+# Without return_indices and without a gradient to save them for, the CPU kernel writes the values only (its
+# windows without the index lanes and stores): every dtype it takes (integers too), NaN (the last wins), ties,
+# padding, dilation, ceil_mode, channels-last and strided inputs, against the with-indices values and NumPy;
+# a gradient still goes to the saved indices, and no_grad on a leaf that requires grad takes the values path.
+@pytest.mark.parametrize(
+    "dtype", FLOATS + [minitorch.int64, minitorch.int32, minitorch.uint8, minitorch.int8]
+)
+def test_max_pool2d_values_only_paths(dtype):
+    rng = np.random.default_rng(64)
+    x = rng.integers(0 if dtype == minitorch.uint8 else -4, 5, size=(2, 3, 9, 8)).astype(np.float64)
+    if dtype.is_floating_point:
+        x[0, 0, 1, 1], x[0, 0, 1, 2], x[1, 2, 4, 4] = np.nan, np.nan, -np.inf
+    for k, s, p, d, ceil in MAXPOOL_CASES:
+        e_out, _ = np_max_pool2d(x, k, s, p, d, ceil)
+        for inp in (
+            T(x, dtype),
+            noncontig(x, dtype, "cpu"),
+            T(x, dtype).contiguous(memory_format=minitorch.channels_last),
+            T(x[0], dtype),  # unbatched
+        ):
+            want = e_out if inp.dim() == 4 else e_out[0]
+            got = F.max_pool2d(inp, k, s, p, d, ceil)
+            assert got.dtype == dtype and got.shape == want.shape
+            np.testing.assert_array_equal(got.double().numpy(), rounded(want, dtype))
+            np.testing.assert_array_equal(
+                got.double().numpy(), F.max_pool2d_with_indices(inp, k, s, p, d, ceil)[0].double().numpy()
+            )
+            if inp.dim() == 4 and dtype.is_floating_point:  # (PyTorch's max_pool1d takes floats only)
+                np.testing.assert_array_equal(
+                    F.max_pool1d(inp[:, :, 0], k if isinstance(k, int) else k[1], 1, 0).double().numpy(),
+                    np_max_pool2d(x[:, :, :1], (1, k if isinstance(k, int) else k[1]), 1)[0][:, :, 0],
+                )
+    assert F.max_pool2d(minitorch.empty(0, 3, 8, 8, dtype=dtype), 2).shape == (0, 3, 4, 4)
+    if dtype.is_floating_point:
+        assert F.max_pool1d(minitorch.empty(0, 3, 8, dtype=dtype), 2).shape == (0, 3, 4)
+
+
+def test_max_pool_values_only_keeps_gradients():
+    rng = np.random.default_rng(65)
+    x = rng.permutation(2 * 3 * 9 * 8).reshape(2, 3, 9, 8) / 7.0
+    e_out, e_idx = np_max_pool2d(x, 3, 2, 1)
+    leaf = T(x, requires_grad=True)
+    out = F.max_pool2d(leaf, 3, 2, 1)
+    assert out.requires_grad and out.grad_fn is not None
+    w = rng.standard_normal(out.shape)
+    out.backward(T(w))
+    want = np.zeros_like(x)
+    for i in np.ndindex(*e_idx.shape):
+        want[i[0], i[1]].reshape(-1)[e_idx[i]] += w[i]
+    np.testing.assert_allclose(leaf.grad.numpy(), want, rtol=1e-12)
+    assert minitorch.autograd.gradcheck(lambda t: F.max_pool2d(t, 3, 2, 1), (leaf.detach().requires_grad_(),))
+    assert minitorch.autograd.gradcheck(
+        lambda t: F.max_pool1d(t, 3, 1, 1), (leaf.detach()[:, :, 0].requires_grad_(),)
+    )
+    with minitorch.no_grad():
+        got = F.max_pool2d(leaf, 3, 2, 1)
+        got1 = F.max_pool1d(leaf[:, :, 0], 3, 1, 1)
+    assert not got.requires_grad and got.grad_fn is None and not got1.requires_grad
+    np.testing.assert_array_equal(got.numpy(), e_out)
+    np.testing.assert_array_equal(got1.numpy(), np_max_pool2d(x[:, :, :1], (1, 3), 1, (0, 1))[0][:, :, 0])
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_max_pool_nan_and_ties(device):
     x = np.array([[[[1.0, 5.0, 5.0, 0.0], [float("nan"), 2.0, 1.0, 1.0]]]])
@@ -490,6 +552,9 @@ def test_max_pool2d_2x2_float32(device, shape, ceil):
             continue
         np.testing.assert_array_equal(out.cpu().numpy(), e_out.astype(np.float32))
         np.testing.assert_array_equal(idx.cpu().numpy(), e_idx)
+        np.testing.assert_array_equal(
+            F.max_pool2d(inp, 2, 2, 0, 1, ceil).cpu().numpy(), e_out.astype(np.float32)
+        )
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -1343,3 +1343,66 @@ def test_bulk_copies_at_every_offset(nbytes):
         )
         m = v[: (n // 4) * 4].reshape(4, -1)
         np.testing.assert_array_equal(to_np(minitorch.tensor(m, dtype=dtype).roll(1, 1)), np.roll(m, 1, 1))
+
+
+@pytest.mark.parametrize("row_bytes", [1000, 1028, 4100, 65540, (1 << 20) + 4])
+def test_row_copies_at_odd_offsets(row_bytes):
+    """The row moves of index_select / x[i] (gather), index_put_ (put), embedding and triu/tril go through
+    copy_bytes too: rows whose byte size is not a multiple of 64 put destination and source at every
+    offset, for float32, float64 and uint8 rows, against NumPy's fancy indexing."""
+    rng = np.random.default_rng(row_bytes)
+    for np_dtype in (np.float32, np.float64, np.uint8):
+        d = row_bytes // np.dtype(np_dtype).itemsize
+        rows = 3 if row_bytes > 70000 else 9
+        v = (rng.standard_normal((rows, d)) * 50).astype(np_dtype)
+        idx = rng.integers(0, rows, 2 * rows)
+        x, i = minitorch.from_numpy(v.copy()), minitorch.from_numpy(idx)
+        np.testing.assert_array_equal(to_np(minitorch.index_select(x, 0, i)), v[idx])
+        np.testing.assert_array_equal(to_np(x[i]), v[idx])
+        np.testing.assert_array_equal(to_np(x[1:][i[i < rows - 1]]), v[1:][idx[idx < rows - 1]])
+        if np_dtype != np.uint8:
+            np.testing.assert_array_equal(to_np(minitorch.nn.functional.embedding(i, x)), v[idx])
+        put = (rng.standard_normal((rows, d)) * 50).astype(np_dtype)
+        perm = rng.permutation(rows)
+        got = x.clone().index_put_((minitorch.from_numpy(perm),), minitorch.from_numpy(put))
+        want = v.copy()
+        want[perm] = put
+        np.testing.assert_array_equal(to_np(got), want)
+        for k in (-1, 0, 3):
+            np.testing.assert_array_equal(to_np(minitorch.triu(x[:, 1:], k)), np.triu(v[:, 1:], k))
+            np.testing.assert_array_equal(to_np(minitorch.tril(x[:, 1:], k)), np.tril(v[:, 1:], k))
+
+
+def test_cat_dim0_row_copies():
+    """cat (and stack) along dim 0 of contiguous CPU inputs below 1 MiB moves each input with one copy (cat's
+    row path, outer = 1); a transposed input, a dtype to promote, 1-D empties and tiny parts take the general
+    copies, a result of 1 MiB or more the threaded copy kernel: all against NumPy, gradients too."""
+    rng = np.random.default_rng(31)
+    parts = [rng.standard_normal((k, 100)).astype(np.float32) for k in (33, 1, 7, 33)]
+    ts = [minitorch.from_numpy(p) for p in parts]
+    np.testing.assert_array_equal(to_np(minitorch.cat(ts)), np.concatenate(parts))
+    np.testing.assert_array_equal(to_np(minitorch.stack(ts[:1] + ts[3:])), np.stack([parts[0], parts[3]]))
+    tr = minitorch.from_numpy(np.ascontiguousarray(parts[0].T)).t()  # not contiguous
+    np.testing.assert_array_equal(
+        to_np(minitorch.cat([ts[1], tr, ts[2]])), np.concatenate([parts[1], parts[0], parts[2]])
+    )
+    mixed = minitorch.cat([ts[1], minitorch.from_numpy(parts[2].astype(np.float64))])
+    assert mixed.dtype == minitorch.float64
+    np.testing.assert_array_equal(to_np(mixed), np.concatenate([parts[1], parts[2]]).astype(np.float64))
+    empty1d = minitorch.empty(0)
+    np.testing.assert_array_equal(
+        to_np(minitorch.cat([empty1d, ts[2], empty1d, ts[1]])), np.concatenate([parts[2], parts[1]])
+    )
+    small = [minitorch.arange(3.0), minitorch.arange(5.0)]  # runs under 128 bytes
+    np.testing.assert_array_equal(
+        to_np(minitorch.cat(small)), np.concatenate([np.arange(3.0), np.arange(5.0)])
+    )
+    big = [rng.standard_normal((700, 100)) for _ in range(2)]  # 1.1 MB of float64
+    np.testing.assert_array_equal(
+        to_np(minitorch.cat([minitorch.from_numpy(b) for b in big])), np.concatenate(big)
+    )
+    leaves = [minitorch.from_numpy(p.astype(np.float64)).requires_grad_() for p in parts[:2]]
+    out = minitorch.stack([leaves[0][:1], leaves[1]])
+    out.backward(minitorch.ones(2, 1, 100, dtype=minitorch.float64) * 3)
+    assert leaves[1].grad.tolist() == [[3.0] * 100]
+    np.testing.assert_array_equal(to_np(leaves[0].grad)[1:], 0)

@@ -30,38 +30,8 @@ def _max_pool1d_impl(input, kernel_size, stride, padding, dilation, ceil_mode, r
         dl = (1, dilation if isinstance(dilation, int) else dilation[0])
         out, idx = _nn.max_pool2d_with_indices(x, ks, st, pd, dl, ceil_mode)
         return out.squeeze(-2), idx.squeeze(-2)
-    fast = _max_pool1d_windows(input, kernel_size, stride, padding, dilation, ceil_mode)
-    if fast is not None:
-        return fast
+    # without indices the kernel's values-only windows (no int64 index per output)
     return _nn.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
-
-
-def _max_pool1d_windows(x, k, s, p, d, ceil_mode):
-    """max_pool1d as the maximum of its taps, for the plain case with stride 1 (kernels of up to 8 taps, no
-    padding or dilation, a float CPU input, no gradient: maximum would share a tied gradient where max pooling
-    gives it to the first maximum): each tap is then a dense run for the vectorized maximum, while the kernel
-    also writes the indices nobody asked for (2.5x slower at k=3). Strided taps take the buffered binary path,
-    which the kernel's row windows beat 5-10x. None: not that case."""
-    s = k if s is None or s == [] else s
-    if type(k) is not int or type(s) is not int or s != 1 or p != 0 or d != 1 or ceil_mode:
-        return None
-    if (
-        not isinstance(x, _C.Tensor)
-        or x.device.type != "cpu"
-        or not x.is_floating_point()
-        or x.dim() not in (2, 3)
-    ):
-        return None
-    if (x.requires_grad and _C.is_grad_enabled()) or k < 1 or s < 1 or x.shape[-1] < k or x.numel() == 0:
-        return None  # the kernel's checks and messages, or its gradient
-    n = (x.shape[-1] - k) // s + 1
-    if k > 8:
-        return None
-    # the elementwise maximum of the k strided taps (k - 1 binary ops; maximum keeps NaN, as max pooling does)
-    out = x[..., 0 : (n - 1) * s + 1 : s]
-    for j in range(1, k):
-        out = _C.maximum(out, x[..., j : j + (n - 1) * s + 1 : s])
-    return out.clone() if k == 1 else out  # one tap is a view of the input: the result must not alias it
 
 
 def max_pool1d_with_indices(
