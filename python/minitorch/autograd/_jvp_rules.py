@@ -1866,25 +1866,13 @@ _COMPOSITE_RULES = {
     "clip": _CLAMP,
     "trace": _LINEAR,
     # ---- composites: shape and indexing (linear in self: the op applied to the tangent)
-    "reshape": _LINEAR,
-    "view": _LINEAR,
-    "view_as": {"args": "self, other", "jvp_self": "t_self.view_as(other)"},
-    "reshape_as": {"args": "self, other", "jvp_self": "t_self.reshape_as(other)"},
-    "expand_as": {"args": "self, other", "jvp_self": "t_self.expand_as(other)"},
-    "permute": _LINEAR,
-    "t": _LINEAR,
     "adjoint": _LINEAR,
-    "expand": _LINEAR,
     "broadcast_to": _LINEAR,
-    "squeeze": _LINEAR,
-    "unsqueeze": _LINEAR,
-    "flatten": _LINEAR,
     "ravel": _LINEAR,
     "flip": _LINEAR,
     "fliplr": _LINEAR,
     "flipud": _LINEAR,
     "rot90": _LINEAR,
-    "repeat": _LINEAR,
     "repeat_interleave": _LINEAR,
     "diag": _LINEAR,
     "diag_embed": _LINEAR,
@@ -1893,31 +1881,11 @@ _COMPOSITE_RULES = {
     "clone": _LINEAR,
     "gradient": _LINEAR,  # linear in the input (coordinate tensors of the spacing carry no tangent here)
     "split_with_sizes": _LINEAR,
-    "masked_select": _LINEAR,
     "Tensor.__getitem__": {"args": "self, index", "jvp": "t_self[index]", "dual_term": "linear"},
     # the indexed writes are linear in (self, source): the same write of the tangents (PyTorch's formulas)
     "index_add": {
         "args": "self, dim, index, source, *, alpha=1",
         "jvp": "t_self.index_add(dim, index, t_source, alpha=alpha)",
-    },
-    "index_copy": {"args": "self, dim, index, source", "jvp": "t_self.index_copy(dim, index, t_source)"},
-    "index_put": {
-        "args": "self, indices, values, accumulate=False",
-        "jvp": "t_self.index_put(indices, t_values, accumulate)",
-    },
-    "scatter_add": {"args": "self, dim, index, src", "jvp": "t_self.scatter_add(dim, index, t_src)"},
-    "index_fill": {
-        "args": "self, dim, index, value",
-        "jvp_self": "t_self.index_fill(dim, index, 0)",
-        "jvp_value": "zeros_like(self).index_fill(dim, index, t_value)",
-    },
-    "slice_scatter": {
-        "args": "self, src, dim=0, start=None, end=None, step=1",
-        "jvp": "t_self.slice_scatter(t_src, dim, start, end, step)",
-    },
-    "scatter": {
-        "args": "self, dim, index, src=None, value=None, *, reduce=None",
-        "jvp": "_scatter_jvp(dim, index, src, value, reduce, t_self, t_src)",
     },
     "where": {
         "args": "condition, input=None, other=None, *, out=None",
