@@ -130,8 +130,8 @@ def _shift_dims(dims, rank):
 
 POINTWISE = """
 logit nan_to_num signbit float_power fmax fmin
-hypot copysign nextafter ldexp bitwise_left_shift bitwise_right_shift clamp clip
-clamp_min clamp_max where addcmul addcdiv heaviside mvlgamma sinc isclose zeros_like
+hypot copysign nextafter ldexp bitwise_left_shift bitwise_right_shift
+addcmul addcdiv heaviside mvlgamma sinc isclose zeros_like
 ones_like empty_like full_like F.relu F.relu6 F.elu F.selu F.celu F.gelu F.silu F.mish F.sigmoid F.tanh F.hardtanh
 F.hardswish F.hardsigmoid F.leaky_relu F.softplus F.softsign F.softshrink F.hardshrink F.tanhshrink F.logsigmoid
 F.threshold F.relu_ F.elu_ F.leaky_relu_ F.hardtanh_ F.threshold_ F.celu_ F.selu_ special.expit special.erf
@@ -140,14 +140,14 @@ special.entr special.logit special.i0 special.i0e special.i1 special.i1e special
 special.log_ndtr special.digamma special.psi special.gammaln special.round special.polygamma special.multigammaln
 Tensor.clone Tensor.contiguous Tensor.detach Tensor.to Tensor.type Tensor.type_as Tensor.float Tensor.double
 Tensor.half Tensor.bfloat16 Tensor.int Tensor.long Tensor.short Tensor.bool Tensor.byte Tensor.char Tensor.cpu
-Tensor.cuda Tensor.masked_fill Tensor.clamp Tensor.requires_grad_ Tensor.pin_memory
+Tensor.cuda Tensor.masked_fill Tensor.requires_grad_ Tensor.pin_memory
 """.split()  # noqa: SIM905  (a word list reads better than a literal)
 
 INPLACE_POINTWISE = """
-add_ sub_ mul_ div_ pow_ clamp_ clamp_min_ clamp_max_ clip_ neg_ abs_ exp_ log_ sqrt_ sigmoid_ tanh_ relu_ copy_
+add_ sub_ mul_ div_ pow_ clamp_min_ clamp_max_ neg_ abs_ exp_ log_ sqrt_ sigmoid_ tanh_ relu_ copy_
 fill_ zero_ masked_fill_ lerp_ addcmul_ addcdiv_ floor_ ceil_ round_ trunc_ sign_ reciprocal_ rsqrt_ sin_ cos_
 erf_ exp2_ expm1_ log1p_ log2_ log10_ fmod_ remainder_ maximum_ minimum_ nan_to_num_ true_divide_ floor_divide_
-mul_ logical_not_ square_ where_ atan2_ hypot_ detach_ requires_grad_ copysign_
+mul_ logical_not_ square_ atan2_ hypot_ detach_ requires_grad_ copysign_
 """.split()  # noqa: SIM905  (a word list reads better than a literal)
 
 
@@ -2180,6 +2180,9 @@ POINTWISE += [n for n, e in _composite_math.COMPOSITE_VMAP.items() if e == "poin
 # in-place forms of the pointwise ops, as torch functions (torch.relu_(x)) and methods
 for _name in [n for n in POINTWISE if "." not in n]:
     register_rule(_name + "_", "Tensor." + _name + "_")(pointwise)
+# torch.clamp_min_/clamp_max_: _composite_math's in-place forms of the schema's clamp_min/clamp_max (whose rows
+# have no in-place variant for the schema to register)
+register_rule("clamp_min_", "clamp_max_")(pointwise)
 # torch-level spellings of nn.functional ops and other elementwise functions
 register_rule(
     "celu",
@@ -3101,15 +3104,11 @@ def bool_reduction_rule(key, level, args, kwargs):
     )
 
 
-_pointwise_where = RULES["where"]
-
-
-@register_rule("where")
 def where_rule(key, level, args, kwargs):
     """where(cond, x, y) is pointwise; where(cond) alone (nonzero as a tuple) is refused."""
     if len(args) + len(kwargs) == 1:
         raise _dynamic_shape("aten::where")
-    return _pointwise_where(key, level, args, kwargs)
+    return pointwise(key, level, args, kwargs)
 
 
 @register_rule("Tensor.type_as", "Tensor.to")
