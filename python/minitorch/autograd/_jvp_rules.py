@@ -2049,13 +2049,6 @@ _COMPOSITE_RULES = {
     "Tensor.zero_": {"jvp": "zeros_like(result)"},
     "Tensor.fill_": {"args": "self, value", "jvp": "zeros_like(result)"},
     "Tensor.__setitem__": {"args": "self, index, value", "jvp": None},  # handled by dispatch
-    "zeros_like": _NONE,
-    "ones_like": _NONE,
-    "empty_like": _NONE,
-    "full_like": _NONE,
-    "rand_like": _NONE,
-    "randn_like": _NONE,
-    "randint_like": _NONE,
     "isclose": _NONE,
     "signbit": _NONE,
     "nan_to_num": {"args": "self, *args, **kwargs", "jvp": "where(isfinite(self), t_self, 0.0)"},

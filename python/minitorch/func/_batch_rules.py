@@ -131,8 +131,8 @@ def _shift_dims(dims, rank):
 POINTWISE = """
 logit nan_to_num signbit float_power fmax fmin
 hypot copysign nextafter ldexp bitwise_left_shift bitwise_right_shift
-addcmul addcdiv heaviside mvlgamma sinc isclose zeros_like
-ones_like empty_like full_like F.relu F.relu6 F.elu F.selu F.celu F.gelu F.silu F.mish F.sigmoid F.tanh F.hardtanh
+addcmul addcdiv heaviside mvlgamma sinc isclose
+F.relu F.relu6 F.elu F.selu F.celu F.gelu F.silu F.mish F.sigmoid F.tanh F.hardtanh
 F.hardswish F.hardsigmoid F.leaky_relu F.softplus F.softsign F.softshrink F.hardshrink F.tanhshrink F.logsigmoid
 F.threshold F.relu_ F.elu_ F.leaky_relu_ F.hardtanh_ F.threshold_ F.celu_ F.selu_ special.expit special.erf
 special.erfc special.erfinv special.expm1 special.exp2 special.log1p special.sinc special.xlogy special.xlog1py
@@ -1065,7 +1065,6 @@ def tile_rule(key, level, args, kwargs):
     return repeat_rule("Tensor.repeat", level, (x, sizes), {})
 
 
-@register_rule("Tensor.new_zeros", "Tensor.new_ones", "Tensor.new_empty", "Tensor.new_full")
 def new_factory_rule(key, level, args, kwargs):
     """Batching rule of new_zeros/new_ones/new_empty/new_full: a batched result, the batch size prepended
     to the size (one fresh tensor per batch entry, as functorch)."""
@@ -2031,9 +2030,6 @@ def _same_by_replay(key, level, args, kwargs):
 
 
 @register_rule(
-    "rand_like",
-    "randn_like",
-    "randint_like",
     "bernoulli",
     "poisson",
     "normal",

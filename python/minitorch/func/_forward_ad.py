@@ -973,8 +973,9 @@ _ON_PRIMAL = frozenset((
     "record_stream", "count_nonzero", "nonzero", "argwhere", "argmax", "argmin", "argsort", "bincount",
     "histc", "bucketize", "isclose", "is_coalesced", "dense_dim", "sparse_dim", "type",
 ))  # fmt: skip
-# Results that have no tangent: the op runs on the primal and its result is a plain tensor
-_NO_TANGENT = frozenset(("detach", "new_empty", "new_full", "new_ones", "new_zeros", "new_tensor", "new"))
+# Results that have no tangent: the op runs on the primal and its result is a plain tensor (the schema's factories
+# of a tensor, new_zeros..., say so by their `jvp: none` rows)
+_NO_TANGENT = frozenset(("detach", "new_tensor", "new"))
 # In-place writes of values that do not depend on self's: the tangent is zeros (fill_'s value's, when it has one)
 _FILLS = frozenset((
     "zero_", "fill_", "uniform_", "normal_", "random_", "bernoulli_", "exponential_", "cauchy_", "log_normal_",
