@@ -2978,7 +2978,6 @@ def _dtype_stand_in(x, level):
     return _C.empty((0,) if x.dim() else (), dtype=x.dtype, device=x.device)
 
 
-@register_rule("result_type")
 def result_type_rule(key, level, args, kwargs):
     """result_type depends on each operand's dtype and whether it is 0-d: an unbatched stand-in of the logical
     tensor answers the same (a dtype, the same for every entry)."""
