@@ -35,6 +35,7 @@ KEYS = {
     "refuse",
     "jvp",
     "jvp_args",
+    "jvp_absent",
     "dual_term",
     "vmap",
     "rules",
@@ -49,8 +50,11 @@ KEYS = {
 }
 # forward-mode rules: `jvp`, or one `jvp_<input>` term per differentiable tensor input
 JVP_TERM = re.compile(r"^jvp_[a-z_][a-z0-9_]*$")
+# what a rule says of its terms (not terms themselves): the Python parameters it binds, and what an argument
+# without a tangent is in its scope (`jvp_absent: none`: t_<arg> is None, the rule decides; default zeros)
+JVP_OPTIONS = ("jvp_args", "jvp_absent")
 # the keys that hold Python for the transforms (forward AD, vmap), handed to Python through _op_schema_rules()
-TRANSFORM_KEYS = ("jvp", "jvp_args", "vmap", "rules")
+TRANSFORM_KEYS = ("jvp", *JVP_OPTIONS, "vmap", "rules")
 # the second-order term of forward-over-reverse (`dual_term:`): linear | zero | zero_real | fallback | fn <function>
 # [t_result] | (a unary row) a C++ expression; DUAL_SCOPE is what the expression reads (dual_terms_inc)
 DUAL_WORDS = ("linear", "zero", "zero_real", "fallback")
@@ -393,11 +397,16 @@ def _finish(op, fail):
     op.transforms = tuple(
         (k, v) for k, (v, _) in op.fields.items() if k in TRANSFORM_KEYS or JVP_TERM.match(k)
     )
-    terms = [k for k, _ in op.transforms if k == "jvp" or JVP_TERM.match(k) and k != "jvp_args"]
+    terms = [k for k, _ in op.transforms if k == "jvp" or JVP_TERM.match(k) and k not in JVP_OPTIONS]
     if "jvp" in terms and len(terms) > 1:
         fail(op.fields["jvp"][1], f"{op.name!r}: give 'jvp:' or 'jvp_<input>:' terms, not both")
-    if "jvp_args" in op.fields and not terms:
-        fail(op.fields["jvp_args"][1], f"{op.name!r}: 'jvp_args:' without a 'jvp:' rule")
+    for option in JVP_OPTIONS:
+        if option in op.fields and not terms:
+            fail(op.fields[option][1], f"{op.name!r}: '{option}:' without a 'jvp:' rule")
+    if "jvp_absent" in op.fields and op.fields["jvp_absent"][0] != "none":
+        fail(
+            op.fields["jvp_absent"][1], f"{op.name!r}: 'jvp_absent:' takes only 'none' (zeros is the default)"
+        )
     _finish_dual_term(op, get, fail)
     if op.kind == "func":
         for key in op.fields:

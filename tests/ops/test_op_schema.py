@@ -670,6 +670,19 @@ def test_generator_rejects_malformed_funcs():
     assert "'rules:' is for funcs" in _err(
         "unary foo\n  functor: Foo\n  dtype: same\n  grad: none\n  rules: python\n"
     )
+    # jvp_absent says what a rule's scope holds for a missing tangent: only beside a rule, and only `none`
+    assert "'jvp_absent:' without a 'jvp:' rule" in _err(
+        "func foo(Tensor self) -> Tensor\n  jvp_absent: none\n"
+    )
+    assert "'jvp_absent:' takes only 'none'" in _err(
+        "func foo(Tensor self) -> Tensor\n  jvp: t_self\n  jvp_absent: zeros\n  dual_term: linear\n"
+    )
+    (kept,) = gen_ops.parse(
+        "func foo(Tensor self, Tensor? w=None) -> Tensor\n  jvp_args: self, w=None\n  jvp_self: t_self\n"
+        "  jvp_absent: none\n  dual_term: linear\n",
+        "s",
+    )
+    assert dict(kept.transforms) == {"jvp_args": "self, w=None", "jvp_self": "t_self", "jvp_absent": "none"}
     assert "default None needs an optional type" in _err("func foo(Tensor self, int dim=None) -> Tensor\n")
     assert "without a default follows one with a default" in _err(
         "func foo(Tensor self, int a=1, int b) -> Tensor\n"

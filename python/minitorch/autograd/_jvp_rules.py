@@ -1,5 +1,5 @@
 """Forward-mode (JVP) rules, one row per op. The ops of csrc/ops/ops.schema declare theirs there, beside their
-`grad:` (keys `jvp:`, `jvp_<input>:`, `jvp_args:`; compiled into _C and read by `_schema_rules`); the rows of
+`grad:` (keys `jvp:`, `jvp_<input>:`, `jvp_args:`, `jvp_absent:`; compiled into _C and read by `_schema_rules`); the rows of
 _COMPOSITE_RULES below are for the Python composites and public names the schema does not hold.
 
 Each row is a dict of strings (the schema's `jvp_args:` is a row's `args`):
@@ -10,6 +10,8 @@ Each row is a dict of strings (the schema's `jvp_args:` is a row's `args`):
                none). A tuple for ops with several outputs (None for an index output).
   jvp_<name>:  instead of `jvp`, one term per differentiable tensor parameter, summed over the parameters that
                carry a tangent (a linear op in two operands, such as matmul, then computes only what it needs).
+  keep_none:   optional, "1": a tensor parameter without a tangent is `t_<name>` None in `jvp`, not zeros (the
+               rule tells an absent tangent from a zero one: clamp's tensor bounds); the schema's `jvp_absent: none`.
   dual_term:   optional, the op's second-order term in forward-over-reverse (func/_forward_ad.py's _record), as
                ops.schema's `dual_term:` key says it for a schema op: `linear` (none, never recorded), `zero` (the
                rule masks or selects the tangent by the primal's value), `fallback` (the re-run; the default).
@@ -305,9 +307,8 @@ def _is_tensor(x):
 
 
 def _polygamma_jvp(n, x, t_n, t_x):
-    """polygamma's tangent, called as polygamma(n, x) or as the method x.polygamma(n), whose tensor comes first."""
-    if _is_tensor(n):
-        n, x, t_x = x, n, t_n
+    """polygamma's tangent (the method x.polygamma(n) reaches it as polygamma(n, x): forward AD's self-second
+    methods)."""
     return t_x * _root().polygamma(n + 1, x)
 
 
@@ -1476,12 +1477,6 @@ def _as_complex_t(t):
 
 _LINEAR = {"args": "self, *args, **kwargs", "jvp": "op(t_self, *args, **kwargs)", "dual_term": "linear"}
 _NONE = {"jvp": None}
-# the rule two spellings share (clamp/clip)
-_CLAMP = {
-    "args": "self, min=None, max=None",
-    "jvp": "_clamp_jvp(self, min, max, t_self, t_min, t_max)",
-    "keep_none": "1",
-}
 
 _COMPOSITE_RULES = {
     # ---- elementwise composites and public names of schema ops (the schema's own names are in ops.schema)
@@ -1852,39 +1847,15 @@ _COMPOSITE_RULES = {
         "jvp": "_vector_norm_jvp(self - other, _difference_t(t_self, t_other, self - other), p, None, False, result)",
         "keep_none": "1",
     },
-    "clamp": _CLAMP,
-    "clamp_min": {
-        "args": "self, min",
-        "jvp": "_clamp_bound_jvp(self, min, t_self, t_min, True)",
-        "keep_none": "1",
-    },
-    "clamp_max": {
-        "args": "self, max",
-        "jvp": "_clamp_bound_jvp(self, max, t_self, t_max, False)",
-        "keep_none": "1",
-    },
-    "clip": _CLAMP,
     "trace": _LINEAR,
     # ---- composites: shape and indexing (linear in self: the op applied to the tangent)
-    "reshape": _LINEAR,
-    "view": _LINEAR,
-    "view_as": {"args": "self, other", "jvp_self": "t_self.view_as(other)"},
-    "reshape_as": {"args": "self, other", "jvp_self": "t_self.reshape_as(other)"},
-    "expand_as": {"args": "self, other", "jvp_self": "t_self.expand_as(other)"},
-    "permute": _LINEAR,
-    "t": _LINEAR,
     "adjoint": _LINEAR,
-    "expand": _LINEAR,
     "broadcast_to": _LINEAR,
-    "squeeze": _LINEAR,
-    "unsqueeze": _LINEAR,
-    "flatten": _LINEAR,
     "ravel": _LINEAR,
     "flip": _LINEAR,
     "fliplr": _LINEAR,
     "flipud": _LINEAR,
     "rot90": _LINEAR,
-    "repeat": _LINEAR,
     "repeat_interleave": _LINEAR,
     "diag": _LINEAR,
     "diag_embed": _LINEAR,
@@ -1893,42 +1864,11 @@ _COMPOSITE_RULES = {
     "clone": _LINEAR,
     "gradient": _LINEAR,  # linear in the input (coordinate tensors of the spacing carry no tangent here)
     "split_with_sizes": _LINEAR,
-    "masked_select": _LINEAR,
     "Tensor.__getitem__": {"args": "self, index", "jvp": "t_self[index]", "dual_term": "linear"},
     # the indexed writes are linear in (self, source): the same write of the tangents (PyTorch's formulas)
     "index_add": {
         "args": "self, dim, index, source, *, alpha=1",
         "jvp": "t_self.index_add(dim, index, t_source, alpha=alpha)",
-    },
-    "index_copy": {"args": "self, dim, index, source", "jvp": "t_self.index_copy(dim, index, t_source)"},
-    "index_put": {
-        "args": "self, indices, values, accumulate=False",
-        "jvp": "t_self.index_put(indices, t_values, accumulate)",
-    },
-    "scatter_add": {"args": "self, dim, index, src", "jvp": "t_self.scatter_add(dim, index, t_src)"},
-    "index_fill": {
-        "args": "self, dim, index, value",
-        "jvp_self": "t_self.index_fill(dim, index, 0)",
-        "jvp_value": "zeros_like(self).index_fill(dim, index, t_value)",
-    },
-    "slice_scatter": {
-        "args": "self, src, dim=0, start=None, end=None, step=1",
-        "jvp": "t_self.slice_scatter(t_src, dim, start, end, step)",
-    },
-    "scatter": {
-        "args": "self, dim, index, src=None, value=None, *, reduce=None",
-        "jvp": "_scatter_jvp(dim, index, src, value, reduce, t_self, t_src)",
-    },
-    "where": {
-        "args": "condition, input=None, other=None, *, out=None",
-        "jvp": "_where_jvp(condition, t_input, t_other, input, other, result)",
-        "keep_none": "1",
-    },
-    # the method takes self as the value where condition holds: the function's rule would read it as the condition
-    "Tensor.where": {
-        "args": "self, condition, other",
-        "jvp": "_where_jvp(condition, t_self, t_other, self, other, result)",
-        "keep_none": "1",
     },
     "concatenate": {
         "args": "tensors, dim=0, *, out=None, axis=None",
@@ -2109,13 +2049,6 @@ _COMPOSITE_RULES = {
     "Tensor.zero_": {"jvp": "zeros_like(result)"},
     "Tensor.fill_": {"args": "self, value", "jvp": "zeros_like(result)"},
     "Tensor.__setitem__": {"args": "self, index, value", "jvp": None},  # handled by dispatch
-    "zeros_like": _NONE,
-    "ones_like": _NONE,
-    "empty_like": _NONE,
-    "full_like": _NONE,
-    "rand_like": _NONE,
-    "randn_like": _NONE,
-    "randint_like": _NONE,
     "isclose": _NONE,
     "signbit": _NONE,
     "nan_to_num": {"args": "self, *args, **kwargs", "jvp": "where(isfinite(self), t_self, 0.0)"},
@@ -2298,6 +2231,8 @@ def _schema_rules():
         row = rows.setdefault(name, {})
         if key == "jvp_args":
             row["args"] = value
+        elif key == "jvp_absent":
+            row["keep_none"] = value == "none"
         else:
             row[key] = {"none": None, "generic": GENERIC}.get(value, value)
     return rows

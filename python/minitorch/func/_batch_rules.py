@@ -130,9 +130,9 @@ def _shift_dims(dims, rank):
 
 POINTWISE = """
 logit nan_to_num signbit float_power fmax fmin
-hypot copysign nextafter ldexp bitwise_left_shift bitwise_right_shift clamp clip
-clamp_min clamp_max where addcmul addcdiv heaviside mvlgamma sinc isclose zeros_like
-ones_like empty_like full_like F.relu F.relu6 F.elu F.selu F.celu F.gelu F.silu F.mish F.sigmoid F.tanh F.hardtanh
+hypot copysign nextafter ldexp bitwise_left_shift bitwise_right_shift
+addcmul addcdiv heaviside mvlgamma sinc isclose
+F.relu F.relu6 F.elu F.selu F.celu F.gelu F.silu F.mish F.sigmoid F.tanh F.hardtanh
 F.hardswish F.hardsigmoid F.leaky_relu F.softplus F.softsign F.softshrink F.hardshrink F.tanhshrink F.logsigmoid
 F.threshold F.relu_ F.elu_ F.leaky_relu_ F.hardtanh_ F.threshold_ F.celu_ F.selu_ special.expit special.erf
 special.erfc special.erfinv special.expm1 special.exp2 special.log1p special.sinc special.xlogy special.xlog1py
@@ -140,14 +140,14 @@ special.entr special.logit special.i0 special.i0e special.i1 special.i1e special
 special.log_ndtr special.digamma special.psi special.gammaln special.round special.polygamma special.multigammaln
 Tensor.clone Tensor.contiguous Tensor.detach Tensor.to Tensor.type Tensor.type_as Tensor.float Tensor.double
 Tensor.half Tensor.bfloat16 Tensor.int Tensor.long Tensor.short Tensor.bool Tensor.byte Tensor.char Tensor.cpu
-Tensor.cuda Tensor.masked_fill Tensor.clamp Tensor.requires_grad_ Tensor.pin_memory
+Tensor.cuda Tensor.masked_fill Tensor.requires_grad_ Tensor.pin_memory
 """.split()  # noqa: SIM905  (a word list reads better than a literal)
 
 INPLACE_POINTWISE = """
-add_ sub_ mul_ div_ pow_ clamp_ clamp_min_ clamp_max_ clip_ neg_ abs_ exp_ log_ sqrt_ sigmoid_ tanh_ relu_ copy_
+add_ sub_ mul_ div_ pow_ clamp_min_ clamp_max_ neg_ abs_ exp_ log_ sqrt_ sigmoid_ tanh_ relu_ copy_
 fill_ zero_ masked_fill_ lerp_ addcmul_ addcdiv_ floor_ ceil_ round_ trunc_ sign_ reciprocal_ rsqrt_ sin_ cos_
 erf_ exp2_ expm1_ log1p_ log2_ log10_ fmod_ remainder_ maximum_ minimum_ nan_to_num_ true_divide_ floor_divide_
-mul_ logical_not_ square_ where_ atan2_ hypot_ detach_ requires_grad_ copysign_
+mul_ logical_not_ square_ atan2_ hypot_ detach_ requires_grad_ copysign_
 """.split()  # noqa: SIM905  (a word list reads better than a literal)
 
 
@@ -926,22 +926,20 @@ def metadata_rule(key, level, args, kwargs):
     return getattr(x, key)()
 
 
-@register_rule("Tensor.unsqueeze", "unsqueeze")
 def unsqueeze_rule(key, level, args, kwargs):
-    """Batching rule of unsqueeze: the dim is checked against the logical rank + 1 (a dim is inserted) and
-    shifted past the batch dim."""
+    """Batching rule of unsqueeze (unsqueeze_: on the value, in place): the dim is checked against the logical
+    rank + 1 (a dim is inserted) and shifted past the batch dim."""
     x = args[0]
     if not _bt(x, level):
         return fallback(key, level, args, kwargs)
     r = x._value.dim() - 1
     d = _get(args, kwargs, 1, "dim")
-    return wrap(x._value.unsqueeze(_wrap_dim(d, r + 1) + 1), level)
+    return wrap(call(key, x._value, _wrap_dim(d, r + 1) + 1), level)
 
 
-@register_rule("Tensor.squeeze", "squeeze")
 def squeeze_rule(key, level, args, kwargs):
-    """Batching rule of squeeze: the logical dims shift by one past the batch dim at the front; squeeze()
-    never removes the batch dim even when the batch has size 1."""
+    """Batching rule of squeeze (squeeze_: on the value, in place): the logical dims shift by one past the batch
+    dim at the front; squeeze() never removes the batch dim even when the batch has size 1."""
     x = args[0]
     v = x._value
     r = v.dim() - 1
@@ -954,10 +952,9 @@ def squeeze_rule(key, level, args, kwargs):
         dims = (_shift(d, r),)
     if r == 0:
         return wrap(v, level)
-    return wrap(v.squeeze(dims) if dims else v, level)
+    return wrap(call(key, v, dims) if dims else v, level)
 
 
-@register_rule("Tensor.flatten", "flatten")
 def flatten_rule(key, level, args, kwargs):
     """Batching rule of flatten: start_dim/end_dim are shifted so the batch dim stays out of the flattened
     range; a 0-d entry becomes 1-d (size 1), as flatten of a scalar."""
@@ -971,7 +968,6 @@ def flatten_rule(key, level, args, kwargs):
     return wrap(v.flatten(_shift(start, r), _shift(end, r)), level)
 
 
-@register_rule("Tensor.permute", "permute")
 def permute_rule(key, level, args, kwargs):
     """Batching rule of permute: the batch dim stays first and the logical dims are shifted; a wrong number
     of dims is refused by the physical permute."""
@@ -982,18 +978,18 @@ def permute_rule(key, level, args, kwargs):
     return wrap(x._value.permute(0, *(_shift(d, r) for d in dims)), level)
 
 
-@register_rule("Tensor.t", "t")
 def t_rule(key, level, args, kwargs):
-    """Batching rule of t: 2-D entries swap physical dims 1 and 2, 0-d and 1-d entries are returned as they
-    are; more than 2 logical dims raise t()'s error with the logical rank."""
+    """Batching rule of t (t_: transpose_ of the value): 2-D entries swap physical dims 1 and 2, 0-d and 1-d
+    entries are returned as they are; more than 2 logical dims raise t()'s error with the logical rank."""
     x = args[0]
     r = x._value.dim() - 1
     if r > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {r}D")
-    return wrap(x._value.transpose(1, 2) if r == 2 else x._value, level)
+    if r < 2:
+        return wrap(x._value, level)
+    return wrap(call("Tensor.transpose_" if is_inplace(key) else "Tensor.transpose", x._value, 1, 2), level)
 
 
-@register_rule("Tensor.view", "Tensor.reshape", "reshape")
 def view_rule(key, level, args, kwargs):
     """Batching rule of view/reshape: the batch size is prepended to the shape; view falls back to reshape
     where the batch dim's stride (moved to the front by vmap) forbids a view."""
@@ -1014,13 +1010,12 @@ def view_rule(key, level, args, kwargs):
     return wrap(v.reshape(new), level)
 
 
-@register_rule("Tensor.view_as", "Tensor.reshape_as")
 def view_as_rule(key, level, args, kwargs):
     """Batching rule of view_as/reshape_as: view/reshape to the other tensor's logical shape."""
     return view_rule(key.replace("_as", ""), level, (args[0], tuple(args[1].shape)), {})
 
 
-@register_rule("Tensor.expand", "broadcast_to")
+@register_rule("broadcast_to")
 def expand_rule(key, level, args, kwargs):
     """Batching rule of expand/broadcast_to: size-1 dims go after the batch dim up to the number of sizes,
     then the batch size is kept in front of them; fewer sizes than the logical rank raise expand's error."""
@@ -1039,13 +1034,11 @@ def expand_rule(key, level, args, kwargs):
     return wrap(v.expand(v.shape[0], *sizes), level)
 
 
-@register_rule("Tensor.expand_as")
 def expand_as_rule(key, level, args, kwargs):
     """Batching rule of expand_as: expand to the other tensor's logical shape (through expand's rule)."""
     return call("Tensor.expand", args[0], tuple(args[1].shape))
 
 
-@register_rule("Tensor.repeat")
 def repeat_rule(key, level, args, kwargs):
     """Batching rule of repeat: the logical rank is padded to the number of repeats and the batch dim
     repeats once, so entries never repeat into each other."""
@@ -1072,7 +1065,6 @@ def tile_rule(key, level, args, kwargs):
     return repeat_rule("Tensor.repeat", level, (x, sizes), {})
 
 
-@register_rule("Tensor.new_zeros", "Tensor.new_ones", "Tensor.new_empty", "Tensor.new_full")
 def new_factory_rule(key, level, args, kwargs):
     """Batching rule of new_zeros/new_ones/new_empty/new_full: a batched result, the batch size prepended
     to the size (one fresh tensor per batch entry, as functorch)."""
@@ -1303,13 +1295,10 @@ def index_select_rule(key, level, args, kwargs):
     return wrap(call("gather", vx, d + 1, vi), level)
 
 
-@register_rule("scatter", "scatter_add", "Tensor.scatter_", "Tensor.scatter_add_")
 def scatter_rule(key, level, args, kwargs):
     """Batching rule of scatter/scatter_add: self, index and src all get the batch dim and the dim is
-    shifted; the in-place forms on an unbatched self run per entry."""
+    shifted; an in-place form writes the value (an unbatched self was refused by dispatch)."""
     x = args[0]
-    if is_inplace(key) and not _bt(x, level):
-        return fallback(key, level, args, kwargs)
     dim = _get(args, kwargs, 1, "dim")
     index = _get(args, kwargs, 2, "index")
     src = _get(args, kwargs, 3, "src", kwargs.get("value"))
@@ -2041,9 +2030,6 @@ def _same_by_replay(key, level, args, kwargs):
 
 
 @register_rule(
-    "rand_like",
-    "randn_like",
-    "randint_like",
     "bernoulli",
     "poisson",
     "normal",
@@ -2190,6 +2176,9 @@ POINTWISE += [n for n, e in _composite_math.COMPOSITE_VMAP.items() if e == "poin
 # in-place forms of the pointwise ops, as torch functions (torch.relu_(x)) and methods
 for _name in [n for n in POINTWISE if "." not in n]:
     register_rule(_name + "_", "Tensor." + _name + "_")(pointwise)
+# torch.clamp_min_/clamp_max_: _composite_math's in-place forms of the schema's clamp_min/clamp_max (whose rows
+# have no in-place variant for the schema to register)
+register_rule("clamp_min_", "clamp_max_")(pointwise)
 # torch-level spellings of nn.functional ops and other elementwise functions
 register_rule(
     "celu",
@@ -2229,7 +2218,7 @@ register_rule("instance_norm")(_fold_rule(None))  # torch.instance_norm: F.insta
 _alias("F.bilinear", "bilinear")
 _alias("F.pixel_shuffle", "channel_shuffle", "native_channel_shuffle")
 register_rule("linalg.matmul")(matmul_rule)
-_alias("flatten", "ravel", "Tensor.ravel")
+register_rule("ravel", "Tensor.ravel")(flatten_rule)  # flatten() (ops.schema declares flatten's rule)
 # (torch.kl_div, torch.binary_cross_entropy_with_logits and friends take an integer reduction: no alias)
 register_rule("F.margin_ranking_loss", "F.triplet_margin_loss", "F.multilabel_soft_margin_loss")(
     elementwise_loss_rule
@@ -2237,10 +2226,9 @@ register_rule("F.margin_ranking_loss", "F.triplet_margin_loss", "F.multilabel_so
 register_rule("linalg.norm")(_reduction(dim_pos=2))
 register_rule("linalg.matrix_norm")(_dims_rule((2, "dim", (-2, -1))))
 register_rule("linalg.diagonal")(_dims_rule((2, "dim1", -2), (3, "dim2", -1)))
-register_rule("index_fill", "Tensor.index_fill_")(_dims_rule((1, "dim")))
 
 
-@register_rule("index_add", "index_copy", "Tensor.index_add_", "Tensor.index_copy_")
+@register_rule("index_add", "Tensor.index_add_")
 def index_add_rule(key, level, args, kwargs):
     """Batching rule of index_add/index_copy: the dim is shifted and the source gets the batch dim; a
     batched index (one per entry) or an unbatched self runs per entry."""
@@ -2554,7 +2542,6 @@ def hvdsplit_rule(key, level, args, kwargs):
     return call("tensor_split", x, sections, dim)
 
 
-@register_rule("slice_scatter", "Tensor.slice_scatter")
 def slice_scatter_rule(key, level, args, kwargs):
     """Batching rule of slice_scatter: input and src with the batch dim in front (an unbatched one expanded; the
     op writes into a copy), the dim shifted."""
@@ -2745,7 +2732,6 @@ def multi_margin_loss_rule(key, level, args, kwargs):
     return _per_entry_reduce(loss, red, level)
 
 
-@register_rule("index_put", "Tensor.index_put", "index_put_", "Tensor.index_put_")
 def index_put_rule(key, level, args, kwargs):
     """Batching rule of index_put(_): the batch's own arange joins the (integer) indices as the first advanced
     index of the value, the indices and values padded to their logical ranks after the batch dim; bool masks
@@ -2992,7 +2978,6 @@ def _dtype_stand_in(x, level):
     return _C.empty((0,) if x.dim() else (), dtype=x.dtype, device=x.device)
 
 
-@register_rule("result_type")
 def result_type_rule(key, level, args, kwargs):
     """result_type depends on each operand's dtype and whether it is 0-d: an unbatched stand-in of the logical
     tensor answers the same (a dtype, the same for every entry)."""
@@ -3035,8 +3020,6 @@ def lobpcg_rule(key, level, args, kwargs):
 
 
 _SPELLINGS = re.compile(r"([a-z_0-9]+)(?:\[([a-z_ ]*)\])?")
-# the rules registered by the code above, which must not name an op of the schema (tests/func/test_func.py)
-PYTHON_KEYS = frozenset(RULES)
 
 
 def _returning_self(rule):
@@ -3071,9 +3054,6 @@ def _register_schema_rules():
                 register_rule("Tensor." + spelling + "_")(_returning_self(rule))
 
 
-_register_schema_rules()
-
-
 # ----------------------------------------------------------------------------------------------- dynamic shapes
 # Ops whose result's shape depends on the values: each batch entry would have its own, so vmap refuses them with
 # PyTorch's words (a loop over entries would stack them only when the shapes happen to agree, and where(cond)
@@ -3093,7 +3073,10 @@ def _dynamic_shape(aten):
     )
 
 
-@register_rule(*_DYNAMIC_ATEN, *("Tensor." + n for n in _DYNAMIC_ATEN))
+# (nonzero's rule is declared in ops.schema: `vmap: dynamic_shape_rule`)
+@register_rule(
+    *(n for n in _DYNAMIC_ATEN if n != "nonzero"), *("Tensor." + n for n in _DYNAMIC_ATEN if n != "nonzero")
+)
 def dynamic_shape_rule(key, level, args, kwargs):
     """nonzero, unique, unique_consecutive: refused (their output shape differs per entry)."""
     base = _base(key)
@@ -3116,15 +3099,11 @@ def bool_reduction_rule(key, level, args, kwargs):
     )
 
 
-_pointwise_where = RULES["where"]
-
-
-@register_rule("where")
 def where_rule(key, level, args, kwargs):
     """where(cond, x, y) is pointwise; where(cond) alone (nonzero as a tuple) is refused."""
     if len(args) + len(kwargs) == 1:
         raise _dynamic_shape("aten::where")
-    return _pointwise_where(key, level, args, kwargs)
+    return pointwise(key, level, args, kwargs)
 
 
 @register_rule("Tensor.type_as", "Tensor.to")
@@ -3138,7 +3117,6 @@ def conversion_rule(key, level, args, kwargs):
     return call(key, *args, **kwargs)
 
 
-@register_rule("masked_select", "Tensor.masked_select")
 def masked_select_rule(key, level, args, kwargs):
     """A batched mask is refused (each entry would select its own count); a batched input with a shared mask
     selects the same count from every entry."""
@@ -3157,3 +3135,12 @@ def masked_select_rule(key, level, args, kwargs):
         vx, len(shape) - (vx.dim() - 1)
     )  # the logical dims line up from the right, as broadcasting does
     return wrap(vx.expand(vx.shape[0], *shape)[:, mask.expand(*shape)], level)
+
+
+# ----------------------------------------------------------------------------------------------- registration
+# last, so that a schema row may name any rule of this module (a rule defined below the registration was a
+# NameError at import: masked_select_rule, dynamic_shape_rule)
+
+# the rules registered by the code above, which must not name an op of the schema (tests/func/test_vmap.py)
+PYTHON_KEYS = frozenset(RULES)
+_register_schema_rules()

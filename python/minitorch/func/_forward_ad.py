@@ -453,6 +453,23 @@ _OPERATOR_OPS = {
 }  # fmt: skip
 
 
+_SELF_SECOND = []  # [the schema's methods whose self is the op's second argument], filled on first use
+
+
+def _self_second():
+    """The methods ops.schema declares with self second (where(condition, self, other): Tensor.where(condition,
+    other); polygamma(n, self)): the rule of the op binds a method call's first two arguments swapped."""
+    if not _SELF_SECOND:
+        names = set()
+        for row in _C._op_schema():
+            params = row[3].partition("(")[2].partition(")")[0].split(",")
+            method = row[0] == "func" and "method" in row[4].split() and len(params) > 1
+            if method and params[1].split()[-1] == "self" and params[0].split()[-1] != "self":
+                names.add(row[1])
+        _SELF_SECOND.append(frozenset(names))
+    return _SELF_SECOND[0]
+
+
 def _rule_key(key):
     """(rule key, operands swapped, in place) for a dispatch key."""
     if key.startswith("Tensor."):
@@ -465,7 +482,7 @@ def _rule_key(key):
 
         if "Tensor." + base in JVP_RULES:
             return "Tensor." + base, False, inplace
-        return base, False, inplace
+        return base, base in _self_second(), inplace
     ns, _, name = key.rpartition(".")
     if name.endswith("_") and not name.endswith("__") and not ns:
         return name[:-1], False, True
@@ -519,11 +536,15 @@ def dispatch(key, args, kwargs=None):
     result, aux = primal if primal is not None else (_call(key, pargs, pkwargs), None)
     if rule.none:
         return result
-    rargs, rtangents = pargs, tangents
-    if swapped:
+    rargs, rkwargs, rtangents = pargs, pkwargs, tangents
+    if swapped and len(pargs) > 1:
         rargs = (pargs[1], pargs[0]) + pargs[2:]
         rtangents = {(1 - k if k in (0, 1) else k): v for k, v in tangents.items()}
-    tan = rule.apply(rargs, pkwargs, rtangents, result, key, aux)
+    elif swapped:  # a self-second method given its other arguments by keyword (x.where(condition=c, other=y))
+        second = rule.names[1]
+        rargs, rkwargs = (), {**pkwargs, second: pargs[0]}
+        rtangents = {(second if k == 0 else k): v for k, v in tangents.items()}
+    tan = rule.apply(rargs, rkwargs, rtangents, result, key, aux)
     if tan is _jvp_rules.GENERIC:
         out = _generic(key, pargs, pkwargs, tangents, level)
     else:
@@ -952,8 +973,9 @@ _ON_PRIMAL = frozenset((
     "record_stream", "count_nonzero", "nonzero", "argwhere", "argmax", "argmin", "argsort", "bincount",
     "histc", "bucketize", "isclose", "is_coalesced", "dense_dim", "sparse_dim", "type",
 ))  # fmt: skip
-# Results that have no tangent: the op runs on the primal and its result is a plain tensor
-_NO_TANGENT = frozenset(("detach", "new_empty", "new_full", "new_ones", "new_zeros", "new_tensor", "new"))
+# Results that have no tangent: the op runs on the primal and its result is a plain tensor (the schema's factories
+# of a tensor, new_zeros..., say so by their `jvp: none` rows)
+_NO_TANGENT = frozenset(("detach", "new_tensor", "new"))
 # In-place writes of values that do not depend on self's: the tangent is zeros (fill_'s value's, when it has one)
 _FILLS = frozenset((
     "zero_", "fill_", "uniform_", "normal_", "random_", "bernoulli_", "exponential_", "cauchy_", "log_normal_",
