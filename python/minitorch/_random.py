@@ -3,6 +3,7 @@ Tensor samplers exponential_, log_normal_, cauchy_, geometric_) and the default 
 
 import builtins
 import math
+import numbers
 
 from minitorch import _C, _argcheck, _composite_shape
 from minitorch import functional as _functional
@@ -136,7 +137,8 @@ def bernoulli(input, p=_NO_P, *, generator=None, out=None):
     """0/1 samples with probabilities `input` (element-wise, each in [0, 1]), or with the one probability p
     in a tensor shaped like input; the result has input's dtype."""
     _argcheck.check_tensor("bernoulli", "input", 1, input)
-    if p is None:
+    # p, when given, is the second overload's float: a number or a 0-d tensor (not None, a str, a 1-d tensor)
+    if p is not _NO_P and not (isinstance(p, numbers.Real) or _argcheck._plain_0d(p)):
         _argcheck.check_call("bernoulli", _BERNOULLI_SIGNATURES, (input, p), {})
     if p is not _NO_P:
         with _C._fresh_writes:  # the draw that builds the result leaves its version at 0, as PyTorch's

@@ -8269,3 +8269,33 @@ def test_fuzz_4491_max_unpool_to_an_empty_output_skips_the_kernel():
         F.max_unpool2d(T.ones(3, 3, 1, dtype=T.int64), T.zeros(3, 3, 1, dtype=T.int64), 1)
     with pytest.raises(RuntimeError, match="elements in indices should be type int64 but got: Int"):
         F.max_unpool2d(T.ones(3, 3, 1), T.zeros(3, 3, 1, dtype=T.int32), 0)
+
+
+def test_fuzz_4492_bernoulli_p_bce_bool_target_and_csr_int32_size():
+    """Fuzz seed 4492: bernoulli's p (when given) is a float, a 1-d tensor or None the overloads' invalid
+    combination; binary_cross_entropy_with_logits of a bool target is PyTorch's 1 - target error (two bool
+    tensors), after log_sigmoid's dtype and before the shapes; a CSR tensor's inferred column count adds 1 to an
+    int32 index in int32 (the largest wraps, numel's overflow)"""
+    T, F = minitorch, minitorch.nn.functional
+    p = T.tensor([0.5, 0.2])
+    for bad, got in [(T.tensor([True, False]), "(Tensor, Tensor)"), (None, "(Tensor, NoneType)"),
+                     ("a", "(Tensor, str)"), (T.tensor(0.5, requires_grad=True), "(Tensor, Tensor)")]:  # fmt: skip
+        with pytest.raises(TypeError, match=re.escape(f"bernoulli() received an invalid combination of arguments - got {got}")):  # fmt: skip
+            T.bernoulli(p, bad)
+    for ok in (0.3, 1, T.tensor(0.5), T.tensor(True)):
+        assert T.bernoulli(p, ok).shape == (2,)
+    b = T.tensor([False, False, True, False])
+    two_bool = "Subtraction, the `-` operator, with two bool tensors is not supported"
+    for call in (lambda: F.binary_cross_entropy_with_logits(T.zeros(4, dtype=T.float64), b),
+                 lambda: T.binary_cross_entropy_with_logits(T.zeros(2, 4), b),
+                 lambda: T.binary_cross_entropy_with_logits(T.zeros(2, 4), b, pos_weight=T.ones(4))):  # fmt: skip
+        with pytest.raises(NotImplementedError, match=re.escape(two_bool)):
+            call()
+    with pytest.raises(NotImplementedError, match="\"log_sigmoid_cpu\" not implemented for 'Bool'"):
+        T.binary_cross_entropy_with_logits(b, b)
+    with pytest.raises(RuntimeError, match=re.escape("output with shape [4] doesn't match the broadcast shape [2, 4]")):  # fmt: skip
+        T.binary_cross_entropy_with_logits(T.zeros(2, 4), T.zeros(4), pos_weight=T.ones(4))
+    with pytest.raises(RuntimeError, match="numel: integer multiplication overflow"):
+        T.sparse_csr_tensor(T.tensor([0, 2]), T.tensor([0, 2**31 - 1], dtype=T.int32), T.tensor([-2.0, 0.0]))
+    s = T.sparse_csr_tensor(T.tensor([0, 2]), T.tensor([0, 2**31 - 2], dtype=T.int32), T.tensor([-2.0, 1.0]))
+    assert s.shape == (1, 2**31 - 1)

@@ -1461,6 +1461,8 @@ def _estimate_size(info, cidx, pidx, values, nb, blocksize):
         )
     ncomp = cidx.shape[-1] - 1 if cidx.shape[-1] > 0 else 0
     nplain = int(pidx.max().item()) + 1 if pidx.numel() else 0
+    if pidx.dtype == _C.int32 and nplain == 2**31:  # PyTorch adds the 1 in int32: the largest one wraps
+        nplain = -(2**31)
     br, bc = blocksize
     rows, cols = (ncomp * br, nplain * bc) if info.rowwise else (nplain * br, ncomp * bc)
     size = tuple(cidx.shape[:nb]) + (rows, cols) + tuple(values.shape[nb + 1 + (2 if info.blocked else 0) :])
