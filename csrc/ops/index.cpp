@@ -46,6 +46,8 @@ Tensor host_indices(const Tensor& idx, IntArrayRef shape) {
 }
 
 int64_t wrap_index(int64_t i, int64_t size, int64_t dim) {
+  // (PyTorch's advanced indexing words an empty dim apart, without the index or the dim)
+  MT_CHECK_INDEX(size != 0, "index is out of bounds for dimension with size 0");
   MT_CHECK_INDEX(i >= -size && i < size, "index ", i, " is out of bounds for dimension ", dim, " with size ",
                  size);
   return i < 0 ? i + size : i;

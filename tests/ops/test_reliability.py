@@ -8299,3 +8299,22 @@ def test_fuzz_4492_bernoulli_p_bce_bool_target_and_csr_int32_size():
         T.sparse_csr_tensor(T.tensor([0, 2]), T.tensor([0, 2**31 - 1], dtype=T.int32), T.tensor([-2.0, 0.0]))
     s = T.sparse_csr_tensor(T.tensor([0, 2]), T.tensor([0, 2**31 - 2], dtype=T.int32), T.tensor([-2.0, 1.0]))
     assert s.shape == (1, 2**31 - 1)
+
+
+def test_fuzz_4493_vecdot_parses_first_and_empty_dims_index_in_pytorchs_words():
+    """Fuzz seed 4493: linalg.vecdot checks x and y are tensors (its parser's name, linalg_vecdot) before the
+    dtype; advanced indexing into a dim of size 0 raises PyTorch's message for it (no index, no dim)"""
+    T = minitorch
+    with pytest.raises(TypeError, match=re.escape("linalg_vecdot(): argument 'y' (position 2) must be Tensor, not float")):  # fmt: skip
+        T.linalg.vecdot(T.empty(4, 2, 0, dtype=T.bool), float("nan"))
+    with pytest.raises(TypeError, match=re.escape("linalg_vecdot(): argument 'x' (position 1) must be Tensor, not float")):  # fmt: skip
+        T.linalg.vecdot(1.0, T.ones(2))
+    assert T.linalg.vecdot(T.tensor([1.0, 2.0]), T.tensor([3.0, 4.0])).item() == 11.0
+    x = T.empty(0, 0)
+    for f in (lambda: x[T.tensor([0, 0, 0])], lambda: x.index_put_((T.tensor([0]),), T.tensor(1.0)),
+              lambda: x[T.tensor([0]), T.tensor([0])], lambda: T.empty(0, 2).__setitem__(T.tensor([1]), T.empty(1, 2))):  # fmt: skip
+        with pytest.raises(IndexError, match=re.escape("index is out of bounds for dimension with size 0")):
+            f()
+    with pytest.raises(IndexError, match=re.escape("index 5 is out of bounds for dimension 0 with size 3")):
+        T.zeros(3, 2)[T.tensor([5])]
+    assert T.empty(0, 3)[T.tensor([], dtype=T.int64)].shape == (0, 3)

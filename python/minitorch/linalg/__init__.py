@@ -278,6 +278,8 @@ def norm(input, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
 
 def vecdot(x, y, *, dim=-1, out=None):
     """sum(conj(x) * y) over dim, broadcasting the other dims (real tensors: the dot product along dim)."""
+    _argcheck.check_tensor("linalg_vecdot", "x", 1, x)  # PyTorch's parser first
+    _argcheck.check_tensor("linalg_vecdot", "y", 2, y)
     _check_float_input(x, "linalg.vecdot")  # before the dtypes are compared, as PyTorch
     if x.dtype != y.dtype:
         raise RuntimeError(
