@@ -8071,3 +8071,41 @@ def test_fuzz_4483_arange_step_must_be_finite_first():
     with pytest.raises(RuntimeError, match="step must be nonzero"):
         T.arange(0, 1, 0)
     assert T.arange(0, 1, 0.5).tolist() == [0.0, 0.5]
+
+
+def test_par25_elu_coefficients_convert_to_float():
+    """PyTorch's elu kernel converts alpha, scale and input_scale to float for float, half and bfloat16 inputs
+    (refusing a finite value past float's range, so celu's 1 / alpha too, before looking at the size); float64
+    computes, and celu's backward then refuses an alpha float cannot hold (its 1.0 / alpha.toFloat())"""
+    setup = (
+        "x = torch.tensor([-1.0, 0.5, -1e-3, 2.0]); xd = x.double().requires_grad_()\n"
+        "g = lambda y: torch.autograd.grad(y.sum(), xd)"
+    )
+    calls = [
+        "F.celu(x, 1e-39)",
+        "F.celu(x, -1e-39)",
+        "F.celu(x, 2e-38)",
+        "F.celu(x, 1e39)",
+        "F.celu(x, 5e-324)",
+        "F.celu(x, float('inf'))",
+        "F.celu(x.half(), 1e-39)",
+        "F.celu(x.bfloat16(), 1e-300)",
+        "F.celu(torch.ones(0), 1e-39)",
+        "F.celu(torch.ones(1, dtype=torch.int64), 1e-39)",
+        "F.celu(x, 1e-39, inplace=True)",
+        "torch.celu_(x.clone(), 1e-39)",
+        "torch.nn.CELU(1e-39)(x)",
+        "F.elu(x, 1e39)",
+        "F.elu(x.half(), 1e39)",
+        "F.elu(x.double(), 1e39)",
+        "F.celu(x.double(), 1e-300)",
+        "F.celu(x.double(), 5e-324)",
+        "F.celu(x.double(), -5e-324)",
+        "F.celu(xd, 1e39)",
+        "g(F.celu(xd, 1e39))",
+        "g(F.celu(xd.clone(), 1e39, inplace=True))",
+        "g(F.celu(xd, 1e-300))",
+        "g(F.celu(xd, -1e-300))",
+        "g(F.celu(xd.clone(), 1e-300, inplace=True))",
+    ]
+    _par21_compare(setup, calls)
