@@ -8109,3 +8109,28 @@ def test_par25_elu_coefficients_convert_to_float():
         "g(F.celu(xd.clone(), 1e-300, inplace=True))",
     ]
     _par21_compare(setup, calls)
+
+
+def test_par25_local_response_norm_of_4d_and_5d_input_checks_as_avg_pool3d():
+    """F.local_response_norm pools a 4-D or wider input as PyTorch's 5-D view through avg_pool3d: the kernel's
+    sign in its words, then its dtypes (CPU float16/bfloat16 and bool refused); a 3-D input through avg_pool2d"""
+    setup = "a = torch.arange(24.).reshape(1, 3, 2, 4) / 8; f = F.local_response_norm"
+    calls = [
+        f"f(a.to({dt}){sh}, {size})"
+        for dt in ("torch.float16", "torch.bfloat16", "torch.bool", "torch.int64", "torch.float64")
+        for sh in ("", ".reshape(1, 3, 2, 2, 2)", ".reshape(1, 3, 8)", ".reshape(1, 3, 2, 1, 2, 2)")
+        for size in (2, 0)
+        if size
+        or sh != ".reshape(1, 3, 8)"  # a 3-D input meets avg_pool2d's zero-stride check, another matter
+    ]
+    calls += [
+        "f(a, -1)",
+        "f(a, 7)",
+        "f(a.half(), 2.5)",
+        "f(torch.ones(0, 3, 2, 2).half(), 2)",
+    ]
+    _par21_compare(setup, calls)
+    x = minitorch.arange(24.0).reshape(1, 3, 2, 4).requires_grad_()
+    assert minitorch.autograd.gradcheck(
+        lambda t: minitorch.nn.functional.local_response_norm(t, 2), x.double()
+    )

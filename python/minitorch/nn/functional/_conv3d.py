@@ -752,6 +752,14 @@ def _max_pool3d_int(x, k, s, p, d, out):
 
 
 # -------------------------------------------------------------------------------------------- avg_pool3d
+def avg_pool3d_dtype_check(input):
+    """avg_pool3d's kernel dtypes: float32, float64 and int64 on the CPU, every float on CUDA."""
+    dt = input.dtype
+    if not (dt in (_C.float32, _C.float64, _C.int64) or (input.is_cuda and dt.is_floating_point)):
+        kernel = "avg_pool3d_out_cuda_frame" if input.is_cuda else "avg_pool3d_out_frame"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(dt)}'")
+
+
 def avg_pool3d(
     input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
 ):
@@ -771,10 +779,8 @@ def avg_pool3d(
     sp = list(input.shape[-3:])
     out = [_pool_out(sp[i], k[i], p[i], s[i], 1, ceil_mode) for i in range(3)]
     _pool_shape_check(input, "avg_pool3d()", k, s, p, [1, 1, 1], out, True)
+    avg_pool3d_dtype_check(input)
     dt = input.dtype
-    if not (dt in (_C.float32, _C.float64, _C.int64) or (input.is_cuda and dt.is_floating_point)):
-        kernel = "avg_pool3d_out_cuda_frame" if input.is_cuda else "avg_pool3d_out_frame"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(dt)}'")
     x = input if input.dim() == 5 else input.unsqueeze(0)
     n, c, dd, h, w = x.shape
     tabs = [_depth_tables(sp[i], k[i], s[i], p[i], 1, out[i], count_include_pad) for i in range(3)]
