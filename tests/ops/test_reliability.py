@@ -8134,3 +8134,53 @@ def test_par25_local_response_norm_of_4d_and_5d_input_checks_as_avg_pool3d():
     assert minitorch.autograd.gradcheck(
         lambda t: minitorch.nn.functional.local_response_norm(t, 2), x.double()
     )
+
+
+def test_par25_max_pool1d_argument_sizes_in_pytorchs_words():
+    """max_pool1d without indices runs ATen's check_max_pool1d (each argument of size 1, then signs, padding,
+    output size, in its words) before the dtype; max_pool1d_with_indices and avg_pool1d check the rank, then
+    each argument's one int (check1d), then pool in 2-d over a unit height"""
+    setup = "x = torch.arange(16.).reshape(1, 2, 8)"
+    args = [
+        "(2, 2)",
+        "2, (2, 2)",
+        "2, 2, (0, 0)",
+        "2, 2, 0, (1, 1)",
+        "(2, 2, 2)",
+        "()",
+        "2, ()",
+        "[2], [3]",
+        "(2, 3), (3, 3)",
+    ]
+    calls = [f"F.max_pool1d(x, {a})" for a in args]
+    calls += [f"F.max_pool1d(x, {a}, return_indices=True)" for a in args]
+    calls += [f"torch.max_pool1d_with_indices(x, {a})" for a in args]
+    calls += [f"F.avg_pool1d(x, {a})" for a in args[:3]]
+    calls += [
+        "F.max_pool1d(x, 0)",
+        "F.max_pool1d(x, 2, 0)",
+        "F.max_pool1d(x, 2, 2, -1)",
+        "F.max_pool1d(x, 2, 2, 2)",
+        "F.max_pool1d(x, 2, 2, 0, 0)",
+        "F.max_pool1d(x, 9)",
+        "F.max_pool1d(x, 5, 1, 0, 2)",
+        "F.max_pool1d(x.int(), 2)",
+        "F.max_pool1d(x.int(), (2, 2))",
+        "F.max_pool1d(x.int(), 0)",
+        "F.max_pool1d(x[None], (2, 2))",
+        "F.max_pool1d(x[0, 0], 2)",
+        "F.max_pool1d(torch.ones(1, 0, 8), (2, 2))",
+        "F.max_pool1d(torch.ones(0, 2, 8), (2, 2))",
+        "F.max_pool1d(x.requires_grad_(), (2, 2))",
+        "F.max_pool1d(x[None], (2, 2), return_indices=True)",
+        "F.max_pool1d(x, 9, return_indices=True)",
+        "F.max_pool1d(torch.ones(1, 0, 8), 2, return_indices=True)",
+        "F.avg_pool1d(x[None], (2, 2))",
+        "F.avg_pool1d(torch.ones(1, 0, 8), (2, 2))",
+        "torch.nn.MaxPool1d((2, 2))(x)",
+        "torch.nn.MaxPool1d((2, 2), return_indices=True)(x)",
+        "torch.max_pool1d(x, 2, 2, (0, 0))",
+        "F.max_pool1d(x, 3, 2, 1, return_indices=True)",
+        "F.max_pool1d(x, 3, 1, 1, 2, True, return_indices=True)",
+    ]
+    _par21_compare(setup, calls)
