@@ -214,6 +214,8 @@ PoolSetup setup_adaptive(const Tensor& input_, const std::vector<std::optional<i
   r.input = x;
   r.args.adaptive = true;
   r.args.count_include_pad = false;
+  r.args.adaptive_backward = is_max ? "adaptive_max_pool2d_backward" : "adaptive_avg_pool2d_backward";
+  r.args.batched = r.batched;
   for (int64_t i = 0; i < nd; ++i) {
     int64_t j = 2 - nd + i;
     const auto& v = output_size[output_size.size() == 1 ? 0 : i];
@@ -264,7 +266,21 @@ Tensor native::avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_
   return in_layout_of(out, {&input});
 }
 
+// The adaptive pools' backward kernels refuse an empty grad_output dim past dim 0 (an output size of 0 pools
+// to an empty result, whose gradient they then refuse), shown in the caller's rank (1-d with its unit height)
+static void check_adaptive_grad(const Tensor& grad_out, const PoolArgs& args) {
+  if (!args.adaptive_backward) return;
+  const auto& g = grad_out.sizes();
+  DimVector shown(g.begin() + (args.batched ? 0 : 1), g.end());
+  for (size_t i = 1; i < shown.size(); ++i)
+    MT_CHECK(
+        shown[i] > 0, args.adaptive_backward,
+        "(): Expected grad_output to have non-zero size for non-batch dimensions, but grad_output has sizes ",
+        shape_str(shown), " with dimension ", i, " being empty");
+}
+
 Tensor native::avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args, IntArrayRef input_sizes) {
+  check_adaptive_grad(grad_out, args);
   Tensor gi = make_empty(input_sizes, grad_out.dtype(), grad_out.device());
   if (gi.numel() == 0) return gi;
   avg_pool2d_backward_stub.get(gi.device())(gi, contiguous(grad_out), args);
@@ -273,6 +289,7 @@ Tensor native::avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args,
 
 Tensor native::max_pool2d_backward(const Tensor& grad_out, const Tensor& indices, const PoolArgs& args,
                                    IntArrayRef input_sizes) {
+  check_adaptive_grad(grad_out, args);
   Tensor gi = make_empty(input_sizes, grad_out.dtype(), grad_out.device());
   if (gi.numel() == 0) return gi;
   if (grad_out.numel() == 0) return zero_(gi), gi;

@@ -8184,3 +8184,41 @@ def test_par25_max_pool1d_argument_sizes_in_pytorchs_words():
         "F.max_pool1d(x, 3, 1, 1, 2, True, return_indices=True)",
     ]
     _par21_compare(setup, calls)
+
+
+def test_par25_adaptive_pools_backward_refuses_an_empty_grad_output():
+    """An adaptive pool to an output size of 0 returns the empty result, and PyTorch's backward kernel then
+    refuses the empty grad_output (any empty dim past dim 0, shown in the caller's rank: the 1-d forms with
+    their unit height, named by the 2-d kernel); an empty batch passes (seeds 4431-4432)"""
+    setup = (
+        "x2 = torch.ones(1, 2, 4, requires_grad=True); x3 = torch.ones(1, 2, 4, 4, requires_grad=True)\n"
+        "x4 = torch.ones(1, 2, 4, 4, 4, requires_grad=True)\n"
+        "def bw(y, x):\n"
+        "    y = y[0] if isinstance(y, tuple) else y\n"
+        "    return torch.autograd.grad(y.sum(), x, allow_unused=True)\n"
+        "u = lambda *s: torch.ones(*s, requires_grad=True)"
+    )
+    calls = []
+    for kind in ("avg", "max"):
+        calls += [
+            f"bw(F.adaptive_{kind}_pool1d(x2, 0), x2)",
+            f"bw(F.adaptive_{kind}_pool1d(x2[0], 0), x2)",
+            f"bw(F.adaptive_{kind}_pool2d(x3, 0), x3)",
+            f"bw(F.adaptive_{kind}_pool2d(x3, (0, 2)), x3)",
+            f"bw(F.adaptive_{kind}_pool2d(x3[0], (2, 0)), x3)",
+            f"bw(F.adaptive_{kind}_pool3d(x4, 0), x4)",
+            f"bw(F.adaptive_{kind}_pool3d(x4[0], (0, 2, 2)), x4)",
+            f"bw(F.adaptive_{kind}_pool3d(x4, (2, 2, 0)), x4)",
+            f"F.adaptive_{kind}_pool2d(x3, 0)",
+            f"F.adaptive_{kind}_pool3d(x4, 0)",
+            f"bw(F.adaptive_{kind}_pool2d(u(0, 2, 4, 4), 2), x3)",
+            f"bw(F.adaptive_{kind}_pool3d(u(0, 2, 4, 4, 4), 2), x4)",
+            f"bw(F.adaptive_{kind}_pool1d(u(2, 0, 4), 2), x2)",
+            f"bw(F.adaptive_{kind}_pool2d(x3, (2, 3)), x3)",
+            f"bw(F.adaptive_{kind}_pool3d(x4, (2, 3, 1)), x4)",
+        ]
+    calls += [
+        "bw(F.adaptive_max_pool2d(x3, 0, return_indices=True), x3)",
+        "bw(torch.nn.AdaptiveAvgPool2d(0)(x3), x3)",
+    ]
+    _par21_compare(setup, calls)

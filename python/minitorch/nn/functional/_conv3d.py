@@ -27,6 +27,7 @@ import warnings
 from minitorch import _C, _argcheck
 from minitorch._creation import tensor as _tensor
 from minitorch._dtype_names import cpp_name, scalar_name
+from minitorch.autograd.function import Function as _Function
 
 _nn = _C._nn
 
@@ -822,6 +823,27 @@ def _adaptive_size(output_size, input, fn):
     return [v if v is not None else dflt for v, dflt in zip(out, list(input.shape)[-len(out) :])]
 
 
+class _EmptyAdaptiveGrad(_Function):
+    """An adaptive 3-D pool's empty result (an output size of 0): PyTorch's backward kernel refuses the empty
+    grad_output (any empty dim past dim 0, in the caller's rank)"""
+
+    @staticmethod
+    def forward(ctx, res, kernel):
+        ctx.kernel = kernel
+        return res.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        shape = list(grad.shape)
+        dim = next((i for i in range(1, len(shape)) if shape[i] == 0), None)
+        if dim is not None:
+            raise RuntimeError(
+                f"{ctx.kernel}(): Expected grad_output to have non-zero size for non-batch dimensions, but "
+                f"grad_output has sizes {shape} with dimension {dim} being empty"
+            )
+        return grad, None
+
+
 def adaptive_avg_pool3d(input, output_size):
     """Mean over adaptive windows [floor(i*D/Do), ceil((i+1)*D/Do)) per axis, PyTorch's F.adaptive_avg_pool3d.
 
@@ -847,7 +869,8 @@ def adaptive_avg_pool3d(input, output_size):
     n, c, d, h, w = x.shape
     if 0 in out or x.numel() == 0:
         res = x.reshape(-1)[:0].reshape(n, c, *out)  # empty, and still on the graph
-        return res if input.dim() == 5 else res.squeeze(0)
+        res = res if input.dim() == 5 else res.squeeze(0)
+        return _EmptyAdaptiveGrad.apply(res, "adaptive_avg_pool3d_backward") if 0 in out else res
     y = _nn.adaptive_avg_pool2d(x.reshape(n * c, d, h, w), out[1:])
     table, counts = _adaptive_tables(d, out[0])
     g = _gather(y, 1, table, 0).reshape(n * c, out[0], len(table[0]), out[1], out[2])
@@ -885,6 +908,8 @@ def _adaptive_max_pool3d_impl(input, output_size, return_indices):
     if input.dim() == 4:
         vals = vals.squeeze(0)
         idx = idx.squeeze(0) if idx is not None else None
+    if 0 in out:
+        vals = _EmptyAdaptiveGrad.apply(vals, "adaptive_max_pool3d_backward")
     return (vals, idx) if return_indices else vals
 
 
