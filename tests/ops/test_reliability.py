@@ -8222,3 +8222,47 @@ def test_par25_adaptive_pools_backward_refuses_an_empty_grad_output():
         "bw(torch.nn.AdaptiveAvgPool2d(0)(x3), x3)",
     ]
     _par21_compare(setup, calls)
+
+
+def test_par25_median_cumprod_lobpcg_dtype_corners():
+    """median/nanmedian of an empty input answer PyTorch's NaN in the input's dtype before the kernel's dtype
+    dispatch (True for bool); along a dim the empty-dim check comes first, then "median_out"; in-place cumsum_/
+    cumprod_ of a 0-d bool tensor fill it with itself (no kernel); lobpcg keeps a given X's dtype (an integer or
+    bool X fails its first norm) and takes its tolerance from PyTorch's float32/float64 table"""
+    setup = "b0 = torch.tensor(True); be = torch.empty(0, dtype=torch.bool); e = torch.eye(6)"
+    calls = [
+        "torch.nanmedian(be)",
+        "torch.median(be)",
+        "be.nanmedian()",
+        "torch.nanmedian(torch.empty(2, 0, dtype=torch.bool))",
+        "torch.median(torch.empty(0, dtype=torch.int8))",
+        "torch.median(torch.empty(0, dtype=torch.int32))",
+        "torch.nanmedian(torch.tensor([True, False, True]))",
+        "torch.nanmedian(b0)",
+        "torch.nanmedian(b0, 0)",
+        "torch.median(b0, 0)",
+        "torch.nanmedian(be, 0)",
+        "torch.median(be, 0, True)",
+        "torch.nanmedian(be, 5)",
+        "torch.nanmedian(torch.empty(2, 0, dtype=torch.bool), 0)",
+        "torch.median(torch.empty(2, 0, dtype=torch.bool), 0)",
+        "torch.nanmedian(torch.tensor([True, False]), 0)",
+        "torch.nanmedian(torch.empty(0, 3, dtype=torch.bool), 1)",
+        "b0.clone().cumprod_(0)",
+        "b0.clone().cumsum_(0)",
+        "b0.clone().cumprod_(0, dtype=torch.bool)",
+        "b0.clone().cumprod_(1)",
+        "torch.tensor([True]).cumprod_(0)",
+        "be.clone().cumsum_(0)",
+        "b0.cumprod(0)",
+        "torch.tensor(5, dtype=torch.int8).cumprod_(0)",
+        "torch.lobpcg(torch.eye(4, dtype=torch.float16), 1)",
+        "torch.lobpcg(torch.eye(4, dtype=torch.bfloat16), 1)",
+        "torch.lobpcg(torch.eye(4, dtype=torch.bool), 1)",
+        "torch.lobpcg(torch.ones(2, 6, 6, dtype=torch.bool), 1)",
+        "torch.lobpcg(e[:5, :5], 1, X=torch.ones(5, 1, dtype=torch.bool))",
+        "torch.lobpcg(e, 1, X=torch.ones(6, 1, dtype=torch.int64))",
+        "torch.lobpcg(e[:5, :5], 1, X=torch.ones(5, 1, dtype=torch.float64))",
+        "torch.lobpcg(e.double(), 1, X=torch.ones(6, 1))",
+    ]
+    _par21_compare(setup, calls)
