@@ -8266,3 +8266,36 @@ def test_par25_median_cumprod_lobpcg_dtype_corners():
         "torch.lobpcg(e.double(), 1, X=torch.ones(6, 1))",
     ]
     _par21_compare(setup, calls)
+
+
+def test_par25_embedding_bag_out_of_range_index_in_pytorchs_words():
+    """F.embedding_bag checks weight's dtype, then the indices: PyTorch's CPU fast path (float/half/bfloat16
+    rows contiguous along dim 1, sum or mean, no padding_idx) in FBGEMM's words for the positions its bags cover
+    (a bad index in a later bag is reported by whichever thread's chunk fails first, so only the first bag is
+    compared), every other path for every index in its own words"""
+    setup = "w = torch.ones(2, 3); o = torch.tensor([0]); i = torch.tensor([0, 4]); eb = F.embedding_bag"
+    calls = [
+        "eb(i, w, o)",
+        "eb(torch.tensor([[0, 4]]), w)",
+        "eb(torch.tensor([-1, 0]), w, o)",
+        "eb(torch.tensor([5, 4]), w, o)",
+        "eb(i, w, o, mode='sum')",
+        "eb(i, w, o, mode='max')",
+        "eb(i, w, o, padding_idx=1)",
+        "eb(i, w, o, padding_idx=-1)",
+        "eb(i.int(), w, o.int())",
+        "eb(i, w, o, per_sample_weights=torch.ones(2), mode='sum')",
+        "eb(i, w.double(), o)",
+        "eb(i, w.half(), o)",
+        "eb(i, w.bfloat16(), o)",
+        "eb(i, torch.ones(3, 2).t(), o)",
+        "eb(torch.tensor([0, -3]), w.double(), o)",
+        "eb(torch.tensor([0, 9, 1, 1]), w, torch.tensor([0, 2]))",
+        "eb(torch.tensor([0, 1, 5, 7]), w, torch.tensor([0, 2]), mode='max')",
+        "eb(torch.tensor([0, 1, 1, 9]), w, torch.tensor([0, 1, 2]), include_last_offset=True, mode='sum')",
+        "eb(torch.tensor([0, 1, 1, 9]), w, torch.tensor([0, 2, 3]), include_last_offset=True, mode='max')",
+        "eb(torch.tensor([0, 1, 1, 9]), w.double(), torch.tensor([0, 2, 3]), include_last_offset=True)",
+        "eb(i, torch.ones(2, 3, dtype=torch.int64), o)",
+        "eb(torch.tensor([0, 1]), torch.ones(2, 3, dtype=torch.int64), o)",
+    ]
+    _par21_compare(setup, calls)
