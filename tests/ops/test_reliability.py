@@ -8299,3 +8299,40 @@ def test_par25_embedding_bag_out_of_range_index_in_pytorchs_words():
         "eb(torch.tensor([0, 1]), torch.ones(2, 3, dtype=torch.int64), o)",
     ]
     _par21_compare(setup, calls)
+
+
+def test_par25_python_methods_count_positions_as_pytorchs_methods():
+    """nansum/nanmean/repeat_interleave, written in Python, refuse as PyTorch's parser: the method spellings
+    count positions without self, repeat_interleave's output_size is keyword-only, and NumPy's names (axis=,
+    x=, a=) are taken where PyTorch's parser takes them"""
+    setup = "x = torch.tensor([[1.0, float('nan')], [3.0, 4.0]]); v = torch.tensor([1.0, -2.0, 3.0])"
+    calls = [
+        "x.nansum(0, 1)",
+        "x.nansum(0, True)",
+        "x.nansum(0, True, torch.float64)",
+        "x.nansum(0, 1, 2)",
+        "x.nanmean(0, 1)",
+        "x.nanmean(0, True, torch.float64)",
+        "x.nansum(None, True)",
+        "x.nanmean(dim=(0,), keepdims=True)",
+        "x.nansum(0, keepdims=True)",
+        "x.nansum(axis=1)",
+        "torch.nansum(x, 0, 1)",
+        "torch.nanmean(x, 0, True, torch.float64)",
+        "x.repeat_interleave(2, 0)",
+        "x.repeat_interleave(2, 0, 4)",
+        "x.repeat_interleave(2, 0, output_size=4)",
+        "x.repeat_interleave(2, axis=0)",
+        "x.repeat_interleave(torch.tensor([1, 2]), 1)",
+        "x.repeat_interleave(2.5)",
+        "torch.repeat_interleave(v, 2, axis=0)",
+        "torch.repeat_interleave(x=v, repeats=2)",
+        "torch.repeat_interleave(a=v, repeats=2)",
+        "torch.repeat_interleave(v, 2, 0, 6)",
+        "torch.repeat_interleave(torch.tensor([1, 2]))",
+        "torch.repeat_interleave(v, 2, dim=0, output_size=5)",
+        "torch.repeat_interleave(v, torch.tensor([1, 2, 3]), 0, output_size=5)",
+        "torch.repeat_interleave(torch.tensor([1, 2]), output_size=2)",
+        "torch.repeat_interleave(torch.tensor([1, 2]), output_size=3)",
+    ]
+    _par21_compare(setup, calls)
