@@ -8336,3 +8336,23 @@ def test_par25_python_methods_count_positions_as_pytorchs_methods():
         "torch.repeat_interleave(torch.tensor([1, 2]), output_size=3)",
     ]
     _par21_compare(setup, calls)
+
+
+def test_par25_fft_functions_take_numpys_keyword_spellings():
+    """PyTorch binds torch.fft's functions in C++, whose parser takes NumPy's spellings (axis= for dim,
+    x=/a= for input); ours are Python, wrapped to take them (a call without keywords goes straight through)"""
+    setup = "x = torch.tensor([1.0, -2.0, 3.0, 0.5]); m = x.reshape(2, 2)"
+    calls = [
+        "torch.fft.fft(x, axis=0)",
+        "torch.fft.rfft(x, axis=0)",
+        "torch.fft.fft(x=x)",
+        "torch.fft.fft(a=x)",
+        "torch.fft.fft(x, 3, axis=0, norm='ortho')",
+        "torch.fft.fftn(m, axis=(0,))",
+        "torch.fft.fft2(m, axis=(0, 1))",
+        "torch.fft.rfft2(m, axis=(0, 1))",
+        "torch.fft.fftshift(x, axis=0)",
+        "torch.fft.ifftshift(x=x)",
+        "torch.fft.fft(x, axis=5)",
+    ]
+    _par21_compare(setup, calls)
