@@ -130,6 +130,21 @@ PoolSetup setup_pool(const Tensor& input_, IntArrayRef kernel_size, IntArrayRef 
   return r;
 }
 
+// ATen's avg_pool1d and max_pool1d_with_indices (Python over the 2-d kernels): the rank, then each argument
+// one int (an empty stride being the kernel size; no dilation for avg_pool1d), as its check1d words it
+void check_1d_pool_args(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                        std::optional<IntArrayRef> dilation, const char* op) {
+  MT_CHECK(input.dim() == 2 || input.dim() == 3, "Expected 2 to 3 dimensions, but got ", input.dim(),
+           "-dimensional tensor for argument #1 'self' (while checking arguments for ", op, ")");
+  auto one = [op](const char* name, IntArrayRef v) {
+    MT_CHECK(v.size() == 1, op, "() argument '", name, "' should contain one int (got ", v.size(), ")");
+  };
+  one("kernel_size", kernel_size);
+  one("stride", stride.empty() ? kernel_size : stride);
+  one("padding", padding);
+  if (dilation) one("dilation", *dilation);
+}
+
 // Back to the caller's rank: drop the unit height of 1-d pooling and the batch dim of an unbatched input.
 Tensor finish(Tensor t, const PoolSetup& s, int64_t nd) {
   if (nd == 1) t = squeeze(t, {2});
@@ -214,6 +229,8 @@ PoolSetup setup_adaptive(const Tensor& input_, const std::vector<std::optional<i
   r.input = x;
   r.args.adaptive = true;
   r.args.count_include_pad = false;
+  r.args.adaptive_backward = is_max ? "adaptive_max_pool2d_backward" : "adaptive_avg_pool2d_backward";
+  r.args.batched = r.batched;
   for (int64_t i = 0; i < nd; ++i) {
     int64_t j = 2 - nd + i;
     const auto& v = output_size[output_size.size() == 1 ? 0 : i];
@@ -264,7 +281,21 @@ Tensor native::avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_
   return in_layout_of(out, {&input});
 }
 
+// The adaptive pools' backward kernels refuse an empty grad_output dim past dim 0 (an output size of 0 pools
+// to an empty result, whose gradient they then refuse), shown in the caller's rank (1-d with its unit height)
+static void check_adaptive_grad(const Tensor& grad_out, const PoolArgs& args) {
+  if (!args.adaptive_backward) return;
+  const auto& g = grad_out.sizes();
+  DimVector shown(g.begin() + (args.batched ? 0 : 1), g.end());
+  for (size_t i = 1; i < shown.size(); ++i)
+    MT_CHECK(
+        shown[i] > 0, args.adaptive_backward,
+        "(): Expected grad_output to have non-zero size for non-batch dimensions, but grad_output has sizes ",
+        shape_str(shown), " with dimension ", i, " being empty");
+}
+
 Tensor native::avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args, IntArrayRef input_sizes) {
+  check_adaptive_grad(grad_out, args);
   Tensor gi = make_empty(input_sizes, grad_out.dtype(), grad_out.device());
   if (gi.numel() == 0) return gi;
   avg_pool2d_backward_stub.get(gi.device())(gi, contiguous(grad_out), args);
@@ -273,6 +304,7 @@ Tensor native::avg_pool2d_backward(const Tensor& grad_out, const PoolArgs& args,
 
 Tensor native::max_pool2d_backward(const Tensor& grad_out, const Tensor& indices, const PoolArgs& args,
                                    IntArrayRef input_sizes) {
+  check_adaptive_grad(grad_out, args);
   Tensor gi = make_empty(input_sizes, grad_out.dtype(), grad_out.device());
   if (gi.numel() == 0) return gi;
   if (grad_out.numel() == 0) return zero_(gi), gi;
@@ -294,11 +326,46 @@ Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
 std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, IntArrayRef kernel_size,
                                                    IntArrayRef stride, IntArrayRef padding,
                                                    IntArrayRef dilation, bool ceil_mode) {
-  return max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, 1, "max_pool1d", "max_pool2d");
+  check_1d_pool_args(input, kernel_size, stride, padding, dilation, "max_pool1d");
+  // then ATen's 2-d pool over a unit height, whose checks and messages (2-d sizes) it keeps
+  const int64_t k[2] = {1, kernel_size[0]}, s[2] = {1, stride.empty() ? kernel_size[0] : stride[0]},
+                p[2] = {0, padding[0]}, d[2] = {1, dilation[0]};
+  auto [out, idx] =
+      max_pool2d_with_indices(unsqueeze(input, input.dim() - 1), IntArrayRef(k, 2), IntArrayRef(s, 2),
+                              IntArrayRef(p, 2), IntArrayRef(d, 2), ceil_mode);
+  return {squeeze(out, {out.dim() - 2}), squeeze(idx, {idx.dim() - 2})};
 }
 Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                   IntArrayRef dilation, bool ceil_mode) {
-  // without indices PyTorch runs its own 1-d kernel, named in its dtype error
+  // without indices PyTorch runs its own 1-d kernel, after its own checks (check_max_pool1d) in their order
+  // and words, then named in its dtype error
+  const int64_t dim = input.dim();
+  const auto& sz = input.sizes();
+  MT_CHECK(
+      (dim == 2 && sz[0] != 0 && sz[1] != 0) || (dim == 3 && sz[1] != 0 && sz[2] != 0),
+      "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:",
+      shape_str(sz));
+  MT_CHECK(kernel_size.size() == 1,
+           "max_pool1d() kernel_size must be an int, list of ints or tuple of ints of size 1 but got size ",
+           kernel_size.size());
+  MT_CHECK(stride.empty() || stride.size() == 1,
+           "max_pool1d() stride must be None, an int, list of ints, or tuple of ints of size 1 but got size ",
+           stride.size());
+  MT_CHECK(padding.size() == 1,
+           "max_pool1d() padding must be an int, list of ints, or tuple of ints of size 1 but got size ",
+           padding.size());
+  MT_CHECK(dilation.size() == 1,
+           "max_pool1d() dilation must be an int, list of ints or tuple of ints of size 1 but got size ",
+           dilation.size());
+  const int64_t k = kernel_size[0], st = stride.empty() ? k : stride[0], p = padding[0], d = dilation[0];
+  MT_CHECK(k > 0, "max_pool1d() kernel_size must be greater than zero, but got ", k);
+  MT_CHECK(st > 0, "max_pool1d() stride must be greater than zero, but got ", st);
+  MT_CHECK(p >= 0, "max_pool1d() padding must be non-negative, but got ", p);
+  MT_CHECK(p <= k / 2, "max_pool1d() padding should be at most half of kernel size, but got padding=", p,
+           " and kernel_size=", k);
+  MT_CHECK(d > 0, "max_pool1d() dilation must be greater than zero, but got ", d);
+  const int64_t ow = pool_out_size(sz[dim - 1], k, p, st, d, ceil_mode);
+  MT_CHECK(ow > 0, "max_pool1d() Invalid computed output size: ", ow);
   return std::get<0>(max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, 1, "max_pool1d",
                                  "max_pool1d_impl", false));
 }
@@ -315,6 +382,7 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
 }
 Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                   bool ceil_mode, bool count_include_pad) {
+  check_1d_pool_args(input, kernel_size, stride, padding, {}, "avg_pool1d");
   const int64_t one = 1;
   PoolSetup s = setup_pool(input, kernel_size, stride, padding, IntArrayRef(&one, 1), ceil_mode, 1,
                            "avg_pool1d", false, "avg_pool2d");

@@ -40,6 +40,11 @@ struct PoolArgs {
   bool adaptive = false;          // windows from the adaptive rule (kernel/stride/padding unused)
   bool count_include_pad = true;  // avg: divide by the window including padding
   int64_t divisor = 0;            // avg: divisor_override when > 0
+  // adaptive: PyTorch's backward kernel ("adaptive_avg_pool2d_backward", ...), which refuses an empty
+  // grad_output dim past the batch's, and whether the caller's input had a batch dim (its message shows the
+  // gradient in the caller's rank)
+  const char* adaptive_backward = nullptr;
+  bool batched = true;
 };
 std::tuple<Tensor, Tensor> max_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow);
 Tensor avg_pool2d_impl(const Tensor& input, const PoolArgs& args, int64_t oh, int64_t ow);

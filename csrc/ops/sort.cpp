@@ -146,8 +146,8 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, 
 
 std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim) {
   int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  check_nonempty_dim(self, d, "median");  // before the kernel's dtype dispatch, as PyTorch's
   check_not_bool(self, "median_out", false);
-  check_nonempty_dim(self, d, "median");
   if (self.dim() == 0) return scalar_result(self);
   if (auto r = select_along(self, d, -1)) return finish(self, d, std::get<0>(*r), std::get<1>(*r), keepdim);
   int64_t n = self.sizes()[d];
@@ -173,22 +173,24 @@ std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim)
   return finish(self, d, values, indices, keepdim);
 }
 
+// PyTorch answers an empty input (its NaN in the input's dtype) before the kernel's dtype dispatch
 Tensor median(const Tensor& self) {
-  check_not_bool(self, "median");
+  if (self.numel() != 0) check_not_bool(self, "median");
   return mt::median_all(self, false);
 }
 
 Tensor nanmedian(const Tensor& self) {
-  check_not_bool(self, "median");
+  if (self.numel() != 0) check_not_bool(self, "median");
   return mt::median_all(self, true);
 }
 
 Tensor native::median_all(const Tensor& self, bool ignore_nan) {
   if (self.numel() == 0) {
     // NaN, still a function of the input as PyTorch's (its gradient is the empty tensor); integer types get
-    // PyTorch's NaN cast on x86: the lowest int64/int32, 0 when narrower
+    // PyTorch's NaN cast on x86: the lowest int64/int32, 0 when narrower; bool true (NaN is not zero)
     if (is_inexact(self.dtype()))
       return mt::add(mt::sum(self, {}, false), wrapped_scalar(Scalar(std::nan(""))));
+    if (self.dtype() == ScalarType::Bool) return mt::full({}, Scalar(true), self.dtype(), self.device());
     const int64_t fill = self.dtype() == ScalarType::Long  ? std::numeric_limits<int64_t>::min()
                          : self.dtype() == ScalarType::Int ? std::numeric_limits<int32_t>::min()
                                                            : 0;

@@ -172,6 +172,21 @@ def _numpy_renamed(kwargs, names):
     return {rename.get(k, k): v for k, v in kwargs.items()} if rename else None
 
 
+def numpy_spellings(fn):
+    """fn taking NumPy's keyword spellings where PyTorch's C++ parser does (python_arg_parser's
+    numpy_compatibility_arg_names: axis, keepdims, x/a/x1, x2) for the functions PyTorch binds in C++ and
+    ours are Python (torch.fft.fft(x, axis=0)); a call without keywords goes straight through"""
+    names = frozenset(inspect.signature(fn).parameters)
+
+    @functools.wraps(fn)
+    def taking_numpy_names(*args, **kwargs):
+        if kwargs and not _NUMPY_KEYS.isdisjoint(kwargs):
+            kwargs = _numpy_renamed(kwargs, names) or kwargs
+        return fn(*args, **kwargs)
+
+    return taking_numpy_names
+
+
 def _translate(fn, fname, method, checks, args, kwargs, error):
     if checks == "tensors" and not isinstance(error, AttributeError):
         return None

@@ -1210,10 +1210,10 @@ def _nanmedian_dim(input, dim, keepdim):
     """torch.nanmedian(input, dim, keepdim)'s values and indices (csrc/python/bind_sort.cpp binds the
     signatures): the lower median of each row's non-NaN entries, a NaN row's first NaN."""
     d = _composite_shape._wrap(dim, input.dim())  # PyTorch wraps the dim before the kernel's dtype dispatch
-    if input.dtype == _C.bool:  # PyTorch's median kernels have no bool case
-        _not_implemented("median_cuda" if input.is_cuda else "median_cpu", input)
     if input.dim() and input.shape[d] == 0:
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    if input.dtype == _C.bool:  # PyTorch's median kernels have no bool case (after the check above)
+        _not_implemented("median_out", input)
     x = input.movedim(d, -1) if input.dim() else input.reshape(1)
     s, idx = _C.sort(x, -1)
     valid = _C.logical_not(_C.isnan(x)) if _is_float(x) else _C.ones_like(x, dtype=_C.bool)
@@ -2097,8 +2097,8 @@ def _cum_inplace(self, fn, dim, dtype):
             f"Bad in-place call: input tensor dtype {cpp_name(self.dtype)} and output tensor dtype "
             f"{cpp_name(dtype)} should match"
         )
-    if self.dtype == _C.bool:  # PyTorch's out= kernel in bool, which it does not have (none runs if empty)
-        if not self.numel():
+    if self.dtype == _C.bool:  # PyTorch's out= kernel in bool, which it does not have (none runs if empty,
+        if not self.numel() or self.dim() == 0:  # and a 0-d result is filled with self)
             return self
         _not_implemented(f"{fn.__name__}_out_{'cuda' if self.is_cuda else 'cpu'}", self)
     return _store(self, fn(_unwritten(self), dim))

@@ -156,10 +156,11 @@ def lobpcg(
         raise AssertionError(f"A must be square, got shape {A.shape}")
     if B is not None and tuple(A.shape) != tuple(B.shape):
         raise AssertionError(f"A and B must have same shape, got {A.shape} vs {B.shape}")
-    dtype = A.dtype if A.dtype.is_floating_point else _C.float32
+    # PyTorch's get_floating_dtype: float16/32/64 kept, anything else (bfloat16 too) float32
+    dtype = A.dtype if A.dtype in (_C.float16, _C.float32, _C.float64) else _C.float32
     device = A.device
     if tol is None:
-        tol = _FEPS.get(dtype, 2.23e-16) ** 0.5
+        tol = _FEPS[dtype] ** 0.5  # PyTorch's table: its KeyError for a half-precision A
     m = A.shape[-1]
     k = (1 if X is None else X.shape[-1]) if k is None else k
     n = (k if n is None else n) if X is None else X.shape[-1]
@@ -183,7 +184,8 @@ def lobpcg(
         Xs = None if X is None else X.detach().reshape((count, m, n))
         Es, Vs = [], []
         for i in range(count):
-            Xi = _C.randn((m, n), dtype=dtype, device=device) if Xs is None else Xs[i].to(dtype=dtype)
+            # a given X keeps its dtype, as PyTorch's (an integer or bool X fails its first norm)
+            Xi = _C.randn((m, n), dtype=dtype, device=device) if Xs is None else Xs[i]
             if tuple(Xi.shape) != (m, n):
                 raise AssertionError(f"X shape mismatch: got {tuple(Xi.shape)}, expected {(m, n)}")
             E, V = _run(As[i], None if Bs is None else Bs[i], Xi, iK, n, k, niter, tol_run, largest)

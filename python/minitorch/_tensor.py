@@ -18,12 +18,12 @@ from minitorch import (
     _storage,
     autograd,
 )
+from minitorch import functional as _functional
 from minitorch._creation import tensor as _tensor
 from minitorch._dtype_names import dtype_name
 from minitorch._tensor_str import tensor_repr
 from minitorch.autograd import RemovableHandle
 from minitorch.fft import _stft
-from minitorch.functional import nanmean, nansum, repeat_interleave
 from minitorch.utils import dlpack as _dl
 
 
@@ -192,9 +192,8 @@ def _install_tensor_methods(cls):
     cls.new_empty_strided = new_empty_strided
     cls.type_as = _type_as
     cls.new_tensor = _new_tensor
-    cls.repeat_interleave = repeat_interleave
-    cls.nansum = nansum
-    cls.nanmean = nanmean
+    for name, fn in _functional.TENSOR_METHOD_FORMS.items():
+        setattr(cls, name, fn)
     cls.as_subclass = _as_subclass
     cls.resize = _resize
     cls.resize_as = _resize_as

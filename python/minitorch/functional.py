@@ -108,6 +108,8 @@ def repeat_interleave(input, repeats=_NO_REPEATS, dim=None, *, output_size=None)
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         counts = _repeat_counts(input, input.numel())
         idx = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+        if output_size is not None and idx.size != output_size:
+            raise RuntimeError("allocated size does not match required size")
         return tensor(idx, dtype=input.dtype, device=input.device)
     if input.dim() == 0 and dim is not None:
         # PyTorch's errors for a dim of a 0-dim input: an int count wraps the dim against the input made 1-d
@@ -146,8 +148,17 @@ def repeat_interleave(input, repeats=_NO_REPEATS, dim=None, *, output_size=None)
         idx = np.repeat(np.arange(n, dtype=np.int64), counts)
         out = x.index_select(d, tensor(idx, dtype=_C.int64, device=x.device))
     if output_size is not None and out.shape[d] != output_size:
-        raise RuntimeError(f"allocated size does not match required size: {output_size} vs {out.shape[d]}")
+        if not isinstance(repeats, _C.Tensor):  # PyTorch checks an int count's product first, in its words
+            raise RuntimeError(
+                f"repeat_interleave: Invalid output_size, expected {out.shape[d]} but got {output_size}"
+            )
+        raise RuntimeError("allocated size does not match required size")
     return out
+
+
+# PyTorch's parser words every refusal (three positionals: output_size is keyword-only) and takes NumPy's
+# names (axis=, x=); the body checks only what decides its path
+repeat_interleave = _argcheck.parsing(repeat_interleave, _REPEAT_INTERLEAVE_SIGS, upfront=False)
 
 
 def _sizes_keyword(fn, arg, positional, kwargs):
@@ -238,3 +249,29 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     count = input.isnan().logical_not().sum(dim, keepdim=keepdim)
     result = nansum(input, dim, keepdim, dtype=dtype).div(count)
     return write_out(result, out, "nansum")
+
+
+# The method spellings: the signatures without self, so a refusal counts positions as PyTorch's methods do
+# (x.nansum(0, 1): keepdim is position 2)
+TENSOR_METHOD_FORMS = {
+    "repeat_interleave": _argcheck.parsing(
+        repeat_interleave.__wrapped__,
+        [
+            "Tensor repeats, int? dim=None, *, SymInt? output_size=None",
+            "SymInt repeats, int? dim=None, *, SymInt? output_size=None",
+        ],
+        method=True,
+        upfront=False,
+    ),
+    "nansum": _argcheck.parsing(
+        nansum.__wrapped__,
+        ["int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None"],
+        method=True,
+        upfront=False,
+    ),
+    "nanmean": _argcheck.parsing(
+        nanmean.__wrapped__,
+        ["int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None"],
+        method=True,
+    ),
+}

@@ -8318,3 +8318,288 @@ def test_fuzz_4493_vecdot_parses_first_and_empty_dims_index_in_pytorchs_words():
     with pytest.raises(IndexError, match=re.escape("index 5 is out of bounds for dimension 0 with size 3")):
         T.zeros(3, 2)[T.tensor([5])]
     assert T.empty(0, 3)[T.tensor([], dtype=T.int64)].shape == (0, 3)
+
+
+def test_par25_elu_coefficients_convert_to_float():
+    """PyTorch's elu kernel converts alpha, scale and input_scale to float for float, half and bfloat16 inputs
+    (refusing a finite value past float's range, so celu's 1 / alpha too, before looking at the size); float64
+    computes, and celu's backward then refuses an alpha float cannot hold (its 1.0 / alpha.toFloat())"""
+    setup = (
+        "x = torch.tensor([-1.0, 0.5, -1e-3, 2.0]); xd = x.double().requires_grad_()\n"
+        "g = lambda y: torch.autograd.grad(y.sum(), xd)"
+    )
+    calls = [
+        "F.celu(x, 1e-39)",
+        "F.celu(x, -1e-39)",
+        "F.celu(x, 2e-38)",
+        "F.celu(x, 1e39)",
+        "F.celu(x, 5e-324)",
+        "F.celu(x, float('inf'))",
+        "F.celu(x.half(), 1e-39)",
+        "F.celu(x.bfloat16(), 1e-300)",
+        "F.celu(torch.ones(0), 1e-39)",
+        "F.celu(torch.ones(1, dtype=torch.int64), 1e-39)",
+        "F.celu(x, 1e-39, inplace=True)",
+        "torch.celu_(x.clone(), 1e-39)",
+        "torch.nn.CELU(1e-39)(x)",
+        "F.elu(x, 1e39)",
+        "F.elu(x.half(), 1e39)",
+        "F.elu(x.double(), 1e39)",
+        "F.celu(x.double(), 1e-300)",
+        "F.celu(x.double(), 5e-324)",
+        "F.celu(x.double(), -5e-324)",
+        "F.celu(xd, 1e39)",
+        "g(F.celu(xd, 1e39))",
+        "g(F.celu(xd.clone(), 1e39, inplace=True))",
+        "g(F.celu(xd, 1e-300))",
+        "g(F.celu(xd, -1e-300))",
+        "g(F.celu(xd.clone(), 1e-300, inplace=True))",
+    ]
+    _par21_compare(setup, calls)
+
+
+def test_par25_local_response_norm_of_4d_and_5d_input_checks_as_avg_pool3d():
+    """F.local_response_norm pools a 4-D or wider input as PyTorch's 5-D view through avg_pool3d: the kernel's
+    sign in its words, then its dtypes (CPU float16/bfloat16 and bool refused); a 3-D input through avg_pool2d"""
+    setup = "a = torch.arange(24.).reshape(1, 3, 2, 4) / 8; f = F.local_response_norm"
+    calls = [
+        f"f(a.to({dt}){sh}, {size})"
+        for dt in ("torch.float16", "torch.bfloat16", "torch.bool", "torch.int64", "torch.float64")
+        for sh in ("", ".reshape(1, 3, 2, 2, 2)", ".reshape(1, 3, 8)", ".reshape(1, 3, 2, 1, 2, 2)")
+        for size in (2, 0)
+        if size
+        or sh != ".reshape(1, 3, 8)"  # a 3-D input meets avg_pool2d's zero-stride check, another matter
+    ]
+    calls += [
+        "f(a, -1)",
+        "f(a, 7)",
+        "f(a.half(), 2.5)",
+        "f(torch.ones(0, 3, 2, 2).half(), 2)",
+    ]
+    _par21_compare(setup, calls)
+    x = minitorch.arange(24.0).reshape(1, 3, 2, 4).requires_grad_()
+    assert minitorch.autograd.gradcheck(
+        lambda t: minitorch.nn.functional.local_response_norm(t, 2), x.double()
+    )
+
+
+def test_par25_max_pool1d_argument_sizes_in_pytorchs_words():
+    """max_pool1d without indices runs ATen's check_max_pool1d (each argument of size 1, then signs, padding,
+    output size, in its words) before the dtype; max_pool1d_with_indices and avg_pool1d check the rank, then
+    each argument's one int (check1d), then pool in 2-d over a unit height"""
+    setup = "x = torch.arange(16.).reshape(1, 2, 8)"
+    args = [
+        "(2, 2)",
+        "2, (2, 2)",
+        "2, 2, (0, 0)",
+        "2, 2, 0, (1, 1)",
+        "(2, 2, 2)",
+        "()",
+        "2, ()",
+        "[2], [3]",
+        "(2, 3), (3, 3)",
+    ]
+    calls = [f"F.max_pool1d(x, {a})" for a in args]
+    calls += [f"F.max_pool1d(x, {a}, return_indices=True)" for a in args]
+    calls += [f"torch.max_pool1d_with_indices(x, {a})" for a in args]
+    calls += [f"F.avg_pool1d(x, {a})" for a in args[:3]]
+    calls += [
+        "F.max_pool1d(x, 0)",
+        "F.max_pool1d(x, 2, 0)",
+        "F.max_pool1d(x, 2, 2, -1)",
+        "F.max_pool1d(x, 2, 2, 2)",
+        "F.max_pool1d(x, 2, 2, 0, 0)",
+        "F.max_pool1d(x, 9)",
+        "F.max_pool1d(x, 5, 1, 0, 2)",
+        "F.max_pool1d(x.int(), 2)",
+        "F.max_pool1d(x.int(), (2, 2))",
+        "F.max_pool1d(x.int(), 0)",
+        "F.max_pool1d(x[None], (2, 2))",
+        "F.max_pool1d(x[0, 0], 2)",
+        "F.max_pool1d(torch.ones(1, 0, 8), (2, 2))",
+        "F.max_pool1d(torch.ones(0, 2, 8), (2, 2))",
+        "F.max_pool1d(x.requires_grad_(), (2, 2))",
+        "F.max_pool1d(x[None], (2, 2), return_indices=True)",
+        "F.max_pool1d(x, 9, return_indices=True)",
+        "F.max_pool1d(torch.ones(1, 0, 8), 2, return_indices=True)",
+        "F.avg_pool1d(x[None], (2, 2))",
+        "F.avg_pool1d(torch.ones(1, 0, 8), (2, 2))",
+        "torch.nn.MaxPool1d((2, 2))(x)",
+        "torch.nn.MaxPool1d((2, 2), return_indices=True)(x)",
+        "torch.max_pool1d(x, 2, 2, (0, 0))",
+        "F.max_pool1d(x, 3, 2, 1, return_indices=True)",
+        "F.max_pool1d(x, 3, 1, 1, 2, True, return_indices=True)",
+    ]
+    _par21_compare(setup, calls)
+
+
+def test_par25_adaptive_pools_backward_refuses_an_empty_grad_output():
+    """An adaptive pool to an output size of 0 returns the empty result, and PyTorch's backward kernel then
+    refuses the empty grad_output (any empty dim past dim 0, shown in the caller's rank: the 1-d forms with
+    their unit height, named by the 2-d kernel); an empty batch passes (seeds 4431-4432)"""
+    setup = (
+        "x2 = torch.ones(1, 2, 4, requires_grad=True); x3 = torch.ones(1, 2, 4, 4, requires_grad=True)\n"
+        "x4 = torch.ones(1, 2, 4, 4, 4, requires_grad=True)\n"
+        "def bw(y, x):\n"
+        "    y = y[0] if isinstance(y, tuple) else y\n"
+        "    return torch.autograd.grad(y.sum(), x, allow_unused=True)\n"
+        "u = lambda *s: torch.ones(*s, requires_grad=True)"
+    )
+    calls = []
+    for kind in ("avg", "max"):
+        calls += [
+            f"bw(F.adaptive_{kind}_pool1d(x2, 0), x2)",
+            f"bw(F.adaptive_{kind}_pool1d(x2[0], 0), x2)",
+            f"bw(F.adaptive_{kind}_pool2d(x3, 0), x3)",
+            f"bw(F.adaptive_{kind}_pool2d(x3, (0, 2)), x3)",
+            f"bw(F.adaptive_{kind}_pool2d(x3[0], (2, 0)), x3)",
+            f"bw(F.adaptive_{kind}_pool3d(x4, 0), x4)",
+            f"bw(F.adaptive_{kind}_pool3d(x4[0], (0, 2, 2)), x4)",
+            f"bw(F.adaptive_{kind}_pool3d(x4, (2, 2, 0)), x4)",
+            f"F.adaptive_{kind}_pool2d(x3, 0)",
+            f"F.adaptive_{kind}_pool3d(x4, 0)",
+            f"bw(F.adaptive_{kind}_pool2d(u(0, 2, 4, 4), 2), x3)",
+            f"bw(F.adaptive_{kind}_pool3d(u(0, 2, 4, 4, 4), 2), x4)",
+            f"bw(F.adaptive_{kind}_pool1d(u(2, 0, 4), 2), x2)",
+            f"bw(F.adaptive_{kind}_pool2d(x3, (2, 3)), x3)",
+            f"bw(F.adaptive_{kind}_pool3d(x4, (2, 3, 1)), x4)",
+        ]
+    calls += [
+        "bw(F.adaptive_max_pool2d(x3, 0, return_indices=True), x3)",
+        "bw(torch.nn.AdaptiveAvgPool2d(0)(x3), x3)",
+    ]
+    _par21_compare(setup, calls)
+
+
+def test_par25_median_cumprod_lobpcg_dtype_corners():
+    """median/nanmedian of an empty input answer PyTorch's NaN in the input's dtype before the kernel's dtype
+    dispatch (True for bool); along a dim the empty-dim check comes first, then "median_out"; in-place cumsum_/
+    cumprod_ of a 0-d bool tensor fill it with itself (no kernel); lobpcg keeps a given X's dtype (an integer or
+    bool X fails its first norm) and takes its tolerance from PyTorch's float32/float64 table"""
+    setup = "b0 = torch.tensor(True); be = torch.empty(0, dtype=torch.bool); e = torch.eye(6)"
+    calls = [
+        "torch.nanmedian(be)",
+        "torch.median(be)",
+        "be.nanmedian()",
+        "torch.nanmedian(torch.empty(2, 0, dtype=torch.bool))",
+        "torch.median(torch.empty(0, dtype=torch.int8))",
+        "torch.median(torch.empty(0, dtype=torch.int32))",
+        "torch.nanmedian(torch.tensor([True, False, True]))",
+        "torch.nanmedian(b0)",
+        "torch.nanmedian(b0, 0)",
+        "torch.median(b0, 0)",
+        "torch.nanmedian(be, 0)",
+        "torch.median(be, 0, True)",
+        "torch.nanmedian(be, 5)",
+        "torch.nanmedian(torch.empty(2, 0, dtype=torch.bool), 0)",
+        "torch.median(torch.empty(2, 0, dtype=torch.bool), 0)",
+        "torch.nanmedian(torch.tensor([True, False]), 0)",
+        "torch.nanmedian(torch.empty(0, 3, dtype=torch.bool), 1)",
+        "b0.clone().cumprod_(0)",
+        "b0.clone().cumsum_(0)",
+        "b0.clone().cumprod_(0, dtype=torch.bool)",
+        "b0.clone().cumprod_(1)",
+        "torch.tensor([True]).cumprod_(0)",
+        "be.clone().cumsum_(0)",
+        "b0.cumprod(0)",
+        "torch.tensor(5, dtype=torch.int8).cumprod_(0)",
+        "torch.lobpcg(torch.eye(4, dtype=torch.float16), 1)",
+        "torch.lobpcg(torch.eye(4, dtype=torch.bfloat16), 1)",
+        "torch.lobpcg(torch.eye(4, dtype=torch.bool), 1)",
+        "torch.lobpcg(torch.ones(2, 6, 6, dtype=torch.bool), 1)",
+        "torch.lobpcg(e[:5, :5], 1, X=torch.ones(5, 1, dtype=torch.bool))",
+        "torch.lobpcg(e, 1, X=torch.ones(6, 1, dtype=torch.int64))",
+        "torch.lobpcg(e[:5, :5], 1, X=torch.ones(5, 1, dtype=torch.float64))",
+        "torch.lobpcg(e.double(), 1, X=torch.ones(6, 1))",
+    ]
+    _par21_compare(setup, calls)
+
+
+def test_par25_embedding_bag_out_of_range_index_in_pytorchs_words():
+    """F.embedding_bag checks weight's dtype, then the indices: PyTorch's CPU fast path (float/half/bfloat16
+    rows contiguous along dim 1, sum or mean, no padding_idx) in FBGEMM's words for the positions its bags cover
+    (a bad index in a later bag is reported by whichever thread's chunk fails first, so only the first bag is
+    compared), every other path for every index in its own words"""
+    setup = "w = torch.ones(2, 3); o = torch.tensor([0]); i = torch.tensor([0, 4]); eb = F.embedding_bag"
+    calls = [
+        "eb(i, w, o)",
+        "eb(torch.tensor([[0, 4]]), w)",
+        "eb(torch.tensor([-1, 0]), w, o)",
+        "eb(torch.tensor([5, 4]), w, o)",
+        "eb(i, w, o, mode='sum')",
+        "eb(i, w, o, mode='max')",
+        "eb(i, w, o, padding_idx=1)",
+        "eb(i, w, o, padding_idx=-1)",
+        "eb(i.int(), w, o.int())",
+        "eb(i, w, o, per_sample_weights=torch.ones(2), mode='sum')",
+        "eb(i, w.double(), o)",
+        "eb(i, w.half(), o)",
+        "eb(i, w.bfloat16(), o)",
+        "eb(i, torch.ones(3, 2).t(), o)",
+        "eb(torch.tensor([0, -3]), w.double(), o)",
+        "eb(torch.tensor([0, 9, 1, 1]), w, torch.tensor([0, 2]))",
+        "eb(torch.tensor([0, 1, 5, 7]), w, torch.tensor([0, 2]), mode='max')",
+        "eb(torch.tensor([0, 1, 1, 9]), w, torch.tensor([0, 1, 2]), include_last_offset=True, mode='sum')",
+        "eb(torch.tensor([0, 1, 1, 9]), w, torch.tensor([0, 2, 3]), include_last_offset=True, mode='max')",
+        "eb(torch.tensor([0, 1, 1, 9]), w.double(), torch.tensor([0, 2, 3]), include_last_offset=True)",
+        "eb(i, torch.ones(2, 3, dtype=torch.int64), o)",
+        "eb(torch.tensor([0, 1]), torch.ones(2, 3, dtype=torch.int64), o)",
+    ]
+    _par21_compare(setup, calls)
+
+
+def test_par25_python_methods_count_positions_as_pytorchs_methods():
+    """nansum/nanmean/repeat_interleave, written in Python, refuse as PyTorch's parser: the method spellings
+    count positions without self, repeat_interleave's output_size is keyword-only, and NumPy's names (axis=,
+    x=, a=) are taken where PyTorch's parser takes them"""
+    setup = "x = torch.tensor([[1.0, float('nan')], [3.0, 4.0]]); v = torch.tensor([1.0, -2.0, 3.0])"
+    calls = [
+        "x.nansum(0, 1)",
+        "x.nansum(0, True)",
+        "x.nansum(0, True, torch.float64)",
+        "x.nansum(0, 1, 2)",
+        "x.nanmean(0, 1)",
+        "x.nanmean(0, True, torch.float64)",
+        "x.nansum(None, True)",
+        "x.nanmean(dim=(0,), keepdims=True)",
+        "x.nansum(0, keepdims=True)",
+        "x.nansum(axis=1)",
+        "torch.nansum(x, 0, 1)",
+        "torch.nanmean(x, 0, True, torch.float64)",
+        "x.repeat_interleave(2, 0)",
+        "x.repeat_interleave(2, 0, 4)",
+        "x.repeat_interleave(2, 0, output_size=4)",
+        "x.repeat_interleave(2, axis=0)",
+        "x.repeat_interleave(torch.tensor([1, 2]), 1)",
+        "x.repeat_interleave(2.5)",
+        "torch.repeat_interleave(v, 2, axis=0)",
+        "torch.repeat_interleave(x=v, repeats=2)",
+        "torch.repeat_interleave(a=v, repeats=2)",
+        "torch.repeat_interleave(v, 2, 0, 6)",
+        "torch.repeat_interleave(torch.tensor([1, 2]))",
+        "torch.repeat_interleave(v, 2, dim=0, output_size=5)",
+        "torch.repeat_interleave(v, torch.tensor([1, 2, 3]), 0, output_size=5)",
+        "torch.repeat_interleave(torch.tensor([1, 2]), output_size=2)",
+        "torch.repeat_interleave(torch.tensor([1, 2]), output_size=3)",
+    ]
+    _par21_compare(setup, calls)
+
+
+def test_par25_fft_functions_take_numpys_keyword_spellings():
+    """PyTorch binds torch.fft's functions in C++, whose parser takes NumPy's spellings (axis= for dim,
+    x=/a= for input); ours are Python, wrapped to take them (a call without keywords goes straight through)"""
+    setup = "x = torch.tensor([1.0, -2.0, 3.0, 0.5]); m = x.reshape(2, 2)"
+    calls = [
+        "torch.fft.fft(x, axis=0)",
+        "torch.fft.rfft(x, axis=0)",
+        "torch.fft.fft(x=x)",
+        "torch.fft.fft(a=x)",
+        "torch.fft.fft(x, 3, axis=0, norm='ortho')",
+        "torch.fft.fftn(m, axis=(0,))",
+        "torch.fft.fft2(m, axis=(0, 1))",
+        "torch.fft.rfft2(m, axis=(0, 1))",
+        "torch.fft.fftshift(x, axis=0)",
+        "torch.fft.ifftshift(x=x)",
+        "torch.fft.fft(x, axis=5)",
+    ]
+    _par21_compare(setup, calls)

@@ -1,7 +1,7 @@
 """torch.fft: discrete Fourier transforms over the three FFT primitives of _C, with PyTorch's arguments, dtype
 rules, errors and derivatives (the primitives' autograd lives in _prims.py)."""
 
-from minitorch import _C
+from minitorch import _C, _argcheck
 from minitorch._creation import tensor as _tensor
 from minitorch._dtype_names import scalar_name as _scalar_name
 from minitorch._out import write_out
@@ -441,3 +441,30 @@ def fftshift(input, dim=None):
 def ifftshift(input, dim=None):
     """Inverse of fftshift (roll by (n+1)//2)."""
     return _shift("ifftshift", input, dim, True)
+
+
+# PyTorch binds these in C++, whose parser takes NumPy's keyword spellings (axis=, x=)
+for _name in [
+    "fft",
+    "ifft",
+    "rfft",
+    "irfft",
+    "hfft",
+    "ihfft",
+    "fftn",
+    "ifftn",
+    "fft2",
+    "ifft2",
+    "rfftn",
+    "irfftn",
+    "rfft2",
+    "irfft2",
+    "hfftn",
+    "ihfftn",
+    "hfft2",
+    "ihfft2",
+    "fftshift",
+    "ifftshift",
+]:
+    globals()[_name] = _argcheck.numpy_spellings(globals()[_name])
+del _name

@@ -11,6 +11,7 @@ from minitorch.autograd.function import Function as _Function
 from minitorch.nn.functional._utils import _floating
 
 _number = _argcheck.check_number
+_FLOAT_MAX = 3.4028234663852886e38  # float32's largest finite value
 
 
 def _input(fname, x):
@@ -343,8 +344,18 @@ class _EluFromResult(_Function):
         return _C._where(r > 0, grad * scale, neg), None, None, None, None
 
 
+def _to_float(v):
+    """PyTorch's checked conversion of a coefficient to float: a finite value past float's range is refused
+    (an infinite one converts), whatever the input's size"""
+    if math.isfinite(v) and abs(v) > _FLOAT_MAX:
+        raise RuntimeError("value cannot be converted to type float without overflow")
+
+
 def _elu(input, alpha, scale, input_scale, inplace, grad_input_scale=None):
     alpha, scale, input_scale = float(alpha), float(scale), float(input_scale)
+    if input.dtype != _C.float64:  # the kernel's opmath for float, half and bfloat16 is float
+        for v in (alpha, scale, input_scale):
+            _to_float(v)
     grad_input_scale = input_scale if grad_input_scale is None else grad_input_scale
     if not (input.requires_grad and _C.is_grad_enabled()):
         out = _elu_value(input, alpha, scale, input_scale)
@@ -379,8 +390,28 @@ def celu(input, alpha=1.0, inplace=False):
     _floating(input, "elu")
     # PyTorch's celu is elu with input_scale = 1 / alpha; its backward takes 1 / alpha with alpha rounded to
     # float32 (derivatives.yaml's 1.0 / alpha.toFloat())
-    inv32 = 1.0 / _struct.unpack("f", _struct.pack("f", float(alpha)))[0]
-    return _elu(input, alpha, 1.0, 1.0 / float(alpha), inplace, inv32)
+    # (an alpha that float32 rounds to zero gives an infinite one, as C++'s float division)
+    a = float(alpha)
+    if input.dtype == _C.float64 and math.isfinite(a) and abs(a) > _FLOAT_MAX and input.requires_grad:
+        # float64 computes with such an alpha (the other dtypes refuse it in _elu), the backward refuses
+        out = _CeluFloatOverflow.apply(input, a)
+        return input.copy_(out) if inplace else out
+    a32 = _struct.unpack("f", _struct.pack("f", a))[0]
+    inv32 = 1.0 / a32 if a32 != 0 else math.copysign(math.inf, a32)
+    return _elu(input, alpha, 1.0, 1.0 / a, inplace, inv32)
+
+
+class _CeluFloatOverflow(_Function):
+    """celu of a float64 input with an alpha past float32's range: PyTorch computes it, then its backward
+    (derivatives.yaml's 1.0 / alpha.toFloat()) refuses to convert alpha"""
+
+    @staticmethod
+    def forward(ctx, x, alpha):
+        return _elu_value(x, alpha, 1.0, 1.0 / alpha)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("value cannot be converted to type float without overflow")
 
 
 def celu_(input, alpha=1.0):

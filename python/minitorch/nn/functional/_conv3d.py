@@ -27,6 +27,7 @@ import warnings
 from minitorch import _C, _argcheck
 from minitorch._creation import tensor as _tensor
 from minitorch._dtype_names import cpp_name, scalar_name
+from minitorch.autograd.function import Function as _Function
 
 _nn = _C._nn
 
@@ -752,6 +753,14 @@ def _max_pool3d_int(x, k, s, p, d, out):
 
 
 # -------------------------------------------------------------------------------------------- avg_pool3d
+def avg_pool3d_dtype_check(input):
+    """avg_pool3d's kernel dtypes: float32, float64 and int64 on the CPU, every float on CUDA."""
+    dt = input.dtype
+    if not (dt in (_C.float32, _C.float64, _C.int64) or (input.is_cuda and dt.is_floating_point)):
+        kernel = "avg_pool3d_out_cuda_frame" if input.is_cuda else "avg_pool3d_out_frame"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(dt)}'")
+
+
 def avg_pool3d(
     input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
 ):
@@ -771,10 +780,8 @@ def avg_pool3d(
     sp = list(input.shape[-3:])
     out = [_pool_out(sp[i], k[i], p[i], s[i], 1, ceil_mode) for i in range(3)]
     _pool_shape_check(input, "avg_pool3d()", k, s, p, [1, 1, 1], out, True)
+    avg_pool3d_dtype_check(input)
     dt = input.dtype
-    if not (dt in (_C.float32, _C.float64, _C.int64) or (input.is_cuda and dt.is_floating_point)):
-        kernel = "avg_pool3d_out_cuda_frame" if input.is_cuda else "avg_pool3d_out_frame"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(dt)}'")
     x = input if input.dim() == 5 else input.unsqueeze(0)
     n, c, dd, h, w = x.shape
     tabs = [_depth_tables(sp[i], k[i], s[i], p[i], 1, out[i], count_include_pad) for i in range(3)]
@@ -816,6 +823,27 @@ def _adaptive_size(output_size, input, fn):
     return [v if v is not None else dflt for v, dflt in zip(out, list(input.shape)[-len(out) :])]
 
 
+class _EmptyAdaptiveGrad(_Function):
+    """An adaptive 3-D pool's empty result (an output size of 0): PyTorch's backward kernel refuses the empty
+    grad_output (any empty dim past dim 0, in the caller's rank)"""
+
+    @staticmethod
+    def forward(ctx, res, kernel):
+        ctx.kernel = kernel
+        return res.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        shape = list(grad.shape)
+        dim = next((i for i in range(1, len(shape)) if shape[i] == 0), None)
+        if dim is not None:
+            raise RuntimeError(
+                f"{ctx.kernel}(): Expected grad_output to have non-zero size for non-batch dimensions, but "
+                f"grad_output has sizes {shape} with dimension {dim} being empty"
+            )
+        return grad, None
+
+
 def adaptive_avg_pool3d(input, output_size):
     """Mean over adaptive windows [floor(i*D/Do), ceil((i+1)*D/Do)) per axis, PyTorch's F.adaptive_avg_pool3d.
 
@@ -841,7 +869,8 @@ def adaptive_avg_pool3d(input, output_size):
     n, c, d, h, w = x.shape
     if 0 in out or x.numel() == 0:
         res = x.reshape(-1)[:0].reshape(n, c, *out)  # empty, and still on the graph
-        return res if input.dim() == 5 else res.squeeze(0)
+        res = res if input.dim() == 5 else res.squeeze(0)
+        return _EmptyAdaptiveGrad.apply(res, "adaptive_avg_pool3d_backward") if 0 in out else res
     y = _nn.adaptive_avg_pool2d(x.reshape(n * c, d, h, w), out[1:])
     table, counts = _adaptive_tables(d, out[0])
     g = _gather(y, 1, table, 0).reshape(n * c, out[0], len(table[0]), out[1], out[2])
@@ -879,6 +908,8 @@ def _adaptive_max_pool3d_impl(input, output_size, return_indices):
     if input.dim() == 4:
         vals = vals.squeeze(0)
         idx = idx.squeeze(0) if idx is not None else None
+    if 0 in out:
+        vals = _EmptyAdaptiveGrad.apply(vals, "adaptive_max_pool3d_backward")
     return (vals, idx) if return_indices else vals
 
 

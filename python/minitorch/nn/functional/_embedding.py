@@ -78,6 +78,39 @@ def one_hot(tensor, num_classes=-1):
 
 
 # ---- embedding bags
+def _embedding_bag_checks(flat, weight, mode, padding_idx, used):
+    """PyTorch's CPU embedding_bag checks: weight's dtype, then the indices against the rows. Its fast path
+    (float, half or bfloat16 rows contiguous along dim 1, sum or mean, no padding_idx) checks the positions the
+    bags cover (the first `used`) in FBGEMM's words; the others every index, in their own"""
+    if weight.is_cuda:  # (PyTorch's CUDA kernel asserts on the device)
+        return
+    if not weight.is_floating_point():
+        raise RuntimeError(
+            "Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, BFloat16, "
+            f"Float, Double; but got {weight.type()} instead (while checking arguments for embedding_bag)"
+        )
+    fast = (
+        weight.dtype in (_C.float32, _C.float16, _C.bfloat16)
+        and weight.stride(1) == 1
+        and padding_idx is None
+        and mode != "max"
+    )
+    ids = flat.reshape(-1).cpu().numpy()
+    if fast:
+        ids = ids[:used]
+    n = weight.shape[0]
+    bad = np.flatnonzero((ids < 0) | (ids >= n))
+    if bad.size:
+        i = int(bad[0])
+        if fast:
+            raise RuntimeError(
+                f"Index {i} of input takes value {int(ids[i])} which is not in the valid range [0, {n})"
+            )
+        raise RuntimeError(
+            f"embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be {int(ids[i])}"
+        )
+
+
 def embedding_bag(
     input,
     weight,
@@ -164,6 +197,11 @@ def embedding_bag(
     else:
         ends = np.append(starts[1:], total) if nbags else starts
     lengths = ends - starts
+    _embedding_bag_checks(flat, weight, mode, padding_idx, int(ends[-1]) if nbags else 0)
+    if nbags and int(ends[-1]) < total:  # past include_last_offset's last offset: never read
+        total = int(ends[-1])
+        flat = flat[:total]
+        psw = None if psw is None else psw[:total]
     width = int(lengths.max()) if nbags else 0
     # each bag as a row of `width` positions into the looked-up rows; the slots past a bag's end (and
     # padding_idx entries) point at one extra row that is neutral for the reduction

@@ -3,6 +3,7 @@
 from minitorch import _C, _argcheck
 from minitorch._dtype_names import scalar_name
 from minitorch.autograd.grad_mode import no_grad
+from minitorch.nn.functional._conv3d import avg_pool3d_dtype_check
 from minitorch.nn.functional._padding import pad
 from minitorch.nn.functional._pooling import avg_pool2d
 
@@ -266,8 +267,17 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
         return input
     n, c = input.shape[0], input.shape[1]
     # the channel window becomes a (size, 1) average pool over a (channels, rest) plane
-    div = (input * input).reshape(n, 1, c, -1)
-    div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+    if dim == 3:
+        div = pad((input * input).unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+    else:
+        # PyTorch pads a 5-D view and pools it with avg_pool3d, whose checks (kernel sign, then dtypes: half and
+        # bfloat16 refused on the CPU) are its; the 2-D pool sums the same windows faster
+        div = (input * input).view(n, 1, c, input.shape[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        if size <= 0:
+            raise RuntimeError(f"kernel size should be greater than zero, but got kT: {size} kH: 1 kW: 1")
+        avg_pool3d_dtype_check(div)
+        div = div.reshape(n, 1, div.shape[2], -1)
     div = avg_pool2d(div, (size, 1), stride=1).reshape(input.shape)
     return input / (div * alpha + k).pow(beta)
 
