@@ -22,26 +22,12 @@ _nn = _C._nn
 # The pools with a return_indices flag are PyTorch's boolean_dispatch pairs: X_with_indices and _X, each with
 # every argument, the flag's truth choosing between them (a bad argument fails in the chosen one's words)
 def _max_pool1d_impl(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
-<<<<<<< HEAD
-    if return_indices:
-        x = input.unsqueeze(-2)
-        ks = (1, kernel_size if isinstance(kernel_size, int) else kernel_size[0])
-        st = None if stride is None or stride == [] else (1, stride if isinstance(stride, int) else stride[0])
-        pd = (0, padding if isinstance(padding, int) else padding[0])
-        dl = (1, dilation if isinstance(dilation, int) else dilation[0])
-        out, idx = _nn.max_pool2d_with_indices(x, ks, st, pd, dl, ceil_mode)
-        return out.squeeze(-2), idx.squeeze(-2)
-    # without indices the kernel's values-only windows (no int64 index per output)
-=======
     if (
         return_indices
     ):  # ATen's: each argument one int, then the 2-d pool over a unit height (csrc/ops/pool.cpp)
         st = [] if stride is None else stride
         return tuple(_nn.max_pool1d_with_indices(input, kernel_size, st, padding, dilation, ceil_mode))
-    fast = _max_pool1d_windows(input, kernel_size, stride, padding, dilation, ceil_mode)
-    if fast is not None:
-        return fast
->>>>>>> par25
+    # without indices the kernel's values-only windows (no int64 index per output)
     return _nn.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
