@@ -36,7 +36,13 @@ _DATA_DEPENDENT = (
     "erroring out! It's likely that this is caused by data-dependent control flow or similar.  It may be possible "
     "to trace this with dynamic shapes; try setting tracing_mode='symbolic' in your make_fx call."
 )
-_DATA_BREAKS = ("Data-dependent branching", "Unsupported Tensor.item() call", "Data-dependent index")
+# (the last: the capture's own .item() break, which meets a traced .item() before _evaluate does)
+_DATA_BREAKS = (
+    "Data-dependent branching",
+    "Unsupported Tensor.item() call",
+    "Data-dependent index",
+    "Unsupported Tensor.item() call with capture_scalar_outputs=False",
+)
 
 
 def _decomposition_keys(table):
