@@ -147,7 +147,7 @@ Tensor.cuda Tensor.masked_fill Tensor.requires_grad_ Tensor.pin_memory
 
 INPLACE_POINTWISE = """
 add_ sub_ mul_ div_ pow_ clamp_min_ clamp_max_ neg_ abs_ exp_ log_ sqrt_ sigmoid_ tanh_ relu_ copy_
-fill_ zero_ masked_fill_ lerp_ addcmul_ addcdiv_ floor_ ceil_ round_ trunc_ sign_ reciprocal_ rsqrt_ sin_ cos_
+masked_fill_ lerp_ addcmul_ addcdiv_ floor_ ceil_ round_ trunc_ sign_ reciprocal_ rsqrt_ sin_ cos_
 erf_ exp2_ expm1_ log1p_ log2_ log10_ fmod_ remainder_ maximum_ minimum_ nan_to_num_ true_divide_ floor_divide_
 mul_ logical_not_ square_ atan2_ hypot_ detach_ requires_grad_ copysign_
 """.split()  # noqa: SIM905  (a word list reads better than a literal)
@@ -2063,11 +2063,8 @@ def random_rule(key, level, args, kwargs):
     return _same_by_replay(key, level, args, kwargs)
 
 
+# _random.py's samplers (Python methods); the schema's uniform_, normal_, random_ and bernoulli_ rows name the rule
 _INPLACE_RANDOM = (
-    "uniform_",
-    "normal_",
-    "bernoulli_",
-    "random_",
     "exponential_",
     "geometric_",
     "cauchy_",
@@ -2228,8 +2225,6 @@ register_rule(
     "selu_",
     "threshold_",
     "detach_",
-    "fill_",
-    "zero_",
     "ldexp_",
     "gcd_",
     "lcm_",
