@@ -1,5 +1,5 @@
-"""The factories that take no tensor, whose rules csrc/ops/ops.schema declares (`jvp: none`; `vmap: random_factory`
-for rand, randn, randint, randperm): under vmap a batched number argument is refused as PyTorch refuses it (its
+"""The factories that take no tensor, whose rules csrc/ops/ops.schema declares (`jvp: none`; `vmap: no_tensor`, and
+`vmap: random_factory` for rand, randn, randint, randperm): under vmap a batched number argument is refused as PyTorch refuses it (its
 .item() message, or its binding's TypeError for a float where an int goes), compared with PyTorch; the random
 ones draw per entry by randomness mode; forward AD gives their results no tangent."""
 
@@ -9,6 +9,7 @@ import pytest
 
 import minitorch as torch
 from minitorch.func import _batch_rules, vmap
+from minitorch.func._batched import RULES
 from tests.utils import cases_here_and_in_pytorch
 
 SOURCE = r"""
@@ -19,6 +20,19 @@ def fns(torch):
         "randint": lambda v: torch.randint(v, (2,)),
         "randint_low": lambda v: torch.randint(0, v, (2,)),
         "randperm": lambda v: torch.randperm(v),
+        "empty": lambda v: torch.empty(v),
+        "zeros": lambda v: torch.zeros(2, v),
+        "zeros_size": lambda v: torch.zeros(size=(v,)),
+        "ones": lambda v: torch.ones((v, 2)),
+        "arange": lambda v: torch.arange(v),
+        "arange_start": lambda v: torch.arange(0, 5, v),
+        "eye": lambda v: torch.eye(v),
+        "eye_m": lambda v: torch.eye(2, v),
+        "full": lambda v: torch.full((2,), v),
+        "full_size": lambda v: torch.full((v,), 1.0),
+        "scalar_tensor": lambda v: torch.scalar_tensor(v),
+        "tril_indices": lambda v: torch.tril_indices(v, 3),
+        "triu_indices": lambda v: torch.triu_indices(3, 3, v),
     }
 
 
@@ -71,3 +85,26 @@ def test_forward_ad_gives_no_tangent():
     with fwAD.dual_level():
         for f in (lambda: torch.rand(2), lambda: torch.randint(3, (2,)), lambda: torch.randperm(3)):
             assert fwAD.unpack_dual(f()).tangent is None
+        # a dual number argument is read as its primal's value (PyTorch's Scalar): the result has no tangent
+        d = fwAD.make_dual(torch.tensor(2.0), torch.tensor(1.0))
+        for f in (lambda: torch.full((2,), d), lambda: torch.scalar_tensor(d), lambda: torch.arange(d)):
+            r = f()
+            assert fwAD.unpack_dual(r).tangent is None and float(r.reshape(-1)[-1]) in (1.0, 2.0)
+
+
+def test_the_factories_rules_are_the_schemas():
+    rows = {(n, k): v for n, k, v in torch._C._op_schema_rules()}
+    names = (
+        "empty",
+        "zeros",
+        "ones",
+        "arange",
+        "eye",
+        "full",
+        "scalar_tensor",
+        "tril_indices",
+        "triu_indices",
+    )
+    for name in names:
+        assert rows[name, "vmap"] == "no_tensor" and rows[name, "jvp"] == "none"
+        assert RULES[name] is _batch_rules.no_tensor
