@@ -269,6 +269,24 @@ def test_random_fills_leave_a_zero_tangent():
             assert_close(fwAD.unpack_dual(d).tangent, torch.zeros(4, dtype=D))
 
 
+def test_fills_are_the_schemas_zero_tangent_rows():
+    # forward AD writes the fills' tangent by name (_forward_ad._inplace): the names are the schema's `jvp: zero`
+    # rows, and the Python samplers of _random.py, which have none
+    from minitorch.func import _forward_ad
+
+    zero = {n for n, k, v in torch._C._op_schema_rules() if k == "jvp" and v == "zero"}
+    assert zero == {"fill_", "zero_", "uniform_", "normal_", "random_", "bernoulli_"}
+    assert _forward_ad._FILLS == zero | {"exponential_", "cauchy_", "log_normal_", "geometric_"}
+    with fwAD.dual_level():
+        d = fwAD.make_dual(rand(4), rand(4))
+        assert d.zero_() is d
+        assert_close(fwAD.unpack_dual(d).tangent, torch.zeros(4, dtype=D))
+        v, tv = rand(()), rand(())
+        d.fill_(fwAD.make_dual(v, tv))  # the written value's tangent (PyTorch's fill_ rule)
+        assert_close(fwAD.unpack_dual(d).primal, v.expand(4))
+        assert_close(fwAD.unpack_dual(d).tangent, tv.expand(4))
+
+
 def test_rules_compile():
     for key in _jvp_rules.JVP_RULES:
         assert _jvp_rules.get_rule(key) is not None

@@ -996,6 +996,25 @@ def test_every_schema_op_declares_its_batching_rule_there():
     )
 
 
+def test_the_fills_batch_by_their_schema_rows():
+    from minitorch.func import _batch_rules
+    from minitorch.func._batched import RULES
+
+    declared = {n: v for n, k, v in torch._C._op_schema_rules() if k == "vmap"}
+    assert declared["fill_"] == declared["zero_"] == "pointwise"
+    assert all(declared[n] == "inplace_random_rule" for n in ("uniform_", "normal_", "random_", "bernoulli_"))
+    assert RULES["uniform_"] is _batch_rules.inplace_random_rule and RULES["fill_"] is _batch_rules.pointwise
+    xs = torch.randn(5, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # each has its rule: no per-entry fallback
+        assert torch.equal(vmap(lambda x: x.clone().fill_(2.0))(xs), torch.full((5, 3), 2.0))
+        assert torch.equal(vmap(lambda x: x.clone().zero_())(xs), torch.zeros(5, 3))
+        same = vmap(lambda x: x.clone().uniform_(), randomness="same")(xs)
+        different = vmap(lambda x: x.clone().normal_(), randomness="different")(xs)
+    assert all(torch.equal(same[i], same[0]) for i in range(5))
+    assert not all(torch.equal(different[i], different[0]) for i in range(5))
+
+
 def test_schema_rules_batch_the_ops():
     # tril via _trailing(2), cumsum via _dims_rule, the complex views via pointwise, each against a loop
     x = rand(3, 4, 4)

@@ -2046,8 +2046,6 @@ _COMPOSITE_RULES = {
     "Tensor.cpu": {"args": "self, *args, **kwargs", "jvp": "t_self.cpu()"},
     "Tensor.cuda": {"args": "self, *args, **kwargs", "jvp": "t_self.cuda(*args, **kwargs)"},
     "Tensor.copy_": {"args": "self, src, non_blocking=False", "jvp": "zeros_like(result) + t_src"},
-    "Tensor.zero_": {"jvp": "zeros_like(result)"},
-    "Tensor.fill_": {"args": "self, value", "jvp": "zeros_like(result)"},
     "Tensor.__setitem__": {"args": "self, index, value", "jvp": None},  # handled by dispatch
     "isclose": _NONE,
     "signbit": _NONE,
@@ -2234,7 +2232,9 @@ def _schema_rules():
         elif key == "jvp_absent":
             row["keep_none"] = value == "none"
         else:
-            row[key] = {"none": None, "generic": GENERIC}.get(value, value)
+            # `jvp: zero` (the in-place fills): forward AD writes their tangent (_forward_ad._FILLS); the rule
+            # says what it is
+            row[key] = {"none": None, "generic": GENERIC, "zero": "zeros_like(result)"}.get(value, value)
     return rows
 
 

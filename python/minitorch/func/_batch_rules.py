@@ -21,6 +21,7 @@ import re
 from minitorch import _C, _composite_math
 from minitorch._random import get_rng_state, set_rng_state
 from minitorch.func._batched import (
+    ITEM_REFUSAL,
     RULES,
     STATE,
     BatchedTensor,
@@ -28,6 +29,7 @@ from minitorch.func._batched import (
     _select_level,
     _wrap_dim,
     call,
+    call_plain,
     dual_values,
     fallback,
     inplace_refusal,
@@ -145,7 +147,7 @@ Tensor.cuda Tensor.masked_fill Tensor.requires_grad_ Tensor.pin_memory
 
 INPLACE_POINTWISE = """
 add_ sub_ mul_ div_ pow_ clamp_min_ clamp_max_ neg_ abs_ exp_ log_ sqrt_ sigmoid_ tanh_ relu_ copy_
-fill_ zero_ masked_fill_ lerp_ addcmul_ addcdiv_ floor_ ceil_ round_ trunc_ sign_ reciprocal_ rsqrt_ sin_ cos_
+masked_fill_ lerp_ addcmul_ addcdiv_ floor_ ceil_ round_ trunc_ sign_ reciprocal_ rsqrt_ sin_ cos_
 erf_ exp2_ expm1_ log1p_ log2_ log10_ fmod_ remainder_ maximum_ minimum_ nan_to_num_ true_divide_ floor_divide_
 mul_ logical_not_ square_ atan2_ hypot_ detach_ requires_grad_ copysign_
 """.split()  # noqa: SIM905  (a word list reads better than a literal)
@@ -2061,11 +2063,8 @@ def random_rule(key, level, args, kwargs):
     return _same_by_replay(key, level, args, kwargs)
 
 
+# _random.py's samplers (Python methods); the schema's uniform_, normal_, random_ and bernoulli_ rows name the rule
 _INPLACE_RANDOM = (
-    "uniform_",
-    "normal_",
-    "bernoulli_",
-    "random_",
     "exponential_",
     "geometric_",
     "cauchy_",
@@ -2103,7 +2102,9 @@ def backward_rule(key, level, args, kwargs):
     )
 
 
-RANDOM_FACTORIES = ("rand", "randn", "randint", "randperm", "normal")
+# The random factories _vmap's randomness mode draws per batch entry: the schema's `vmap: random_factory` rows
+# (added by _register_schema_rules), and normal's factory form, a Python op (torch.normal(mean, std, size))
+RANDOM_FACTORIES = {"normal"}
 
 # The random ops on tensors (the rules above), by the function's __name__ for a cheap first test
 _RANDOM_OPS = frozenset((
@@ -2139,6 +2140,32 @@ def _error_mode():
     return any(lv.randomness == "error" for lv in STATE.levels) or any(
         lv.randomness == "error" for lv in STATE.suspended
     )
+
+
+def no_tensor(key, level, args, kwargs):
+    """A factory that takes no tensor (the schema's `vmap: no_tensor` and `vmap: random_factory` rows) meets a
+    batched value only as a number argument (arange(n), full(size, v)), which it reads by .item(): PyTorch's
+    refusal, as one Python number cannot stand for a batch. A tensor its binding refuses outright (a float one
+    for an int: zeros(x)) is PyTorch's TypeError first, so the op runs once with a 0-dim zero of the batched
+    value's dtype in its place (zero: the smallest call, arange(0)), the generator's state kept."""
+
+    def zero(a):
+        if type(a) is BatchedTensor:
+            return _C.zeros((), dtype=a.dtype)
+        if type(a) in (list, tuple):
+            return type(a)(zero(b) for b in a)
+        return a
+
+    state = get_rng_state()
+    try:
+        call_plain(key, tuple(zero(a) for a in args), {k: zero(v) for k, v in kwargs.items()})
+    except TypeError:
+        raise
+    except Exception:  # noqa: BLE001, S110  (the binding took the tensor: the refusal below is PyTorch's)
+        pass
+    finally:
+        set_rng_state(state)
+    raise RuntimeError(ITEM_REFUSAL)
 
 
 def random_factory(key, original, args, kwargs):
@@ -2198,8 +2225,6 @@ register_rule(
     "selu_",
     "threshold_",
     "detach_",
-    "fill_",
-    "zero_",
     "ldexp_",
     "gcd_",
     "lcm_",
@@ -3043,6 +3068,9 @@ def _register_schema_rules():
         if expr == "private" or expr is None:  # None: a `rules: python` func, whose rule is registered here
             continue
         rule = eval(expr, globals())  # the schema's own text, compiled into _C
+        if rule is random_factory:  # drawn by _vmap's randomness mode; a batched number argument is refused
+            RANDOM_FACTORIES.add(name)
+            rule = no_tensor
         spellings = [(name, variants.split())]
         spellings += [(a, v.split() if v else variants.split()) for a, v in _SPELLINGS.findall(aliases)]
         for spelling, forms in spellings:

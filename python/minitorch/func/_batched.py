@@ -500,6 +500,14 @@ def _method(name):
     return m
 
 
+# PyTorch's words for reading one number out of a batch (item(), a batched number argument of a factory)
+ITEM_REFUSAL = (
+    "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling .item() on a "
+    "Tensor, please try to rewrite what you're doing with other operations. If error is occurring somewhere "
+    "inside PyTorch internals, please file a bug report."
+)
+
+
 class BatchedTensor:
     """A tensor inside vmap: `_value` holds the batch dim at position 0, `_level` the vmap it belongs to."""
 
@@ -651,11 +659,7 @@ class BatchedTensor:
 
     def item(self):
         """Always a RuntimeError, PyTorch's: one Python number cannot stand for a whole batch of them."""
-        raise RuntimeError(
-            "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling .item() on "
-            "a Tensor, please try to rewrite what you're doing with other operations. If error is occurring "
-            "somewhere inside PyTorch internals, please file a bug report."
-        )
+        raise RuntimeError(ITEM_REFUSAL)
 
     def _no_storage(self, *args, **kwargs):
         # PyTorch's words: its BatchedTensorImpl holds no storage of its own to read
