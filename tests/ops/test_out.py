@@ -810,7 +810,7 @@ def test_out_direct_layouts(device, name, call, ref):
 def test_out_direct_rules(device, name, call, ref):
     x, y, i, g = _direct_inputs(device, minitorch.float32)
     want = call(minitorch, x, y, i, g, None)
-    # another dtype: the general path's check (exact for the gathers, a cast for tril/triu, cat's wording)
+    # another dtype: the general path's check (exact but for cat's cast, in cat's wording)
     wrong = minitorch.empty(want.shape, dtype=minitorch.int64, device=device)
     with pytest.raises((RuntimeError, TypeError), match="dtype|cast"):
         call(minitorch, x, y, i, g, wrong)
@@ -852,3 +852,14 @@ def test_out_direct_aliasing_and_errors(device):
     with pytest.raises(RuntimeError, match="triu: input tensor must have at least 2 dimensions"):
         minitorch.triu(x[0], out=minitorch.empty(5, dtype=minitorch.float64, device=device))
     assert (to_np(out) == 7).all()  # a refused call leaves out alone
+
+
+def test_out_triangle_dtype_is_exact(device):
+    # PyTorch 2.15's tril/triu take no out of another dtype, a widening one included
+    x = rnd(3, 3, device=device)
+    for op in (minitorch.tril, minitorch.triu):
+        for dt, shown in ((minitorch.float64, "double"), (minitorch.int64, "long int")):
+            with pytest.raises(
+                RuntimeError, match=f"Expected out tensor to have dtype float, but got {shown} instead"
+            ):
+                op(x, out=minitorch.empty(3, 3, dtype=dt, device=device))
