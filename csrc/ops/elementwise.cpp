@@ -519,6 +519,37 @@ void check_out_overlap(const Tensor& out, const Tensor& input) {
       "memory location. Please clone() the tensor before performing the operation.");
 }
 
+bool out_takes(const Tensor& out, IntArrayRef shape, ScalarType dtype, Device device, bool strided,
+               std::initializer_list<const Tensor*> inputs) {
+  if (!IntArrayRef(out.sizes()).equals(shape) || out.dtype() != dtype || out.device() != device ||
+      out.numel() == 0)
+    return false;
+  if (strided) {
+    // no internal overlap: the dims of more than one element, by stride, each step past the previous span
+    DimVector st, sz;
+    for (int64_t d = 0; d < out.dim(); ++d)
+      if (out.sizes()[d] > 1) {
+        size_t k = st.size();
+        st.push_back(out.strides()[d]);
+        sz.push_back(out.sizes()[d]);
+        for (; k > 0 && st[k - 1] > st[k]; --k) {
+          std::swap(st[k - 1], st[k]);
+          std::swap(sz[k - 1], sz[k]);
+        }
+      }
+    int64_t span = 1;
+    for (size_t k = 0; k < st.size(); ++k) {
+      if (st[k] < span) return false;
+      span = st[k] * sz[k];
+    }
+  } else if (!out.is_contiguous()) {
+    return false;
+  }
+  for (const Tensor* t : inputs)
+    if (t->defined() && same_memory(out, *t)) return false;
+  return true;
+}
+
 // resize_out, and a resized out takes the strides the op's own result would have (PyTorch restrides it too:
 // torch.add(x_cl, y_cl, out=torch.empty(0)) is channels-last); an out of the right shape keeps its strides.
 static bool resize_out_for(const Tensor& out, IntArrayRef shape,

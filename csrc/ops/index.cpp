@@ -17,6 +17,7 @@
 #include "ops/index_dim.h"
 #include "ops/kernels.h"
 #include "ops/layout.h"
+#include "ops/out.h"
 #include "ops/reduce.h"
 #include "ops/scatter.h"
 #include "ops/shape.h"
@@ -406,7 +407,9 @@ Tensor as_long_index(const Tensor& index) {
 }
 }  // namespace
 
-Tensor native::index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+namespace {
+// index_select's checks, in PyTorch's order; the wrapped dim
+int64_t check_index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   // PyTorch wraps dim before it looks at the index
   int64_t d = wrap_dim(dim, self.dim());
   MT_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
@@ -417,11 +420,7 @@ Tensor native::index_select(const Tensor& self, int64_t dim, const Tensor& index
            "index_select(): Index to scalar can have only 1 value, got ", index.numel(), " value(s)");
   // indices in [0, size) only: index_select does not wrap negative ones (plain indexing does)
   int64_t size = self.dim() ? self.sizes()[d] : 1;
-  if (self.is_meta()) {
-    DimVector shape = self.sizes();
-    if (self.dim()) shape[d] = index.numel();
-    return make_empty(shape, self.dtype(), self.device());
-  }
+  if (self.is_meta()) return d;
   {
     Tensor h = host_indices(index, index.sizes());
     const int64_t* v = h.data<int64_t>();
@@ -435,6 +434,17 @@ Tensor native::index_select(const Tensor& self, int64_t dim, const Tensor& index
       MT_CHECK(!dim1, "INDICES element is out of DATA bounds, id=", v[k], " axis_dim=", size);
       MT_CHECK_INDEX(false, "index out of range in self");
     }
+  }
+  return d;
+}
+}  // namespace
+
+Tensor native::index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  const int64_t d = check_index_select(self, dim, index);
+  if (self.is_meta()) {
+    DimVector shape = self.sizes();
+    if (self.dim()) shape[d] = index.numel();
+    return make_empty(shape, self.dtype(), self.device());
   }
   if (self.dim() == 0) return mt::reshape(mt::index_select(mt::unsqueeze(self, 0), 0, index), {});
   if (self.device().is_cpu() && d == self.dim() - 1 && (self.strides()[d] == 1 || self.sizes()[d] < 2)) {
@@ -452,6 +462,29 @@ Tensor native::index_select(const Tensor& self, int64_t dim, const Tensor& index
   std::vector<std::optional<Tensor>> idx(static_cast<size_t>(d), std::nullopt);
   idx.push_back(mt::reshape(index, {-1}));
   return contiguous(mt::index(self, idx));
+}
+
+bool index_select_into(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
+  const int64_t d = check_index_select(self, dim, index);
+  if (self.dim() == 0 || !self.device().is_cpu() || !index.device().is_cpu()) return false;
+  DimVector shape = self.sizes();
+  shape[d] = index.numel();
+  if (!out_takes(out, shape, self.dtype(), self.device(), false, {&self, &index})) return false;
+  // out, contiguous, is [outer, r]: one row of the dims after d per (position before d, index value)
+  const Tensor h = host_indices(index, {index.numel()});
+  const int64_t* v = h.data<int64_t>();
+  const int64_t k = h.numel();
+  const DimVector sz = self.sizes(), st = self.strides();
+  const DimVector bsz(sz.begin(), sz.begin() + d), bst(st.begin(), st.begin() + d);
+  const DimVector isz(sz.begin() + d + 1, sz.end()), ist(st.begin() + d + 1, st.end());
+  const std::vector<int64_t> before = box_offsets(bsz, bst), inner = box_offsets(isz, ist);
+  std::vector<int64_t> outer(before.size() * static_cast<size_t>(k));
+  for (size_t p = 0; p < before.size(); ++p)
+    for (int64_t j = 0; j < k; ++j) outer[p * k + j] = before[p] + v[j] * st[d];
+  index_gather_stub.get(self.device())(out, self, outer.data(), static_cast<int64_t>(outer.size()),
+                                       inner.data(), static_cast<int64_t>(inner.size()));
+  wrote(out);
+  return true;
 }
 
 namespace {
@@ -510,6 +543,22 @@ void dim_offsets(const Tensor& self, int64_t dim, const Tensor& index, std::vect
 
 }  // namespace
 
+namespace {
+// gather's kernels, into `out` of index's shape and self's dtype (contiguous, or fresh)
+void gather_to(const Tensor& out, const Tensor& self, int64_t d, const Tensor& index) {
+  GatherDimFn kernel = gather_dim_stub.fns[static_cast<int>(self.device().type)];
+  if (use_dim_kernel(self, d, index, reinterpret_cast<const void*>(kernel))) {
+    kernel(out, self, d, index);
+    return;
+  }
+  std::vector<int64_t> off;
+  dim_offsets(self, d, index, off, nullptr, nullptr);
+  int64_t zero = 0;
+  if (out.numel() > 0)
+    index_gather_stub.get(self.device())(out, self, off.data(), static_cast<int64_t>(off.size()), &zero, 1);
+}
+}  // namespace
+
 Tensor native::gather(const Tensor& self, int64_t dim, const Tensor& index_) {
   int64_t d = wrap_dim(dim, self.dim());
   MT_CHECK(index_.device() == self.device() || self.is_meta(),
@@ -519,17 +568,21 @@ Tensor native::gather(const Tensor& self, int64_t dim, const Tensor& index_) {
   const Tensor index = as_long_index(index_);
   Tensor out = make_empty(index.sizes(), self.dtype(), self.device());
   if (self.is_meta()) return out;
-  GatherDimFn kernel = gather_dim_stub.fns[static_cast<int>(self.device().type)];
-  if (use_dim_kernel(self, d, index, reinterpret_cast<const void*>(kernel))) {
-    kernel(out, self, d, index);
-    return out;
-  }
-  std::vector<int64_t> off;
-  dim_offsets(self, d, index, off, nullptr, nullptr);
-  int64_t zero = 0;
-  if (out.numel() > 0)
-    index_gather_stub.get(self.device())(out, self, off.data(), static_cast<int64_t>(off.size()), &zero, 1);
+  gather_to(out, self, d, index);
   return out;
+}
+
+bool gather_into(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
+  int64_t d = wrap_dim(dim, self.dim());
+  MT_CHECK(index.device() == self.device() || self.is_meta(),
+           "Expected all tensors to be on the same device, but found at least two devices, ",
+           self.device().str(), " and ", index.device().str(), "!");
+  check_dim_index(self, d, index, "gather", nullptr);
+  if (self.is_meta() || !out_takes(out, index.sizes(), self.dtype(), self.device(), false, {&self, &index}))
+    return false;
+  gather_to(out, self, d, as_long_index(index));
+  wrote(out);
+  return true;
 }
 
 namespace {

@@ -16,6 +16,11 @@ const Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Ten
                          const Tensor& values, bool accumulate);
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index);
+// The out= fast paths of index_select and gather: the op's checks, then (true) its kernel writes straight
+// into `out` when out_takes it (ops/out.h; CPU only for index_select); false leaves out untouched for the
+// binding's general path (a temporary copied in, with the resize and dtype rules).
+bool index_select_into(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index);
+bool gather_into(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index);
 // torch.take: elements of the flattened self at int64 `index` (negative ones count from the end), shaped like
 // index; an index out of range is PyTorch's IndexError.
 Tensor take(const Tensor& self, const Tensor& index);

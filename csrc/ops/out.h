@@ -1,6 +1,8 @@
 // out= support: PyTorch's rules for an output tensor (resize, overlap) and the elementwise ops that write
 // straight into `out` through the TensorIter instead of computing a temporary and copying it in.
 #pragma once
+#include <initializer_list>
+
 #include "core/Tensor.h"
 #include "ops/elementwise.h"
 
@@ -24,5 +26,12 @@ bool unary_out(UnaryOp op, const Tensor& self, const Tensor& out);
 // PyTorch's unary ops that keep the input's dtype (the Same rule: abs of a real, neg, floor, round...) write
 // no out of another dtype (TensorIterator's check_all_same_dtype): "Found dtype Double but expected Float".
 void check_unary_out_dtype(UnaryOp op, ScalarType in, ScalarType out);
+
+// Whether a non-elementwise op may write its result straight into `out` (its *_into front end): out has the
+// result's shape, dtype and device and elements, no memory shared with `inputs`, and is contiguous
+// (`strided`: any layout without internal overlap, for kernels that take out's strides). Otherwise the
+// binding computes a temporary and copies it in (resize, its warning, casts, aliasing), as before.
+bool out_takes(const Tensor& out, IntArrayRef shape, ScalarType dtype, Device device, bool strided,
+               std::initializer_list<const Tensor*> inputs);
 
 }  // namespace mt

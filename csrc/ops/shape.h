@@ -66,6 +66,10 @@ Tensor flip(const Tensor& self, IntArrayRef dims);
 // A composite of narrow and cat (both recorded), so its gradient is the opposite roll.
 Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims);
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
+// cat's and stack's out= fast paths: the op's checks, then (true) the copies straight into `out` when
+// out_takes it (ops/out.h); false leaves out untouched for the binding's general path.
+bool cat_into(const Tensor& out, const std::vector<Tensor>& tensors, int64_t dim);
+bool stack_into(const Tensor& out, const std::vector<Tensor>& tensors, int64_t dim);
 // self tiled repeats[i] times along dim i (Tensor.repeat; leading new dims when repeats is longer): a fresh
 // contiguous tensor written by one strided copy; differentiable through expand (the gradient sums over the
 // repeats).

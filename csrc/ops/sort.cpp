@@ -17,6 +17,7 @@
 #include "ops/elementwise.h"
 #include "ops/factory.h"
 #include "ops/index.h"
+#include "ops/out.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
 
@@ -323,6 +324,20 @@ Tensor triangle(const Tensor& self, int64_t diagonal, bool lower) {
   if (out.numel() > 0) triangle_stub.get(self.device())(out, self, diagonal, lower);
   return out;
 }
+
+}  // namespace
+
+// the CPU kernel takes out's strides (it walks them as tril_'s self); other devices write a fresh tensor
+bool triangle_into(const Tensor& out, const Tensor& self, int64_t diagonal, bool lower) {
+  check_triangle(self, lower);
+  if (!self.device().is_cpu() || !out_takes(out, self.sizes(), self.dtype(), self.device(), true, {&self}))
+    return false;
+  triangle_stub.get(self.device())(out, self, diagonal, lower);
+  wrote(out);
+  return true;
+}
+
+namespace {
 
 const Tensor& triangle_(const Tensor& self, int64_t diagonal, bool lower) {
   check_triangle(self, lower);

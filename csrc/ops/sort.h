@@ -30,6 +30,9 @@ Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement);
 
 Tensor tril(const Tensor& self, int64_t diagonal);
 Tensor triu(const Tensor& self, int64_t diagonal);
+// tril/triu's out= fast path (lower: tril): true when the kernel wrote straight into out (see
+// index_select_into in ops/index.h)
+bool triangle_into(const Tensor& out, const Tensor& self, int64_t diagonal, bool lower);
 const Tensor& tril_(const Tensor& self, int64_t diagonal);
 const Tensor& triu_(const Tensor& self, int64_t diagonal);
 // 2 x N (row, col) coordinates of the lower/upper triangle of a row x col matrix, in row-major order.

@@ -709,3 +709,157 @@ def test_out_shortcut_matches_the_chain(device):
             errors.append(str(e.value))
         assert errors[0] == errors[1] and errors[2] == errors[3], errors
         assert f"{name}(): argument 'out' must be Tensor, not int" in errors[0]
+
+
+# The ops whose kernels write straight into an out of the result's shape and dtype (bind_out.cpp's
+# try_direct_func): (name, call over x [5, 6], y [5, 6], int64 index idx [4] and gi [5, 3], NumPy reference)
+DIRECT = [
+    ("index_select 0", lambda T, x, y, i, g, out: T.index_select(x, 0, i, out=out), lambda x, y, i, g: x[i]),
+    (
+        "index_select 1",
+        lambda T, x, y, i, g, out: T.index_select(x, 1, i, out=out),
+        lambda x, y, i, g: x[:, i],
+    ),
+    (
+        "index_select -1 of x.t()",
+        lambda T, x, y, i, g, out: T.index_select(x.t(), -1, i, out=out),
+        lambda x, y, i, g: x.T[:, i],
+    ),
+    (
+        "index_select int32",
+        lambda T, x, y, i, g, out: T.index_select(x, 0, i.int(), out=out),
+        lambda x, y, i, g: x[i],
+    ),
+    (
+        "gather",
+        lambda T, x, y, i, g, out: T.gather(x, 1, g, out=out),
+        lambda x, y, i, g: np.take_along_axis(x, g, 1),
+    ),
+    (
+        "gather of x.t()",
+        lambda T, x, y, i, g, out: T.gather(x.t(), 0, g.t(), out=out),
+        lambda x, y, i, g: np.take_along_axis(x.T, g.T, 0),
+    ),
+    ("triu", lambda T, x, y, i, g, out: T.triu(x, out=out), lambda x, y, i, g: np.triu(x)),
+    ("tril -2", lambda T, x, y, i, g, out: T.tril(x, -2, out=out), lambda x, y, i, g: np.tril(x, -2)),
+    (
+        "triu of x.t()",
+        lambda T, x, y, i, g, out: T.triu(x.t(), 1, out=out),
+        lambda x, y, i, g: np.triu(x.T, 1),
+    ),
+    ("cat", lambda T, x, y, i, g, out: T.cat([x, y], out=out), lambda x, y, i, g: np.concatenate([x, y])),
+    (
+        "cat 1",
+        lambda T, x, y, i, g, out: T.cat((x, y, x), 1, out=out),
+        lambda x, y, i, g: np.concatenate([x, y, x], 1),
+    ),
+    (
+        "concat of x.t()",
+        lambda T, x, y, i, g, out: T.concat([x.t(), y.t()], out=out),
+        lambda x, y, i, g: np.concatenate([x.T, y.T]),
+    ),
+    ("stack", lambda T, x, y, i, g, out: T.stack([x, y], out=out), lambda x, y, i, g: np.stack([x, y])),
+    (
+        "stack -1",
+        lambda T, x, y, i, g, out: T.stack([x, y], -1, out=out),
+        lambda x, y, i, g: np.stack([x, y], -1),
+    ),
+]
+
+
+def _direct_inputs(device, dtype=minitorch.float64):
+    x, y = rnd(5, 6, device=device, dtype=dtype), rnd(5, 6, device=device, dtype=dtype)
+    i = minitorch.tensor([4, 0, 2, 2], device=device)
+    g = minitorch.tensor(np.random.default_rng(0).integers(0, 5, (5, 3)), device=device)
+    return x, y, i, g
+
+
+@pytest.mark.parametrize("name,call,ref", DIRECT, ids=[c[0] for c in DIRECT])
+def test_out_direct_layouts(device, name, call, ref):
+    x, y, i, g = _direct_inputs(device)
+    want = ref(*[to_np(t) for t in (x, y, i, g)])
+
+    # an out of the right shape, as the kernel writes it (contiguous), then one it cannot take (transposed
+    # rows, a column slice of a wider buffer) and an empty one (resized): every form the plain result
+    def filled(shape):
+        return minitorch.full(shape, 7.0, dtype=minitorch.float64, device=device)
+
+    n = len(want.shape)
+    for make in (
+        filled,
+        lambda s: filled(s[::-1]).permute(*range(n - 1, -1, -1)),
+        lambda s: filled(s[:-1] + (s[-1] + 2,))[..., 1:-1],
+        lambda s: minitorch.empty(0, dtype=minitorch.float64, device=device),
+    ):
+        out = make(want.shape)
+        version = out._version
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # right shape or empty: no resize warning
+            r = call(minitorch, x, y, i, g, out)
+        assert r is out and out._version > version
+        np.testing.assert_array_equal(to_np(out), want)
+    # the wider buffer's columns around the slice are left alone
+    buf = minitorch.full(
+        (want.shape[0], want.shape[1] + 2) + want.shape[2:], 7.0, dtype=minitorch.float64, device=device
+    )
+    call(minitorch, x, y, i, g, buf[:, 1:-1])
+    assert (to_np(buf[:, 0]) == 7).all() and (to_np(buf[:, -1]) == 7).all()
+
+
+@pytest.mark.parametrize("name,call,ref", DIRECT, ids=[c[0] for c in DIRECT])
+def test_out_direct_rules(device, name, call, ref):
+    x, y, i, g = _direct_inputs(device, minitorch.float32)
+    want = call(minitorch, x, y, i, g, None)
+    # another dtype: the general path's check (exact but for cat's cast, in cat's wording)
+    wrong = minitorch.empty(want.shape, dtype=minitorch.int64, device=device)
+    with pytest.raises((RuntimeError, TypeError), match="dtype|cast"):
+        call(minitorch, x, y, i, g, wrong)
+    # another shape with elements: resized with PyTorch's warning
+    out = minitorch.empty(2, dtype=minitorch.float32, device=device)
+    with pytest.warns(UserWarning, match=r"was resized since it had shape \[2\]"):
+        call(minitorch, x, y, i, g, out)
+    assert tuple(out.shape) == tuple(want.shape) and minitorch.equal(out, want)
+    # an input that requires grad, or out itself: PyTorch's refusal, in the op's name
+    shown = name.split()[0]
+    for xg, og in (
+        (x.detach().requires_grad_(), minitorch.empty(want.shape, device=device)),
+        (x, minitorch.empty(want.shape, device=device, requires_grad=True)),
+    ):
+        with pytest.raises(RuntimeError, match=shown + r"\(\): functions with out=\.\.\. arguments don't"):
+            call(minitorch, xg, y, i, g, og)
+
+
+def test_out_direct_aliasing_and_errors(device):
+    x = rnd(5, 5, device=device, dtype=minitorch.float64)
+    want = minitorch.triu(x)
+    z = x.clone()
+    assert minitorch.triu(z, out=z) is z and minitorch.equal(z, want)  # out is the input: computed first
+    z = x.clone()
+    minitorch.index_select(z, 0, minitorch.tensor([4, 3, 2, 1, 0], device=device), out=z)
+    assert minitorch.equal(z, x.flip(0))  # rows read before any is written
+    z = x.clone()
+    minitorch.cat([z[:2], z[3:]], out=z[1:])
+    assert minitorch.equal(z[1:], minitorch.cat([x[:2], x[3:]]))
+    out = minitorch.full((1, 5), 7.0, dtype=minitorch.float64, device=device)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        minitorch.index_select(x, 0, minitorch.tensor([5], device=device), out=out)
+    with pytest.raises(RuntimeError, match="index 9 is out of bounds for dimension 1 with size 5"):
+        minitorch.gather(x, 1, minitorch.tensor([[9]], device=device), out=out[:, :1])
+    with pytest.raises(RuntimeError, match="Sizes of tensors must match except in dimension 0"):
+        minitorch.cat([x, x[:, :2]], out=minitorch.empty(7, 5, dtype=minitorch.float64, device=device))
+    with pytest.raises(RuntimeError, match="stack expects each tensor to be equal size"):
+        minitorch.stack([x, x[:2]], out=minitorch.empty(2, 5, 5, dtype=minitorch.float64, device=device))
+    with pytest.raises(RuntimeError, match="triu: input tensor must have at least 2 dimensions"):
+        minitorch.triu(x[0], out=minitorch.empty(5, dtype=minitorch.float64, device=device))
+    assert (to_np(out) == 7).all()  # a refused call leaves out alone
+
+
+def test_out_triangle_dtype_is_exact(device):
+    # PyTorch 2.15's tril/triu take no out of another dtype, a widening one included
+    x = rnd(3, 3, device=device)
+    for op in (minitorch.tril, minitorch.triu):
+        for dt, shown in ((minitorch.float64, "double"), (minitorch.int64, "long int")):
+            with pytest.raises(
+                RuntimeError, match=f"Expected out tensor to have dtype float, but got {shown} instead"
+            ):
+                op(x, out=minitorch.empty(3, 3, dtype=dt, device=device))
