@@ -4,13 +4,11 @@ tangents, where's condition and number operands), and Tensor.where / Tensor.poly
 op's order (self second). Each JVP against central finite differences and PyTorch's torch.func.jvp, each vmap
 against a loop, strided and contiguous, with no generic-JVP or per-entry fallback warning."""
 
-import warnings
-
 import pytest
 
 import minitorch as torch
-from minitorch.func import jvp, vmap
-from minitorch.testing import assert_close
+from minitorch.func import vmap
+from tests.func import schema_rule_checks as checks
 from tests.utils import CASE_HELPERS, cases_in_pytorch
 
 D = torch.float64
@@ -54,64 +52,21 @@ def fns(torch):
         "polygamma_": lambda a: (a.abs() + 0.5).polygamma_(1),
     }
 
-
-def cases(torch, data):
-    run = runner(lambda r: [r[0].tolist(), r[1].tolist()])
-    base = torch.tensor(data["x"], dtype=torch.float64).t()  # (3, 4), strided
-    tan = torch.tensor(data["t"], dtype=torch.float64).t()
-    out = {}
-    for layout, (x, t) in {"strided": (base, tan), "contiguous": (base.contiguous(), tan.contiguous())}.items():
-        for name, f in fns(torch).items():
-            out[name + "/" + layout] = run(lambda: torch.func.jvp(f, (x,), (t,)))
-    return out
 """
 
-_NS = {}
-exec(CASE_HELPERS + SOURCE, _NS)  # noqa: S102 - the source PyTorch runs too
-FNS = _NS["fns"](torch)
-
-
-def _inputs(layout):
-    torch.manual_seed(3)
-    x, t = torch.randn(4, 3, dtype=D).t(), torch.randn(4, 3, dtype=D).t()
-    return (x, t) if layout == "strided" else (x.contiguous(), t.contiguous())
+SOURCE += checks.JVP_CASES
+_NS, FNS = checks.load(SOURCE)
 
 
 @pytest.mark.parametrize("layout", ["strided", "contiguous"])
 @pytest.mark.parametrize("name", list(FNS))
 def test_jvp_matches_finite_differences(name, layout):
-    f = FNS[name]
-    x, t = _inputs(layout)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # the generic (double-vjp) JVP would warn: each op has its rule
-        p, tangent = jvp(f, (x,), (t,))
-    assert_close(p, f(x))
-    eps = 1e-6
-    fd = (f(x + eps * t) - f(x - eps * t)) / (2 * eps)
-    assert_close(tangent, fd, rtol=1e-6, atol=1e-7)
-
-
-def _close(a, b, rel=1e-12):
-    """Nested lists equal to rel (an error case's [type, message] exactly)."""
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_close(x, y, rel) for x, y in zip(a, b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_close(a[k], b[k], rel) for k in a)
-    if isinstance(a, str) or isinstance(b, str):
-        return a == b
-    return a == pytest.approx(b, rel=rel, abs=rel)
+    checks.check_jvp_against_finite_differences(FNS[name], layout)
 
 
 def test_jvp_matches_pytorch():
-    torch.manual_seed(4)
-    data = {"x": torch.randn(4, 3, dtype=D).tolist(), "t": torch.randn(4, 3, dtype=D).tolist()}
-    theirs = cases_in_pytorch(SOURCE, [("torch", torch)], data)
-    ours = _NS["cases"](torch, data)
-    assert set(ours) == set(theirs)
-    for key in ours:
-        # polygamma's kernel agrees with PyTorch's to ~1e-9 (its series, not the rule under test here)
-        rel = 1e-8 if key.startswith("polygamma") else 1e-12
-        assert _close(ours[key], theirs[key], rel), (key, ours[key], theirs[key])
+    # polygamma's kernel agrees with PyTorch's to ~1e-9 (its series, not the rule under test here)
+    checks.check_jvp_against_pytorch(SOURCE, _NS, lambda key: 1e-8 if key.startswith("polygamma") else 1e-12)
 
 
 def test_ties_and_absent_tangents_match_pytorch():
@@ -134,28 +89,13 @@ def cases(torch):
     ns = {}
     exec(CASE_HELPERS + source, ns)  # noqa: S102 - the source PyTorch runs too
     theirs = cases_in_pytorch(source, [("torch", torch)])
-    assert _close(ns["cases"](torch), theirs), (ns["cases"](torch), theirs)
-
-
-def _loop(f, xs):
-    return torch.stack([f(x) for x in xs])
+    assert checks.close(ns["cases"](torch), theirs), (ns["cases"](torch), theirs)
 
 
 @pytest.mark.parametrize("strided", [False, True])
 @pytest.mark.parametrize("name", list(FNS))
 def test_vmap_matches_a_loop(name, strided):
-    f = FNS[name]
-    torch.manual_seed(5)
-    if strided:  # the batch dim in the middle of a transposed buffer: the batched value is not contiguous
-        xs = torch.randn(4, 5, 3, dtype=D).permute(2, 1, 0)
-        got_fn, want = vmap(f, in_dims=1), _loop(f, xs.unbind(1))
-    else:
-        xs = torch.randn(5, 3, 4, dtype=D)
-        got_fn, want = vmap(f), _loop(f, xs.unbind(0))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # the per-entry fallback warns: each op has its rule
-        got = got_fn(xs)
-    assert_close(got, want)
+    checks.check_vmap_against_a_loop(FNS[name], strided)
 
 
 def test_where_of_a_condition_alone_is_still_refused_under_vmap():
@@ -165,17 +105,7 @@ def test_where_of_a_condition_alone_is_still_refused_under_vmap():
 
 def test_hvp_through_clamp_bounds_matches_finite_differences():
     # clamp_min/clamp_max declare `dual_term: zero` (their tangent selects by the primal's comparisons)
-    from minitorch.autograd import forward_ad as fwAD
-
     def loss(a):
         return (a.clamp_min(a.sin() * 0.3) ** 3).sum() + (torch.clamp_max(a, 0.2) * a.exp()).sum()
 
-    torch.manual_seed(6)
-    x, v = torch.randn(3, 4, dtype=D), torch.randn(3, 4, dtype=D)
-    xr = x.clone().requires_grad_()
-    with fwAD.dual_level():
-        (g,) = torch.autograd.grad(loss(fwAD.make_dual(xr, v)), xr)
-        got = fwAD.unpack_dual(g).tangent
-    eps = 1e-6
-    fd = (torch.func.grad(loss)(x + eps * v) - torch.func.grad(loss)(x - eps * v)) / (2 * eps)
-    assert_close(got, fd, rtol=1e-5, atol=1e-6)
+    checks.check_hvp_against_finite_differences(loss)

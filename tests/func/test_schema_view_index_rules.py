@@ -4,14 +4,12 @@ scatter_add, index_copy, index_fill, slice_scatter, index_put, their in-place fo
 finite differences and PyTorch's torch.func.jvp, each vmap against a loop over the batch, on contiguous and strided
 inputs, with no generic-JVP or per-entry fallback warning (each op is served by its declared rule)."""
 
-import warnings
-
 import pytest
 
 import minitorch as torch
-from minitorch.func import jvp, vmap
+from minitorch.func import vmap
 from minitorch.testing import assert_close
-from tests.utils import CASE_HELPERS, cases_in_pytorch
+from tests.func import schema_rule_checks as checks
 
 D = torch.float64
 
@@ -61,86 +59,27 @@ def fns(torch):
         "index_put_": lambda a: (a * 1).index_put_((rows,), a[1:] * a[1:]),
     }
 
-
-def cases(torch, data):
-    run = runner(lambda r: [r[0].tolist(), r[1].tolist()])
-    base = torch.tensor(data["x"], dtype=torch.float64).t()  # (3, 4), strided
-    tan = torch.tensor(data["t"], dtype=torch.float64).t()
-    out = {}
-    for layout, (x, t) in {"strided": (base, tan), "contiguous": (base.contiguous(), tan.contiguous())}.items():
-        for name, f in fns(torch).items():
-            out[name + "/" + layout] = run(lambda: torch.func.jvp(f, (x,), (t,)))
-    return out
 """
 
-_NS = {}
-exec(CASE_HELPERS + SOURCE, _NS)  # noqa: S102 - the source PyTorch runs too
-FNS = _NS["fns"](torch)
-
-
-def _inputs(layout):
-    torch.manual_seed(3)
-    x, t = torch.randn(4, 3, dtype=D).t(), torch.randn(4, 3, dtype=D).t()
-    return (x, t) if layout == "strided" else (x.contiguous(), t.contiguous())
+SOURCE += checks.JVP_CASES
+_NS, FNS = checks.load(SOURCE)
 
 
 @pytest.mark.parametrize("layout", ["strided", "contiguous"])
 @pytest.mark.parametrize("name", list(FNS))
 def test_jvp_matches_finite_differences(name, layout):
-    f = FNS[name]
-    x, t = _inputs(layout)
-    assert x.is_contiguous() == (layout == "contiguous")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # the generic (double-vjp) JVP would warn: each op has its rule
-        p, tangent = jvp(f, (x,), (t,))
-    assert_close(p, f(x))
-    eps = 1e-6
-    fd = (f(x + eps * t) - f(x - eps * t)) / (2 * eps)
-    assert_close(tangent, fd, rtol=1e-6, atol=1e-7)
+    checks.check_jvp_against_finite_differences(FNS[name], layout)
 
 
 def test_jvp_matches_pytorch():
-    torch.manual_seed(4)
-    data = {"x": torch.randn(4, 3, dtype=D).tolist(), "t": torch.randn(4, 3, dtype=D).tolist()}
-    theirs = cases_in_pytorch(SOURCE, [("torch", torch)], data)
-    ours = _NS["cases"](torch, data)
-    assert set(ours) == set(theirs)
-    for key in ours:
-        assert _close(ours[key], theirs[key]), (key, ours[key], theirs[key])
-
-
-def _close(a, b):
-    """Nested lists equal to 1e-12 (an error case's [type, message] exactly)."""
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
-    if isinstance(a, str) or isinstance(b, str):
-        return a == b
-    return a == pytest.approx(b, rel=1e-12, abs=1e-12)
-
-
-def _loop(f, xs):
-    return torch.stack([f(x) for x in xs])
+    checks.check_jvp_against_pytorch(SOURCE, _NS)
 
 
 @pytest.mark.parametrize("strided", [False, True])
 @pytest.mark.parametrize("name", list(FNS))
 def test_vmap_matches_a_loop(name, strided):
-    f = FNS[name]
-    torch.manual_seed(5)
-    if strided:  # the batch dim in the middle of a transposed buffer: the batched value is not contiguous
-        xs = torch.randn(4, 5, 3, dtype=D).permute(2, 1, 0)
-        got_fn = vmap(f, in_dims=1)
-        want = _loop(f, xs.unbind(1))
-    else:
-        xs = torch.randn(5, 3, 4, dtype=D)
-        got_fn = vmap(f)
-        want = _loop(f, xs.unbind(0))
-    with warnings.catch_warnings():
-        # the per-entry fallback warns: each op has its rule (index_fill's _dims_rule runs a batched fill value,
-        # a.sum() here, per entry)
-        warnings.simplefilter("ignore" if name == "index_fill_tensor" else "error")
-        got = got_fn(xs)
-    assert_close(got, want)
+    # index_fill's _dims_rule runs a batched fill value (a.sum() here) per entry: its fallback warning is allowed
+    checks.check_vmap_against_a_loop(FNS[name], strided, fallback_ok=name == "index_fill_tensor")
 
 
 def test_in_place_views_under_vmap_write_the_batched_value():
@@ -159,8 +98,6 @@ def test_in_place_views_under_vmap_write_the_batched_value():
 
 def test_hvp_through_the_linear_writes_matches_finite_differences():
     # the rows' `dual_term: linear` (no second-order term) against the gradient's finite differences
-    from minitorch.autograd import forward_ad as fwAD
-
     i2 = torch.tensor([[2, 0], [1, 3], [0, 1]])
     rows = torch.tensor([2, 0])
 
@@ -172,12 +109,4 @@ def test_hvp_through_the_linear_writes_matches_finite_differences():
         out = out.index_put((rows,), a[1:].cos(), True)
         return (out.masked_select(out > 0) ** 3).sum() + (out.t().reshape(-1) ** 2).sum()
 
-    torch.manual_seed(6)
-    x, v = torch.randn(3, 4, dtype=D), torch.randn(3, 4, dtype=D)
-    xr = x.clone().requires_grad_()
-    with fwAD.dual_level():
-        (g,) = torch.autograd.grad(loss(fwAD.make_dual(xr, v)), xr)
-        got = fwAD.unpack_dual(g).tangent
-    eps = 1e-6
-    fd = (torch.func.grad(loss)(x + eps * v) - torch.func.grad(loss)(x - eps * v)) / (2 * eps)
-    assert_close(got, fd, rtol=1e-5, atol=1e-6)
+    checks.check_hvp_against_finite_differences(loss)
