@@ -8603,3 +8603,17 @@ def test_par25_fft_functions_take_numpys_keyword_spellings():
         "torch.fft.fft(x, axis=5)",
     ]
     _par21_compare(setup, calls)
+
+
+def test_fuzz_4494_scatter_of_an_empty_index_converts_no_value():
+    """Fuzz seed 4494: scatter/scatter_ with a number value and an empty index write nothing and, as PyTorch's kernel,
+    never convert the value (a NaN or 1e20 into an integer tensor passes); a non-empty index still refuses it"""
+    T = minitorch
+    e = T.empty(0, 1, dtype=T.int64)
+    assert T.scatter(T.empty(0, 1, dtype=T.int32), -2, e, float("nan")).shape == (0, 1)
+    z = T.zeros(2, 1, dtype=T.int32)
+    assert T.equal(T.scatter(z, 0, e, float("nan")), z)
+    assert T.equal(z.clone().scatter_(0, e, 1e20), z)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int without overflow"):
+        T.scatter(z, 0, T.zeros(1, 1, dtype=T.int64), float("nan"))
+    assert T.scatter(z, 0, T.tensor([[1]]), 7).tolist() == [[0], [7]]
