@@ -557,14 +557,20 @@ void gather_to(const Tensor& out, const Tensor& self, int64_t d, const Tensor& i
   if (out.numel() > 0)
     index_gather_stub.get(self.device())(out, self, off.data(), static_cast<int64_t>(off.size()), &zero, 1);
 }
+
+// gather's checks, in PyTorch's order; the wrapped dim
+int64_t check_gather(const Tensor& self, int64_t dim, const Tensor& index) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  MT_CHECK(index.device() == self.device() || self.is_meta(),
+           "Expected all tensors to be on the same device, but found at least two devices, ",
+           self.device().str(), " and ", index.device().str(), "!");
+  check_dim_index(self, d, index, "gather", nullptr);
+  return d;
+}
 }  // namespace
 
 Tensor native::gather(const Tensor& self, int64_t dim, const Tensor& index_) {
-  int64_t d = wrap_dim(dim, self.dim());
-  MT_CHECK(index_.device() == self.device() || self.is_meta(),
-           "Expected all tensors to be on the same device, but found at least two devices, ",
-           self.device().str(), " and ", index_.device().str(), "!");
-  check_dim_index(self, d, index_, "gather", nullptr);
+  const int64_t d = check_gather(self, dim, index_);
   const Tensor index = as_long_index(index_);
   Tensor out = make_empty(index.sizes(), self.dtype(), self.device());
   if (self.is_meta()) return out;
@@ -573,11 +579,7 @@ Tensor native::gather(const Tensor& self, int64_t dim, const Tensor& index_) {
 }
 
 bool gather_into(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
-  int64_t d = wrap_dim(dim, self.dim());
-  MT_CHECK(index.device() == self.device() || self.is_meta(),
-           "Expected all tensors to be on the same device, but found at least two devices, ",
-           self.device().str(), " and ", index.device().str(), "!");
-  check_dim_index(self, d, index, "gather", nullptr);
+  const int64_t d = check_gather(self, dim, index);
   if (self.is_meta() || !out_takes(out, index.sizes(), self.dtype(), self.device(), false, {&self, &index}))
     return false;
   gather_to(out, self, d, as_long_index(index));
