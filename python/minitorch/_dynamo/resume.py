@@ -258,21 +258,25 @@ def _walk_scope(stmts):
             todo.append(child)
 
 
+def _binding_name(n):
+    """The name a def, class, import alias or except clause binds, else None."""
+    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return n.name
+    if isinstance(n, ast.alias):
+        return (n.asname or n.name).split(".")[0]
+    if isinstance(n, ast.ExceptHandler):
+        return n.name
+    return None
+
+
 def _names_used(stmts):
     """Every identifier in stmts, nested scopes included (a nested function may read a local as a closure)."""
     out = set()
     for s in stmts:
         for n in ast.walk(s):
-            if isinstance(n, ast.Name):
-                out.add(n.id)
-            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                out.add(n.name)
-            elif isinstance(n, ast.alias):
-                out.add((n.asname or n.name).split(".")[0])
-            elif isinstance(n, ast.ExceptHandler) and n.name:
-                out.add(n.name)
-            elif isinstance(n, ast.arg):
-                out.add(n.arg)
+            name = n.id if isinstance(n, ast.Name) else n.arg if isinstance(n, ast.arg) else _binding_name(n)
+            if name:
+                out.add(name)
     return out
 
 
@@ -280,14 +284,9 @@ def _names_written(stmts):
     """The names stmts may bind in their own scope."""
     out = set()
     for n in _walk_scope(stmts):
-        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
-            out.add(n.id)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(n.name)
-        elif isinstance(n, ast.alias):
-            out.add((n.asname or n.name).split(".")[0])
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            out.add(n.name)
+        name = n.id if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) else _binding_name(n)
+        if name:
+            out.add(name)
     return out
 
 
