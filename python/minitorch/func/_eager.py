@@ -769,10 +769,9 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """The Jacobian of func with respect to the arguments at argnums, with jacrev's layout, by forward mode: all
     columns in one pass of dual tensors whose tangents are the vmapped standard basis (by the double-vjp trick
     where forward over reverse meets vmap)."""
-    if randomness not in ("error", "different", "same"):
-        raise RuntimeError(
-            f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}"
-        )
+    from minitorch.func._vmap import check_randomness
+
+    check_randomness(randomness)
 
     @functools.wraps(func)
     def wrapper(*args):

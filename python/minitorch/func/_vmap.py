@@ -283,6 +283,15 @@ def _cat(parts, dim):
     return call("cat", parts, dim)
 
 
+def check_randomness(randomness):
+    """PyTorch's refusal of a randomness mode other than 'error', 'different' and 'same' (vmap, chunk_vmap,
+    jacfwd)"""
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(
+            f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}"
+        )
+
+
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """Vectorizing map: vmap(func)(*inputs) is func applied to each slice of the inputs along in_dims, stacked
     along out_dims, computed by batching rules per op (one call on the whole batch, not a Python loop).
@@ -292,10 +301,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     chunk_size: batch entries per call (the results equal those of a single call; with randomness='same' every
     chunk replays the same generator state).
     """
-    if randomness not in ("error", "different", "same"):
-        raise RuntimeError(
-            f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}"
-        )
+    check_randomness(randomness)
     if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
@@ -316,10 +322,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 def chunk_vmap(func, in_dims=0, out_dims=0, randomness="error", chunks=2):
     """vmap over the inputs split into `chunks` pieces along the mapped dims (as Tensor.chunk splits), one vmap
     call per piece, the results concatenated: functorch.experimental's (vmap's chunk_size is the newer form)."""
-    if randomness not in ("error", "different", "same"):
-        raise RuntimeError(
-            f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}"
-        )
+    check_randomness(randomness)
     if chunks == 1:
         return vmap(func, in_dims=in_dims, out_dims=out_dims, randomness=randomness)
 
