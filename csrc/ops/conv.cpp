@@ -222,6 +222,15 @@ void check_conv_shapes(const Tensor& input, const Tensor& weight, const std::opt
   }
 }
 
+// ATen's refusal of an empty input with a batch and channels (a zero-size spatial dim under a kernel of size
+// zero gets past the shape checks), naming the input as its kernels see it: 1-d lifted to 2-d, batched.
+void check_empty_input(const Tensor& input, int64_t nd) {
+  if (input.numel() != 0 || input.sizes()[0] == 0 || input.sizes()[1] == 0) return;
+  DimVector s = input.sizes();
+  if (nd == 1) s.insert(2, 1);
+  MT_ERROR("Only zero batch or zero channel inputs are supported, but got input shape: ", shape_str(s));
+}
+
 ConvArgs make_args(const DimVector& stride, const DimVector& padding, const DimVector& dilation,
                    int64_t groups) {
   ConvArgs a;
@@ -295,6 +304,7 @@ Tensor conv_nd(const Tensor& input_, const Tensor& weight, const std::optional<T
   check_conv_shapes(input, weight, b, stride, padding, dilation, groups, false, {});
   const bool integer = check_kernel_dtype(input, dilation, false);
   check_weight_dtype(input, weight, b);
+  check_empty_input(input, nd);
   const ConvArgs args = make_args(stride, padding, dilation, groups);
   Tensor out = integer ? conv_int(to4d(input, nd), to4d(weight, nd), b, args)
                        : convolution(to4d(input, nd), to4d(weight, nd), b, args);
@@ -323,6 +333,7 @@ Tensor conv_transpose_nd(const Tensor& input_, const Tensor& weight, const std::
   check_conv_shapes(input, weight, b, stride, padding, dilation, groups, true, output_padding);
   const bool integer = check_kernel_dtype(input, dilation, true);
   check_weight_dtype(input, weight, b);
+  check_empty_input(input, nd);
   DimVector out_sizes = {input.sizes()[0], weight.sizes()[1] * groups};
   if (nd == 1) out_sizes.push_back(1);
   bool small = false;

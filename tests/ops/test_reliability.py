@@ -5054,6 +5054,13 @@ def test_fuzz_4427_values():
         RuntimeError, match=re.escape("linalg.cond(ord=1.000000): A must be batches of square")
     ):
         T.linalg.cond(T.ones(4, 5), 1.0)
+    # a string norm's squareness is checked before its name (a numeric one's after)
+    with pytest.raises(RuntimeError, match=re.escape("linalg.cond(ord=circular): A must be batches of square")):
+        T.linalg.cond(T.ones(4, 3), "circular")
+    with pytest.raises(ValueError, match="linalg.cond got an invalid norm type: circular"):
+        T.linalg.cond(T.ones(3, 3), "circular")
+    with pytest.raises(ValueError, match="linalg.cond got an invalid norm type: 3"):
+        T.linalg.cond(T.ones(4, 3), 3)
     with pytest.raises(NotImplementedError, match=re.escape("linalg.inv: Expected a floating point")):
         T.linalg.cond(T.ones(4, 4, dtype=T.int64), 1)
     with pytest.raises(NotImplementedError, match=re.escape("linalg.svd: Expected a floating point")):

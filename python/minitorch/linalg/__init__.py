@@ -481,12 +481,13 @@ def cond(A, p=None, *, out=None):
             "expected one of:\n * (Tensor input, Number p = None, *, Tensor out = None)\n"
             " * (Tensor input, str p, *, Tensor out = None)\n"
         )
-    if p not in (None, 1, -1, 2, -2, _math.inf, -_math.inf, "fro", "nuc"):
-        raise ValueError(f"linalg.cond got an invalid norm type: {p}")
-    # PyTorch's order: a norm's squareness first (fro/nuc), then no matrices or empty ones (zeros, outside the
-    # graph, any dtype), then a numeric norm's squareness, then the dtype its first kernel checks
+    # PyTorch's order: a string norm's squareness first (any string, before its name is checked), the norm's
+    # name, then no matrices or empty ones (zeros, outside the graph, any dtype), then a numeric norm's
+    # squareness, then the dtype its first kernel checks
     if isinstance(p, str):
         _cond_square(A, p)
+    if p not in (None, 1, -1, 2, -2, _math.inf, -_math.inf, "fro", "nuc"):
+        raise ValueError(f"linalg.cond got an invalid norm type: {p}")
     if A.numel() == 0:
         real = _decomp._real_dtype(A.dtype)
         return _cond_out(_C.zeros(tuple(A.shape[:-2]), dtype=real, device=A.device), out)

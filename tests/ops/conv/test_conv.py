@@ -2,8 +2,10 @@
 paddings ('same'/'valid' included), dilations, groups, unbatched and non-contiguous inputs, each float dtype,
 gradients by gradcheck, and bad inputs raising PyTorch's messages."""
 
+import functools
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -809,6 +811,29 @@ def test_empty_batch(device):
     F.avg_pool2d(xp, 3, 2, 1).sum().backward()
     assert tuple(xp.grad.shape) == (0, 3, 8, 8)
     assert tuple(F.adaptive_max_pool2d(xp, 3)[1].shape) == (0, 3, 3, 3)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_empty_spatial_input_with_batch_and_channels_is_refused(device):
+    # a zero-size kernel lets an input with no positions past the size checks; PyTorch then refuses it,
+    # naming the input as its kernels see it (1-d lifted to 2-d, an unbatched input batched)
+    msg = "Only zero batch or zero channel inputs are supported, but got input shape: "
+    z = functools.partial(minitorch.zeros, device=device)
+    for call, shape in (
+        (lambda: F.conv1d(z(5, 3, 0), z(5, 3, 0)), "[5, 3, 1, 0]"),
+        (
+            lambda: F.conv1d(z(5, 3, 0, dtype=minitorch.int32), z(5, 3, 0, dtype=minitorch.int32)),
+            "[5, 3, 1, 0]",
+        ),
+        (lambda: F.conv2d(z(5, 3, 0, 2), z(5, 3, 0, 1)), "[5, 3, 0, 2]"),
+        (lambda: F.conv2d(z(3, 0, 2), z(5, 3, 0, 1)), "[1, 3, 0, 2]"),
+        (lambda: F.conv_transpose1d(z(5, 3, 0), z(3, 5, 1)), "[5, 3, 1, 0]"),
+        (lambda: F.conv1d(z(5, 3, 0, requires_grad=True), z(5, 3, 0)), "[5, 3, 1, 0]"),
+    ):
+        with pytest.raises(RuntimeError, match=re.escape(msg + shape)):
+            call()
+    # no batch: an empty result, as before
+    assert tuple(F.conv1d(z(0, 3, 0), z(5, 3, 0)).shape) == (0, 5, 1)
 
 
 # ---------------------------------------------------------------- bad inputs
