@@ -2,6 +2,7 @@
 #include "ops/copy.h"
 
 #include <cmath>
+#include <complex>
 
 #include "core/FreshWrites.h"
 #include "core/GradMode.h"
@@ -169,7 +170,15 @@ static const char* checked_convert_name(ScalarType t) {
 }
 
 void check_scalar_fits(const Scalar& v, ScalarType t) {
-  if (v.is_bool() || t == ScalarType::Bool || is_complex(t)) return;
+  if (v.is_bool() || t == ScalarType::Bool || t == ScalarType::ComplexDouble) return;
+  if (t == ScalarType::ComplexFloat) {  // each part into float's range (inf and nan pass)
+    const std::complex<double> c = v.to_complex();
+    const double m = 3.4028234663852886e38;
+    MT_CHECK(!(std::abs(c.real()) > m && std::isfinite(c.real())) &&
+                 !(std::abs(c.imag()) > m && std::isfinite(c.imag())),
+             "value cannot be converted to type ", checked_convert_name(t), " without overflow");
+    return;
+  }
   // a complex number goes into a real dtype only with a zero imaginary part (PyTorch's wording: "overflow")
   if (v.is_complex() && v.to_complex().imag() != 0) {
     MT_ERROR("value cannot be converted to type ", checked_convert_name(t), " without overflow");
@@ -227,10 +236,11 @@ void check_scalar_fits(const Scalar& v, ScalarType t) {
 
 const Tensor& native::fill_(const Tensor& self, const Scalar& value) {
   check_writable(self);
-  // PyTorch's fill reads a float16/bfloat16 value as a double, unchecked (1e30 fills inf): only a complex
-  // value's imaginary part is refused there; other dtypes are checked
-  const bool half = self.dtype() == ScalarType::Half || self.dtype() == ScalarType::BFloat16;
-  check_scalar_fits(value, half ? ScalarType::Double : self.dtype());
+  // PyTorch's fill of one CPU element stores a float16/bfloat16 value unchecked (1e30 fills inf; only a
+  // complex value's imaginary part is refused there); every other fill is checked (its kernel's conversion)
+  const bool one_half = (self.dtype() == ScalarType::Half || self.dtype() == ScalarType::BFloat16) &&
+                        self.device().is_cpu() && self.numel() == 1;
+  check_scalar_fits(value, one_half ? ScalarType::Double : self.dtype());
   if (self.numel() == 0) {
     wrote(self);
     return self;

@@ -685,6 +685,7 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
 Tensor scatter_value_src(const Tensor& self, const Tensor& index, const Scalar& value) {
   // an empty index writes nothing and PyTorch's kernel never converts the value (a NaN into int32 passes)
   const Scalar v = index.numel() == 0 ? Scalar(int64_t{0}) : value;
+  check_scalar_fits(v, self.dtype());  // float16 too: the one-element fill below would not check it
   return expand(scalar_tensor(v, self.dtype(), self.device()), index.sizes());
 }
 

@@ -236,7 +236,9 @@ const Tensor& fill_with_tensor_(const Tensor& self, const Tensor& value) {
   // a value that requires grad receives the sum of the gradient, as PyTorch's fill_: filling is then a copy
   // of the value broadcast over self, which autograd differentiates
   if (needs_grad(value)) return copy_(self, expand(to(value, self.dtype(), self.device()), self.sizes()));
-  return fill_(self, item(value));
+  // otherwise PyTorch's fill takes the value through a cast to self's dtype, unchecked (1e300 fills a float32
+  // tensor with inf, 300 wraps in uint8), unlike a number's checked fill
+  return fill_(self, item(value.dtype() == self.dtype() ? value : to(value, self.dtype(), value.device())));
 }
 
 const Tensor& bernoulli_tensor_(const Tensor& self, const Tensor& p) {

@@ -421,7 +421,12 @@ def test_tensor_of_none():
         (minitorch.int64, 1e19, "int64_t"),
         (minitorch.int64, float("nan"), "int64_t"),
         (minitorch.int32, float("inf"), "int"),
-        (minitorch.float32, 1e300, "float"),  # float16/bfloat16 fill unchecked (inf): test_fuzz_4445_*
+        (minitorch.float32, 1e300, "float"),
+        # float16/bfloat16 are checked too, but for one CPU element (test_fuzz_4445_*)
+        (minitorch.float16, 65505.0, "c10::Half"),
+        (minitorch.bfloat16, 1e39, "c10::BFloat16"),
+        (minitorch.complex64, 1e300, "c10::complex<float>"),
+        (minitorch.complex64, complex(1, -1e39), "c10::complex<float>"),
     ],
     ids=str,
 )
@@ -5055,7 +5060,9 @@ def test_fuzz_4427_values():
     ):
         T.linalg.cond(T.ones(4, 5), 1.0)
     # a string norm's squareness is checked before its name (a numeric one's after)
-    with pytest.raises(RuntimeError, match=re.escape("linalg.cond(ord=circular): A must be batches of square")):
+    with pytest.raises(
+        RuntimeError, match=re.escape("linalg.cond(ord=circular): A must be batches of square")
+    ):
         T.linalg.cond(T.ones(4, 3), "circular")
     with pytest.raises(ValueError, match="linalg.cond got an invalid norm type: circular"):
         T.linalg.cond(T.ones(3, 3), "circular")
@@ -6468,7 +6475,11 @@ def test_fuzz_4445_check_orders_and_fills():
     T, F = minitorch, minitorch.nn.functional
     assert T.full([], 1e30, dtype=T.float16).item() == math.inf
     assert T.zeros(1, dtype=T.bfloat16).fill_(-1e300).item() == -math.inf
-    assert T.tensor(1.0, dtype=T.float16).new_full([2], 1e30).tolist() == [math.inf, math.inf]
+    assert T.tensor(1.0, dtype=T.float16).new_full([1], 1e30).tolist() == [math.inf]
+    with pytest.raises(RuntimeError, match="value cannot be converted to type c10::Half without overflow"):
+        T.tensor(1.0, dtype=T.float16).new_full(
+            [2], 1e30
+        )  # two elements: PyTorch's kernel checks (seed 4496)
     for call, exc, msg in [
         (lambda: T.full([1], 1e40, dtype=T.float32), RuntimeError, "value cannot be converted to type float"),
         (lambda: T.zeros(1, dtype=T.float16).fill_(1 + 2j), RuntimeError, "to type double without overflow"),
@@ -8624,3 +8635,40 @@ def test_fuzz_4494_scatter_of_an_empty_index_converts_no_value():
     with pytest.raises(RuntimeError, match="value cannot be converted to type int without overflow"):
         T.scatter(z, 0, T.zeros(1, 1, dtype=T.int64), float("nan"))
     assert T.scatter(z, 0, T.tensor([[1]]), 7).tolist() == [[0], [7]]
+
+
+def test_fuzz_4496_fills_check_their_number():
+    """Fuzz seed 4496: a number filled into float16/bfloat16/complex64 goes through the checked conversion
+    (PyTorch's fill kernel; only a one-element CPU float16/bfloat16 fill stores it unchecked), scatter's value
+    too; a 0-d tensor value is cast, unchecked, as PyTorch's fill_(Tensor)"""
+    T = minitorch
+    msg = "value cannot be converted to type {} without overflow"
+    for call, name in (
+        (lambda: T.zeros(3, dtype=T.float16).scatter_(0, T.tensor([0]), 1e30), "c10::Half"),
+        (lambda: T.zeros(1, dtype=T.float16).scatter(0, T.tensor([0]), 65520.0), "c10::Half"),
+        (
+            lambda: T.zeros(3, dtype=T.bfloat16).scatter(0, T.tensor([0]), 1e300, reduce="add"),
+            "c10::BFloat16",
+        ),
+        (lambda: T.zeros(4, dtype=T.float16)[::2].fill_(1e30), "c10::Half"),
+        (lambda: T.empty(0, dtype=T.float16).fill_(1e30), "c10::Half"),
+        (lambda: T.full((2, 3), 1e30, dtype=T.float16), "c10::Half"),
+        (lambda: T.zeros(1, dtype=T.complex64).fill_(1e300), "c10::complex<float>"),
+    ):
+        with pytest.raises(RuntimeError, match=re.escape(msg.format(name))):
+            call()
+    assert T.zeros(3, dtype=T.float16).scatter(0, T.tensor([1]), 65504.0).tolist() == [0, 65504, 0]
+    assert T.zeros(3, dtype=T.float16).scatter(0, T.empty(0, dtype=T.int64), 1e30).tolist() == [0, 0, 0]
+    assert T.zeros(2, dtype=T.float16)[:1].fill_(1e30).tolist() == [math.inf]
+    assert T.ones(2, dtype=T.complex64).fill_(math.inf).tolist() == [complex(math.inf, 0)] * 2
+    assert T.ones(2, dtype=T.complex128).fill_(1e300).tolist() == [complex(1e300, 0)] * 2
+    # a tensor value: cast as a copy would (PyTorch's fill_(Tensor)), no overflow check
+    assert T.ones(2).fill_(T.tensor(1e300, dtype=T.float64)).tolist() == [math.inf, math.inf]
+    assert T.ones(2, dtype=T.float16).fill_(T.tensor(70000.0)).tolist() == [math.inf, math.inf]
+    assert T.ones(2, dtype=T.uint8).fill_(T.tensor(300)).tolist() == [44, 44]
+    assert T.ones(2, dtype=T.int32).fill_(T.tensor(3000000000)).tolist() == [-1294967296] * 2
+    with pytest.warns(UserWarning, match="Casting complex values to real discards the imaginary part"):
+        assert T.ones(2).fill_(T.tensor(1 + 2j)).tolist() == [1.0, 1.0]
+    # F.gelu's approximate is keyword-only, as PyTorch's binding declares it
+    with pytest.raises(TypeError, match=re.escape("gelu() takes 1 positional argument but 2 were given")):
+        T.nn.functional.gelu(T.ones(2), "none")

@@ -1617,7 +1617,7 @@ _COMPOSITE_RULES = {
     },
     # ---- composites: activations
     "F.relu": {"args": "input, inplace=False", "jvp": "_relu_mask(t_input, result)"},
-    "F.gelu": {"args": "input, approximate='none'", "jvp": "_gelu_jvp(t_input, input, approximate)"},
+    "F.gelu": {"args": "input, *, approximate='none'", "jvp": "_gelu_jvp(t_input, input, approximate)"},
     "F.silu": {"args": "input, inplace=False", "jvp": "_silu_jvp(t_input, input)"},
     "F.mish": {"args": "input, inplace=False", "jvp": "_mish_jvp(t_input, input)"},
     "F.tanh": {"args": "input", "jvp": "t_input * (1 - result * result)"},

@@ -256,7 +256,7 @@ class _Hardtanh(_Function):
         return _C._where(inside, grad, _C.zeros((), dtype=grad.dtype, device=grad.device)), None, None
 
 
-def gelu(input, approximate="none"):
+def gelu(input, *, approximate="none"):
     if approximate == "none":
         return _C.gelu(input)
     if approximate == "tanh":
