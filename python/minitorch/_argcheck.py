@@ -46,6 +46,10 @@ NUMBER_PARAMS = INT_PARAMS | frozenset((
     "eps", "rtol", "atol", "nan", "posinf", "neginf", "fill_value", "negative_slope",
 ))  # fmt: skip
 
+# parameters whose number default stands for an int list in PyTorch's signature (int[N] padding=0): its parser
+# takes a one-element integer tensor of any rank there
+INT_LIST_PARAMS = frozenset(["padding", "stride", "dilation", "kernel_size", "output_padding", "output_size"])
+
 # parameters with a number default that PyTorch's overloads also take as a tensor (torch.normal's mean, std)
 TENSOR_OR_NUMBER = frozenset(["mean", "std"])
 
@@ -88,6 +92,8 @@ def _wrong_kind(param, value, strict_bool, error):
     if not scalar:
         return None
     if _is_tensor(value):
+        if name in INT_LIST_PARAMS and value.numel() == 1 and not value.is_floating_point():
+            return None
         return _scalar_word(param) if value.dim() != 0 else None
     if name in INT_PARAMS and (
         isinstance(value, (float, str, list, tuple, _C.dtype, _C.device))

@@ -8672,3 +8672,25 @@ def test_fuzz_4496_fills_check_their_number():
     # F.gelu's approximate is keyword-only, as PyTorch's binding declares it
     with pytest.raises(TypeError, match=re.escape("gelu() takes 1 positional argument but 2 were given")):
         T.nn.functional.gelu(T.ones(2), "none")
+
+
+def test_fuzz_4497_int_list_arguments_take_one_element_integer_tensors():
+    """Fuzz seed 4497: an int-list argument whose Python default is a number (max_pool3d's padding=0) takes a
+    one-element integer tensor of any rank, as PyTorch's parser does for int[N]; a float or longer tensor is
+    still the parser's TypeError"""
+    T = minitorch
+    x = T.randn(1, 2, 6, 6, 6)
+    assert T.max_pool3d(x, 2, 1, T.tensor([[1]])).shape == (1, 2, 7, 7, 7)
+    assert T.max_pool3d(x, 2, T.tensor([1])).shape == (1, 2, 5, 5, 5)
+    with pytest.raises(
+        RuntimeError, match=re.escape("non-empty 4D or 5D (batch mode) tensor expected for input")
+    ):
+        T.max_pool3d(T.tensor([1]), -1, T.tensor([0]), T.tensor([3]))
+    for bad in (T.tensor([1.0]), T.tensor([1, 1])):
+        with pytest.raises(
+            TypeError,
+            match=re.escape(
+                "max_pool3d(): argument 'padding' (position 4) must be tuple of ints, not Tensor"
+            ),
+        ):
+            T.max_pool3d(x, 2, 1, bad)
