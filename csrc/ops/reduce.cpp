@@ -312,6 +312,10 @@ Tensor native::mean(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarTy
   MT_CHECK_NOT_IMPLEMENTED(is_floating(dt), "mean(): could not infer output dtype. ",
                            dtype == ScalarType::Undefined ? "Input dtype" : "Optional dtype",
                            " must be either a floating point or complex dtype. Got: ", dtype_short_name(dt));
+  // PyTorch's mean of a float32 input into float16/bfloat16 reads it as float32 and rounds only the result
+  // (mean([1e30, -1e30], dtype=float16) is 0, not inf - inf); a float64 input is cast first, as sum's
+  if (self.dtype() == ScalarType::Float && (dt == ScalarType::Half || dt == ScalarType::BFloat16))
+    return to(run_reduce(self, dims, keepdim, ReduceOp::mean, 0, ScalarType::Float, "mean"), dt, self.device());
   return run_reduce(self, dims, keepdim, ReduceOp::mean, 0, dt, "mean");
 }
 

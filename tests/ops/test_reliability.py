@@ -8694,3 +8694,37 @@ def test_fuzz_4497_int_list_arguments_take_one_element_integer_tensors():
             ),
         ):
             T.max_pool3d(x, 2, 1, bad)
+
+
+def test_fuzz_4500_mean_into_half_cond_parse_sparse_size_none_hinge_margin():
+    """Fuzz seeds 4500-4501: mean of a float32 input with dtype float16/bfloat16 reads float32 and rounds the
+    result (PyTorch's mixed reduction; float64 is cast first, as sum's); linalg.cond parses p before the rank
+    check; sparse_coo_tensor refuses an explicit size=None (no overload's size is optional); hinge's margin is
+    a float, so a negative one does not fit uint8"""
+    T = minitorch
+    x = T.tensor([[1e30, -1e30], [1e30, -math.inf], [1.0, 2.0]])
+    for dt in (T.float16, T.bfloat16):
+        got = T.mean(x, 1, dtype=dt)
+        assert got.dtype == dt and got.tolist() == [0.0, -math.inf, 1.5]
+        assert T.mean(x[:1], dtype=dt).item() == 0.0 and x[:1].t().mean(0, dtype=dt).item() == 0.0
+    assert math.isnan(T.mean(T.tensor([1e300, -1e300], dtype=T.float64), dtype=T.float32).item())
+    assert math.isnan(T.sum(x[:1], 1, dtype=T.float16).item())  # sum casts first, as PyTorch's
+    with pytest.raises(
+        TypeError, match=re.escape("linalg_cond() received an invalid combination of arguments")
+    ):
+        T.linalg.cond(T.tensor([2.9]), T.float32)
+    with pytest.raises(RuntimeError, match="must have at least 2 dimensions"):
+        T.linalg.cond(T.tensor([2.9]))
+    with pytest.raises(
+        TypeError,
+        match=re.escape(
+            "sparse_coo_tensor() received an invalid combination of arguments - got (Tensor, int, NoneType)"
+        ),
+    ):
+        T.sparse_coo_tensor(T.ones(1, 2, 2), 3, None)
+    s = T.sparse_coo_tensor(T.tensor([[0, 2]]), T.tensor([1.0, 2.0]))
+    assert s.shape == (3,) and s.to_dense().tolist() == [1.0, 0.0, 2.0]
+    u8, tgt = T.tensor([1, 2], dtype=T.uint8), T.tensor([False, True])
+    with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without overflow"):
+        T.hinge_embedding_loss(u8, tgt, -1)
+    assert T.hinge_embedding_loss(T.tensor([1, 2], dtype=T.int8), tgt, -1, 0).tolist() == [1, 2]

@@ -471,8 +471,6 @@ def cond(A, p=None, *, out=None):
         raise TypeError(
             f"linalg_cond(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}"
         )
-    if _C._is_tensor(A) and A.dim() < 2:
-        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
     if not _argcheck._tensor_like(A) or (p is not None and not isinstance(p, (str, _numbers.Number))):
         # the parser's (Number or str p) overloads
         got = ", ".join(_argcheck._kind_name(v) for v in ((A,) if p is None else (A, p)))
@@ -481,6 +479,8 @@ def cond(A, p=None, *, out=None):
             "expected one of:\n * (Tensor input, Number p = None, *, Tensor out = None)\n"
             " * (Tensor input, str p, *, Tensor out = None)\n"
         )
+    if _C._is_tensor(A) and A.dim() < 2:  # after the parser's overloads
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
     # PyTorch's order: a string norm's squareness first (any string, before its name is checked), the norm's
     # name, then no matrices or empty ones (zeros, outside the graph, any dtype), then a numeric norm's
     # squareness, then the dtype its first kernel checks

@@ -1052,6 +1052,7 @@ def _checks_on(check_invariants):
 
 
 _NO_VALUES = object()
+_NO_SIZE = object()  # size not given (an explicit None is refused, as PyTorch's parser)
 _SPARSE_COO_KW = (
     "ScalarType? dtype=None, Device? device=None, bool pin_memory=False, bool requires_grad=False"
 )
@@ -1092,7 +1093,7 @@ def _separate_ints(first, size):
 def sparse_coo_tensor(
     indices,
     values=_NO_VALUES,
-    size=None,
+    size=_NO_SIZE,
     *,
     dtype=None,
     device=None,
@@ -1110,6 +1111,12 @@ def sparse_coo_tensor(
     sparse_coo_parts), which takes a plain call (tensors, a size of ints, no keywords) whole.
 
     sparse_coo_tensor(size, dtype=...) (PyTorch's size-only overload) is an empty one of that size."""
+    if size is None:  # an explicit None: no overload of PyTorch's takes it (its size is not optional)
+        kw = {"dtype": dtype, "device": device, "requires_grad": requires_grad}
+        kw = {k: v for k, v in kw.items() if v not in (None, False)}
+        _argcheck.check_call("sparse_coo_tensor", _SPARSE_COO_SIGNATURES, (indices, values, size), kw)
+    if size is _NO_SIZE:
+        size = None
     if dtype is None and device is None and not requires_grad and is_coalesced is None:
         parts = _C._sparse_coo_parts(indices, values, size, True)  # None unless the call is plain
         if parts is not None:

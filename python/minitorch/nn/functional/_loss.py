@@ -400,7 +400,10 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     reduction = _loss_reduction(size_average, reduce, reduction)  # PyTorch's Python, before the parse
     _argcheck.check_tensor_like("hinge_embedding_loss", "input", 1, input)
     _argcheck.check_tensor_like("hinge_embedding_loss", "target", 2, target)
-    # PyTorch subtracts in input's dtype: an integer input truncates the margin and keeps its dtype
+    # PyTorch subtracts in input's dtype: an integer input truncates the margin and keeps its dtype; the
+    # margin is its parser's float, so a negative one does not fit uint8 (an int -1 would wrap)
+    if isinstance(margin, int):
+        margin = float(margin)
     margin_t = _C.full_like(input, margin) if isinstance(input, _C.Tensor) else margin
     loss = _zero_where(target == 1, (margin_t - input).clamp_min(0)) + _zero_where(target == -1, input)
     return _reduce_loss(loss, reduction)
