@@ -575,8 +575,21 @@ class CompiledFunction:
             source, exports = resume.source_of(self._torchdynamo_orig_callable), ()
         for f in gb.user_stack or ():
             if f.filename == source.filename and f.name == source.name:
-                return resume.Plan(source, self._make_piece, gb, exports, f.lineno)
+                return resume.Plan(source, self._make_piece, gb, exports, f.lineno, f, self._make_frame)
         raise resume.CannotSplit("the break is outside the function's own source")
+
+    def _make_frame(self, fn):
+        """A function (or module) that a breaking statement calls, compiled as its own frame with this one's
+        backend and settings, as Dynamo compiles the frame of an inlined call that graph-breaks."""
+        module = fn if isinstance(fn, Module) else None
+        return CompiledFunction(
+            fn,
+            self._backend,
+            dynamic=self._dynamic,
+            module=module,
+            recompile_limit=self._recompile_limit,
+            on_graph=self._on_graph,
+        )
 
     def _make_piece(self, fn, source, outputs, reason):
         return CompiledFunction(
