@@ -449,15 +449,18 @@ class _Hoist:
     an expression evaluated before the break either moves whole into a temporary, keeping its place in the
     order, or stays where it is because reading it again later gives the same value: a constant, a plain local
     name (no call can rebind it), an attribute chain on a module or a builtin (``torch.clamp``, ``float``: we
-    assume no breaking call monkey-patches those), or a Tensor method looked up on its receiver (``t.add``,
-    ``t`` hoisted). A read of anything else before the break (a global variable, ``self.fn``), the break
+    assume no breaking call monkey-patches those), a Tensor method looked up on its receiver (``t.add``, ``t``
+    hoisted), or an attribute chain on a plain local (``self.proj``) when the breaking call is no user function
+    (``.item()``, ``float()``, ``print``). A read of anything else before the break (a global variable,
+    ``box.n`` before a user function that may change it), the break
     inside ``and``/``or`` past the first operand, a conditional expression, a comprehension, a chained
     comparison, an f-string, ``*args`` before it or a walrus: the statement is not split, it runs eagerly whole.
     ``deeper``: the break happened inside a function the statement calls; the call then runs that function
     compiled as its own frame (``__mt_frame(callee)(...)``), as Dynamo compiles an inlined frame that breaks."""
 
-    def __init__(self, source, stmt, frame, deeper):
+    def __init__(self, source, stmt, frame, deeper, wrap=True):
         self.source = source
+        self.deeper = deeper
         self.temps = []
         self.hoists = []
         declared = {n for d in source.decls for n in d.names}
@@ -495,7 +498,7 @@ class _Hoist:
             for sibling in self._before(parent, child):
                 self._take(sibling, parents[sibling])
         breaking = self._internals(target)
-        if deeper:
+        if deeper and wrap:
             breaking.func = ast.copy_location(
                 ast.Call(ast.Name(_FRAME, ast.Load()), [breaking.func], []), breaking.func
             )
@@ -509,12 +512,17 @@ class _Hoist:
         return name
 
     def _stays(self, node):
-        """Whether reading node later gives the same value: a constant, a plain local name, or an attribute
-        chain on a module or a builtin (``torch.clamp``, ``F.gelu``, ``float``)."""
+        """Whether reading node later gives the same value: a constant, a plain local name, an attribute chain
+        on a module or a builtin (``torch.clamp``, ``F.gelu``, ``float``), or, when the break is in this frame
+        (the breaking call is ``.item()``, ``float()``, ``print``..., no user function), an attribute chain on a
+        plain local (``self.proj``)."""
         if isinstance(node, ast.Constant) or (isinstance(node, ast.Name) and node.id in self.plain):
             return True
+        chain = isinstance(node, ast.Attribute)
         while isinstance(node, ast.Attribute):
             node = node.value
+        if chain and not self.deeper and isinstance(node, ast.Name) and node.id in self.plain:
+            return True
         if (
             not isinstance(node, ast.Name)
             or node.id in self.source.local_names
@@ -843,7 +851,7 @@ class Plan:
         hoist = None
         if frame is not None and getattr(frame, "colno", None) is not None:
             try:
-                hoist = _Hoist(self.source, s, frame, deeper and self.make_frame is not None)
+                hoist = _Hoist(self.source, s, frame, deeper, wrap=self.make_frame is not None)
             except CannotSplit:
                 hoist = None  # the statement runs eagerly whole, the code around it compiled
         if hoist is not None:
