@@ -343,7 +343,29 @@ def calls_module(x):
     return BLOCK_MODEL(x)
 
 
-BLOCK_MODEL = None  # the loader builds make_block_model() once torch is set
+def make_scaled_model():
+    class Proj(torch.nn.Module):
+        def forward(self, x):
+            return torch.tanh(x) * 2
+
+    class Scaled(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = Proj()
+
+        def forward(self, x):
+            h = x.relu()
+            # self.proj is read before .item(): it stays in place (no user code runs in between)
+            return self.proj(h * h.mean().item()) + 1
+
+    return Scaled()
+
+
+def mid_module_arg(x):
+    return SCALED_MODEL(x)
+
+
+BLOCK_MODEL = SCALED_MODEL = None  # the loader builds them once torch is set
 
 
 # ---- what is not split mid-statement (the statement runs eagerly whole, the code around it compiled)

@@ -28,6 +28,7 @@ def _load_cases():
     spec.loader.exec_module(mod)
     mod.torch = torch
     mod.BLOCK_MODEL = mod.make_block_model()
+    mod.SCALED_MODEL = mod.make_scaled_model()
     return mod
 
 
@@ -75,6 +76,7 @@ ORACLE_CASES = [
     ("nested_helpers", True),
     ("helper_of_helper", True),
     ("calls_module", True),
+    ("mid_module_arg", True),
 ]
 # what Dynamo runs wholly eagerly (it skips the frame) and so do we
 WHOLE = ("loop_break", "try_break")
@@ -91,6 +93,7 @@ C = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(C)
 C.torch = torch
 C.BLOCK_MODEL = C.make_block_model()
+C.SCALED_MODEL = C.make_scaled_model()
 out = {}
 for name in req["names"]:
     torch._dynamo.reset()
