@@ -402,3 +402,44 @@ def ifexp_break(x, flag=False):
     y = x * 2
     z = y if flag else y * float(y.sum())
     return z + 1
+
+
+def _print_double(x):
+    print("g")
+    return x * 2
+
+
+def _loop_print(x):
+    for i in range(2):
+        print(i)
+        x = x + 1
+    return x
+
+
+def aug_helper(x):
+    y = x + 1
+    y += _print_double(x) * x.sum().item()
+    return y
+
+
+def kw_helper(x):
+    return torch.clamp(x, min=_print_double(x).min().item())
+
+
+def helper_twice(x):
+    return _print_double(x) + _print_double(x * 3)  # one frame for both calls: its graphs compiled once
+
+
+def loop_in_helper(x):
+    y = x.cos()
+    return _loop_print(y) * 2  # the helper's frame is skipped (a break in its loop): it runs eagerly
+
+
+def closure_helper(x):
+    scale = 2.0
+
+    def inner(t):
+        print("inner")
+        return t * scale
+
+    return inner(x.exp()) + scale

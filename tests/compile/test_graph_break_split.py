@@ -77,6 +77,11 @@ ORACLE_CASES = [
     ("helper_of_helper", True),
     ("calls_module", True),
     ("mid_module_arg", True),
+    ("aug_helper", True),
+    ("kw_helper", True),
+    ("helper_twice", True),
+    ("loop_in_helper", True),
+    ("closure_helper", True),
 ]
 # what Dynamo runs wholly eagerly (it skips the frame) and so do we
 WHOLE = ("loop_break", "try_break")

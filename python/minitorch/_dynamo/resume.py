@@ -706,18 +706,17 @@ class _Eager:
         return self.fn(env)
 
 
-_MAX_FRAMES = (
-    8  # distinct callees one breaking call compiles; more (a call through a changing value) run eagerly
-)
+_MAX_FRAMES = 8  # distinct callees compiled as frames per compiled callable; more run as they are
 
 
 class _Frames:
-    """``__mt_frame(callee)``: the callee compiled as its own frame (a CompiledFunction made by make_frame, one
-    per callee) when it is a user's Python function, bound method or module; anything else as it is."""
+    """``__mt_frame(callee)``: the callee compiled as its own frame (make_frame(fn, key) gives the
+    CompiledFunction, one per callee for the compiled callable's whole call tree) when it is a user's Python
+    function, bound method or module; anything else as it is."""
 
     def __init__(self, make_frame):
         self.make_frame = make_frame
-        self.compiled = {}
+        self.compiled = {}  # id -> the CompiledFunctions this step used (for _mt_graphs)
 
     def __call__(self, fn):
         target = fn.__func__ if isinstance(fn, types.MethodType) else fn
@@ -729,12 +728,11 @@ class _Frames:
         elif not isinstance(fn, Module):
             return fn
         key = (target, id(fn.__self__)) if isinstance(fn, types.MethodType) else id(fn)
-        cf = self.compiled.get(key)
+        cf = self.make_frame(fn, key)
         if cf is None:
-            if len(self.compiled) >= _MAX_FRAMES:
-                return fn
-            cf = self.compiled[key] = (self.make_frame(fn), fn)  # fn kept: the id stays its own
-        return cf[0]
+            return fn
+        self.compiled[id(cf)] = cf
+        return cf
 
 
 class _Branch:
@@ -906,5 +904,4 @@ class Plan:
                 for p in step.plans.values():
                     yield from p.compiled_functions()
             elif isinstance(step, _Eager) and step.frames is not None:
-                for cf, _ in step.frames.compiled.values():
-                    yield cf
+                yield from step.frames.compiled.values()
