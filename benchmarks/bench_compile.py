@@ -6,7 +6,9 @@ where PyTorch is installed, for two GPT-2 pieces:
 - ln_residual: the residual sum x + dropout(eval)(h) and LayerNorm(768) of it, both returned (GPT-2's
   "x = x + drop(h); then ln(x)" step between blocks), on 8x64 tokens;
 - gelu_break: NewGELU, a graph break (torch._dynamo.graph_break(), as a print or a .item() would make one),
-  NewGELU again, on 8x64x768: compiled, two graphs around the break (each fused) instead of one.
+  NewGELU again, on 8x64x768: compiled, two graphs around the break (each fused) instead of one;
+- gelu_item: NewGELU, then ``gelu(h * h.abs().mean().item()) * 0.5``: a break in the middle of a statement
+  (the first GELU and the mean in one graph, .item() eagerly, the second GELU in the next graph).
 
 Each library runs in its own worker process; samples are interleaved (minitorch eager, minitorch compiled,
 torch eager, torch compiled, ...) so load drifts hit every column alike. PyTorch's compile needs its own C++
@@ -69,14 +71,24 @@ def build(t, case):
             t._dynamo.graph_break()
             return self.gelu(h) * 0.5
 
+    class GELUItem(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gelu = NewGELU()
+
+        def forward(self, x):
+            h = self.gelu(x)
+            # .item() mid-statement: the mean joins the first graph, the GELU after it the second
+            return self.gelu(h * h.abs().mean().item()) * 0.5
+
     t.manual_seed(0)
-    m = {"mlp": MLP, "ln_residual": LNResidual, "gelu_break": GELUBreak}[case]().eval()
+    m = {"mlp": MLP, "ln_residual": LNResidual, "gelu_break": GELUBreak, "gelu_item": GELUItem}[case]().eval()
     x = t.randn(B, T, C)
     args = (x, t.randn(B, T, C)) if case == "ln_residual" else (x,)
     return m, args
 
 
-CASES = ("mlp", "ln_residual", "gelu_break")
+CASES = ("mlp", "ln_residual", "gelu_break", "gelu_item")
 
 
 def worker(name):

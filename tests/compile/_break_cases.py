@@ -227,3 +227,219 @@ def in_set_grad(x, flag=False):
         z = z * y
         w = z + 1
     return (w * y).sum()
+
+
+# ---- a break in the middle of a statement: the work before the breaking call joins the previous graph
+def mid_item(x):
+    y = x * x.sum().item()
+    return y + 1
+
+
+def mid_float(x):
+    return torch.relu(x) + float(x.max())
+
+
+def mid_print(x):
+    y = x.sin()
+    z = y.cos() + (print("p") or 0) + y * 2
+    return z
+
+
+def mid_item_before(x):
+    a = x.sin()
+    y = a.cos() * a.sum().item() + a.exp()
+    return y * 2
+
+
+def two_breaks_one_stmt(x):
+    y = x * x.sum().item() + x.max().item()
+    return y
+
+
+def mid_global(x):
+    return x * SCALE + torch.tanh(x) * x.mean().item() + COUNTER[0]
+
+
+def mid_kwargs(x):
+    return torch.clamp(x.exp(), min=x.min().item(), max=3.0) - 1
+
+
+def mid_print_tensor_arg(x):
+    y = x + 1
+    return y * 2 + (print(y.sum()) or 1)
+
+
+def mid_multiline(x):
+    # fmt: off
+    y = x.sin() * (
+        x.sum()
+        .item()
+    ) + x.cos()  # a method call over lines: Python places it from `.item` on
+    # fmt: on
+    return y
+
+
+# ---- a break inside a function the compiled one calls: its frame is compiled on its own
+def _helper_print(x):
+    y = x.sin()
+    print("g")
+    return y.cos() * 3
+
+
+def calls_helper(x):
+    y = x + 1
+    z = _helper_print(y)
+    return z * 2
+
+
+def _helper_item(x):
+    s = x.sum().item()
+    return x * s
+
+
+def calls_item_helper(x):
+    y = x.relu()
+    z = _helper_item(y) + y
+    return z.exp()
+
+
+def _helper_mid(x):
+    return x.cos() + float(x.sum())
+
+
+def nested_helpers(x):
+    return _helper_mid(x + 1) * 2
+
+
+def _outer_helper(x):
+    return _helper_item(x - 1) * 3
+
+
+def helper_of_helper(x):
+    y = x * 2
+    return _outer_helper(y) + y
+
+
+def make_block_model():
+    class Block(torch.nn.Module):
+        def forward(self, x):
+            y = x.sin()
+            print("b")
+            return y * 2
+
+    class Outer(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.block = Block()
+
+        def forward(self, x):
+            h = x + 1
+            return self.block(h) - 1
+
+    return Outer()
+
+
+def calls_module(x):
+    return BLOCK_MODEL(x)
+
+
+def make_scaled_model():
+    class Proj(torch.nn.Module):
+        def forward(self, x):
+            return torch.tanh(x) * 2
+
+    class Scaled(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = Proj()
+
+        def forward(self, x):
+            h = x.relu()
+            # self.proj is read before .item(): it stays in place (no user code runs in between)
+            return self.proj(h * h.mean().item()) + 1
+
+    return Scaled()
+
+
+def mid_module_arg(x):
+    return SCALED_MODEL(x)
+
+
+BLOCK_MODEL = SCALED_MODEL = None  # the loader builds them once torch is set
+
+
+# ---- what is not split mid-statement (the statement runs eagerly whole, the code around it compiled)
+class Box:
+    def __init__(self):
+        self.scale = 1.0
+
+
+class _Bumper:
+    """A callable object (not a function: it runs as it is, not compiled as a frame)."""
+
+    def __call__(self, box, x):
+        print("bump")  # before the change: the capture that meets the print has changed nothing yet
+        box.scale += 1.0
+        return x * 0 + 1
+
+
+_bump = _Bumper()
+
+
+def attr_before_break(x, box):
+    y = x.sin()
+    z = (box.scale + _bump(box, x)) * y  # box.scale is read before _bump changes it: it cannot move after
+    return z.cos()
+
+
+def walrus_break(x):
+    y = x + 1
+    z = (s := y.sum()) * float(s)
+    return z * y
+
+
+def ifexp_break(x, flag=False):
+    y = x * 2
+    z = y if flag else y * float(y.sum())
+    return z + 1
+
+
+def _print_double(x):
+    print("g")
+    return x * 2
+
+
+def _loop_print(x):
+    for i in range(2):
+        print(i)
+        x = x + 1
+    return x
+
+
+def aug_helper(x):
+    y = x + 1
+    y += _print_double(x) * x.sum().item()
+    return y
+
+
+def kw_helper(x):
+    return torch.clamp(x, min=_print_double(x).min().item())
+
+
+def helper_twice(x):
+    return _print_double(x) + _print_double(x * 3)  # one frame for both calls: its graphs compiled once
+
+
+def loop_in_helper(x):
+    y = x.cos()
+    return _loop_print(y) * 2  # the helper's frame is skipped (a break in its loop): it runs eagerly
+
+
+def closure_helper(x):
+    scale = 2.0
+
+    def inner(t):
+        print("inner")
+        return t * scale
+
+    return inner(x.exp()) + scale

@@ -8,6 +8,7 @@ import contextlib
 import copy
 import importlib.util
 import io
+import operator
 import os
 import warnings
 
@@ -26,6 +27,8 @@ def _load_cases():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     mod.torch = torch
+    mod.BLOCK_MODEL = mod.make_block_model()
+    mod.SCALED_MODEL = mod.make_scaled_model()
     return mod
 
 
@@ -59,6 +62,26 @@ ORACLE_CASES = [
     ("nested_return", True),
     ("nested_annotated", True),
     ("in_set_grad", False),
+    ("mid_item", True),
+    ("mid_float", True),
+    ("mid_print", True),
+    ("mid_item_before", True),
+    ("two_breaks_one_stmt", True),
+    ("mid_global", True),
+    ("mid_kwargs", True),
+    ("mid_print_tensor_arg", True),
+    ("mid_multiline", True),
+    ("calls_helper", True),
+    ("calls_item_helper", True),
+    ("nested_helpers", True),
+    ("helper_of_helper", True),
+    ("calls_module", True),
+    ("mid_module_arg", True),
+    ("aug_helper", True),
+    ("kw_helper", True),
+    ("helper_twice", True),
+    ("loop_in_helper", True),
+    ("closure_helper", True),
 ]
 # what Dynamo runs wholly eagerly (it skips the frame) and so do we
 WHOLE = ("loop_break", "try_break")
@@ -74,6 +97,8 @@ spec = importlib.util.spec_from_file_location("cases", req["file"])
 C = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(C)
 C.torch = torch
+C.BLOCK_MODEL = C.make_block_model()
+C.SCALED_MODEL = C.make_scaled_model()
 out = {}
 for name in req["names"]:
     torch._dynamo.reset()
@@ -338,6 +363,104 @@ def test_fullgraph_still_raises_at_the_break():
             torch.compile(getattr(C, name), fullgraph=True)(torch.randn(3))
         assert str(e.value).startswith(title)
         assert f"in {name}" in str(e.value)
+
+
+def test_fullgraph_raises_at_a_break_mid_statement_or_in_a_helper():
+    for name, title, frames in [
+        ("mid_float", "Unsupported Tensor.item() call with capture_scalar_outputs=False", ["mid_float"]),
+        ("mid_print", "Failed to trace builtin operator", ["mid_print"]),
+        ("calls_helper", "Failed to trace builtin operator", ["calls_helper", "_helper_print"]),
+        ("calls_module", "Failed to trace builtin operator", ["calls_module", "forward", "forward"]),
+    ]:
+        with pytest.raises(_dynamo.exc.Unsupported) as e:
+            torch.compile(getattr(C, name), fullgraph=True)(torch.randn(3))
+        msg = str(e.value)
+        assert msg.startswith(title)
+        assert [line.split(" in ")[-1] for line in msg.splitlines() if line.startswith("   File ")] == frames
+
+
+def test_mid_statement_split_keeps_the_work_before_the_break_in_the_graph():
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append([n.target for n in gm.graph.nodes if n.op.startswith("call_")])
+        return gm.forward
+
+    cf = torch.compile(C.mid_float, backend=backend)
+    for x in [torch.randn(4), torch.randn(4), -torch.randn(4)]:
+        torch.testing.assert_close(cf(x), C.mid_float(x))
+    # relu and max in the first graph, float() eagerly, the add in the next; the max's value is a Python number
+    # guarded by value: each new one recompiles the second graph (up to the recompile limit)
+    assert graphs[0] == [torch.relu, "max"]
+    assert all(g == [operator.add] for g in graphs[1:]) and len(graphs) == 4
+
+
+def test_a_breaking_helper_is_compiled_as_its_own_frame_once():
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append([n.target for n in gm.graph.nodes if n.op.startswith("call_")])
+        return gm.forward
+
+    cf = torch.compile(C.calls_helper, backend=backend)
+    x = torch.randn(3)
+    for _ in range(3):
+        got, printed = _run(cf, x)
+        torch.testing.assert_close(got, C.calls_helper(x))
+        assert printed == "g\n"
+    assert graphs == [[operator.add], ["sin"], ["cos", operator.mul], [operator.mul]]
+    assert len(cf._mt_graphs) == 4  # the helper's graphs are this function's too
+    # the same helper called from another compiled function is compiled for that one's backend separately
+    graphs.clear()
+    cf2 = torch.compile(C.nested_helpers, backend=backend)
+    torch.testing.assert_close(cf2(x), C.nested_helpers(x))
+    assert graphs[0] == [operator.add] and graphs[-1] == [operator.mul] and len(graphs) == 4
+
+
+def test_a_split_module_call_inside_a_compiled_model():
+    cf = torch.compile(C.calls_module)
+    x = torch.randn(2, 3, requires_grad=True)
+    x2 = x.detach().clone().requires_grad_()
+    got, printed = _run(cf, x)
+    want, want_printed = _run(C.calls_module, x2)
+    torch.testing.assert_close(got, want)
+    assert printed == want_printed == "b\n"
+    got.sum().backward()
+    want.sum().backward()
+    torch.testing.assert_close(x.grad, x2.grad)
+
+
+@pytest.mark.parametrize(
+    "name", ["mid_item_before", "two_breaks_one_stmt", "calls_item_helper", "mid_kwargs"]
+)
+def test_gradients_through_a_mid_statement_split(name):
+    fn = getattr(C, name)
+    cf = torch.compile(fn)
+    for _ in range(3):
+        x = torch.randn(4, requires_grad=True)
+        x2 = x.detach().clone().requires_grad_()
+        got, want = cf(x), fn(x2)
+        torch.testing.assert_close(got, want)
+        got.sum().backward()
+        want.sum().backward()
+        torch.testing.assert_close(x.grad, x2.grad)
+
+
+@pytest.mark.parametrize("name", ["attr_before_break", "walrus_break", "ifexp_break"])
+def test_what_cannot_be_split_mid_statement_runs_that_statement_eagerly(name):
+    fn = getattr(C, name)
+    cf = torch.compile(fn, backend="eager")
+    args, ref_args = ((C.Box(),), (C.Box(),)) if name == "attr_before_break" else ((), ())
+    for x in [torch.randn(3), torch.randn(3), torch.randn(5)]:
+        got, printed = _run(cf, x, *args)
+        want, want_printed = _run(fn, x, *ref_args)
+        torch.testing.assert_close(got, want)
+        assert printed == want_printed
+    if args:
+        assert args[0].scale == ref_args[0].scale == 4.0
+    # the statements around it are compiled: one graph before, one after, the breaking statement eager whole
+    ex = _explain(fn, torch.randn(3), *((C.Box(),) if args else ()))
+    assert ex.graph_count == 2
 
 
 def test_capture_scalar_outputs_keeps_item_in_the_graph():

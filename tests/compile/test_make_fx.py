@@ -73,6 +73,25 @@ def cases(torch, proxy_tensor):
     out["kwonly_count"] = run(lambda: make_fx(kwonly)(x))
     out["item"] = run(lambda: make_fx(lambda a: a.sum().item())(x))
     out["branch"] = run(lambda: make_fx(lambda a: a if a.sum() > 0 else -a)(x))
+
+    def from_list(a):
+        v = a.tolist()
+        return a * v[2] + v[0]
+
+    # real mode bakes .tolist()'s values into the graph (so a new input still sees the example's), fake mode
+    # records the read: the graph reads each input's values
+    out["tolist_real"] = run(lambda: summary(make_fx(from_list)(x), x * 2))
+    out["tolist_int_real"] = run(lambda: summary(make_fx(lambda a: a * a.int().tolist()[2])(x), x * 3))
+    out["tolist_tensor_real"] = run(lambda: summary(make_fx(lambda a: a + torch.tensor(a.tolist()[0]))(x), -x))
+    out["tolist_fake"] = run(lambda: summary(make_fx(from_list, tracing_mode="fake")(x), x * 2))
+    out["tolist_symbolic"] = run(
+        lambda: summary(make_fx(lambda a: a * a.int().tolist()[2], tracing_mode="symbolic")(x), x * 3)
+    )
+    out["item_fake"] = run(lambda: summary(make_fx(lambda a: a * a.sum().item(), tracing_mode="fake")(x), x * 2))
+    out["item_symbolic"] = run(
+        lambda: summary(make_fx(lambda a: a * a.sum().item(), tracing_mode="symbolic")(x), -x)
+    )
+    out["float_real"] = run(lambda: make_fx(lambda a: a * float(a.max()))(x))
     out["decomposition"] = run(
         lambda: summary(
             make_fx(lambda a: torch.nn.functional.gelu(a),
@@ -98,6 +117,14 @@ _KEYS = [
     "kwonly_count",
     "item",
     "branch",
+    "tolist_real",
+    "tolist_int_real",
+    "tolist_tensor_real",
+    "tolist_fake",
+    "tolist_symbolic",
+    "item_fake",
+    "item_symbolic",
+    "float_real",
     "decomposition",
 ]
 

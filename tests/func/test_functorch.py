@@ -148,11 +148,45 @@ def cases(torch, ft, ftc, fte):
         return [type(am).__name__, r(res), r(model.weight.grad), r(model.bias.grad)]
 
     out["aot_module"] = run(aot_module_grads)
+
+    def config_flags():
+        cfg = ftc.config
+        flags = {k: v for k, v in cfg.get_config_copy().items() if not k.startswith("_") and k != "TYPE_CHECKING"}
+        with cfg.patch("cse", False), cfg.patch({"debug_assert": True}), cfg.patch(max_dist_from_bw=3):
+            patched = [cfg.cse, cfg.debug_assert, cfg.max_dist_from_bw]
+        return [sorted(flags.items()), patched, [cfg.cse, cfg.debug_assert, cfg.max_dist_from_bw]]
+
+    def config_unknown(kind):
+        cfg = ftc.config
+        if kind == "get":
+            return cfg.not_a_flag
+        if kind == "set":
+            cfg.not_a_flag = 1
+        with cfg.patch(not_a_flag=1):
+            pass
+
+    def nnc_jit_grads():
+        def f(a, b):
+            return (a.sin() * b + a.exp()).sum(), a * 2
+
+        jf = ftc.nnc_jit(f)
+        a = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64, requires_grad=True)
+        b = torch.tensor([1.5, 2.0, -0.5], dtype=torch.float64)
+        s, d = jf(a, b)
+        s.backward()
+        return [round(s.item(), 10), d.tolist(), [round(v, 10) for v in a.grad.tolist()]]
+
+    out["config"] = run(config_flags)
+    out["config_get"] = run(lambda: config_unknown("get"))
+    out["config_set"] = run(lambda: config_unknown("set"))
+    out["config_patch"] = run(lambda: config_unknown("patch"))
+    out["nnc_jit"] = run(nnc_jit_grads)
     out["names"] = sorted(
         n
         for n in ("aot_function", "aot_module", "aot_module_simplified", "compiled_function", "compiled_module",
                   "make_boxed_func", "make_boxed_compiler", "memory_efficient_fusion", "nop", "print_compile",
-                  "ts_compile", "get_aot_graph_name", "get_graph_being_compiled", "get_aot_compilation_context")
+                  "ts_compile", "get_aot_graph_name", "get_graph_being_compiled", "get_aot_compilation_context",
+                  "config", "nnc_jit")
         if hasattr(ftc, n)
     )
     out["top_names"] = sorted(n for n in ft.__all__) if hasattr(ft, "__all__") else None
@@ -195,6 +229,11 @@ _KEYS = [
     "make_boxed_func",
     "nop",
     "aot_module",
+    "config",
+    "config_get",
+    "config_set",
+    "config_patch",
+    "nnc_jit",
     "names",
 ]
 

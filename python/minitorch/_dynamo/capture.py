@@ -19,6 +19,7 @@ the caller restores the RNG state and the module buffers, then runs the split pi
 """
 
 import builtins
+import itertools
 import operator
 import os
 import sys
@@ -78,6 +79,29 @@ def user_frames(frames):
     return [f for f in frames if not os.path.abspath(f.filename).startswith(_PKG_DIR + os.sep)]
 
 
+def _stack_with_positions(frame):
+    """traceback.extract_stack(frame) with each frame's column span (Python 3.11+, from co_positions): the
+    split finds the exact sub-expression that broke in its statement (resume.py)."""
+    frames = []
+    while frame is not None:
+        frames.append(frame)
+        frame = frame.f_back
+    out = []
+    for f in reversed(frames):
+        code = f.f_code
+        pos = None
+        if hasattr(code, "co_positions") and f.f_lasti >= 0:
+            pos = next(itertools.islice(code.co_positions(), f.f_lasti // 2, None), None)
+        if pos is not None and None not in pos:
+            fs = traceback.FrameSummary(
+                code.co_filename, pos[0], code.co_name, end_lineno=pos[1], colno=pos[2], end_colno=pos[3]
+            )
+        else:
+            fs = traceback.FrameSummary(code.co_filename, f.f_lineno, code.co_name)
+        out.append(fs)
+    return out
+
+
 class GraphBreak(Exception):
     """The captured code did something a graph cannot hold. title: a short category; explanation/hints: what
     and how to avoid it; user_stack: the user's frames where it happened; shape_only: it happened only because
@@ -89,7 +113,7 @@ class GraphBreak(Exception):
         self.explanation = explanation
         self.hints = list(hints)
         if user_stack is None:
-            user_stack = user_frames(traceback.extract_stack()[:-1])
+            user_stack = user_frames(_stack_with_positions(sys._getframe(1)))
         self.user_stack = user_stack
         self.shape_only = shape_only
 

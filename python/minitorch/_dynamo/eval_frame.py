@@ -262,6 +262,8 @@ class CompiledFunction:
     """The compiled form of a function or module (see the module docstring). ``_torchdynamo_orig_callable``
     is the original; ``_mt_graphs`` the captured GraphModules; ``_mt_kernels`` the generated kernels."""
 
+    _is_frame = False  # made for a function a breaking statement calls (resume._Frames)
+
     def __init__(
         self,
         fn,
@@ -275,8 +277,13 @@ class CompiledFunction:
         capture_module=None,
         resume_source=None,
         compile_reason=None,
+        frame_cache=None,
     ):
         self._torchdynamo_orig_callable = fn
+        # the functions its breaking calls enter, compiled as frames: one per callee for the whole call tree
+        # (shared with its pieces), as Dynamo caches a frame's code once whoever calls it
+        self._owns_frames = frame_cache is None  # a piece shares its root's: reset() clears it there
+        self._frame_cache = {} if frame_cache is None else frame_cache
         # a piece of a split function (resume.py): its Source and outputs (to split it again), the module whose
         # forward it came from (guards on its training flag), the break that made it (explain's reason)
         self._capture_module = capture_module
@@ -299,6 +306,8 @@ class CompiledFunction:
         _all_compiled.add(self)
 
     def _reset(self):
+        if self._owns_frames:
+            self._frame_cache.clear()
         self._cache = {}
         self._dyn_cache = {}
         self._no_dynamic = set()
@@ -309,14 +318,17 @@ class CompiledFunction:
         self._warned_limit = False
 
     # ---- what tests and users inspect
-    def _pieces(self):
-        """The CompiledFunctions of a split callable's pieces (their own pieces included)."""
+    def _pieces(self, seen=None):
+        """The CompiledFunctions of a split callable's pieces (their own pieces included, each once)."""
         if self._split is None:
             return []
+        seen = set() if seen is None else seen
         out = []
         for cf in self._split.compiled_functions():
-            out.append(cf)
-            out += cf._pieces()
+            if id(cf) not in seen:
+                seen.add(id(cf))
+                out.append(cf)
+                out += cf._pieces(seen)
         return out
 
     @property
@@ -544,8 +556,9 @@ class CompiledFunction:
             return plan.run(args, kwargs)
         self._broken = gb
         if self._on_graph is not None:
-            # explain() reports the break itself; a piece's, as Dynamo skipping the rest, only by its warning
-            if self._resume_source is None:
+            # explain() reports the break itself; a piece's, as Dynamo skipping the rest, only by its warning, and
+            # a called function's frame that cannot be split is skipped silently, as Dynamo skips it
+            if self._resume_source is None and not self._is_frame:
                 self._on_graph(None, gb)
             return self._eager(args, kwargs)
         name = (
@@ -575,8 +588,30 @@ class CompiledFunction:
             source, exports = resume.source_of(self._torchdynamo_orig_callable), ()
         for f in gb.user_stack or ():
             if f.filename == source.filename and f.name == source.name:
-                return resume.Plan(source, self._make_piece, gb, exports, f.lineno)
+                return resume.Plan(source, self._make_piece, gb, exports, f.lineno, f, self._make_frame)
         raise resume.CannotSplit("the break is outside the function's own source")
+
+    def _make_frame(self, fn, key):
+        """A function (or module) that a breaking statement calls, compiled as its own frame with this one's
+        backend and settings, as Dynamo compiles the frame of an inlined call that graph-breaks: one per key
+        for this callable's whole call tree; None past resume._MAX_FRAMES callees (the call runs as it is)."""
+        hit = self._frame_cache.get(key)
+        if hit is not None:
+            return hit[0]
+        if len(self._frame_cache) >= resume._MAX_FRAMES:
+            return None
+        module = fn if isinstance(fn, Module) else None
+        cf = CompiledFunction(
+            fn,
+            self._backend,
+            dynamic=self._dynamic,
+            module=module,
+            recompile_limit=self._recompile_limit,
+            on_graph=self._on_graph,
+        )
+        cf._is_frame = True
+        self._frame_cache[key] = (cf, fn)  # fn kept alive: its id stays its own
+        return cf
 
     def _make_piece(self, fn, source, outputs, reason):
         return CompiledFunction(
@@ -588,6 +623,7 @@ class CompiledFunction:
             capture_module=source.module,
             resume_source=(source, outputs),
             compile_reason=reason,
+            frame_cache=self._frame_cache,
         )
 
 

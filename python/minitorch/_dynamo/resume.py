@@ -32,9 +32,11 @@ Statements the break sits inside of:
 
 Limits: splitting needs the function's source (a def, not a lambda, not a generator or coroutine, whose file
 still compiles to the function's instructions, without zero-argument super()), and a module's forward with no
-hooks (a hook registered after the split makes the call run eagerly whole); the breaking statement's own tensor ops run eagerly (Dynamo keeps those
-before the breaking instruction in the previous graph); a helper function called by the breaking statement
-runs eagerly as a whole (Dynamo would compile its frame separately); Python scalars computed eagerly and
+hooks (a hook registered after the split makes the call run eagerly whole); a break in the middle of a
+statement is isolated (_Hoist: the work before the breaking call joins the previous graph, the call runs
+eagerly, the rest of the statement resumes in the next graph) only where that keeps Python's evaluation
+order and the frame has column positions (Python 3.11+), else the statement runs eagerly whole; a user
+function the breaking call enters is compiled as its own frame (_Frames); Python scalars computed eagerly and
 passed on (``s = x.sum().item()``) are guarded by value, so a new value recompiles the next graph, up to
 ``config.recompile_limit``, after which that graph runs eagerly.
 """
@@ -42,12 +44,16 @@ passed on (``s = x.sum().item()``) are guarded by value, so a new value recompil
 import __future__
 
 import ast
+import builtins
 import copy
 import dis
 import inspect
+import itertools
+import os
 import textwrap
 import types
 
+from minitorch._inductor.utils import PKG_DIR as _PKG_DIR
 from minitorch.nn.modules.module import Module
 
 __all__ = ["CannotSplit", "Plan", "Source", "has_hooks", "source_of"]
@@ -56,10 +62,12 @@ _RESULT = "__mt_result"  # names of our own locals in generated functions (not v
 _ENV = "__mt_env"
 _TEST = "__mt_test"
 _BRANCH = "__mt_branch"
+_FRAME = "__mt_frame"  # compiles the user function a breaking call enters (see _Hoist)
 # the `from __future__ import ...` flags a function's code carries, so that generated code compiles the same way
 _FUTURE_FLAGS = 0
 for _name in __future__.all_feature_names:
     _FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
+_MISSING = object()
 _MAX_DEPTH = 64  # nested splits of one call; a deeper chain means we failed to make progress
 
 
@@ -88,6 +96,7 @@ class Source:
         self.bind = bind
         self.module = module
         self.depth = depth
+        self.cellvars = frozenset()  # locals a nested function may rebind (not plain locals)
 
     def derived(self, stmts, extra_locals=()):
         """The Source of a piece of this one (its locals arrive as a dict)."""
@@ -105,6 +114,7 @@ class Source:
         )
         src.qualname = self.qualname
         src.future_flags = self.future_flags
+        src.cellvars = self.cellvars
         return src
 
 
@@ -149,6 +159,15 @@ def source_of(fn, module=None):
     if not tree.body or not isinstance(tree.body[0], ast.FunctionDef):
         raise CannotSplit("its source is not a def statement")
     ast.increment_lineno(tree, first - 1)
+    # columns as in the file (dedent removed the def's indentation from every line): a break's frame gives the
+    # span of the sub-expression that broke in the file's columns
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    if indent:
+        for node in ast.walk(tree):
+            if getattr(node, "col_offset", None) is not None:
+                node.col_offset += indent
+            if getattr(node, "end_col_offset", None) is not None:
+                node.end_col_offset += indent
     fdef = tree.body[0]
     if fdef.name != fn.__name__:
         raise CannotSplit("its source does not match the function")
@@ -186,6 +205,7 @@ def source_of(fn, module=None):
         module,
     )
     src.qualname = fn.__qualname__
+    src.cellvars = frozenset(code.co_cellvars)
     src.hooked = hooked
     src.future_flags = code.co_flags & _FUTURE_FLAGS
     return src
@@ -386,6 +406,239 @@ def _grad_mode_with(s):
     return True
 
 
+# ---------------------------------------------------------------- a break in the middle of a statement
+_SIMPLE_STMTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)
+_UNSPLITTABLE = (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)
+_TEMPS = itertools.count()
+
+
+def _tensor_attrs():
+    from minitorch import _C
+
+    return frozenset(dir(_C.Tensor))
+
+
+def _span(node):
+    return tuple(getattr(node, f, None) for f in ("lineno", "col_offset", "end_lineno", "end_col_offset"))
+
+
+def _replace(parent, old, new):
+    for field, value in ast.iter_fields(parent):
+        if value is old:
+            setattr(parent, field, new)
+            return
+        if isinstance(value, list):
+            for i, v in enumerate(value):
+                if v is old:
+                    value[i] = new
+                    return
+    raise CannotSplit("internal: the node to replace is not a child of its parent")
+
+
+def _is_name_chain(node):
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, (ast.Name, ast.Constant))
+
+
+class _Hoist:
+    """One statement split around the sub-expression that broke (the frame's column span names it), as Dynamo
+    splits the bytecode: what Python evaluates before it becomes temporaries assigned in evaluation order
+    (``hoists``, run in the previous graph), the breaking call runs eagerly on them (``eager``), and the
+    statement, reading the temporaries, resumes in the next graph (``rest``). Order-preserving by construction:
+    an expression evaluated before the break either moves whole into a temporary, keeping its place in the
+    order, or stays where it is because reading it again later gives the same value: a constant, a plain local
+    name (no call can rebind it), an attribute chain on a module or a builtin (``torch.clamp``, ``float``: we
+    assume no breaking call monkey-patches those), a Tensor method looked up on its receiver (``t.add``, ``t``
+    hoisted), or an attribute chain on a plain local (``self.proj``) when the breaking call is no user function
+    (``.item()``, ``float()``, ``print``). A read of anything else before the break (a global variable,
+    ``box.n`` before a user function that may change it), the break
+    inside ``and``/``or`` past the first operand, a conditional expression, a comprehension, a chained
+    comparison, an f-string, ``*args`` before it or a walrus: the statement is not split, it runs eagerly whole.
+    ``deeper``: the break happened inside a function the statement calls; the call then runs that function
+    compiled as its own frame (``__mt_frame(callee)(...)``), as Dynamo compiles an inlined frame that breaks."""
+
+    def __init__(self, source, stmt, frame, deeper, wrap=True):
+        self.source = source
+        self.deeper = deeper
+        self.temps = []
+        self.hoists = []
+        declared = {n for d in source.decls for n in d.names}
+        self.plain = source.local_names - source.cellvars - declared - set(source.cells)
+        span = (frame.lineno, frame.colno, frame.end_lineno, frame.end_colno)
+        self.rest = stmt = copy.deepcopy(stmt)
+        if not isinstance(stmt, _SIMPLE_STMTS) or stmt.value is None:
+            raise CannotSplit("not an assignment, expression or return")
+        if any(isinstance(n, _UNSPLITTABLE) for n in ast.walk(stmt)):
+            raise CannotSplit("a walrus, yield or await in the statement")
+        parents, depth = {}, {stmt: 0}
+        for node in ast.walk(stmt):
+            for child in ast.iter_child_nodes(node):
+                parents[child] = node
+                depth[child] = depth[node] + 1
+        matches = [n for n in ast.walk(stmt) if isinstance(n, ast.expr) and _span(n) == span]
+        if not matches:
+            # a method call over several lines: Python 3.11 places it from the method's name to the end
+            matches = [
+                n
+                for n in ast.walk(stmt)
+                if isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and _span(n)[2:] == span[2:]
+                and (n.func.end_lineno, n.func.end_col_offset - len(n.func.attr)) == span[:2]
+            ]
+        if not matches:
+            raise CannotSplit("no sub-expression at the break's position")
+        target = max(matches, key=depth.__getitem__)
+        path = [target]
+        while path[-1] is not stmt:
+            path.append(parents[path[-1]])
+        path.reverse()
+        for parent, child in zip(path, path[1:]):
+            for sibling in self._before(parent, child):
+                self._take(sibling, parents[sibling])
+        breaking = self._internals(target)
+        if deeper and wrap:
+            breaking.func = ast.copy_location(
+                ast.Call(ast.Name(_FRAME, ast.Load()), [breaking.func], []), breaking.func
+            )
+        temp = self._temp()
+        self.eager = ast.copy_location(ast.Assign([ast.Name(temp, ast.Store())], breaking), target)
+        _replace(parents[target], target, ast.copy_location(ast.Name(temp, ast.Load()), target))
+
+    def _temp(self):
+        name = f"__mt_t{next(_TEMPS)}"
+        self.temps.append(name)
+        return name
+
+    def _stays(self, node):
+        """Whether reading node later gives the same value: a constant, a plain local name, an attribute chain
+        on a module or a builtin (``torch.clamp``, ``F.gelu``, ``float``), or, when the break is in this frame
+        (the breaking call is ``.item()``, ``float()``, ``print``..., no user function), an attribute chain on a
+        plain local (``self.proj``)."""
+        if isinstance(node, ast.Constant) or (isinstance(node, ast.Name) and node.id in self.plain):
+            return True
+        chain = isinstance(node, ast.Attribute)
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        if chain and not self.deeper and isinstance(node, ast.Name) and node.id in self.plain:
+            return True
+        if (
+            not isinstance(node, ast.Name)
+            or node.id in self.source.local_names
+            or node.id in self.source.cells
+        ):
+            return False
+        value = self.source.globals.get(node.id, _MISSING)
+        if value is _MISSING:
+            return hasattr(builtins, node.id)
+        return isinstance(value, types.ModuleType)
+
+    def _take(self, node, parent, before_eager=True):
+        """node -> a temporary assigned (in the previous graph) in its place in the evaluation order.
+        before_eager=False: node is the breaking call's own callee, which only graph work moves past (a graph
+        rebinds no Python name), so any name or attribute chain may stay."""
+        if self._stays(node) or (not before_eager and _is_name_chain(node)):
+            return
+        if _is_name_chain(node):
+            # a read of another object (a global, an attribute of self): it has no work for a graph, and moving
+            # it past the eager call could see a value that call rebound
+            raise CannotSplit("a read before the break that the break could change")
+        temp = self._temp()
+        self.hoists.append(ast.copy_location(ast.Assign([ast.Name(temp, ast.Store())], node), node))
+        _replace(parent, node, ast.copy_location(ast.Name(temp, ast.Load()), node))
+
+    def _module_chain(self, node):
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        return isinstance(node, ast.Name) and isinstance(self.source.globals.get(node.id), types.ModuleType)
+
+    def _callee_part(self, func):
+        # a Tensor method stays looked up on its (hoisted) receiver: the bound method of a traced tensor is not
+        # a value a graph can return (``torch.relu`` on a module is read whole)
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in _tensor_attrs()
+            and not self._module_chain(func.value)
+        ):
+            return func.value, func
+        return func, None
+
+    def _before(self, parent, child):
+        """The expressions of parent that Python evaluates before child (CannotSplit where that order cannot be
+        kept)."""
+        if isinstance(parent, ast.stmt):
+            if child is not parent.value:
+                raise CannotSplit("the break is outside the statement's value")
+            if isinstance(parent, ast.AugAssign) and not self._stays(parent.target):
+                raise CannotSplit("an augmented assignment to an attribute or item")
+            if isinstance(parent, ast.AnnAssign) and not isinstance(parent.target, ast.Name):
+                raise CannotSplit("an annotated assignment to an attribute or item")
+            return []
+        if isinstance(parent, ast.BinOp):
+            return [parent.left] if child is parent.right else []
+        if isinstance(parent, (ast.UnaryOp, ast.Attribute, ast.Starred, ast.keyword)):
+            return []
+        if isinstance(parent, ast.BoolOp):
+            if child is parent.values[0]:
+                return []
+            raise CannotSplit("the break is in a short-circuited operand of and/or")
+        if isinstance(parent, ast.Compare):
+            if child is parent.left:
+                return []
+            if child is parent.comparators[0]:
+                return [parent.left]
+            raise CannotSplit("the break is in a chained comparison")
+        if isinstance(parent, ast.Subscript):
+            return [parent.value] if child is parent.slice else []
+        if isinstance(parent, (ast.Tuple, ast.List, ast.Slice)):
+            parts = (
+                [getattr(parent, f) for f in ("lower", "upper", "step")]
+                if isinstance(parent, ast.Slice)
+                else parent.elts
+            )
+            parts = [p for p in parts if p is not None]
+            out = parts[: parts.index(child)]
+            if any(isinstance(p, ast.Starred) for p in out):
+                raise CannotSplit("a starred element before the break")
+            return out
+        if isinstance(parent, ast.Call):
+            if child is parent.func:
+                return []
+            parts = [*parent.args, *parent.keywords]
+            out = parts[: parts.index(child)]
+            if any(isinstance(p, ast.Starred) or (isinstance(p, ast.keyword) and p.arg is None) for p in out):
+                raise CannotSplit("*args or **kwargs before the break")
+            callee, _ = self._callee_part(parent.func)
+            return [callee] + [p.value if isinstance(p, ast.keyword) else p for p in out]
+        raise CannotSplit(f"the break is inside a {type(parent).__name__}")
+
+    def _internals(self, node):
+        """The breaking call with the work of its receiver and arguments hoisted into the previous graph."""
+        if not isinstance(node, ast.Call):
+            return node
+        callee, _ = self._callee_part(node.func)
+        parts = [callee]
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                break
+            parts.append(a)
+        else:
+            for k in node.keywords:
+                if k.arg is None:
+                    break
+                parts.append(k.value)
+        work = [i for i, p in enumerate(parts) if not _is_name_chain(p)]
+        if work:
+            parent_of = {}
+            for parent in [node, node.func, *node.keywords]:
+                for child in ast.iter_child_nodes(parent):
+                    parent_of[id(child)] = parent
+            for p in parts[: work[-1] + 1]:
+                self._take(p, parent_of[id(p)], before_eager=p is not callee)
+        return node
+
+
 class _Compiled:
     """Statements captured and compiled as a graph (a CompiledFunction of their generated function)."""
 
@@ -425,15 +678,18 @@ class _Compiled:
 
 
 class _Eager:
-    """The breaking statement, run as written on real values."""
+    """The breaking statement, run as written on real values (frames: the _Frames its breaking call compiles
+    the function it enters with)."""
 
-    def __init__(self, plan, stmts):
+    def __init__(self, plan, stmts, extra_locals=(), frames=None):
         self.plan = plan
         self.stmts = stmts
+        self.extra_locals = set(extra_locals)
+        self.frames = frames
         self.fn = None
 
     def names(self):
-        return _names_used(self.stmts)
+        return _names_used(self.stmts) - {_FRAME}
 
     def run(self, env, needed, reason):
         if self.fn is None:
@@ -441,10 +697,42 @@ class _Eager:
             self.fn = _make_function(
                 src,
                 self.stmts,
-                _names_used(self.stmts) & src.local_names,
+                _names_used(self.stmts) & (src.local_names | self.extra_locals | {_FRAME}),
                 _names_written(self.stmts) & needed,
             )
+        if self.frames is not None:
+            env = dict(env)
+            env[_FRAME] = self.frames
         return self.fn(env)
+
+
+_MAX_FRAMES = 8  # distinct callees compiled as frames per compiled callable; more run as they are
+
+
+class _Frames:
+    """``__mt_frame(callee)``: the callee compiled as its own frame (make_frame(fn, key) gives the
+    CompiledFunction, one per callee for the compiled callable's whole call tree) when it is a user's Python
+    function, bound method or module; anything else as it is."""
+
+    def __init__(self, make_frame):
+        self.make_frame = make_frame
+        self.compiled = {}  # id -> the CompiledFunctions this step used (for _mt_graphs)
+
+    def __call__(self, fn):
+        target = fn.__func__ if isinstance(fn, types.MethodType) else fn
+        if isinstance(target, types.FunctionType):
+            if os.path.abspath(target.__code__.co_filename).startswith(_PKG_DIR + os.sep):
+                return (
+                    fn  # minitorch's own function: it runs as it is (its break is in the user's code below)
+                )
+        elif not isinstance(fn, Module):
+            return fn
+        key = (target, id(fn.__self__)) if isinstance(fn, types.MethodType) else id(fn)
+        cf = self.make_frame(fn, key)
+        if cf is None:
+            return fn
+        self.compiled[id(cf)] = cf
+        return cf
 
 
 class _Branch:
@@ -473,7 +761,9 @@ class _Branch:
         plan = self.plans.get(key)
         if plan is None:
             src = self.plan.source.derived(stmts)
-            plan = self.plans[key] = Plan(src, self.plan.make_compiled, None, self.plan.exports)
+            plan = self.plans[key] = Plan(
+                src, self.plan.make_compiled, None, self.plan.exports, make_frame=self.plan.make_frame
+            )
         return plan.run_env(env)
 
 
@@ -482,9 +772,12 @@ class Plan:
     break (see the module docstring). make_compiled(fn, source, outputs, reason) returns the CompiledFunction
     of a piece; exports: the names the caller of this plan reads afterwards (a piece's outputs)."""
 
-    def __init__(self, source, make_compiled, gb, exports=frozenset(), lineno=None):
+    def __init__(
+        self, source, make_compiled, gb, exports=frozenset(), lineno=None, frame=None, make_frame=None
+    ):
         self.source = source
         self.make_compiled = make_compiled
+        self.make_frame = make_frame
         self.exports = frozenset(exports)
         self.reason = gb
         if source.depth > _MAX_DEPTH:
@@ -493,7 +786,11 @@ class Plan:
             # a continuation: one piece, split again if it breaks
             self.steps = [_Compiled(self, source.stmts)]
         else:
-            self.steps = self._split(source.stmts, lineno)
+            # frame: the function's own frame in the break's stack (its column span names the sub-expression
+            # that broke); a frame after it means the break happened inside a function the statement calls
+            stack = list(gb.user_stack or ())
+            deeper = frame is not None and bool(stack) and frame is not stack[-1]
+            self.steps = self._split(source.stmts, lineno, frame, deeper)
         # names each step's successors (and our caller) read: a step exports only those
         self.needed = []
         later = set(self.exports)
@@ -502,7 +799,7 @@ class Plan:
             later |= step.names()
         self.needed.reverse()
 
-    def _split(self, stmts, lineno):
+    def _split(self, stmts, lineno, frame=None, deeper=False):
         i = _index_at(stmts, lineno)
         if i is None:
             raise CannotSplit(f"line {lineno} is not in a statement of the function")
@@ -549,6 +846,20 @@ class Plan:
                 if after:
                     steps.append(_Compiled(self, after))
                 return steps
+        hoist = None
+        if frame is not None and getattr(frame, "colno", None) is not None:
+            try:
+                hoist = _Hoist(self.source, s, frame, deeper, wrap=self.make_frame is not None)
+            except CannotSplit:
+                hoist = None  # the statement runs eagerly whole, the code around it compiled
+        if hoist is not None:
+            temps = hoist.temps
+            if before or hoist.hoists:
+                steps.append(_Compiled(self, before + hoist.hoists, temps))
+            frames = _Frames(self.make_frame) if deeper and self.make_frame is not None else None
+            steps.append(_Eager(self, [hoist.eager], temps, frames))
+            steps.append(_Compiled(self, [hoist.rest] + rest, temps))
+            return steps
         if before:
             steps.append(_Compiled(self, before))
         steps.append(_Eager(self, [s]))
@@ -592,3 +903,5 @@ class Plan:
             elif isinstance(step, _Branch):
                 for p in step.plans.values():
                     yield from p.compiled_functions()
+            elif isinstance(step, _Eager) and step.frames is not None:
+                yield from step.frames.compiled.values()

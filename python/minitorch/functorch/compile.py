@@ -1,5 +1,6 @@
 """functorch.compile: ahead-of-time autograd (aot_function, aot_module, aot_module_simplified,
-memory_efficient_fusion) and the compilers PyTorch ships for it (nop, print_compile, ts_compile, ...).
+memory_efficient_fusion, nnc_jit), the compilers PyTorch ships for it (nop, print_compile, ts_compile, ...) and
+its config module (torch._functorch.config: PyTorch's flags, accepted, read by nothing here).
 
 aot_function(fn, fw_compiler, bw_compiler) traces fn on its first call's inputs with make_fx, hands the forward
 GraphModule to fw_compiler (to inference_compiler when no input needs a gradient), runs what it returns on every
@@ -29,6 +30,7 @@ import operator
 import os
 
 from minitorch import _C, overrides
+from minitorch._functorch import config
 from minitorch.autograd import grad_mode
 from minitorch.autograd.engine import grad as _autograd_grad
 from minitorch.autograd.function import Function
@@ -45,6 +47,7 @@ __all__ = [
     "aot_module_simplified",
     "compiled_function",
     "compiled_module",
+    "config",
     "default_decompositions",
     "default_partition",
     "draw_graph",
@@ -56,6 +59,7 @@ __all__ = [
     "make_boxed_func",
     "memory_efficient_fusion",
     "min_cut_rematerialization_partition",
+    "nnc_jit",
     "nop",
     "print_compile",
     "ts_compile",
@@ -516,16 +520,22 @@ def aot_module_simplified(
     return forward
 
 
+def nnc_jit(f):
+    """aot_function(f, ts_compile): both graphs compiled with TorchScript (PyTorch's NNC-backed TorchScript
+    here is our torch.jit), as PyTorch's nnc_jit is aot_function with its simple TorchScript compiler."""
+    return aot_function(f, ts_compile)
+
+
 def memory_efficient_fusion(fn, **kwargs):
     """aot_function (aot_module for an nn.Module) with ts_compile for both graphs; kwargs override those
     settings. (PyTorch adds the min-cut partitioner and its decompositions; see the module docstring.)"""
-    config = {
+    settings = {
         "fw_compiler": ts_compile,
         "bw_compiler": ts_compile,
         "partition_fn": min_cut_rematerialization_partition,
         "decompositions": default_decompositions,
     }
-    config.update(kwargs)
+    settings.update(kwargs)
     if isinstance(fn, Module):
-        return aot_module(fn, **config)
-    return aot_function(fn, **config)
+        return aot_module(fn, **settings)
+    return aot_function(fn, **settings)

@@ -12,12 +12,15 @@ minitorch has no dispatcher below its Python API: make_fx traces with the torch.
   a ``torch.ops.aten.<op>[.<overload>]`` key applies to every call of the op of that name (function, method or
   functional spelling; our ops carry ATen's names, and overloads are not told apart), a function key to the
   calls of that function;
-- tracing_mode="fake" traces on the real inputs (there are no fake tensors) and gives what "real" gives;
-  "symbolic" keeps sizes symbolic in the graph where the code does not branch on them, and specializes the graph
-  to the example's sizes where it does (PyTorch would add guards);
+- tracing_mode="fake" traces on the real inputs (there are no fake tensors); "symbolic" keeps sizes symbolic in
+  the graph where the code does not branch on them, and specializes the graph to the example's sizes where it does
+  (PyTorch would add guards);
 - as in PyTorch, the placeholders are named after the function's parameters (``x_1``; ``arg0_1`` for a module
   or a function with ``*args``), non-tensor arguments are placeholders whose example value is baked into the
-  graph, and reading a tensor's value in Python (``.item()``, ``if t.sum() > 0``) raises in "real" mode.
+  graph. Reading a tensor's value in Python: in "real" mode ``.tolist()`` gives the example's values, baked into
+  the graph as constants, while ``.item()``, ``float(t)`` and ``if t.sum() > 0`` raise; in "fake" and
+  "symbolic" mode ``.item()`` and ``.tolist()`` are recorded in the graph (PyTorch's ``_local_scalar_dense``), so
+  the graph reads each call's values, and branching on them raises.
 """
 
 import functools
@@ -25,6 +28,7 @@ import inspect
 
 from minitorch import _C
 from minitorch._dynamo.capture import CaptureTracer, GraphBreak, capture
+from minitorch.fx import Proxy, Tracer
 from minitorch.nn.modules.module import Module
 from minitorch.nn.parameter import Parameter
 from minitorch.utils import _pytree as pytree
@@ -64,7 +68,7 @@ class _MakeFxTracer(CaptureTracer):
     the decompositions applied, and reading a value raising in real mode."""
 
     decompositions = ({}, {})
-    real = True
+    real = True  # values are read at trace time: .tolist() is baked in, .item() raises
 
     def __init__(self, inputs, specialize=True):
         super().__init__(inputs, specialize=specialize)
@@ -76,7 +80,16 @@ class _MakeFxTracer(CaptureTracer):
 
     def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None, proxy_factory_fn=None):
         """As Tracer's, but a call of an op in decompositions traces the decomposition instead (once: the
-        decomposition may call the op itself)."""
+        decomposition may call the op itself); .tolist() and .item() as the module docstring says."""
+        if kind == "call_method" and target in ("item", "tolist") and isinstance(args[0], Proxy):
+            if not self.real:
+                # fake/symbolic: the value stays data-dependent, read from the graph's own tensor at each call
+                return Tracer.create_proxy(
+                    self, kind, target, args, kwargs, name, type_expr, proxy_factory_fn
+                )
+            if target == "tolist" and not self._mt_passthrough:
+                # real mode: PyTorch's proxy tensor gives the traced tensor's values, so the graph holds them
+                return self.values[args[0].node].tolist(*args[1:], **kwargs)
         by_fn, by_name = self.decompositions
         decomp = None
         if kind in ("call_function", "call_method") and (by_fn or by_name):
@@ -169,7 +182,7 @@ def _trace(f, args, decompositions, tracing_mode, names=None):
     tracer_cls = type(
         "MakeFxTracer",
         (_MakeFxTracer,),
-        {"decompositions": decompositions, "real": tracing_mode != "symbolic"},
+        {"decompositions": decompositions, "real": tracing_mode == "real"},
     )
     module = f if isinstance(f, Module) else None
     try:
