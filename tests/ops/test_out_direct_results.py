@@ -1,7 +1,7 @@
 """out= of clamp/clip/clamp_min/clamp_max, lerp, addcmul/addcdiv, take and the reductions along dims (sum, mean,
 prod, amax, amin, logsumexp): the kernel writes into an out of the result's shape and dtype (bind_out.cpp's
 try_direct_result, _composite_math.py's _addc), any other out takes the general path (resize with its warning,
-dtype rules, copy)."""
+dtype rules, copy); and the out= of index_add and diag (PyTorch takes it, ours raised TypeError)."""
 
 import warnings
 
@@ -272,3 +272,55 @@ def cases(torch):
 def test_direct_errors_match_pytorch():
     ours, theirs = cases_here_and_in_pytorch(SOURCE, [("torch", minitorch)])
     assert ours == theirs
+
+
+# index_add and diag with out=: the general path (computed, then PyTorch's exact dtype rule, resize, copy)
+OUT_SOURCE = r"""
+def cases(torch):
+    run = runner(lambda r: [list(r.shape), str(r.dtype).split(".")[-1], r.tolist()])
+    x = torch.arange(12.0).reshape(3, 4)
+    i, s = torch.tensor([0, 2, 0]), torch.ones(3, 4)
+    calls = [
+        lambda: torch.index_add(x, 0, i, s, out=torch.zeros(3, 4)),
+        lambda: torch.index_add(x, 1, torch.tensor([3, 3]), s[:, :2], alpha=2, out=torch.zeros(0)),
+        lambda: torch.index_add(x, 0, i, s, out=torch.zeros(3, 4, dtype=torch.float64)),
+        lambda: torch.index_add(x, 0, i, s, out=torch.zeros(3, 4, dtype=torch.int64)),
+        lambda: torch.index_add(x, 0, i, s.double(), out=torch.zeros(3, 4)),
+        lambda: torch.index_add(x, 0, i, s, out=3),
+        lambda: torch.index_add(x.requires_grad_(), 0, i, s, out=torch.zeros(3, 4)),
+        lambda: x.detach().index_add(0, i, s, out=torch.zeros(3, 4)),
+        lambda: torch.diag(x.detach(), out=torch.zeros(3)),
+        lambda: torch.diag(x.detach(), 1, out=torch.zeros(0)),
+        lambda: torch.diag(torch.arange(3), -1, out=torch.zeros(0, dtype=torch.int64)),
+        lambda: torch.diag(x.detach(), out=torch.zeros(3, dtype=torch.float64)),
+        lambda: torch.diag(torch.ones(2, 2, 2), out=torch.zeros(3)),
+        lambda: torch.diag(x.detach(), out=3),
+        lambda: torch.diag(x.detach(), diagonal=1, out=torch.zeros(3), bogus=1),
+        lambda: x.detach().diag(out=torch.zeros(3)),
+        lambda: torch.diag(x, out=torch.zeros(3)),  # a composite in PyTorch: out joins the graph
+        lambda: torch.diag(x, out=torch.zeros(3)).requires_grad,
+    ]
+    return [run(c) for c in calls]
+"""
+
+
+def test_index_add_and_diag_out_match_pytorch():
+    ours, theirs = cases_here_and_in_pytorch(OUT_SOURCE, [("torch", minitorch)])
+    assert ours == theirs
+
+
+def test_index_add_and_diag_out_resize_and_values():
+    x = minitorch.tensor(X)
+    i, s = minitorch.tensor([4, 0, 4]), minitorch.tensor(Y[:3])
+    want = X.copy()
+    np.add.at(want, [4, 0, 4], 2 * Y[:3])
+    out = minitorch.zeros(2, dtype=minitorch.float64)
+    with pytest.warns(UserWarning, match=r"was resized since it had shape \[2\]"):
+        assert minitorch.index_add(x, 0, i, s, alpha=2, out=out) is out
+    np.testing.assert_allclose(to_np(out), want, rtol=1e-6, atol=1e-6)
+    out = minitorch.zeros(5, dtype=minitorch.float64)
+    assert minitorch.diag(minitorch.tensor(X, dtype=minitorch.float64), out=out) is out
+    np.testing.assert_array_equal(to_np(out), np.diag(X))
+    z = x.clone()
+    assert minitorch.index_add(z, 0, i, s, alpha=2, out=z) is z  # out is the input: computed first
+    np.testing.assert_allclose(to_np(z), want, rtol=1e-6, atol=1e-6)
