@@ -102,8 +102,25 @@ void place_result(const Tensor& out, const Tensor& result, bool warn) {
   nogil([&] { copy_(out, result); }, out);
 }
 
+// The ops whose kernels refuse out's dtype in their own words in PyTorch (its take_out, the amax/amin meta
+// functions' exact check, logsumexp_out's floating check), checked before the schema's rule.
+void check_own_out_dtype(const char* name, ScalarType from, ScalarType to_dt) {
+  if (from == to_dt) return;
+  if (std::strcmp(name, "take") == 0)
+    MT_ERROR("take(): self and out expected to have the same dtype, but got self.dtype = ",
+             dtype_short_name(from), " and out.dtype = ", dtype_short_name(to_dt));
+  if (std::strcmp(name, "amax") == 0 || std::strcmp(name, "amin") == 0)
+    MT_ERROR("Expected the dtype for input and out to match, but got ", dtype_short_name(from),
+             " for input's dtype and ", dtype_short_name(to_dt), " for out's dtype.");
+  if (std::strcmp(name, "logsumexp") == 0)
+    MT_CHECK(
+        is_floating(to_dt) || is_complex(to_dt),
+        "logsumexp(): Expected floating point type for result tensor, but got: ", dtype_short_name(to_dt));
+}
+
 void write_one(const char* name, OutRule rule, const Tensor& out, const Tensor& result) {
   ScalarType from = result.dtype(), to_dt = out.dtype();
+  check_own_out_dtype(name, from, to_dt);
   if (rule == OutRule::exact)
     MT_CHECK(from == to_dt, "Expected out tensor to have dtype ", cpp_type_name(from), ", but got ",
              cpp_type_name(to_dt), " instead");

@@ -234,9 +234,9 @@ def test_direct_allocation_counter_sees_a_temporary():
 
 # The errors and dtype rules beside PyTorch's where the general path already held them (out of another dtype,
 # bad arguments); the direct path must keep each. Not yet PyTorch's (the general path's, left as they were):
-# clamp/clip/lerp-with-a-tensor-weight's same-dtype rule ("Found dtype Double but expected Float"), take's and
-# amax/amin's exact rules in their own words, sum/prod into an out of any dtype (computed in out's), logsumexp's
-# floating out, and the partial-overlap refusal of an out sharing memory with an input
+# clamp/clip/lerp-with-a-tensor-weight's same-dtype rule ("Found dtype Double but expected Float"), sum/prod
+# into an out of any dtype (computed in out's), and the partial-overlap refusal of an out sharing memory with an
+# input
 SOURCE = r"""
 def cases(torch):
     run = runner(lambda r: [list(r.shape), str(r.dtype).split(".")[-1]])
@@ -253,6 +253,13 @@ def cases(torch):
         lambda: torch.mean(x, 0, out=o(6, dtype=torch.float64)),
         lambda: torch.mean(xi, 0, out=o(6)),
         lambda: torch.logsumexp(x, 0, out=o(6, dtype=torch.float64)),
+        lambda: torch.logsumexp(x, 0, out=o(6, dtype=torch.int64)),
+        lambda: torch.logsumexp(xi, 1, out=o(5, dtype=torch.float16)),
+        lambda: torch.amax(x, 0, out=o(6, dtype=torch.float64)),
+        lambda: torch.amin(xi, 1, True, out=o(5, 1)),
+        lambda: torch.amax(xi, 1, out=o(5, dtype=torch.int64)),
+        lambda: torch.take(x, torch.tensor([1]), out=o(1, dtype=torch.float64)),
+        lambda: torch.take(xi, torch.tensor([1]), out=o(1, dtype=torch.int32)),
         lambda: torch.addcmul(x, x, x, out=o(5, 6, dtype=torch.int64)),
         lambda: torch.addcmul(x, x, x, out=o(5, 6, dtype=torch.float64)),
         lambda: torch.addcdiv(x, x, x + 1, value=2, out=o(5, 6, dtype=torch.float16)),
