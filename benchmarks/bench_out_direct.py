@@ -1,6 +1,7 @@
 """Issue 32's out= rows of the non-elementwise ops at one thread beside PyTorch: index_select, gather, tril/triu,
-cat and stack writing into a preallocated out of the result's shape (bind_out.cpp's direct path: the kernel
-writes into out) against the general path's temporary and copy, which a --baseline build still takes. One
+cat and stack, then clamp/clip, lerp, addcmul/addcdiv, take and the reductions along a dim, writing into a
+preallocated out of the result's shape (bind_out.cpp's direct paths: the kernel writes into out) against the
+general path's temporary and copy, which a --baseline build still takes. One
 process per CPU capability, each timed in the calling thread's CPU time (min of repeats).
 
   PYTHONPATH=python /tmp/tv/bin/python benchmarks/bench_out_direct.py [--caps avx2] [--baseline DIR]
@@ -10,6 +11,8 @@ The Python running this needs both minitorch and PyTorch importable (the oracle'
 import json
 import os
 import sys
+
+import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from _timing import capability_main, thread_cpu_min
@@ -27,6 +30,34 @@ CASES = [
     ("stack([x, y], out=o)", "torch.stack([x, y], out=o)", "s"),
 ]
 SIZES = [(64, 64), (512, 512)]
+
+# out27's rows: clamp/clip, lerp, addcmul/addcdiv, take and the reductions along a dim (bind_out.cpp's
+# try_direct_result, _composite_math.py's _addc), over x, y, w (in [0.1, 0.9]), lo/hi (bounds of x's shape),
+# ti (n * m // 4 flat indices); out o of shape key t [n * m // 4], r0 [m], r1 [n] or r1k [n, 1]
+POINTWISE_REDUCE_CASES = [
+    ("clamp(x, -0.5, 0.5, out=o)", "torch.clamp(x, -0.5, 0.5, out=o)", "o"),
+    ("clip(x, lo, hi, out=o)", "torch.clip(x, lo, hi, out=o)", "o"),
+    ("lerp(x, y, 0.3, out=o)", "torch.lerp(x, y, 0.3, out=o)", "o"),
+    ("lerp(x, y, w, out=o)", "torch.lerp(x, y, w, out=o)", "o"),
+    ("addcmul(x, y, w, value=0.5, out=o)", "torch.addcmul(x, y, w, value=0.5, out=o)", "o"),
+    ("addcdiv(x, y, w, value=0.5, out=o)", "torch.addcdiv(x, y, w, value=0.5, out=o)", "o"),
+    ("take(x, ti, out=o)", "torch.take(x, ti, out=o)", "t"),
+    ("sum(x, 0, out=o)", "torch.sum(x, 0, out=o)", "r0"),
+    ("sum(x, 1, out=o)", "torch.sum(x, 1, out=o)", "r1"),
+    ("mean(x, 1, keepdim=True, out=o)", "torch.mean(x, 1, keepdim=True, out=o)", "r1k"),
+    ("prod(x, 1, out=o)", "torch.prod(x, 1, out=o)", "r1"),
+    ("amax(x, 0, out=o)", "torch.amax(x, 0, out=o)", "r0"),
+    ("amin(x, 1, out=o)", "torch.amin(x, 1, out=o)", "r1"),
+    ("logsumexp(x, 1, out=o)", "torch.logsumexp(x, 1, out=o)", "r1"),
+]
+
+
+def pointwise_reduce_inputs(rng, n, m):
+    """The arrays and out shapes POINTWISE_REDUCE_CASES read, beside the first rows' (NumPy, made once per size)."""
+    wa = rng.uniform(0.1, 0.9, (n, m)).astype(np.float32)
+    lo = rng.uniform(-1.0, 0.0, (n, m)).astype(np.float32)
+    arrays = {"w": wa, "lo": lo, "hi": lo + 1.0, "ti": rng.integers(-n * m, n * m, n * m // 4)}
+    return arrays, {"t": (n * m // 4,), "r0": (m,), "r1": (n,), "r1k": (n, 1)}
 
 
 def child(number, repeat, only):
@@ -46,7 +77,9 @@ def child(number, repeat, only):
         xa, ya = (rng.standard_normal((n, m)).astype(np.float32) for _ in range(2))
         gia = rng.integers(0, m, (n, m))
         outs = {"o": (n, m), "w": (n, m + 1), "c": (2 * n, m), "c1": (n, 2 * m), "s": (2, n, m)}
-        for name, expr, o in CASES:
+        extra, extra_outs = pointwise_reduce_inputs(rng, n, m)
+        outs.update(extra_outs)
+        for name, expr, o in CASES + POINTWISE_REDUCE_CASES:
             label = f"{name} [{n}, {m}] f32"
             if only and not any(k in label for k in only):
                 continue
@@ -59,6 +92,7 @@ def child(number, repeat, only):
                     "idx": torch.arange(n - 1, -1, -1),
                     "gi": torch.from_numpy(gia.copy()),
                 }
+                env.update({k: torch.from_numpy(a.copy()) for k, a in extra.items()})
                 env["o"] = torch.empty(outs[o])
                 fn = eval("lambda: " + expr, env)
                 fn()

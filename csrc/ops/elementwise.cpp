@@ -708,7 +708,23 @@ Tensor div(const Tensor& a, const Tensor& b, const std::optional<std::string>& r
            *rounding_mode, "'");
 }
 
-static Tensor param_unary(const Tensor& self, ParamUnaryOp op, double p0, double p1, double p2);
+static Tensor param_unary(const Tensor& self, ParamUnaryOp op, double p0, double p1, double p2 = 0.0,
+                          const Tensor* into = nullptr);
+
+// The result of a TensorIter op with out= (the *_into front ends, declared beside their ops): out itself when
+// out_takes it (any layout without internal overlap, as the iterator writes through out's strides), else a
+// fresh tensor that the binding copies into out, as the general path does.
+static Tensor iter_result(const Tensor* into, IntArrayRef shape, ScalarType dt, Device dev,
+                          std::initializer_list<const Tensor*> inputs) {
+  if (into && out_takes(*into, shape, dt, dev, true, inputs)) return *into;
+  return empty_for_iter(shape, dt, dev, inputs);
+}
+
+// one bump of out's version when the op wrote into it (the general path's copy_ bumps once)
+static Tensor wrote_if_into(const Tensor& out, Tensor r) {
+  if (r.is_same(out)) wrote(out);
+  return r;
+}
 
 // clamp's bounds as two doubles (a missing one -inf or +inf) where both given ones are Python numbers that
 // convert to the dtype as their wrapped tensors would: not NaN (the general functor's rule for those), an
@@ -727,7 +743,8 @@ static bool number_bounds(const std::optional<Tensor>& min, const std::optional<
   return true;
 }
 
-Tensor native::clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+static Tensor clamp_impl(const Tensor& self, const std::optional<Tensor>& min,
+                         const std::optional<Tensor>& max, const Tensor* into) {
   MT_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
   Tensor lo = min ? *min : Tensor(), hi = max ? *max : Tensor();
   Device dev = common_device({&self, &lo, &hi});
@@ -750,7 +767,8 @@ Tensor native::clamp(const Tensor& self, const std::optional<Tensor>& min, const
       !is_complex(min->dtype()) && !is_complex(max->dtype())) {
     const double a = item(*min).to_double(), c = item(*max).to_double();
     if (a != a || c != c) {
-      Tensor out = empty_for_iter(self.sizes(), dt, dev, {&self});
+      Tensor out = iter_result(into, self.sizes(), dt, dev, {&self});
+      FreshWrites fresh;  // a fresh result, or out= whose one bump is clamp_into's
       mt::fill_(out, Scalar(std::numeric_limits<double>::quiet_NaN()));
       return out;
     }
@@ -764,7 +782,7 @@ Tensor native::clamp(const Tensor& self, const std::optional<Tensor>& min, const
     for (double v : b)
       MT_CHECK(dt == ScalarType::Double || std::isinf(v) || std::abs(v) <= 3.4028234663852886e38,
                "value cannot be converted to type float without overflow");
-    return param_unary(self, ParamUnaryOp::clamp, b[0], b[1], 0.0);
+    return param_unary(self, ParamUnaryOp::clamp, b[0], b[1], 0.0, into);
   }
   if (is_floating(dt)) {
     for (const std::optional<Tensor>* t : {&min, &max})
@@ -791,11 +809,20 @@ Tensor native::clamp(const Tensor& self, const std::optional<Tensor>& min, const
   };
   Tensor l = min ? prepare(bound(*min, false), dt, dev) : x;
   Tensor h = max ? prepare(bound(*max, true), dt, dev) : x;
-  Tensor out = empty_for_iter(shape, dt, dev, {&self, &lo, &hi});
+  Tensor out = iter_result(into, shape, dt, dev, {&self, &lo, &hi});
   if (out.numel() == 0) return out;
   TensorIter it = TensorIter::make({out, x, l, h});
   clamp_stub.get(dev)(it, min.has_value(), max.has_value());
   return out;
+}
+
+Tensor native::clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  return clamp_impl(self, min, max, nullptr);
+}
+
+Tensor clamp_into(const Tensor& out, const Tensor& self, const std::optional<Tensor>& min,
+                  const std::optional<Tensor>& max) {
+  return wrote_if_into(out, clamp_impl(self, min, max, &out));
 }
 
 const Tensor& native::clamp_(const Tensor& self, const std::optional<Tensor>& min,
@@ -875,10 +902,11 @@ const Tensor& native::masked_fill_(const Tensor& self, const Tensor& mask, const
   return self;
 }
 
-static Tensor param_unary(const Tensor& self, ParamUnaryOp op, double p0, double p1, double p2 = 0.0) {
+static Tensor param_unary(const Tensor& self, ParamUnaryOp op, double p0, double p1, double p2,
+                          const Tensor* into) {
   ScalarType dt = is_floating(self.dtype()) ? self.dtype() : default_dtype();
   Tensor x = prepare(self, dt, self.device());
-  Tensor out = empty_for_iter(self.sizes(), dt, self.device(), {&self});
+  Tensor out = iter_result(into, self.sizes(), dt, self.device(), {&self});
   if (out.numel() == 0) return out;
   TensorIter it = TensorIter::make({out, x});
   param_unary_stub.get(out.device())(it, op, p0, p1, p2);
@@ -963,7 +991,7 @@ const Tensor& polygamma_(int64_t n, const Tensor& self) {
 // PyTorch's two-sided form, exact at both ends: |w| < 0.5 counts from self, else back from end (a plain
 // self + w * (end - self) gives lerp(1, inf, 0.7) = inf where PyTorch gives nan; found by the differential
 // fuzzer). One kernel (kernels/functors.h fn::Lerp); with gradients the same formula from differentiable ops.
-Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
+static Tensor lerp_impl(const Tensor& self, const Tensor& end, const Tensor& weight, const Tensor* into) {
   const bool number = weight.impl()->is_wrapped_number();
   // PyTorch's kernels run in the operands' result type (a 0-dim floating weight lifts integer ends), named on
   // the CPU by the weight's kind
@@ -998,7 +1026,7 @@ Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
   }
   DimVector shape = broadcast_shapes(self.sizes(), end.sizes());
   if (!number) shape = broadcast_shapes(shape, weight.sizes());
-  Tensor out = empty_for_iter(shape, dt, dev, {&self, &end, &weight});
+  Tensor out = iter_result(into, shape, dt, dev, {&self, &end, &weight});
   if (out.numel() == 0) return out;
   Tensor a = prepare(self, dt, dev), b = prepare(end, dt, dev);
   if (number) {
@@ -1011,6 +1039,15 @@ Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
     lerp_stub.get(dev)(it, nullptr);
   }
   return out;
+}
+
+Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  return lerp_impl(self, end, weight, nullptr);
+}
+
+Tensor lerp_into(const Tensor& out, const Tensor& self, const Tensor& end, const Tensor& weight) {
+  MT_INTERNAL_ASSERT(!needs_grad(self, end, weight), "lerp_into: out= records no graph");
+  return wrote_if_into(out, lerp_impl(self, end, weight, &out));
 }
 
 Tensor activation_backward(ParamUnaryOp op, const Tensor& grad, const Tensor& self, double p0, double p1,
@@ -1031,17 +1068,27 @@ Tensor activation_backward(ParamUnaryOp op, const Tensor& grad, const Tensor& se
 
 // PyTorch's addcmul/addcdiv kernels in one pass over out, self, t1, t2, broadcast together (the composite's
 // multiply and add with alpha ran at 0.6 of its speed)
-Tensor addc_fused(const Tensor& self, const Tensor& t1, const Tensor& t2, double value, bool div) {
+static Tensor addc_impl(const Tensor& self, const Tensor& t1, const Tensor& t2, double value, bool div,
+                        const Tensor* into) {
   const ScalarType dt = self.dtype();
   MT_CHECK(is_floating(dt) && t1.dtype() == dt && t2.dtype() == dt,
            "addc_fused: three tensors of one floating dtype");
   Device dev = common_device({&self, &t1, &t2});
   DimVector shape = broadcast_shapes(broadcast_shapes(self.sizes(), t1.sizes()), t2.sizes());
-  Tensor out = empty_for_iter(shape, dt, dev, {&self, &t1, &t2});
+  Tensor out = iter_result(into, shape, dt, dev, {&self, &t1, &t2});
   if (out.numel() == 0) return out;
   TensorIter it = TensorIter::make({out, self, t1, t2});
   addc_stub.get(dev)(it, value, div);
   return out;
+}
+
+Tensor addc_fused(const Tensor& self, const Tensor& t1, const Tensor& t2, double value, bool div) {
+  return addc_impl(self, t1, t2, value, div, nullptr);
+}
+
+Tensor addc_fused_into(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,
+                       double value, bool div) {
+  return wrote_if_into(out, addc_impl(self, t1, t2, value, div, &out));
 }
 
 }  // namespace mt

@@ -93,6 +93,15 @@ Tensor nan_to_num_values(const Tensor& self, double nan, double posinf, double n
 // (/ t2), PyTorch's one pass (no autograd: the Python front end composes where a gradient is recorded)
 Tensor addc_fused(const Tensor& self, const Tensor& t1, const Tensor& t2, double value, bool div);
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight);
+// The out= front ends of clamp, lerp and addc_fused (bind_out.cpp, _C._addc_into): the op's checks and
+// kernel, written straight into `out` when ops/out.h's out_takes it (then out is returned, its version bumped
+// once), else into a fresh result returned for the binding's general dtype check, resize and copy. No
+// autograd: the caller takes this path only when nothing requires grad.
+Tensor clamp_into(const Tensor& out, const Tensor& self, const std::optional<Tensor>& min,
+                  const std::optional<Tensor>& max);
+Tensor lerp_into(const Tensor& out, const Tensor& self, const Tensor& end, const Tensor& weight);
+Tensor addc_fused_into(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,
+                       double value, bool div);
 
 // Kernel entry points; iter operand 0 is the output, inputs are already in the compute dtype.
 struct TensorIter;

@@ -221,7 +221,8 @@ AdvancedPlan plan_advanced(const Tensor& self, const std::vector<std::optional<T
 
 }  // namespace
 
-Tensor take(const Tensor& self, const Tensor& index) {
+// into: out='s tensor, written when out_takes it (take_into)
+static Tensor take_impl(const Tensor& self, const Tensor& index, const Tensor* into) {
   MT_CHECK(index.dtype() == ScalarType::Long, "take(): Expected a long tensor for index, but got ",
            dtype_short_name(index.dtype()));
   MT_CHECK(self.device() == index.device(),
@@ -270,9 +271,12 @@ Tensor take(const Tensor& self, const Tensor& index) {
           }
           off[static_cast<size_t>(i)] = e + rest;
         }
-        Tensor out = make_empty(index.sizes(), self.dtype(), self.device());
+        const bool direct =
+            into && out_takes(*into, index.sizes(), self.dtype(), self.device(), false, {&self, &index});
+        Tensor out = direct ? *into : make_empty(index.sizes(), self.dtype(), self.device());
         const int64_t zero = 0;
         index_gather_stub.get(self.device())(out, self, off.data(), m, &zero, 1);
+        if (direct) wrote(out);
         return out;
       }
       // one pass over the indices on the host: the range check, and a wrapped copy only when one is negative
@@ -296,6 +300,14 @@ Tensor take(const Tensor& self, const Tensor& index) {
     }
   }
   return reshape(index_select(reshape(self, {-1}), 0, idx), index.sizes());
+}
+
+Tensor take(const Tensor& self, const Tensor& index) {
+  return take_impl(self, index, nullptr);
+}
+
+Tensor take_into(const Tensor& out, const Tensor& self, const Tensor& index) {
+  return take_impl(self, index, &out);
 }
 
 Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {

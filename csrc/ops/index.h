@@ -24,6 +24,9 @@ bool gather_into(const Tensor& out, const Tensor& self, int64_t dim, const Tenso
 // torch.take: elements of the flattened self at int64 `index` (negative ones count from the end), shaped like
 // index; an index out of range is PyTorch's IndexError.
 Tensor take(const Tensor& self, const Tensor& index);
+// take with out= (bind_out.cpp): take's checks, then its CPU gather written straight into `out` when
+// out_takes it (out returned, its version bumped), else the fresh result for the binding to copy in.
+Tensor take_into(const Tensor& out, const Tensor& self, const Tensor& index);
 // torch.take_along_dim: gather along dim of self and int64 `indices` broadcast against each other on the
 // other dims, an index read modulo the dim's size (PyTorch 2.15's); dim nullopt: gather from both viewed
 // flat.

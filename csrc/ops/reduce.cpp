@@ -13,6 +13,7 @@
 #include "ops/elementwise.h"
 #include "ops/factory.h"
 #include "ops/layout.h"
+#include "ops/out.h"
 #include "ops/shape.h"
 
 namespace mt {
@@ -81,14 +82,16 @@ Tensor as_rows(const Tensor& self, const SmallVector<bool, 8>& mask, int64_t& ro
 // In-place plan: when `in` is dense in some dim order (contiguous, transposed, permuted) and, in that order,
 // the reduced dims form one block (kept outer, reduced, kept inner), the kernel reads it where it lies as
 // outer x row x inner; no transposing copy. `out_p` is the result in that order; `out` views it in the
-// caller's. Size-1 dims are ignored: they change no address.
+// caller's. Size-1 dims are ignored: they change no address. `into` (out=, contiguous, of the result's shape)
+// is written in place of a fresh out_p when that order is the caller's (plan.into says it was).
 struct InPlacePlan {
   int64_t row = 1, inner = 1;
   Tensor out_p, out;
+  bool into = false;
 };
 
 bool plan_in_place(const Tensor& in, const SmallVector<bool, 8>& mask, bool keepdim, bool columns,
-                   ScalarType out_dt, InPlacePlan& plan) {
+                   ScalarType out_dt, InPlacePlan& plan, const Tensor* into) {
   int64_t nd = in.dim();
   if (in.numel() == 0) return false;
   DimVector order;
@@ -120,6 +123,12 @@ bool plan_in_place(const Tensor& in, const SmallVector<bool, 8>& mask, bool keep
       kept_sizes.push_back(in.sizes()[d]);
       kept_dims.push_back(d);
     }
+  plan.into = into && std::is_sorted(kept_dims.begin(), kept_dims.end());
+  if (plan.into) {
+    plan.out_p = make_view(*into, kept_sizes, contiguous_strides(kept_sizes), into->storage_offset());
+    plan.out = *into;
+    return true;
+  }
   plan.out_p = make_empty(kept_sizes, out_dt, in.device());
   DimVector pstride(static_cast<size_t>(nd), 0);
   int64_t st = 1;
@@ -151,9 +160,10 @@ void check_nonempty(const Tensor& self, const SmallVector<bool, 8>& mask, const 
 }
 
 // One reduction: output allocation, the layout, then the kernel; over zero elements, PyTorch's identity
-// value.
+// value. into: out= (reduce_into), the result's memory when out_takes it (contiguous, the result's shape and
+// dtype, no memory shared with self); the caller bumps its version.
 Tensor run_reduce(const Tensor& self, IntArrayRef dims, bool keepdim, ReduceOp op, double arg,
-                  ScalarType out_dt, const char* name) {
+                  ScalarType out_dt, const char* name, const Tensor* into = nullptr) {
   if ((op == ReduceOp::amax || op == ReduceOp::amin) && self.numel() == 0) {
     // PyTorch's zero_numel_check_dims, before the dim list is read as a whole: over everything (no dims) it
     // asks for a dim, else it wraps each dim in turn and refuses the first empty one (naming it as given), so
@@ -175,13 +185,14 @@ Tensor run_reduce(const Tensor& self, IntArrayRef dims, bool keepdim, ReduceOp o
                   : to(self, out_dt, self.device());
   DimVector shape = reduced_shape(self, mask, keepdim);
   if (compute_numel(shape) == 0) return make_empty(shape, out_dt, self.device());
+  if (into && !out_takes(*into, shape, out_dt, self.device(), false, {&self})) into = nullptr;
   bool columns = op == ReduceOp::sum || op == ReduceOp::nansum || op == ReduceOp::mean ||
                  op == ReduceOp::prod || op == ReduceOp::amax || op == ReduceOp::amin;
   InPlacePlan plan;
-  if (plan_in_place(in, mask, keepdim, columns, out_dt, plan)) {
+  if (plan_in_place(in, mask, keepdim, columns, out_dt, plan, into)) {
     reduce_stub.get(self.device())(plan.out_p, in, plan.row, plan.inner, op, arg);
     // a result laid out like a fresh tensor (a copy only when the input's dims were permuted)
-    return contiguous(plan.out);
+    return plan.into ? plan.out : contiguous(plan.out);
   }
   // A float sum/mean over reduced* kept* reduced* (a conv bias gradient or BatchNorm's (0, 2, 3) of NCHW):
   // the trailing block first, in place along contiguous rows, then the leading one as columns of that
@@ -202,10 +213,10 @@ Tensor run_reduce(const Tensor& self, IntArrayRef dims, bool keepdim, ReduceOp o
       DimVector all;
       for (int64_t k = 0; k < in.dim(); ++k)
         if (mask[k]) all.push_back(k);
-      return run_reduce(part, all, keepdim, op, arg, out_dt, name);
+      return run_reduce(part, all, keepdim, op, arg, out_dt, name, into);
     }
   }
-  Tensor out = make_empty(shape, out_dt, self.device());
+  Tensor out = into ? *into : make_empty(shape, out_dt, self.device());
   int64_t row = 1, inner = 1;
   Tensor rows = as_rows(in, mask, row);
   if (row == 0) {
@@ -268,10 +279,16 @@ static Tensor complex_reduce(const Tensor& self, IntArrayRef dims, bool keepdim,
   return view_as_complex(contiguous(out));
 }
 
-Tensor native::sum(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
+// into: out= (reduce_into below), the memory run_reduce writes when it can
+static Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype,
+                       const Tensor* into) {
   if (is_complex(self.dtype()) || (dtype != ScalarType::Undefined && is_complex(dtype)))
     return complex_reduce(self, dims, keepdim, dtype, false);
-  return run_reduce(self, dims, keepdim, ReduceOp::sum, 0, int_to_long(self, dtype), "sum");
+  return run_reduce(self, dims, keepdim, ReduceOp::sum, 0, int_to_long(self, dtype), "sum", into);
+}
+
+Tensor native::sum(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
+  return sum_impl(self, dims, keepdim, dtype, nullptr);
 }
 
 // A reduction of its own rather than sum over masked_fill: one pass, no mask and no copy. Integers and bool
@@ -305,7 +322,8 @@ Tensor native::prod(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarTy
   return run_reduce(self, dims, keepdim, ReduceOp::prod, 0, int_to_long(self, dtype), "prod");
 }
 
-Tensor native::mean(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
+static Tensor mean_impl(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype,
+                        const Tensor* into) {
   if (is_complex(self.dtype()) || (dtype != ScalarType::Undefined && is_complex(dtype)))
     return complex_reduce(self, dims, keepdim, dtype, true);
   ScalarType dt = dtype == ScalarType::Undefined ? self.dtype() : dtype;
@@ -316,7 +334,11 @@ Tensor native::mean(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarTy
   // (mean([1e30, -1e30], dtype=float16) is 0, not inf - inf); a float64 input is cast first, as sum's
   if (self.dtype() == ScalarType::Float && (dt == ScalarType::Half || dt == ScalarType::BFloat16))
     return to(run_reduce(self, dims, keepdim, ReduceOp::mean, 0, ScalarType::Float, "mean"), dt, self.device());
-  return run_reduce(self, dims, keepdim, ReduceOp::mean, 0, dt, "mean");
+  return run_reduce(self, dims, keepdim, ReduceOp::mean, 0, dt, "mean", into);
+}
+
+Tensor native::mean(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
+  return mean_impl(self, dims, keepdim, dtype, nullptr);
 }
 
 // var_mean/std_mean's mean. PyTorch's CPU kernel takes it from a Welford pass: once the running mean is
@@ -477,7 +499,7 @@ Tensor native::norm(const Tensor& self, double p, IntArrayRef dims, bool keepdim
   return run_reduce(self, dims, keepdim, ReduceOp::norm, p, self.dtype(), "norm");
 }
 
-Tensor native::logsumexp(const Tensor& self, IntArrayRef dims, bool keepdim) {
+static Tensor logsumexp_impl(const Tensor& self, IntArrayRef dims, bool keepdim, const Tensor* into) {
   // complex: the principal log of the sum, shifted by the largest real part (the imaginary parts need no
   // shift); composed of recorded ops, so autograd follows the parts (the twin's composite_if)
   if (is_complex(self.dtype())) {
@@ -522,7 +544,37 @@ Tensor native::logsumexp(const Tensor& self, IntArrayRef dims, bool keepdim) {
       return r;
     }
   }
-  return run_reduce(self, dims, keepdim, ReduceOp::logsumexp, 0, dt, "logsumexp");
+  return run_reduce(self, dims, keepdim, ReduceOp::logsumexp, 0, dt, "logsumexp", into);
+}
+
+Tensor native::logsumexp(const Tensor& self, IntArrayRef dims, bool keepdim) {
+  return logsumexp_impl(self, dims, keepdim, nullptr);
+}
+
+Tensor reduce_into(const Tensor& out, ReduceOp op, const Tensor& self, IntArrayRef dims, bool keepdim) {
+  Tensor r;
+  switch (op) {
+    case ReduceOp::sum:
+      r = sum_impl(self, dims, keepdim, ScalarType::Undefined, &out);
+      break;
+    case ReduceOp::mean:
+      r = mean_impl(self, dims, keepdim, ScalarType::Undefined, &out);
+      break;
+    case ReduceOp::prod:
+      r = run_reduce(self, dims, keepdim, op, 0, int_to_long(self, ScalarType::Undefined), "prod", &out);
+      break;
+    case ReduceOp::amax:
+    case ReduceOp::amin:
+      r = run_reduce(self, dims, keepdim, op, 0, self.dtype(), op == ReduceOp::amax ? "amax" : "amin", &out);
+      break;
+    case ReduceOp::logsumexp:
+      r = logsumexp_impl(self, dims, keepdim, &out);
+      break;
+    default:
+      MT_INTERNAL_ASSERT(false, "reduce_into: no out= writer for this reduction");
+  }
+  if (r.is_same(out)) wrote(out);
+  return r;
 }
 
 Tensor native::max(const Tensor& self) {

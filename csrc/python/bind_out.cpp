@@ -7,14 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "core/Allocator.h"
 #include "core/GradMode.h"
 #include "core/TypeMeta.h"
 #include "generated/bindings.h"
 #include "ops/autocast.h"
 #include "ops/copy.h"
+#include "ops/elementwise.h"
 #include "ops/factory.h"
 #include "ops/index.h"
 #include "ops/out.h"
+#include "ops/reduce.h"
 #include "ops/shape.h"
 #include "ops/sort.h"
 #include "python/bind.h"
@@ -99,8 +102,25 @@ void place_result(const Tensor& out, const Tensor& result, bool warn) {
   nogil([&] { copy_(out, result); }, out);
 }
 
+// The ops whose kernels refuse out's dtype in their own words in PyTorch (its take_out, the amax/amin meta
+// functions' exact check, logsumexp_out's floating check), checked before the schema's rule.
+void check_own_out_dtype(const char* name, ScalarType from, ScalarType to_dt) {
+  if (from == to_dt) return;
+  if (std::strcmp(name, "take") == 0)
+    MT_ERROR("take(): self and out expected to have the same dtype, but got self.dtype = ",
+             dtype_short_name(from), " and out.dtype = ", dtype_short_name(to_dt));
+  if (std::strcmp(name, "amax") == 0 || std::strcmp(name, "amin") == 0)
+    MT_ERROR("Expected the dtype for input and out to match, but got ", dtype_short_name(from),
+             " for input's dtype and ", dtype_short_name(to_dt), " for out's dtype.");
+  if (std::strcmp(name, "logsumexp") == 0)
+    MT_CHECK(
+        is_floating(to_dt) || is_complex(to_dt),
+        "logsumexp(): Expected floating point type for result tensor, but got: ", dtype_short_name(to_dt));
+}
+
 void write_one(const char* name, OutRule rule, const Tensor& out, const Tensor& result) {
   ScalarType from = result.dtype(), to_dt = out.dtype();
+  check_own_out_dtype(name, from, to_dt);
   if (rule == OutRule::exact)
     MT_CHECK(from == to_dt, "Expected out tensor to have dtype ", cpp_type_name(from), ", but got ",
              cpp_type_name(to_dt), " instead");
@@ -222,12 +242,129 @@ bool try_direct_func(const OutOp& op, const py::args& args, const py::kwargs& kw
   return false;
 }
 
+// ---- out= of clamp/clip, lerp, take and the reductions along dims (sum, mean, prod, amax, amin, logsumexp)
+
+// clamp/clip's bound as its two overloads read it: None, a tensor (Tensor?), a Python number (Scalar?)
+enum class Bound { none, tensor, number };
+
+bool read_bound(py::handle h, Bound& kind, std::optional<Tensor>& t) {
+  if (h.is_none()) {
+    kind = Bound::none;
+    return true;
+  }
+  if (plain_tensor(h)) {
+    kind = Bound::tensor;
+    t = h.cast<Tensor>();
+    return true;
+  }
+  if (!PyFloat_CheckExact(h.ptr()) && !plain_int(h)) return false;  // bool, complex, NumPy: general path
+  kind = Bound::number;
+  t = to_operand(h);
+  return true;
+}
+
+// A reduction's dim: an int or a non-empty list/tuple of ints (dim=None, every dim, keeps the general path).
+bool read_dims(py::handle h, DimVector& dims) {
+  if (plain_int(h)) {
+    dims.push_back(h.cast<int64_t>());
+    return true;
+  }
+  if (!PyList_CheckExact(h.ptr()) && !PyTuple_CheckExact(h.ptr())) return false;
+  for (py::handle e : h) {
+    if (!plain_int(e)) return false;
+    dims.push_back(e.cast<int64_t>());
+  }
+  return !dims.empty();
+}
+
+// The positional arguments after the first `n` and the keywords `names` (out= aside), in `slots` by position;
+// false for a keyword not in names, one given twice, or more positionals than names.
+bool read_args(const py::args& args, const py::kwargs& kwargs, size_t n,
+               std::initializer_list<const char*> names, std::vector<py::handle>& slots) {
+  if (args.size() < n || args.size() > n + names.size()) return false;
+  slots.assign(names.size(), py::handle());
+  for (size_t i = n; i < args.size(); ++i) slots[i - n] = args[i];
+  for (auto kv : kwargs) {
+    const std::string key = py::str(kv.first);
+    if (key == "out") continue;
+    size_t i = 0;
+    for (const char* name : names) {
+      if (key == name) break;
+      ++i;
+    }
+    if (i == names.size() || slots[i]) return false;
+    slots[i] = kv.second;
+  }
+  return true;
+}
+
+// torch.clamp/clip/clamp_min/clamp_max (number or tensor bounds), lerp (number or tensor weight), take, and
+// sum / mean / prod / amax / amin / logsumexp over dims with out=: the op's checks and kernel in one call,
+// its result written straight into out when the op's *_into front end finds out_takes it (the result's shape
+// and dtype, no memory of an input's), else the general path's dtype check, resize (with its warning) and
+// copy of that one result. Plain tensors that require no grad, no autocast, the forms below; anything else
+// returns false and takes the general path with its parser, conversions and errors.
+bool try_direct_result(const OutOp& op, const py::args& args, const py::kwargs& kwargs) {
+  if (autocast::active() || args.empty() || !plain_tensor(args[0])) return false;
+  py::handle out_h = kwargs.contains("out") ? py::handle(kwargs["out"]) : py::handle();
+  if (!out_h || !plain_tensor(out_h)) return false;
+  const Tensor out = out_h.cast<Tensor>(), self = args[0].cast<Tensor>();
+  const std::string name = op.name;
+  std::vector<py::handle> a;
+  Tensor r;
+  if (name == "clamp" || name == "clip" || name == "clamp_min" || name == "clamp_max") {
+    if (name == "clamp_min" || name == "clamp_max") {  // (input, bound): the other bound is None
+      if (args.size() != 2 || kwargs.size() != 1) return false;
+      a.assign(2, py::handle());
+      a[name == "clamp_max"] = args[1];
+    } else if (!read_args(args, kwargs, 1, {"min", "max"}, a)) {
+      return false;
+    }
+    Bound kind[2] = {Bound::none, Bound::none};
+    std::optional<Tensor> bound[2];
+    for (int i = 0; i < 2; ++i)
+      if (a[i] && !read_bound(a[i], kind[i], bound[i])) return false;
+    // both None is clamp's own error; a tensor beside a number, PyTorch's overload choice
+    if ((kind[0] == Bound::none && kind[1] == Bound::none) ||
+        (kind[0] != Bound::none && kind[1] != Bound::none && kind[0] != kind[1]))
+      return false;
+    r = nogil([&] { return clamp_into(out, self, bound[0], bound[1]); }, self);
+  } else if (name == "lerp") {
+    if (args.size() != 3 || kwargs.size() != 1 || !plain_tensor(args[1])) return false;
+    py::handle w = args[2];
+    if (!plain_tensor(w) && !PyFloat_CheckExact(w.ptr()) && !plain_int(w)) return false;
+    const Tensor end = args[1].cast<Tensor>(), weight = to_operand(w, "weight");
+    r = nogil([&] { return lerp_into(out, self, end, weight); }, self);
+  } else if (name == "take") {
+    if (args.size() != 2 || kwargs.size() != 1 || !plain_tensor(args[1])) return false;
+    const Tensor index = args[1].cast<Tensor>();
+    r = nogil([&] { return take_into(out, self, index); }, self);
+  } else {
+    static const std::pair<const char*, ReduceOp> reductions[] = {
+        {"sum", ReduceOp::sum},   {"mean", ReduceOp::mean}, {"prod", ReduceOp::prod},
+        {"amax", ReduceOp::amax}, {"amin", ReduceOp::amin}, {"logsumexp", ReduceOp::logsumexp}};
+    const ReduceOp* rop = nullptr;
+    for (const auto& [n, o] : reductions)
+      if (name == n) rop = &o;
+    DimVector dims;
+    if (!rop || !read_args(args, kwargs, 1, {"dim", "keepdim"}, a) || !a[0] || !read_dims(a[0], dims) ||
+        (a[1] && !PyBool_Check(a[1].ptr())))
+      return false;
+    const bool keepdim = a[1] && a[1].ptr() == Py_True;
+    r = nogil([&] { return reduce_into(out, *rop, self, dims, keepdim); }, self);
+  }
+  if (!r.is_same(out)) write_one(op.name, op.rule, out, r);
+  return true;
+}
+
 py::object call_with_out(const OutOp& op, const py::object& fn, const py::args& args,
                          const py::kwargs& kwargs) {
   // No out=: a call the op's own overloads did not take in pybind11's first (no-conversion) pass. Throwing
   // reference_cast_error tells pybind11 to try the next overload, so conversions and errors stay theirs.
   if (!kwargs.contains("out")) throw py::reference_cast_error();
-  if (try_direct(op, args, kwargs) || try_direct_func(op, args, kwargs)) return kwargs["out"];
+  if (try_direct(op, args, kwargs) || try_direct_func(op, args, kwargs) ||
+      try_direct_result(op, args, kwargs))
+    return kwargs["out"];
   py::dict kw = kwargs.attr("copy")();
   py::object out = kw.attr("pop")("out");
   // fn(*args, **{}) would hand pybind11 an empty tuple of keyword names, for which it looks up each named
@@ -314,6 +451,45 @@ void init_out(py::module_& m) {
         return out;
       },
       py::arg("out"), py::arg("result"), py::arg("warn_resize"));
+  // addcmul/addcdiv's out= (python/minitorch/_composite_math.py's _addc, after their checks): the fused
+  // kernel writes into out when out_takes it, and None says so; else the fresh result, for write_out
+  m.def(
+      "_addc_out",
+      [](const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, double value,
+         bool div) -> py::object {
+        Tensor r = nogil([&] { return addc_fused_into(out, self, t1, t2, value, div); }, self);
+        return r.is_same(out) ? py::none() : py::cast(r);
+      },
+      py::arg("out"), py::arg("input"), py::arg("tensor1"), py::arg("tensor2"), py::arg("value"),
+      py::arg("div"));
+  // The out= tests' proof that a direct write makes no temporary: how many CPU blocks fn() allocates, counted
+  // by a wrapper put in front of the CPU allocator for the call alone (the usual path pays nothing for it).
+  // Leaked: storages made meanwhile free their memory through it.
+  m.def("_count_cpu_allocations", [](const py::function& fn) {
+    struct Counting : Allocator {
+      Allocator* inner = nullptr;
+      size_t n = 0;
+      void* allocate(size_t nbytes, Device device) override {
+        ++n;
+        return inner->allocate(nbytes, device);
+      }
+      void deallocate(void* ptr, Device device) override { inner->deallocate(ptr, device); }
+    };
+    static Counting* const counting = new Counting();
+    Allocator* prev = get_allocator(DeviceType::CPU);
+    MT_CHECK(prev != counting, "_count_cpu_allocations: already counting");
+    counting->inner = prev;
+    counting->n = 0;
+    set_allocator(DeviceType::CPU, counting);
+    try {
+      fn();
+    } catch (...) {
+      set_allocator(DeviceType::CPU, prev);
+      throw;
+    }
+    set_allocator(DeviceType::CPU, prev);
+    return counting->n;
+  });
 }
 
 }  // namespace mt

@@ -252,6 +252,14 @@ def _fused_addc(input, tensor1, tensor2, value):
     )
 
 
+def _addc(input, tensor1, tensor2, value, div, out):
+    """The fused kernel's result; with a plain out that requires no grad, written straight into out when it
+    has the result's shape and dtype and shares no memory with an input (then None: out holds it)."""
+    if out is not None and type(out) is _C.Tensor and not out.requires_grad:
+        return _C._addc_out(out, input, tensor1, tensor2, value, div)
+    return _C._addc(input, tensor1, tensor2, value, div)
+
+
 # addcmul/addcdiv's signatures as PyTorch's parser reads them; their deprecated (input, value, tensor1,
 # tensor2) forms are _argcheck.DEPRECATED's
 _ADDC = "Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None"
@@ -277,8 +285,8 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     input, tensor1, tensor2 = _common(input, tensor1, tensor2)
     dt = input.dtype
     if _fused_addc(input, tensor1, tensor2, value):
-        r = _C._addc(input, tensor1, tensor2, value, False)
-        return write_out(r, out, "addcmul", "castable")
+        r = _addc(input, tensor1, tensor2, value, False, out)
+        return out if r is None else write_out(r, out, "addcmul", "castable")
     if dt == _C.bool:  # PyTorch's kernel has no bool case
         _not_implemented("addcmul_cuda" if input.is_cuda else "addcmul_cpu_out", input)
     if dt in (_C.float16, _C.bfloat16):  # in float, rounded once, as PyTorch's opmath kernel (a float16
@@ -329,8 +337,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     input, tensor1, tensor2 = _common(input, tensor1, tensor2)
     dt = input.dtype
     if _fused_addc(input, tensor1, tensor2, value):
-        r = _C._addc(input, tensor1, tensor2, value, True)
-        return write_out(r, out, "addcdiv", "castable")
+        r = _addc(input, tensor1, tensor2, value, True, out)
+        return out if r is None else write_out(r, out, "addcdiv", "castable")
     if dt in (_C.float16, _C.bfloat16):  # in float, rounded once, as addcmul
         input, tensor1, tensor2 = input.float(), tensor1.float(), tensor2.float()
     r = _C.add(input, _C.div(tensor1, tensor2), alpha=value).to(dt)

@@ -396,13 +396,25 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return mat.movedim([nd - 2, nd - 1], [d1, d2])
 
 
-def diag(input, diagonal=0):
-    """A 1-d input as the `diagonal`-th diagonal of a square matrix; of a 2-d input, a copy of that diagonal."""
+@_argcheck.parses("Tensor input, int diagonal=0, *, Tensor? out=None", upfront=False)
+def diag(input, diagonal=0, *, out=None):
+    """A 1-d input as the `diagonal`-th diagonal of a square matrix; of a 2-d input, a copy of that diagonal;
+    out=: PyTorch's exact dtype rule."""
     if input.dim() == 1:
-        return diag_embed(input, diagonal)
-    if input.dim() == 2:
-        return input.diagonal(diagonal).clone()
-    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.dim()}D")
+        r = diag_embed(input, diagonal)
+    elif input.dim() == 2:
+        r = input.diagonal(diagonal).clone()
+    else:  # PyTorch's diag_out words it without the prefix
+        raise RuntimeError(
+            f"{'' if out is not None else 'diag(): '}Supports 1D or 2D tensors. Got {input.dim()}D"
+        )
+    return write_out(r, out)  # PyTorch differentiates diag as a composite: out joins the graph
+
+
+@_argcheck.parses("int diagonal=0", name="diag", method=True, upfront=False)
+def _diag_method(self, diagonal=0):
+    """Tensor.diag: no out= (PyTorch's method takes none)."""
+    return diag(self, diagonal)
 
 
 def diagflat(input, offset=0):
@@ -1005,17 +1017,26 @@ _INDEX_ADD_SIG = "int dim, Tensor index, Tensor source, *, Scalar alpha=1"
 _INDEX_REDUCE_SIG = "int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True"
 
 
-@_argcheck.parses(f"Tensor input, {_INDEX_ADD_SIG}", upfront=False)
-def index_add(input, dim, index, source, *, alpha=1):
-    """`input` plus alpha * source added at `index` along `dim` (repeated indices accumulate)."""
+@_argcheck.parses(f"Tensor input, {_INDEX_ADD_SIG}, Tensor? out=None", upfront=False)
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    """`input` plus alpha * source added at `index` along `dim` (repeated indices accumulate); out=: PyTorch's
+    exact dtype rule."""
     d = _check_index_add(input, dim, index, source)
     if not input.is_floating_point() and input.dtype != _C.bool and isinstance(alpha, float):
         alpha = int(alpha)  # PyTorch casts alpha to an integer dtype (1.5 adds source once)
     # PyTorch's kernel adds nothing, and so checks no index, where there is nothing to add to or from (the
     # 1-D path alone reads every index)
     if index.numel() == 0 or (input.dim() > 1 and (input.numel() == 0 or source.numel() == 0)):
-        return input.clone()
-    return _put_along(input, d, index, source * alpha if alpha != 1 else source, True)
+        r = input.clone()
+    else:
+        r = _put_along(input, d, index, source * alpha if alpha != 1 else source, True)
+    return write_out(r, out, "index_add")
+
+
+@_argcheck.parses(_INDEX_ADD_SIG, name="index_add", method=True, upfront=False)
+def _index_add_method(self, dim, index, source, *, alpha=1):
+    """Tensor.index_add: no out= (PyTorch's method takes none)."""
+    return index_add(self, dim, index, source, alpha=alpha)
 
 
 def _check_index_add(self, dim, index, source):
@@ -1217,6 +1238,8 @@ __all__ += [
 ]
 
 TENSOR_METHODS["broadcast_to"] = _broadcast_to_method
+TENSOR_METHODS["diag"] = _diag_method
+TENSOR_METHODS["index_add"] = _index_add_method
 TENSOR_METHODS.update(
     {
         n: globals()[n]
@@ -1227,7 +1250,6 @@ TENSOR_METHODS.update(
             "fliplr",
             "flipud",
             "rot90",
-            "diag",
             "diagflat",
             "diag_embed",
             "trace",
@@ -1242,7 +1264,6 @@ TENSOR_METHODS.update(
             "vdot",
             "cross",
             "diff",
-            "index_add",
             "index_add_",
             "unfold",
             "select_scatter",

@@ -47,7 +47,8 @@ def write_out(result, out, name=None, dtype="exact", dtype_error=None, warn_resi
         raise _dtype_error(dtype_error or _EXACT, result, out)
     if dtype == "castable" and not _C.can_cast(result.dtype, out.dtype):
         raise _dtype_error(dtype_error or _CASTABLE, result, out)
-    if not (result.requires_grad and _C.is_grad_enabled()):
+    # out counts among the arguments (PyTorch's check runs over every tensor of the call, out included)
+    if not ((result.requires_grad or (name is not None and out.requires_grad)) and _C.is_grad_enabled()):
         return _C._write_out(out, result, warn_resize)
     if name is not None:
         raise RuntimeError(
