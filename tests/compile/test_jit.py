@@ -49,15 +49,15 @@ NET_TRACE_CODE = """def forward(self,
   return torch.mul((fc).forward(_1, ), scale)
 """
 
-# and a script's (attributes fetched where used)
+# and a script's (modules fetched as Python evaluates them: self.bn before self.conv in self.bn(self.conv(x)))
 NET_SCRIPT_CODE = """def forward(self,
     x: Tensor) -> Tensor:
-  conv = self.conv
-  _0 = (conv).forward(x, )
   bn = self.bn
-  _1 = torch.mean(torch.relu((bn).forward(_0, )), [2, 3])
-  _2 = torch.view(_1, [torch.size(x, 0), -1])
+  conv = self.conv
+  _0 = torch.relu((bn).forward((conv).forward(x, ), ))
+  _1 = torch.mean(_0, [2, 3])
   fc = self.fc
+  _2 = torch.view(_1, [torch.size(x, 0), -1])
   _3 = (fc).forward(_2, )
   scale = self.scale
   return torch.mul(_3, scale)

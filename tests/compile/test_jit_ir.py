@@ -133,9 +133,9 @@ def cases(torch):
         out["trace_kinds_" + name] = _kinds(t.graph)
     out["trace_inlined_mlp"] = _canonical(str(t_mlp.inlined_graph))
     out["trace_code_cell"] = t_cell.code
-    # a script pools constants at the top and fetches attributes where Python evaluates them: the order of the
-    # operations is what must agree
-    skip = ("prim::Constant", "prim::GetAttr")
+    # a script pools its constants at the top (in an order of its own passes): the order of the rest must agree,
+    # module fetches as Python evaluates them (self.fc2 before self.fc1 in self.fc2(relu(self.fc1(x))))
+    skip = ("prim::Constant",)
     for name, s in (("mlp", s_mlp), ("cell", s_cell), ("arith", s_arith)):
         out["script_ops_" + name] = _kinds(s.graph, skip)
         out["script_inputs_" + name] = [[v.debugName(), str(v.type())] for v in s.graph.inputs()][1 if name != "arith" else 0 :]
@@ -143,6 +143,7 @@ def cases(torch):
             str(n.output().toIValue()) + ":" + str(n.output().type()) for n in s.graph.findAllNodes("prim::Constant")
         )
     out["script_code_arith_head"] = s_arith.code.splitlines()[:2]
+    out["script_code_mlp"] = s_mlp.code
     return out
 """
 )

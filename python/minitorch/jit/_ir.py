@@ -681,6 +681,7 @@ class _Builder:
         self.pool_nodes = []
         self.names = {}
         self.body = []
+        self.prefetched = {}  # a script's module fetches made before their call (_prefetch)
 
     # ---- helpers
 
@@ -798,12 +799,15 @@ class _Builder:
                 params.append(v)
                 self.env[n.name] = v
         g._param = Node(g, "prim::Param", [], params)
+        self._calls = [n for n in self.fx.nodes if n.op == "call_module"]
         for n in self.fx.nodes:
             if n.op == "placeholder":
                 continue
             source = n.meta.get("_mt_source")
             if self.traced and source is not None:
                 source = (*source[:2], 0, *source[3:])  # a trace records lines, not columns
+            if not self.traced:
+                self._prefetch(n, source)
             if n.op == "output":
                 out = self.result(n.args[0], source)
                 g._return = Node(g, "prim::Return", [out], [])
@@ -818,6 +822,25 @@ class _Builder:
                 self.env[n.name] = self.call(n, source)
         g._nodes = self.pool_nodes + self.hoisted + self.body
         return g
+
+    def _prefetch(self, node, source):
+        """Python evaluates self.fc2 in self.fc2(f(self.fc1(x))) before the arguments: a script fetches a called
+        module before the first operation inside the call's span (source positions, where Python gives them)."""
+        if source is None or len(source) < 6 or source[4] is None:
+            return
+        span = (source[1], source[2]), (source[4], source[5])
+        outer = []
+        for n in self._calls:
+            if n.name in self.prefetched or n.name in self.env or n is node:
+                continue
+            src = n.meta.get("_mt_source")
+            if src is None or len(src) < 6 or src[4] is None or src[0] != source[0]:
+                continue
+            start, end = (src[1], src[2]), (src[4], src[5])
+            if start <= span[0] and span[1] <= end and (start, end) != span:
+                outer.append((start, (-end[0], -end[1]), n))
+        for _, _, n in sorted(outer, key=lambda t: (t[0], t[1])):
+            self.prefetched[n.name] = self.getattr_path(n.target)
 
     def result(self, out, source):
         from minitorch.fx.node import Node as FxNode
@@ -845,7 +868,7 @@ class _Builder:
             inl = _INLINE.get(type(mod).__name__)
             if inl is not None and not n.kwargs:
                 return inl(self, n, mod, source, "__module." + n.target)
-        m = self.getattr_path(n.target)
+        m = self.prefetched.pop(n.name, None) or self.getattr_path(n.target)
         args = [self.arg(a, source) for a in n.args] + [self.arg(a, source) for a in n.kwargs.values()]
         # PyTorch types a trace's submodule calls as plain Tensor
         ty = n.meta.get("_mt_jit_type", TENSOR)
@@ -958,7 +981,7 @@ class _Builder:
 
 def _inline_linear(b, n, mod, source, scope):
     x = b.arg(n.args[0], source)
-    m = b.getattr_path(n.target)
+    m = b.prefetched.pop(n.name, None) or b.getattr_path(n.target)
     bias = _inline_attr(b, m, "bias", scope) if mod.bias is not None else b.const(None)
     weight = _inline_attr(b, m, "weight", scope)
     return b.emit(
@@ -983,7 +1006,7 @@ def _inline_unary(op):
 
 def _inline_conv(b, n, mod, source, scope):
     x = b.arg(n.args[0], source)
-    m = b.getattr_path(n.target)
+    m = b.prefetched.pop(n.name, None) or b.getattr_path(n.target)
     bias = _inline_attr(b, m, "bias", scope) if mod.bias is not None else b.const(None)
     weight = _inline_attr(b, m, "weight", scope)
     if mod.padding_mode != "zeros" or isinstance(mod.padding, str):
@@ -997,7 +1020,7 @@ def _inline_conv(b, n, mod, source, scope):
 
 def _inline_batch_norm(b, n, mod, source, scope):
     x = b.arg(n.args[0], source)
-    m = b.getattr_path(n.target)
+    m = b.prefetched.pop(n.name, None) or b.getattr_path(n.target)
     training = mod.training or not mod.track_running_stats
     consts = [b.const(v, source) for v in (True, mod.eps, mod.momentum or 0.0, training)]
     stats = [

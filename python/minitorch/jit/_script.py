@@ -183,14 +183,17 @@ def _user_frame():
         frame = frame.f_back
     if frame is None:
         return None
-    col = 0
+    # the span of the expression running (Python 3.11's positions): its column, and where a script fetches the
+    # modules it calls (jit._ir orders them as Python evaluates them)
+    line, col, end_line, end_col = frame.f_lineno, 0, None, None
     positions = getattr(frame.f_code, "co_positions", None)
     if positions is not None:
         for i, pos in enumerate(positions()):
             if i == frame.f_lasti // 2:
-                col = pos[2] or 0
+                if None not in pos:
+                    line, end_line, col, end_col = pos
                 break
-    return (frame.f_code.co_filename, frame.f_lineno, col, frame.f_code.co_name)
+    return (frame.f_code.co_filename, line, col, frame.f_code.co_name, end_line, end_col)
 
 
 def _is_member(root, t):
