@@ -1622,10 +1622,6 @@ _COMPOSITE_RULES = {
     "F.mish": {"args": "input, inplace=False", "jvp": "_mish_jvp(t_input, input)"},
     "F.tanh": {"args": "input", "jvp": "t_input * (1 - result * result)"},
     "F.sigmoid": {"args": "input", "jvp": "t_input * result * (1 - result)"},
-    "F.leaky_relu": {
-        "args": "input, negative_slope=0.01, inplace=False",
-        "jvp": "where(input > 0, t_input, t_input * negative_slope)",
-    },
     "F.relu6": {
         "args": "input, inplace=False",
         "jvp": "t_input * ((input > 0) & (input < 6))",
@@ -1661,10 +1657,6 @@ _COMPOSITE_RULES = {
         # elu_backward: from the input alpha exp(x) (result + alpha cancels digits near -alpha); in place the
         # input is the result, read as PyTorch's is_result form
         "jvp": "where(input > 0, t_input, t_input * (result + alpha) if inplace else t_input * alpha * exp(input))",
-    },
-    "F.softplus": {
-        "args": "input, beta=1.0, threshold=20.0",
-        "jvp": "where(input * beta > threshold, t_input, t_input * sigmoid(input * beta))",
     },
     "F.logsigmoid": {"args": "input", "jvp": "t_input * sigmoid(-input)"},
     "F.hardtanh": {
@@ -2258,9 +2250,10 @@ for _row in _C._op_schema():
         for _alias in re.findall(r"(\w+)(?:\[[^\]]*\])?", _row[5]):
             JVP_RULES.setdefault(_alias, JVP_RULES[_row[1]])
 
-# F.selu and F.celu reach forward AD under either name (F.celu(x, alpha=...) as itself)
-JVP_RULES["F.selu"] = JVP_RULES["selu"]
-JVP_RULES["F.celu"] = JVP_RULES["celu"]
+# F.selu and F.celu reach forward AD under either name (F.celu(x, alpha=...) as itself); F.softplus and
+# F.leaky_relu take their kernels' rows (whose rules bind the public parameters)
+for _name in ("selu", "celu", "softplus", "leaky_relu"):
+    JVP_RULES["F." + _name] = JVP_RULES[_name]
 # torch.copysign / nextafter cast and call their private rows (_copysign, _nextafter), torch.heaviside calls
 # _heaviside: the rows' rules are theirs
 for _name in ("copysign", "nextafter", "heaviside"):

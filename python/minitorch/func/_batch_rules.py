@@ -2210,8 +2210,6 @@ register_rule("clamp_min_", "clamp_max_")(pointwise)
 register_rule(
     "celu",
     "selu",
-    "softplus",
-    "leaky_relu",
     "threshold",
     "hardshrink",
     "clone",

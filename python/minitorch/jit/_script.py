@@ -1,15 +1,18 @@
 """torch.jit.script and the ScriptModule/ScriptFunction classes that script and trace return.
 
 What is captured: ``script`` records a module's forward (or a function) with fx symbolic tracing; when that
-succeeds the result runs the generated code (``.code``, ``.graph`` is the fx Graph). Python that a symbolic
-trace cannot follow (control flow on tensor values, iteration over tensors, data-dependent Python) makes the
-result run the original Python eagerly instead: ``.code`` is then the function's source, ``.graph`` is None
-and ``captured`` is False. Results equal eager either way. Submodules are shared with the original module, so
+succeeds the result runs fx's generated code for it. ``.graph`` is then a TorchScript-IR view of the capture
+(jit._ir: torch._C.Graph's API and text format) and ``.code`` TorchScript-style code; the fx Graph stays
+private (``_mt_fx_graph``) for our own passes and jit.save. Python that a symbolic trace cannot follow (control
+flow on tensor values, iteration over tensors, data-dependent Python) makes the result run the original Python
+eagerly instead: ``.code`` is then the function's source, ``.graph`` is None and ``captured`` is False. Results equal eager either way. Submodules are shared with the original module, so
 parameters, buffers and the state dict are the original's.
 """
 
 import functools
 import inspect
+import os
+import sys
 import textwrap
 import threading
 import types
@@ -20,6 +23,7 @@ from minitorch import _C
 from minitorch.fx._symbolic_trace import Tracer
 from minitorch.fx.graph_module import _exec_forward
 from minitorch.fx.proxy import TraceError
+from minitorch.jit import _ir
 from minitorch.jit._schema import Schema
 from minitorch.jit.frontend import NotSupportedError, check_syntax
 from minitorch.nn.modules.module import Module
@@ -145,6 +149,13 @@ class _ConstantTracer(Tracer):
         super().__init__(*args, **kwargs)
         self.constants = {}
 
+    def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
+        node = super().create_node(kind, target, args, kwargs, name, type_expr)
+        source = _user_frame()
+        if source is not None:
+            node.meta["_mt_source"] = source
+        return node
+
     def is_leaf_module(self, m, module_qualified_name):
         """Standard nn modules and modules already scripted or traced (kept as calls, as PyTorch keeps
         ScriptModule calls opaque in a trace)."""
@@ -159,6 +170,30 @@ class _ConstantTracer(Tracer):
             self.constants[name] = a
             return self.create_node("get_attr", name, (), {})
         return super().create_arg(a)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _user_frame():
+    """(file, line, column, function) of the innermost frame outside minitorch: where the captured code made
+    the node (the '# file:line:col' of the IR's nodes; column 0 where Python does not say)."""
+    frame = sys._getframe(2)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR + os.sep):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    # the span of the expression running (Python 3.11's positions): its column, and where a script fetches the
+    # modules it calls (jit._ir orders them as Python evaluates them)
+    line, col, end_line, end_col = frame.f_lineno, 0, None, None
+    positions = getattr(frame.f_code, "co_positions", None)
+    if positions is not None:
+        for i, pos in enumerate(positions()):
+            if i == frame.f_lasti // 2:
+                if None not in pos:
+                    line, end_line, col, end_col = pos
+                break
+    return (frame.f_code.co_filename, line, col, frame.f_code.co_name, end_line, end_col)
 
 
 def _is_member(root, t):
@@ -219,6 +254,7 @@ class RecursiveScriptModule(ScriptModule):
         d.update(d["_mt_constants"])
         d["_mt_graph"] = graph
         d["_mt_code"] = code
+        d["_mt_ir"] = {}
         d["_mt_forward"] = None
         if graph is not None:
             self._mt_compile()
@@ -242,19 +278,21 @@ class RecursiveScriptModule(ScriptModule):
         return RecursiveScriptModule
 
     def __getstate__(self):
-        # the compiled forward is rebuilt from the graph when unpickled
-        return {k: v for k, v in self.__dict__.items() if k != "_mt_forward"}
+        # the compiled forward and the IR views are rebuilt from the graph when unpickled
+        return {k: v for k, v in self.__dict__.items() if k not in ("_mt_forward", "_mt_ir")}
 
     def __setstate__(self, state):
         Module.__setstate__(self, state)
         self.__dict__["_mt_forward"] = None
+        self.__dict__["_mt_ir"] = {}
         if self.__dict__.get("_mt_graph") is not None:
             self._mt_compile()
 
     def _mt_compile(self):
         graph = self.__dict__["_mt_graph"]
         py = graph.python_code(root_module="self")
-        self.__dict__["_mt_code"] = py.src
+        self.__dict__["_mt_code"] = None
+        self.__dict__["_mt_fx_code"] = py.src
         self.__dict__["_mt_forward"] = _exec_forward(py.src, py.globals)
 
     @property
@@ -263,24 +301,46 @@ class RecursiveScriptModule(ScriptModule):
         return self.__dict__["_mt_graph"] is not None
 
     @property
-    def graph(self):
-        """The captured graph of forward (an fx Graph), or None when forward runs eagerly."""
+    def _mt_fx_graph(self):
+        """The captured fx Graph of forward (what runs; our passes and jit.save read it), or None."""
         return self.__dict__["_mt_graph"]
+
+    def _mt_view(self, inline):
+        views = self.__dict__.setdefault("_mt_ir", {})
+        if inline not in views:
+            views[inline] = _ir.build_graph(
+                self.__dict__["_mt_graph"],
+                traced=not self._mt_scripted,
+                root=self,
+                constants=self.__dict__["_mt_constants"],
+                inline=inline,
+            )
+        return views[inline]
+
+    @property
+    def graph(self):
+        """forward's capture as TorchScript IR (torch._C.Graph's API, printed in its text format), or None when
+        forward runs eagerly."""
+        return None if self.__dict__["_mt_graph"] is None else self._mt_view(False)
 
     @property
     def inlined_graph(self):
-        """The captured graph (submodule calls are not inlined)."""
-        return self.graph
+        """graph with the common standard submodules' calls expanded into their ops (jit._ir)."""
+        return None if self.__dict__["_mt_graph"] is None else self._mt_view(True)
 
     @property
     def code(self):
-        """The captured forward as Python, or forward's source when it runs eagerly."""
-        return self.__dict__["_mt_code"]
+        """The captured forward as TorchScript-style code, or forward's source when it runs eagerly."""
+        if self.__dict__["_mt_graph"] is None:
+            return self.__dict__["_mt_code"]
+        return _ir.graph_code(self.graph, "forward")
 
     @property
     def code_with_constants(self):
-        """(code, {constant name: tensor}) of the captured forward."""
-        return self.code, dict(self.__dict__["_mt_constants"])
+        """(code, {'c0': tensor, ...}): code and the tensors its CONSTANTS.cN name."""
+        if self.__dict__["_mt_graph"] is None:
+            return self.code, {}
+        return self.code, _ir.code_constants(self.graph)
 
     def forward(self, *args, **kwargs):
         """The captured code on the inputs, or the original forward when nothing was captured."""
@@ -321,10 +381,12 @@ class ScriptFunction:
     """A scripted or traced function: callable, with ``graph``/``code`` of what was captured (or the source
     and graph None when it runs eagerly), ``name``, ``qualified_name`` and ``save``."""
 
-    def __init__(self, fn, gm=None, code=None, name=None):
+    def __init__(self, fn, gm=None, code=None, name=None, traced=False):
         self._fn = fn
         self._gm = gm
-        self._code = code if code is not None else (gm.code if gm is not None else _source_of(fn))
+        self._traced = traced
+        self._ir = None
+        self._code = code if code is not None else (None if gm is not None else _source_of(fn))
         self.name = name or getattr(fn, "__name__", "fn")
         self.qualified_name = f"__torch__.{self.name}"
         self.__name__ = self.name
@@ -347,19 +409,39 @@ class ScriptFunction:
         return self._gm is not None
 
     @property
-    def graph(self):
-        """The captured fx Graph, or None when the function runs eagerly."""
+    def _mt_fx_graph(self):
+        """The captured fx Graph (what runs; our passes and jit.save read it), or None."""
         return self._gm.graph if self._gm is not None else None
 
     @property
+    def graph(self):
+        """The capture as TorchScript IR (torch._C.Graph's API and text format), or None when the function runs
+        eagerly."""
+        if self._gm is None:
+            return None
+        if self._ir is None:
+            consts = {
+                n.target: getattr(self._gm, n.target) for n in self._gm.graph.nodes if n.op == "get_attr"
+            }
+            self._ir = _ir.build_graph(self._gm.graph, traced=self._traced, constants=consts)
+        return self._ir
+
+    @property
     def inlined_graph(self):
-        """The captured graph."""
+        """The graph (a function calls no submodules to inline)."""
         return self.graph
 
     @property
     def code(self):
-        """The captured code, or the function's source when it runs eagerly."""
-        return self._code
+        """The capture as TorchScript-style code, or the function's source when it runs eagerly."""
+        if self._code is not None:
+            return self._code
+        return _ir.graph_code(self.graph, self.name)
+
+    @property
+    def code_with_constants(self):
+        """(code, {'c0': tensor, ...}): code and the tensors its CONSTANTS.cN name."""
+        return self.code, ({} if self._gm is None else _ir.code_constants(self.graph))
 
     @property
     def schema(self):
@@ -431,9 +513,19 @@ def _may_be_none(fn, skip_self=False):
     return False
 
 
-def _script_function(fn):
-    from minitorch.fx._symbolic_trace import symbolic_trace
+def _trace_function(fn):
+    """fx's symbolic trace of fn through _ConstantTracer (so its nodes carry where the code made them), as a
+    GraphModule holding the tensors the code created."""
+    from minitorch.fx.graph_module import GraphModule
 
+    tracer = _ConstantTracer()
+    graph = tracer.trace(fn)
+    for k, v in tracer.constants.items():
+        setattr(tracer.root, k, v)
+    return GraphModule(tracer.root, graph, fn.__name__)
+
+
+def _script_function(fn):
     _check_scriptable_function(fn)
     if _user_code(fn):
         check_syntax(fn)
@@ -441,7 +533,7 @@ def _script_function(fn):
         if _may_be_none(fn):
             raise TraceError("a parameter may be None")
         with _Scripting():
-            gm = symbolic_trace(fn)
+            gm = _trace_function(fn)
     except _FALLBACK_ERRORS:
         gm = None
     out = ScriptFunction(fn, gm)

@@ -40,7 +40,7 @@ def _to_bytes(obj):
 def _skeleton(mod):
     """{dotted path: value} rebuilding what the captured code reads: the modules it calls and every parameter
     and buffer (so the state dict loads strictly), in the module tree's order (so its keys keep their order)."""
-    graph = mod.graph
+    graph = mod._mt_fx_graph
     calls = {n.target for n in graph.nodes if n.op == "call_module"}
     out = {}
 
@@ -101,7 +101,7 @@ def save(m, f, _extra_files=None):
             gm = m._gm
             attrs = {k: ("plain", v) for k, v in gm.__dict__.items() if k.startswith("_tensor_constant")}
             attrs.update({k: ("buffer", v) for k, v in gm.named_buffers()})
-            program = {"graph": gm.graph, "attrs": attrs, "name": m.name}
+            program = {"graph": gm.graph, "attrs": attrs, "name": m.name, "traced": m._traced}
         else:
             program = {"eager": _by_name(m._fn), "name": m.name}
         state = {}
@@ -110,7 +110,7 @@ def save(m, f, _extra_files=None):
         name = m.__dict__["original_name"]
         if m.captured:
             program = {
-                "graph": m.graph,
+                "graph": m._mt_fx_graph,
                 "attrs": _skeleton(m),
                 "constants": dict(m.__dict__["_mt_constants"]),
                 "name": name,
@@ -253,7 +253,7 @@ def load(f, map_location=None, _extra_files=None, _restore_shapes=False, **kwarg
         for k, v in program["attrs"].items():
             _assign(root, k, v)
         gm = GraphModule(root, program["graph"], program["name"])
-        return ScriptFunction(None, gm, name=program["name"])
+        return ScriptFunction(None, gm, name=program["name"], traced=program.get("traced", False))
     if "eager" in program:
         mod = program["eager"]
         if isinstance(mod, ScriptModule):

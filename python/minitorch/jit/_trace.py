@@ -18,6 +18,7 @@ from minitorch import _C
 from minitorch._random import get_rng_state, set_rng_state
 from minitorch.fx.node import map_aggregate
 from minitorch.fx.proxy import Proxy
+from minitorch.jit import _ir
 from minitorch.jit._script import RecursiveScriptModule, ScriptFunction, _ConstantTracer
 from minitorch.nn.modules.module import Module
 
@@ -286,7 +287,7 @@ class _ValueTracer(_ConstantTracer):
         else:
             value = self._compute(kind, target, args, kwargs)
         if kind in ("placeholder", "get_attr") or _symbolic(value):
-            return super().create_proxy(
+            proxy = super().create_proxy(
                 kind,
                 target,
                 args,
@@ -295,6 +296,9 @@ class _ValueTracer(_ConstantTracer):
                 type_expr,
                 proxy_factory_fn=lambda node: _TracedValue(node, self, value),
             )
+            # the type the IR view (jit._ir) prints for the value: complete for tensors, as PyTorch's trace
+            proxy.node.meta["_mt_jit_type"] = _ir._type_of(value)
+            return proxy
         return value
 
     def _fetch(self, target):
@@ -385,7 +389,7 @@ def _build(func, graph, constants, root, is_module):
     for k, v in constants.items():
         setattr(root, k, v)
     gm = GraphModule(root, graph, getattr(func, "__name__", "fn"))
-    return ScriptFunction(func, gm)
+    return ScriptFunction(func, gm, traced=True)
 
 
 def _flatten(x):
@@ -403,14 +407,14 @@ def _check_trace(func, traced, inputs_list, kwargs, tolerance, is_module):
         rng = get_rng_state()
         graph, constants, _ = _record(func, _clone(args), _clone(kwargs), is_module)
         set_rng_state(rng)
+        # the fx code of the two recordings (what runs) is what must agree
         new_code = graph.python_code("self").src
-        if new_code != traced.code:
-            diff = "\n".join(
-                difflib.unified_diff(traced.code.splitlines(), new_code.splitlines(), lineterm="")
-            )
+        old_code = traced.__dict__["_mt_fx_code"] if is_module else traced._gm.code
+        if new_code != old_code:
+            diff = "\n".join(difflib.unified_diff(old_code.splitlines(), new_code.splitlines(), lineterm=""))
             raise TracingCheckError(f"Graph diff:\n{_indent(diff)}", None)
         old_constants = (
-            traced.code_with_constants[1] if is_module else {k: getattr(traced._gm, k) for k in constants}
+            traced.__dict__["_mt_constants"] if is_module else {k: getattr(traced._gm, k) for k in constants}
         )
         for k, v in constants.items():
             if k not in old_constants or not _compare.equal(v, old_constants[k]):
