@@ -64,7 +64,13 @@ void gemm_loop(const Tensor& c, const Tensor& a, const Tensor& b, T alpha, T bet
       int64_t bi = r / m, i = r % m;
       const T* arow = pa + bi * as[0] + i * as[1];
       std::fill(acc.begin(), acc.end(), T(0));
-      for (int64_t p = 0; p < k; ++p) {
+      if (n == 1) {  // a matrix-vector row: a register sum (acc[0] through memory: a store-reload per step)
+        const T* bcol = pb + bi * bs[0];
+        T s(0);
+        for (int64_t p = 0; p < k; ++p) s = wrap_add(s, wrap_mul(arow[p * as[2]], bcol[p * bs[1]]));
+        acc[0] = s;
+      }
+      for (int64_t p = 0; p < k && n > 1; ++p) {
         T av = arow[p * as[2]];
         const T* brow = pb + bi * bs[0] + p * bs[1];
         T* ac = acc.data();
