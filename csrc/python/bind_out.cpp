@@ -28,6 +28,8 @@ namespace mt {
 void register_out_overload(py::handle fn, py::object overload, bool every_signature);
 // arg_errors.cpp: the next call's TypeError counts an out= this overload took from it
 void note_out_taken(bool taken);
+// bind_reduce.cpp: minitorch.return_types.<name>
+py::object return_type(const char* name);
 
 namespace {
 
@@ -282,6 +284,42 @@ bool try_direct_gemm(const OutOp& op, const py::args& args, const py::kwargs& kw
   return false;
 }
 
+// torch.topk(x, k[, dim, largest, sorted], out=(values, indices)) along x's last dim with outs of the
+// result's shape and dtypes (ops/sort.h's topk_into: the sort kernel writes into them; 64 rows of 100
+// float32, k = 5: R 0.64 against PyTorch before). Its named tuple over the outs, or a null object: the
+// general path.
+py::object try_direct_topk(const OutOp& op, const py::args& args, const py::kwargs& kwargs) {
+  if (std::strcmp(op.name, "topk") != 0 || autocast::active()) return {};
+  const size_t n = args.size();
+  if (n < 2 || n > 5 || !plain_tensor(args[0]) || !plain_int(args[1])) return {};
+  // dim, largest, sorted: by position or keyword, never both
+  py::handle given[3] = {n > 2 ? args[2] : py::handle(), n > 3 ? args[3] : py::handle(),
+                         n > 4 ? args[4] : py::handle()};
+  py::handle out_h;
+  for (auto kv : kwargs) {
+    const std::string key = py::str(kv.first);
+    const int slot = key == "dim" ? 0 : key == "largest" ? 1 : key == "sorted" ? 2 : -1;
+    if (key == "out")
+      out_h = kv.second;
+    else if (slot < 0 || given[slot])
+      return {};
+    else
+      given[slot] = kv.second;
+  }
+  if (given[0] && !plain_int(given[0])) return {};
+  for (int i = 1; i < 3; ++i)
+    if (given[i] && !PyBool_Check(given[i].ptr())) return {};
+  if (!out_h || !(PyTuple_CheckExact(out_h.ptr()) || PyList_CheckExact(out_h.ptr())) || py::len(out_h) != 2)
+    return {};
+  py::handle v_h = out_h[py::int_(0)], i_h = out_h[py::int_(1)];
+  if (!plain_tensor(v_h) || !plain_tensor(i_h)) return {};
+  const Tensor self = args[0].cast<Tensor>(), values = v_h.cast<Tensor>(), indices = i_h.cast<Tensor>();
+  const int64_t k = args[1].cast<int64_t>(), dim = given[0] ? given[0].cast<int64_t>() : -1;
+  const bool largest = !given[1] || given[1].ptr() == Py_True;
+  if (!nogil([&] { return topk_into(values, indices, self, k, dim, largest); }, self)) return {};
+  return return_type("topk")(v_h, i_h);
+}
+
 py::object call_with_out(const OutOp& op, const py::object& fn, const py::args& args,
                          const py::kwargs& kwargs) {
   // No out=: a call the op's own overloads did not take in pybind11's first (no-conversion) pass. Throwing
@@ -289,6 +327,7 @@ py::object call_with_out(const OutOp& op, const py::object& fn, const py::args& 
   if (!kwargs.contains("out")) throw py::reference_cast_error();
   if (try_direct(op, args, kwargs) || try_direct_func(op, args, kwargs) || try_direct_gemm(op, args, kwargs))
     return kwargs["out"];
+  if (py::object r = try_direct_topk(op, args, kwargs)) return r;
   py::dict kw = kwargs.attr("copy")();
   py::object out = kw.attr("pop")("out");
   // fn(*args, **{}) would hand pybind11 an empty tuple of keyword names, for which it looks up each named
