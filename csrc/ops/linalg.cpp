@@ -331,6 +331,27 @@ bool addmv_into(const Tensor& out, const Tensor& self, const Tensor& a, const Te
                           native::unsqueeze(native::unsqueeze(v, 1), 0), beta, alpha);
 }
 
+// ---- cross: one pass over the 3-vectors (the composite's index_select/cat cost five temporaries)
+bool has_cross_kernel(const Tensor& a) {
+  return cross_stub.fns[static_cast<int>(a.device().type)] != nullptr;
+}
+
+Tensor linalg_cross(const Tensor& a, const Tensor& b, int64_t dim) {
+  DimVector shape = broadcast_shapes(a.sizes(), b.sizes());
+  Tensor out = make_empty(shape, a.dtype(), a.device());
+  if (out.numel() > 0)
+    cross_stub.get(a.device())(out, native::expand(a, shape), native::expand(b, shape), dim);
+  return out;
+}
+
+bool linalg_cross_into(const Tensor& out, const Tensor& a, const Tensor& b, int64_t dim) {
+  DimVector shape = broadcast_shapes(a.sizes(), b.sizes());
+  if (!out_takes(out, shape, a.dtype(), a.device(), true, {&a, &b})) return false;
+  cross_stub.get(a.device())(out, native::expand(a, shape), native::expand(b, shape), dim);
+  wrote(out);
+  return true;
+}
+
 Tensor matmul(const Tensor& a, const Tensor& b) {
   if (autocast::active()) {
     autocast::Scope s(autocast::Op::matmul);

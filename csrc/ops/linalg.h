@@ -44,7 +44,17 @@ bool addmv_into(const Tensor& out, const Tensor& self, const Tensor& a, const Te
 // transposes from them and copies only when BLAS cannot read a layout); m, n, k > 0. beta == 0 never reads c.
 using GemmKernelFn = void (*)(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& alpha,
                               const Scalar& beta);
+// out[..., i, ...] = a x b along `dim`, the 3-vectors' cross product, as PyTorch's cross kernel: a and b
+// expanded to out's shape (stride 0 where they broadcast), one dtype, any strides, out overlapping neither.
+using CrossKernelFn = void (*)(const Tensor& out, const Tensor& a, const Tensor& b, int64_t dim);
 MT_STUBS_LINALG_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
+
+// torch.linalg.cross / torch.cross after their checks (python/minitorch/linalg's cross: dims, sizes 3,
+// dtypes, broadcasting), for a device with a cross kernel (the CPU; others compose the product from ops): a
+// fresh result, or written into `out` when out_takes it (false: the caller's general path).
+bool has_cross_kernel(const Tensor& a);
+Tensor linalg_cross(const Tensor& a, const Tensor& b, int64_t dim);
+bool linalg_cross_into(const Tensor& out, const Tensor& a, const Tensor& b, int64_t dim);
 
 // How a BLAS (OpenBLAS or cuBLAS) can read one [batch, rows, cols] gemm operand without a copy: row-major
 // needs a unit column stride and a leading dimension covering a row, column-major ("trans") the mirror image.

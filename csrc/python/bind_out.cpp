@@ -421,6 +421,19 @@ void init_out(py::module_& m) {
                                : name == "addmv" && addmv_into(out, self, a, b, beta, alpha);
     });
   });
+  // torch.cross / linalg.cross after their checks (python/minitorch/linalg's cross): the device's cross
+  // kernel writes out when out_takes it (returned), else a fresh result for the caller's out= checks; None
+  // where the composite runs instead (a device without the kernel; a tensor that requires grad or a subclass,
+  // which autograd or __torch_function__ must see through the composite's ops)
+  m.def("_linalg_cross", [](py::handle a_h, py::handle b_h, int64_t dim, py::handle out_h) -> py::object {
+    if (!plain_tensor(a_h) || !plain_tensor(b_h)) return py::none();
+    const Tensor a = a_h.cast<Tensor>(), b = b_h.cast<Tensor>();
+    if (a.device() != b.device() || a.dtype() != b.dtype() || !has_cross_kernel(a)) return py::none();
+    if (plain_tensor(out_h) &&
+        nogil([&] { return linalg_cross_into(out_h.cast<Tensor>(), a, b, dim); }, a, b))
+      return py::reinterpret_borrow<py::object>(out_h);
+    return py::cast(nogil([&] { return linalg_cross(a, b, dim); }, a, b));
+  });
   // place_result for the out= of the functions written in Python (python/minitorch/_out.py words their dtype
   // checks, which differ op by op in PyTorch). Factories resize without the warning.
   m.def(
