@@ -1,7 +1,8 @@
 """Issue 32's out= rows of the non-elementwise ops at one thread beside PyTorch: index_select, gather, tril/triu,
 cat and stack, then clamp/clip, lerp, addcmul/addcdiv, take and the reductions along a dim, writing into a
 preallocated out of the result's shape (bind_out.cpp's direct paths: the kernel writes into out) against the
-general path's temporary and copy, which a --baseline build still takes. One
+general path's temporary and copy, which a --baseline build still takes; and the products' rows (GEMM_CASES:
+mm/bmm/mv/dot/matmul/addmm/addmv/baddbmm/outer with out=, plain mm/bmm/mv beside them, topk, cross). One
 process per CPU capability, each timed in the calling thread's CPU time (min of repeats).
 
   PYTHONPATH=python /tmp/tv/bin/python benchmarks/bench_out_direct.py [--caps avx2] [--baseline DIR]
@@ -98,7 +99,76 @@ def child(number, repeat, only):
                 fn()
                 t[lib] = thread_cpu_min(fn, max(1, number * 64 * 64 // (n * m)), repeat)
             out["rows"].append([label, t["minitorch"] * 1e6, t["torch"] * 1e6])
+    out["rows"] += gemm_rows(minitorch, real, number, repeat, only)
     print(json.dumps(out))
+
+
+# The products (bind_out.cpp's try_direct_gemm, _scaled_gemm_out), topk and cross at square sizes n: (name,
+# timed expression over torch, a, b [n, n], v [n], ba, bb [8, n, n], t [64, 100], x3, y3 [1000, 3], and the
+# outs o [n, n], vo [n], bo [8, n, n], s (0-dim), tv/ti [64, 5], co [1000, 3]).
+GEMM_CASES = [
+    ("mm(a, b)", "torch.mm(a, b)"),
+    ("mm(a, b, out=o)", "torch.mm(a, b, out=o)"),
+    ("mm(a, b, out=o.t()) transposed out", "torch.mm(a, b, out=ot)"),
+    ("matmul(a, b, out=o)", "torch.matmul(a, b, out=o)"),
+    ("addmm(a, a, b, out=o)", "torch.addmm(a, a, b, out=o)"),
+    ("bmm(ba, bb)", "torch.bmm(ba, bb)"),
+    ("bmm(ba, bb, out=bo)", "torch.bmm(ba, bb, out=bo)"),
+    ("baddbmm(ba, ba, bb, out=bo)", "torch.baddbmm(ba, ba, bb, out=bo)"),
+    ("mv(a, v)", "torch.mv(a, v)"),
+    ("mv(a, v, out=vo)", "torch.mv(a, v, out=vo)"),
+    ("addmv(v, a, v, out=vo)", "torch.addmv(v, a, v, out=vo)"),
+    ("dot(v, v, out=s)", "torch.dot(v, v, out=s)"),
+    ("outer(v, v, out=o)", "torch.outer(v, v, out=o)"),
+]
+GEMM_SIZES = [4, 16, 64]
+# size-independent rows, once
+OTHER_CASES = [
+    ("topk(t, 5) [64, 100] f32", "torch.topk(t, 5)"),
+    ("topk(t, 5, out=(tv, ti)) [64, 100] f32", "torch.topk(t, 5, out=(tv, ti))"),
+    ("cross(x3, y3, dim=1) [1000, 3] f32", "torch.cross(x3, y3, dim=1)"),
+    ("linalg.cross(x3, y3) [1000, 3] f32", "torch.linalg.cross(x3, y3)"),
+    ("linalg.cross(x3, y3, out=co) [1000, 3] f32", "torch.linalg.cross(x3, y3, out=co)"),
+    ("linalg.cross(x3[:8], y3[:8], out=co8) [8, 3] f32", "torch.linalg.cross(x3[:8], y3[:8], out=co8)"),
+]
+
+
+def gemm_rows(minitorch, real, number, repeat, only):
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    t_a, x3_a, y3_a = (rng.standard_normal(s).astype(np.float32) for s in ((64, 100), (1000, 3), (1000, 3)))
+    rows = []
+    for n in GEMM_SIZES + [None]:
+        cases = GEMM_CASES if n else OTHER_CASES
+        m = n or 1
+        arrays = {
+            k: rng.standard_normal(s).astype(np.float32) for k, s in (("a", (m, m)), ("b", (m, m)), ("v", m))
+        }
+        arrays.update(
+            ba=rng.standard_normal((8, m, m)).astype(np.float32),
+            bb=rng.standard_normal((8, m, m)).astype(np.float32),
+        )
+        for name, expr in cases:
+            label = f"{name} [{n}, {n}] f32" if n else name
+            if only and not any(k in label for k in only):
+                continue
+            t = {}
+            for lib, torch in (("minitorch", minitorch), ("torch", real)):
+                env = {k: torch.from_numpy(a.copy()) for k, a in arrays.items()}
+                env.update(torch=torch, t=torch.from_numpy(t_a.copy()), x3=torch.from_numpy(x3_a.copy()))
+                env.update(y3=torch.from_numpy(y3_a.copy()), o=torch.empty(m, m), ot=torch.empty(m, m).t())
+                env.update(
+                    vo=torch.empty(m), bo=torch.empty(8, m, m), s=torch.empty(()), co=torch.empty(1000, 3)
+                )
+                env.update(
+                    co8=torch.empty(8, 3), tv=torch.empty(64, 5), ti=torch.empty(64, 5, dtype=torch.int64)
+                )
+                fn = eval("lambda: " + expr, env)
+                fn()
+                t[lib] = thread_cpu_min(fn, max(1, number * 4 * 64 // (m * m)) if n else number, repeat)
+            rows.append([label, t["minitorch"] * 1e6, t["torch"] * 1e6])
+    return rows
 
 
 def main():

@@ -13,6 +13,7 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factory.h"
+#include "ops/out.h"
 #include "ops/shape.h"
 
 namespace mt {
@@ -71,7 +72,8 @@ void gemm_into(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar
 
 Tensor mm_unchecked(const Tensor& a, const Tensor& b) {
   Tensor out = make_empty({a.sizes()[0], b.sizes()[1]}, a.dtype(), a.device());
-  gemm_into(unsqueeze(out, 0), unsqueeze(a, 0), unsqueeze(b, 0), Scalar(int64_t(1)), Scalar(int64_t(0)));
+  gemm_into(native::unsqueeze(out, 0), native::unsqueeze(a, 0), native::unsqueeze(b, 0), Scalar(int64_t(1)),
+            Scalar(int64_t(0)));
   return out;
 }
 
@@ -131,7 +133,7 @@ Tensor native::mv(const Tensor& a, const Tensor& v) {
            "x", a.sizes()[1], "), vec (", v.sizes()[0], ")");
   check_same_device(a, v);
   check_gemm_dtype(a, v, true, a.numel() == 0);
-  return mt::squeeze(mm_unchecked(a, mt::unsqueeze(v, 1)), {1});
+  return native::squeeze(mm_unchecked(a, native::unsqueeze(v, 1)), {1});
 }
 
 Tensor native::dot(const Tensor& a, const Tensor& b) {
@@ -144,7 +146,7 @@ Tensor native::dot(const Tensor& a, const Tensor& b) {
            " elements respectively");
   check_same_device(a, b);
   MT_CHECK_NOT_IMPLEMENTED(a.dtype() != ScalarType::Bool, "\"dot\" not implemented for 'Bool'");
-  return mt::view(mm_unchecked(mt::unsqueeze(a, 0), mt::unsqueeze(b, 1)), {});
+  return native::view(mm_unchecked(native::unsqueeze(a, 0), native::unsqueeze(b, 1)), {});
 }
 
 Tensor outer(const Tensor& a, const Tensor& b) {
@@ -193,9 +195,161 @@ Tensor native::addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, con
     return out;
   }
   if (use_bias && out.numel() > 0) copy_(out, bias);
-  gemm_into(mt::unsqueeze(out, 0), mt::unsqueeze(m1, 0), mt::unsqueeze(m2, 0), alpha,
+  gemm_into(native::unsqueeze(out, 0), native::unsqueeze(m1, 0), native::unsqueeze(m2, 0), alpha,
             use_bias ? beta : Scalar(int64_t(0)));
   return out;
+}
+
+// ---- out= written by the GEMM (linalg.h's *_into): the checks the general path's result would pass, then
+// the same gemm_into on out's memory
+namespace {
+
+// out of the result's shape on the CPU, not bool, in every operand's dtype, sharing memory with none
+bool gemm_out_takes(const Tensor& out, IntArrayRef shape, std::initializer_list<const Tensor*> inputs) {
+  if (!out.device().is_cpu() || out.dtype() == ScalarType::Bool) return false;
+  for (const Tensor* t : inputs)
+    if (t->dtype() != out.dtype() || !t->device().is_cpu()) return false;
+  return out_takes(out, shape, out.dtype(), out.device(), true, inputs);
+}
+
+// Whether BLAS writes c [batch, m, n] as it is (row-major) or as its transpose (column-major: c^T = b^T a^T).
+enum class CLayout { none, rows, cols };
+CLayout c_layout(const Tensor& c) {
+  GemmLayout l = gemm_layout(c);
+  if (!gemm_layout_fits_int(c, l)) return CLayout::none;
+  return l.trans ? CLayout::cols : CLayout::rows;
+}
+
+// c = alpha * a @ b + beta * c in the layout c_layout chose; c's version (its storage's, out's) bumps once,
+// as the general path's copy into out, not for the writes inside (gemm_into's zero_ of a k == 0 product)
+void gemm_out(CLayout layout, const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& alpha,
+              const Scalar& beta) {
+  {
+    FreshWrites fresh;
+    if (layout == CLayout::rows)
+      gemm_into(c, a, b, alpha, beta);
+    else
+      gemm_into(native::transpose(c, 1, 2), native::transpose(b, 1, 2), native::transpose(a, 1, 2), alpha,
+                beta);
+  }
+  wrote(c);
+}
+
+// self's sizes broadcast to shape (expand's rule: trailing dims equal or 1, no more dims)
+bool expands_to(const Tensor& self, IntArrayRef shape) {
+  int64_t n = self.dim(), m = int64_t(shape.size());
+  if (n > m) return false;
+  for (int64_t i = 1; i <= n; ++i)
+    if (self.sizes()[n - i] != 1 && self.sizes()[n - i] != shape[m - i]) return false;
+  return true;
+}
+
+// baddbmm/addmm/addmv on 3-D views: out (any rank, c its [batch, m, n] view) = beta * self + alpha * a @ b.
+// An alpha of 0 (reads neither factor) and a floating beta/alpha for integers stay the general path's.
+bool scaled_gemm_into(const Tensor& out, const Tensor& c, const Tensor& self, const Tensor& a,
+                      const Tensor& b, const Scalar& beta, const Scalar& alpha) {
+  if (alpha.is_bool() || beta.is_bool() || alpha.to_complex() == 0.0) return false;
+  if (!is_inexact(out.dtype()) &&
+      (alpha.is_floating() || alpha.is_complex() || beta.is_floating() || beta.is_complex()))
+    return false;
+  if (!is_complex(out.dtype()) && (alpha.is_complex() || beta.is_complex())) return false;
+  if (!expands_to(self, out.sizes())) return false;
+  CLayout layout = c_layout(c);
+  if (layout == CLayout::none) return false;
+  // beta == 0 ignores self entirely (NaN/inf in it must not leak), as BLAS does
+  const bool use_bias = beta.to_complex() != 0.0;
+  if (use_bias) {
+    FreshWrites fresh;
+    copy_(out, mt::expand(self, out.sizes()));
+  }
+  gemm_out(layout, c, a, b, alpha, use_bias ? beta : Scalar(int64_t(0)));
+  return true;
+}
+
+}  // namespace
+
+bool bmm_into(const Tensor& out, const Tensor& a, const Tensor& b) {
+  if (a.dim() != 3 || b.dim() != 3 || a.sizes()[0] != b.sizes()[0] || a.sizes()[2] != b.sizes()[1] ||
+      !gemm_out_takes(out, {a.sizes()[0], a.sizes()[1], b.sizes()[2]}, {&a, &b}))
+    return false;
+  CLayout layout = c_layout(out);
+  if (layout == CLayout::none) return false;
+  gemm_out(layout, out, a, b, Scalar(int64_t(1)), Scalar(int64_t(0)));
+  return true;
+}
+
+bool mm_into(const Tensor& out, const Tensor& a, const Tensor& b) {
+  if (a.dim() != 2 || b.dim() != 2 || out.dim() != 2) return false;
+  return bmm_into(native::unsqueeze(out, 0), native::unsqueeze(a, 0), native::unsqueeze(b, 0));
+}
+
+bool mv_into(const Tensor& out, const Tensor& a, const Tensor& v) {
+  if (a.dim() != 2 || v.dim() != 1 || out.dim() != 1) return false;
+  return mm_into(native::unsqueeze(out, 1), a, native::unsqueeze(v, 1));
+}
+
+bool dot_into(const Tensor& out, const Tensor& a, const Tensor& b) {
+  if (a.dim() != 1 || b.dim() != 1 || out.dim() != 0) return false;
+  return mm_into(native::view(out, {1, 1}), native::unsqueeze(a, 0), native::unsqueeze(b, 1));
+}
+
+bool matmul_into(const Tensor& out, const Tensor& a, const Tensor& b) {
+  const int64_t da = a.dim(), db = b.dim();
+  if (da == 1 && db == 1) return dot_into(out, a, b);
+  if (da == 2 && db == 1) return mv_into(out, a, b);
+  if (da == 1 && db == 2)
+    return out.dim() == 1 && mm_into(native::unsqueeze(out, 0), native::unsqueeze(a, 0), b);
+  if (da == 2 && db == 2) return mm_into(out, a, b);
+  // same batch on both sides: bmm's product as matmul's (a broadcast batch or folded rows: the general path)
+  if (da == 3 && db == 3 && a.sizes()[0] == b.sizes()[0]) return bmm_into(out, a, b);
+  return false;
+}
+
+bool baddbmm_into(const Tensor& out, const Tensor& self, const Tensor& b1, const Tensor& b2,
+                  const Scalar& beta, const Scalar& alpha) {
+  if (b1.dim() != 3 || b2.dim() != 3 || b1.sizes()[0] != b2.sizes()[0] || b1.sizes()[2] != b2.sizes()[1] ||
+      !gemm_out_takes(out, {b1.sizes()[0], b1.sizes()[1], b2.sizes()[2]}, {&self, &b1, &b2}))
+    return false;
+  return scaled_gemm_into(out, out, self, b1, b2, beta, alpha);
+}
+
+bool addmm_into(const Tensor& out, const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta,
+                const Scalar& alpha) {
+  if (m1.dim() != 2 || m2.dim() != 2 || m1.sizes()[1] != m2.sizes()[0] ||
+      !gemm_out_takes(out, {m1.sizes()[0], m2.sizes()[1]}, {&self, &m1, &m2}))
+    return false;
+  return scaled_gemm_into(out, native::unsqueeze(out, 0), self, native::unsqueeze(m1, 0),
+                          native::unsqueeze(m2, 0), beta, alpha);
+}
+
+bool addmv_into(const Tensor& out, const Tensor& self, const Tensor& a, const Tensor& v, const Scalar& beta,
+                const Scalar& alpha) {
+  if (a.dim() != 2 || v.dim() != 1 || self.dim() > 1 || a.sizes()[1] != v.sizes()[0] ||
+      !gemm_out_takes(out, {a.sizes()[0]}, {&self, &a, &v}))
+    return false;
+  return scaled_gemm_into(out, native::unsqueeze(native::unsqueeze(out, 1), 0), self, native::unsqueeze(a, 0),
+                          native::unsqueeze(native::unsqueeze(v, 1), 0), beta, alpha);
+}
+
+// ---- cross: one pass over the 3-vectors (the composite's index_select/cat cost five temporaries)
+bool has_cross_kernel(const Tensor& a) {
+  return cross_stub.fns[static_cast<int>(a.device().type)] != nullptr;
+}
+
+Tensor linalg_cross(const Tensor& a, const Tensor& b, int64_t dim) {
+  DimVector shape = broadcast_shapes(a.sizes(), b.sizes());
+  Tensor out = make_empty(shape, a.dtype(), a.device());
+  if (out.numel() > 0)
+    cross_stub.get(a.device())(out, native::expand(a, shape), native::expand(b, shape), dim);
+  return out;
+}
+
+bool linalg_cross_into(const Tensor& out, const Tensor& a, const Tensor& b, int64_t dim) {
+  DimVector shape = broadcast_shapes(a.sizes(), b.sizes());
+  if (!out_takes(out, shape, a.dtype(), a.device(), true, {&a, &b})) return false;
+  cross_stub.get(a.device())(out, native::expand(a, shape), native::expand(b, shape), dim);
+  wrote(out);
+  return true;
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {

@@ -20,12 +20,41 @@ Tensor outer(const Tensor& a, const Tensor& b);
 Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha);
 Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands);
 
+// out= written by the GEMM itself (bind_out.cpp's direct path, no temporary and copy): true when it wrote
+// `out`, which then is on the CPU, not bool, of the result's shape and of every operand's dtype, shares
+// memory with none, and has a layout BLAS writes (row-major, or column-major as the transposed product).
+// false for anything else, before any check or write, so the general path gives its errors, resize and casts.
+// addmm_into's beta/alpha are the general path's too where they are unusual (an alpha of 0, a float for
+// integers); `self` expands to the product's shape. The batched ones are baddbmm's (addmv: bias [m],
+// a [m, k], v [k]).
+bool mm_into(const Tensor& out, const Tensor& a, const Tensor& b);
+bool bmm_into(const Tensor& out, const Tensor& a, const Tensor& b);
+bool mv_into(const Tensor& out, const Tensor& a, const Tensor& v);
+bool dot_into(const Tensor& out, const Tensor& a, const Tensor& b);
+bool matmul_into(const Tensor& out, const Tensor& a, const Tensor& b);
+bool addmm_into(const Tensor& out, const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta,
+                const Scalar& alpha);
+bool baddbmm_into(const Tensor& out, const Tensor& self, const Tensor& b1, const Tensor& b2,
+                  const Scalar& beta, const Scalar& alpha);
+bool addmv_into(const Tensor& out, const Tensor& self, const Tensor& a, const Tensor& v, const Scalar& beta,
+                const Scalar& alpha);
+
 // The one GEMM kernel every op above ends in: c[i] = alpha * a[i] @ b[i] + beta * c[i] for each batch i.
 // a [batch, m, k], b [batch, k, n], c [batch, m, n], one dtype, one device, any strides (the kernel picks
 // transposes from them and copies only when BLAS cannot read a layout); m, n, k > 0. beta == 0 never reads c.
 using GemmKernelFn = void (*)(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& alpha,
                               const Scalar& beta);
+// out[..., i, ...] = a x b along `dim`, the 3-vectors' cross product, as PyTorch's cross kernel: a and b
+// expanded to out's shape (stride 0 where they broadcast), one dtype, any strides, out overlapping neither.
+using CrossKernelFn = void (*)(const Tensor& out, const Tensor& a, const Tensor& b, int64_t dim);
 MT_STUBS_LINALG_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
+
+// torch.linalg.cross / torch.cross after their checks (python/minitorch/linalg's cross: dims, sizes 3,
+// dtypes, broadcasting), for a device with a cross kernel (the CPU; others compose the product from ops): a
+// fresh result, or written into `out` when out_takes it (false: the caller's general path).
+bool has_cross_kernel(const Tensor& a);
+Tensor linalg_cross(const Tensor& a, const Tensor& b, int64_t dim);
+bool linalg_cross_into(const Tensor& out, const Tensor& a, const Tensor& b, int64_t dim);
 
 // How a BLAS (OpenBLAS or cuBLAS) can read one [batch, rows, cols] gemm operand without a copy: row-major
 // needs a unit column stride and a leading dimension covering a row, column-major ("trans") the mirror image.

@@ -43,7 +43,8 @@
   _(searchsorted_stub, sort, SearchsortedFn) \
   _(unique_consecutive_stub, sort, UniqueConsecutiveFn)
 #define MT_STUBS_LINALG_H(_) \
-  _(gemm_stub, linalg, GemmKernelFn)
+  _(gemm_stub, linalg, GemmKernelFn) \
+  _(cross_stub, linalg, CrossKernelFn)
 #define MT_STUBS_LINALG_DECOMP_H(_) \
   _(lu_factor_stub, linalg_decomp, LuFactorFn) \
   _(lu_solve_stub, linalg_decomp, LuSolveFn) \
@@ -117,7 +118,7 @@
 // clang-format on
 // How many rows each table has: ops/op_table.cpp checks both with a static_assert, so adding or removing a
 // row is a visible change to this file (and the tests that iterate the table see it).
-#define MT_NUM_DISPATCH_STUBS 82
+#define MT_NUM_DISPATCH_STUBS 83
 
 // ---- recording twins: _(name, ops/ family, return type, parameters), generated from csrc/ops/ops.schema's
 // `twin` rows; autograd/record.h declares them in mt::autograd, derivatives.cpp / views.cpp define them (a

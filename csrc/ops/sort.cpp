@@ -132,6 +132,24 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   return {differentiable_values(self, d, v, i), i};
 }
 
+bool topk_into(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t k, int64_t dim,
+               bool largest) {
+  if (!self.device().is_cpu() || self.dim() == 0 || self.dtype() == ScalarType::Bool) return false;
+  const int64_t last = self.dim() - 1;
+  if (dim < -self.dim() || dim > last || (dim < 0 ? dim + self.dim() : dim) != last) return false;
+  const int64_t n = self.sizes()[last];
+  if (k < 0 || k > n) return false;
+  DimVector shape(self.sizes().begin(), self.sizes().end());
+  shape.back() = k;
+  if (!out_takes(values, shape, self.dtype(), self.device(), false, {&self}) ||
+      !out_takes(indices, shape, ScalarType::Long, self.device(), false, {&self, &values}))
+    return false;
+  sort_stub.get(self.device())(values, indices, contiguous(self), n, k, largest);
+  wrote(values);
+  wrote(indices);
+  return true;
+}
+
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
   int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
   int64_t n = self.dim() > 0 ? self.sizes()[d] : 1;

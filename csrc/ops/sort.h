@@ -14,6 +14,11 @@ namespace mt {
 std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending);
 Tensor argsort(const Tensor& self, int64_t dim, bool descending);
 std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted);
+// topk(..., out=(values, indices)) written by the sort kernel into outs of the result's shape (values in
+// self's dtype, indices int64), contiguous, sharing memory with nothing, along self's last dim on the CPU;
+// false (before any write) for anything else, which the binding's general path then takes with its checks.
+bool topk_into(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t k, int64_t dim,
+               bool largest);
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim);
 // Lower median; a row holding NaN gives NaN (its first NaN), as PyTorch's median (not nanmedian).
 std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim);

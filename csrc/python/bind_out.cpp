@@ -16,11 +16,13 @@
 #include "ops/elementwise.h"
 #include "ops/factory.h"
 #include "ops/index.h"
+#include "ops/linalg.h"
 #include "ops/out.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
 #include "ops/sort.h"
 #include "python/bind.h"
+#include "python/bind_products.h"
 
 namespace mt {
 
@@ -29,6 +31,8 @@ namespace mt {
 void register_out_overload(py::handle fn, py::object overload, bool every_signature);
 // arg_errors.cpp: the next call's TypeError counts an out= this overload took from it
 void note_out_taken(bool taken);
+// bind_reduce.cpp: minitorch.return_types.<name>
+py::object return_type(const char* name);
 
 namespace {
 
@@ -357,14 +361,109 @@ bool try_direct_result(const OutOp& op, const py::args& args, const py::kwargs& 
   return true;
 }
 
+// A plain Python int or float (not a bool, a complex, a NumPy number or a tensor): addmm's beta and alpha as
+// the direct path takes them.
+bool plain_number(py::handle h, Scalar& s) {
+  if (PyFloat_CheckExact(h.ptr())) {
+    s = Scalar(PyFloat_AS_DOUBLE(h.ptr()));
+    return true;
+  }
+  if (!plain_int(h)) return false;
+  s = Scalar(int64_t(PyLong_AsLongLong(h.ptr())));
+  return true;
+}
+
+// torch.mm / bmm / mv / dot / matmul / addmm / outer / ger with out= an out the product fits (ops/linalg.h's
+// *_into: the GEMM writes into out, no temporary and copy: mm of 16x16 float32 R 0.44 against PyTorch
+// before). Positional tensors (addmm's beta and alpha as keywords), plain tensors, no autocast; false leaves
+// the call to the general path, whose checks and errors then run.
+bool try_direct_gemm(const OutOp& op, const py::args& args, const py::kwargs& kwargs) {
+  if (autocast::active()) return false;
+  const std::string name = op.name;
+  const bool scaled = name == "addmm";
+  const size_t n = args.size();
+  if (n != (scaled ? 3u : 2u)) return false;
+  for (size_t i = 0; i < n; ++i)
+    if (!plain_tensor(args[i])) return false;
+  py::handle out_h;
+  Scalar beta(int64_t(1)), alpha(int64_t(1));
+  for (auto kv : kwargs) {
+    const std::string key = py::str(kv.first);
+    if (key == "out")
+      out_h = kv.second;
+    else if (!scaled || !(key == "beta" || key == "alpha") ||
+             !plain_number(kv.second, key == "beta" ? beta : alpha))
+      return false;
+  }
+  if (!plain_tensor(out_h)) return false;
+  const Tensor out = out_h.cast<Tensor>(), a = args[0].cast<Tensor>(), b = args[1].cast<Tensor>();
+  if (name == "outer" || name == "ger") {
+    // a broadcast multiply (ops/linalg.cpp's outer), written by binary_out's TensorIter; its dtype rule is
+    // the product's exact one here, so only an out of the promoted dtype and shape goes this way
+    if (a.dim() != 1 || b.dim() != 1 || out.dim() != 2 || out.sizes()[0] != a.sizes()[0] ||
+        out.sizes()[1] != b.sizes()[0] || out.dtype() != promote_types(a.dtype(), b.dtype()))
+      return false;
+    nogil([&] { binary_out(BinaryOp::mul, mt::unsqueeze(a, 1), b, out); }, a, b);
+    return true;
+  }
+  auto run = [&](auto&& f) { return nogil_if(big_product(a, b), f); };
+  if (name == "mm") return run([&] { return mm_into(out, a, b); });
+  if (name == "bmm") return run([&] { return bmm_into(out, a, b); });
+  if (name == "mv") return run([&] { return mv_into(out, a, b); });
+  if (name == "dot") return run([&] { return dot_into(out, a, b); });
+  if (name == "matmul") return run([&] { return matmul_into(out, a, b); });
+  if (scaled) {
+    const Tensor m2 = args[2].cast<Tensor>();
+    return nogil_if(big_product(b, m2), [&] { return addmm_into(out, a, b, m2, beta, alpha); });
+  }
+  return false;
+}
+
+// torch.topk(x, k[, dim, largest, sorted], out=(values, indices)) along x's last dim with outs of the
+// result's shape and dtypes (ops/sort.h's topk_into: the sort kernel writes into them; 64 rows of 100
+// float32, k = 5: R 0.64 against PyTorch before). Its named tuple over the outs, or a null object: the
+// general path.
+py::object try_direct_topk(const OutOp& op, const py::args& args, const py::kwargs& kwargs) {
+  if (std::strcmp(op.name, "topk") != 0 || autocast::active()) return {};
+  const size_t n = args.size();
+  if (n < 2 || n > 5 || !plain_tensor(args[0]) || !plain_int(args[1])) return {};
+  // dim, largest, sorted: by position or keyword, never both
+  py::handle given[3] = {n > 2 ? args[2] : py::handle(), n > 3 ? args[3] : py::handle(),
+                         n > 4 ? args[4] : py::handle()};
+  py::handle out_h;
+  for (auto kv : kwargs) {
+    const std::string key = py::str(kv.first);
+    const int slot = key == "dim" ? 0 : key == "largest" ? 1 : key == "sorted" ? 2 : -1;
+    if (key == "out")
+      out_h = kv.second;
+    else if (slot < 0 || given[slot])
+      return {};
+    else
+      given[slot] = kv.second;
+  }
+  if (given[0] && !plain_int(given[0])) return {};
+  for (int i = 1; i < 3; ++i)
+    if (given[i] && !PyBool_Check(given[i].ptr())) return {};
+  if (!out_h || !(PyTuple_CheckExact(out_h.ptr()) || PyList_CheckExact(out_h.ptr())) || py::len(out_h) != 2)
+    return {};
+  py::handle v_h = out_h[py::int_(0)], i_h = out_h[py::int_(1)];
+  if (!plain_tensor(v_h) || !plain_tensor(i_h)) return {};
+  const Tensor self = args[0].cast<Tensor>(), values = v_h.cast<Tensor>(), indices = i_h.cast<Tensor>();
+  const int64_t k = args[1].cast<int64_t>(), dim = given[0] ? given[0].cast<int64_t>() : -1;
+  const bool largest = !given[1] || given[1].ptr() == Py_True;
+  if (!nogil([&] { return topk_into(values, indices, self, k, dim, largest); }, self)) return {};
+  return return_type("topk")(v_h, i_h);
+}
+
 py::object call_with_out(const OutOp& op, const py::object& fn, const py::args& args,
                          const py::kwargs& kwargs) {
   // No out=: a call the op's own overloads did not take in pybind11's first (no-conversion) pass. Throwing
   // reference_cast_error tells pybind11 to try the next overload, so conversions and errors stay theirs.
   if (!kwargs.contains("out")) throw py::reference_cast_error();
   if (try_direct(op, args, kwargs) || try_direct_func(op, args, kwargs) ||
-      try_direct_result(op, args, kwargs))
+      try_direct_result(op, args, kwargs) || try_direct_gemm(op, args, kwargs))
     return kwargs["out"];
+  if (py::object r = try_direct_topk(op, args, kwargs)) return r;
   py::dict kw = kwargs.attr("copy")();
   py::object out = kw.attr("pop")("out");
   // fn(*args, **{}) would hand pybind11 an empty tuple of keyword names, for which it looks up each named
@@ -442,6 +541,35 @@ void init_out(py::module_& m) {
   for (const ElementwiseOut& e : kElementwiseOut)
     if (e.on) add_out_overload(m, e.op);
   for (const OutOp& op : kFuncOut) add_out_overload(m, op);
+  // baddbmm / addmv (python/minitorch/_composite_math.py) with out=: True when the GEMM wrote out directly
+  // (ops/linalg.h's *_into, try_direct_gemm's conditions); False: the composite computes and writes as
+  // before.
+  m.def("_scaled_gemm_out", [](const std::string& name, py::handle out_h, py::handle self_h, py::handle a_h,
+                               py::handle b_h, py::handle beta_h, py::handle alpha_h) {
+    Scalar beta, alpha;
+    if (autocast::active() || !plain_tensor(out_h) || !plain_tensor(self_h) || !plain_tensor(a_h) ||
+        !plain_tensor(b_h) || !plain_number(beta_h, beta) || !plain_number(alpha_h, alpha))
+      return false;
+    const Tensor out = out_h.cast<Tensor>(), self = self_h.cast<Tensor>(), a = a_h.cast<Tensor>(),
+                 b = b_h.cast<Tensor>();
+    return nogil_if(big_product(a, b), [&] {
+      return name == "baddbmm" ? baddbmm_into(out, self, a, b, beta, alpha)
+                               : name == "addmv" && addmv_into(out, self, a, b, beta, alpha);
+    });
+  });
+  // torch.cross / linalg.cross after their checks (python/minitorch/linalg's cross): the device's cross
+  // kernel writes out when out_takes it (returned), else a fresh result for the caller's out= checks; None
+  // where the composite runs instead (a device without the kernel; a tensor that requires grad or a subclass,
+  // which autograd or __torch_function__ must see through the composite's ops)
+  m.def("_linalg_cross", [](py::handle a_h, py::handle b_h, int64_t dim, py::handle out_h) -> py::object {
+    if (!plain_tensor(a_h) || !plain_tensor(b_h)) return py::none();
+    const Tensor a = a_h.cast<Tensor>(), b = b_h.cast<Tensor>();
+    if (a.device() != b.device() || a.dtype() != b.dtype() || !has_cross_kernel(a)) return py::none();
+    if (plain_tensor(out_h) &&
+        nogil([&] { return linalg_cross_into(out_h.cast<Tensor>(), a, b, dim); }, a, b))
+      return py::reinterpret_borrow<py::object>(out_h);
+    return py::cast(nogil([&] { return linalg_cross(a, b, dim); }, a, b));
+  });
   // place_result for the out= of the functions written in Python (python/minitorch/_out.py words their dtype
   // checks, which differ op by op in PyTorch). Factories resize without the warning.
   m.def(

@@ -403,6 +403,9 @@ _SCALED = "Tensor input, Tensor {}, Tensor {}, *, Scalar beta=1, Scalar alpha=1,
 @_argcheck.parses(_SCALED.format("batch1", "batch2"), upfront=False)
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (batch1 @ batch2), batched over dim 0."""
+    # an out the product fits: the GEMM writes it (bind_out.cpp's _scaled_gemm_out), else the checks below
+    if out is not None and _C._scaled_gemm_out("baddbmm", out, input, batch1, batch2, beta, alpha):
+        return out
     _expand_for_bmm(input, batch1, batch2, True)
     _bool_empty_contraction(input, batch1, batch1.shape[-1], beta)
     r = _beta_alpha(input, _C.bmm(batch1, batch2), beta, alpha)
@@ -428,6 +431,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 @_argcheck.parses(_SCALED.format("mat", "vec"), upfront=False)
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat @ vec)."""
+    if out is not None and _C._scaled_gemm_out("addmv", out, input, mat, vec, beta, alpha):
+        return out
     if not (mat.dim() == 2 and vec.dim() == 1 and input.dim() <= 1):
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, {vec.dim()}")
     if mat.shape[1] != vec.shape[0] or not (mat.shape[0] == input.numel() or input.numel() == 1):

@@ -742,7 +742,7 @@ def vdot(input, other):
     return _C.dot(input, other)
 
 
-def cross(input, other, dim=None):
+def cross(input, other, dim=None, *, out=None):
     """Cross product of 3-vectors along `dim` (when None, the first dim of size 3), inputs broadcast."""
     if dim is not None and (isinstance(dim, bool) or not isinstance(dim, (numbers.Integral, _C.Tensor))):
         raise TypeError(f"cross(): argument 'dim' (position 3) must be int, not {type(dim).__name__}")
@@ -772,11 +772,14 @@ def cross(input, other, dim=None):
         raise RuntimeError(
             f"expected scalar type {_scalar_name(input.dtype)} but found {_scalar_name(other.dtype)}"
         )
-    i1 = _creation.tensor([1, 2, 0], device=input.device)
-    i2 = _creation.tensor([2, 0, 1], device=input.device)
-    a1, a2 = input.index_select(d, i1), input.index_select(d, i2)
-    b1, b2 = other.index_select(d, i1), other.index_select(d, i2)
-    return a1 * b2 - a2 * b1
+    r = _C._linalg_cross(input, other, d, out)  # the CPU's kernel: out written (returned), or a fresh result
+    if r is None:  # a device without the kernel, or tensors autograd or __torch_function__ must see
+        i1 = _creation.tensor([1, 2, 0], device=input.device)
+        i2 = _creation.tensor([2, 0, 1], device=input.device)
+        a1, a2 = input.index_select(d, i1), input.index_select(d, i2)
+        b1, b2 = other.index_select(d, i1), other.index_select(d, i2)
+        r = a1 * b2 - a2 * b1
+    return r if r is out else write_out(r, out, "linalg_cross")
 
 
 @_argcheck.parses("Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None")

@@ -47,10 +47,10 @@ def write_out(result, out, name=None, dtype="exact", dtype_error=None, warn_resi
         raise _dtype_error(dtype_error or _EXACT, result, out)
     if dtype == "castable" and not _C.can_cast(result.dtype, out.dtype):
         raise _dtype_error(dtype_error or _CASTABLE, result, out)
-    # out counts among the arguments (PyTorch's check runs over every tensor of the call, out included)
-    if not ((result.requires_grad or (name is not None and out.requires_grad)) and _C.is_grad_enabled()):
+    grad = _C.is_grad_enabled() and (result.requires_grad or (name is not None and out.requires_grad))
+    if not grad:
         return _C._write_out(out, result, warn_resize)
-    if name is not None:
+    if name is not None:  # an out that requires grad too, as PyTorch's check reads every argument
         raise RuntimeError(
             f"{name}(): functions with out=... arguments don't support automatic differentiation, but one of "
             "the arguments requires grad."

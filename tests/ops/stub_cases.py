@@ -172,6 +172,7 @@ CASES = {
         leaf(T, A, dt, dev),
     ),
     "gemm_stub": lambda T, dt, dev: flat(T.mm(t(T, A, dt, dev), t(T, B, dt, dev).t())),
+    "cross_stub": lambda T, dt, dev: flat(T.linalg.cross(t(T, A, dt, dev), t(T, B, dt, dev))),
     "lu_factor_stub": lambda T, dt, dev: flat(*T.linalg.lu_factor(t(T, SQ, dt, dev))),
     "lu_solve_stub": lambda T, dt, dev: flat(
         T.linalg.lu_solve(*T.linalg.lu_factor(t(T, SQ, dt, dev)), t(T, np.transpose(A), dt, dev))

@@ -32,6 +32,7 @@ CUDA_ONLY = {
 }
 # Stubs without a CUDA kernel in a CUDA build, and why (the front end checks for the kernel and falls back).
 CPU_ONLY = {
+    "cross_stub": "torch.cross/linalg.cross on CUDA compose from ops (linalg/__init__.py cross)",
     "select_stub": "kthvalue/median on CUDA sort the rows and pick (ops/sort.cpp select_along)",
     "gather_dim_stub": "gather on CUDA goes through index_gather_stub with precomputed offsets (ops/index.cpp)",
     "scatter_dim_stub": "scatter on CUDA goes through index_put_stub with precomputed offsets (ops/index.cpp)",

@@ -1,7 +1,7 @@
-// CPU GEMM kernel: strided batched C = alpha * A @ B + beta * C through oneDNN's sgemm (float, when built
-// with oneDNN, once the process has done enough float GEMM work: BlasGemm.h) or OpenBLAS
+// CPU kernels of the linalg family. GEMM: strided batched C = alpha * A @ B + beta * C through oneDNN's sgemm
+// (float, when built with oneDNN, once the process has done enough float GEMM work: BlasGemm.h) or OpenBLAS
 // (float/double/complex), float compute for half/bfloat16, and a plain loop for integers (BLAS has none;
-// PyTorch CPU supports them).
+// PyTorch CPU supports them). cross: a loop over the 3-vectors.
 #include <algorithm>
 #include <climits>
 #include <vector>
@@ -64,7 +64,13 @@ void gemm_loop(const Tensor& c, const Tensor& a, const Tensor& b, T alpha, T bet
       int64_t bi = r / m, i = r % m;
       const T* arow = pa + bi * as[0] + i * as[1];
       std::fill(acc.begin(), acc.end(), T(0));
-      for (int64_t p = 0; p < k; ++p) {
+      if (n == 1) {  // a matrix-vector row: a register sum (acc[0] through memory: a store-reload per step)
+        const T* bcol = pb + bi * bs[0];
+        T s(0);
+        for (int64_t p = 0; p < k; ++p) s = wrap_add(s, wrap_mul(arow[p * as[2]], bcol[p * bs[1]]));
+        acc[0] = s;
+      }
+      for (int64_t p = 0; p < k && n > 1; ++p) {
         T av = arow[p * as[2]];
         const T* brow = pb + bi * bs[0] + p * bs[1];
         T* ac = acc.data();
@@ -127,8 +133,61 @@ void gemm_cpu(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& a
   }
 }
 
+// Each 3-vector's product in its dtype, each product rounded to it before the difference (the composite's
+// mul then sub, and PyTorch's kernel in scalar_t); integers wrap.
+template <typename T>
+void cross_loop(const Tensor& out, const Tensor& a, const Tensor& b, int64_t dim) {
+  DimVector sizes, so, sa, sb;  // the dims but `dim`
+  for (int64_t i = 0; i < out.dim(); ++i)
+    if (i != dim) {
+      sizes.push_back(out.sizes()[i]);
+      so.push_back(out.strides()[i]);
+      sa.push_back(a.strides()[i]);
+      sb.push_back(b.strides()[i]);
+    }
+  const int64_t nd = int64_t(sizes.size());
+  const int64_t inner = nd ? sizes.back() : 1, io = nd ? so.back() : 0, ia = nd ? sa.back() : 0,
+                ib = nd ? sb.back() : 0;
+  const int64_t rows = out.numel() / 3 / inner;
+  const int64_t od = out.strides()[dim], ad = a.strides()[dim], bd = b.strides()[dim];
+  T* po = out.data<T>();
+  const T* pa = a.data<T>();
+  const T* pb = b.data<T>();
+  auto f = [](T x, T y, T z, T w) { return wrap_sub(T(wrap_mul(x, y)), T(wrap_mul(z, w))); };
+  auto run = [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {
+      int64_t oo = 0, oa = 0, ob = 0;
+      for (int64_t k = nd - 2, rest = r; k >= 0; --k) {  // r unraveled over the outer dims
+        const int64_t i = rest % sizes[k];
+        rest /= sizes[k];
+        oo += i * so[k];
+        oa += i * sa[k];
+        ob += i * sb[k];
+      }
+      for (int64_t j = 0; j < inner; ++j) {
+        const T* x = pa + oa + j * ia;
+        const T* y = pb + ob + j * ib;
+        T* z = po + oo + j * io;
+        const T x0 = x[0], x1 = x[ad], x2 = x[2 * ad], y0 = y[0], y1 = y[bd], y2 = y[2 * bd];
+        z[0] = f(x1, y2, x2, y1);
+        z[od] = f(x2, y0, x0, y2);
+        z[2 * od] = f(x0, y1, x1, y0);
+      }
+    }
+  };
+  if (rows * inner * 3 <= kGrainSize || in_parallel_region())
+    run(0, rows);
+  else
+    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / (3 * inner)), run);
+}
+
+void cross_cpu(const Tensor& out, const Tensor& a, const Tensor& b, int64_t dim) {
+  MT_DISPATCH_ALL_TYPES_AND_COMPLEX(out.dtype(), "cross", [&] { cross_loop<scalar_t>(out, a, b, dim); });
+}
+
 }  // namespace
 
 MT_REGISTER_KERNEL(gemm_stub, CPU, &gemm_cpu);
+MT_REGISTER_KERNEL(cross_stub, CPU, &cross_cpu);
 
 }  // namespace mt
