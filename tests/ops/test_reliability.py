@@ -8617,3 +8617,28 @@ def test_fuzz_4494_scatter_of_an_empty_index_converts_no_value():
     with pytest.raises(RuntimeError, match="value cannot be converted to type int without overflow"):
         T.scatter(z, 0, T.zeros(1, 1, dtype=T.int64), float("nan"))
     assert T.scatter(z, 0, T.tensor([[1]]), 7).tolist() == [[0], [7]]
+
+
+def test_par27_a_methods_lone_int_list_takes_its_ints_as_varargs():
+    """PyTorch's parser takes a method's ints as one list where that list is the signature's only positional
+    parameter (x.squeeze(0, 1) is x.squeeze((0, 1))); the function form and other methods do not"""
+    x = minitorch.arange(6.0).reshape(1, 1, 6, 1)
+    np.testing.assert_array_equal(x.squeeze(0, 3).numpy(), np.arange(6.0).reshape(1, 1, 6, 1).squeeze((0, 3)))
+    assert x.clone().squeeze_(0, 1, 3).shape == (6,)
+    with pytest.raises(TypeError, match=r"failed to unpack the object at pos 2 .*but got str"):
+        x.squeeze(0, "a")
+    setup = "x = torch.arange(6.).reshape(1, 1, 6, 1)"
+    calls = [
+        "x.squeeze(0, 1)",
+        "x.squeeze(0, 3, 1)",
+        "x.clone().squeeze_(0, 1)",
+        "x.squeeze(0, 7)",
+        "x.squeeze(0, 'a')",
+        "x.squeeze(0, None)",
+        "x.squeeze('a', 1)",
+        "x.squeeze(True, 1)",
+        "x.squeeze(0, 1, foo=2)",
+        "torch.squeeze(x, 0, 1)",
+        "x.sum(0, 1)",
+    ]
+    _par21_compare(setup, calls)
