@@ -8642,3 +8642,31 @@ def test_par27_a_methods_lone_int_list_takes_its_ints_as_varargs():
         "x.sum(0, 1)",
     ]
     _par21_compare(setup, calls)
+
+
+def test_par27_b_softplus_gradient_is_pytorchs_z_over_z_plus_one():
+    """softplus's gradient below the threshold is PyTorch's exp(x b) / (exp(x b) + 1): NaN where that overflows
+    (beta = inf, or threshold = inf with the forward inf), a subnormal where it underflows"""
+    import minitorch.nn.functional as F
+
+    xs = [-800.0, -100.0, 0.5, 50.0, 89.0, 800.0]
+    for dt, npdt in [(minitorch.float32, np.float32), (minitorch.float64, np.float64)]:
+        for beta, threshold in [(1.0, 20.0), (1.0, math.inf), (-1.0, math.inf), (math.inf, math.inf)]:
+            x = minitorch.tensor(xs, dtype=dt, requires_grad=True)
+            (g,) = minitorch.autograd.grad(F.softplus(x, beta, threshold).sum(), x)
+            with np.errstate(all="ignore"):
+                bx = np.array(xs, dtype=npdt) * npdt(beta)
+                z = np.exp(bx)
+                want = np.where(bx > threshold, npdt(1), z / (z + npdt(1)))
+            np.testing.assert_allclose(g.numpy(), want, rtol=1e-6, atol=0)
+            assert np.array_equal(np.isnan(g.numpy()), np.isnan(want))
+    setup = "x = torch.tensor([-2.0, 0.0, 0.5, 3.0, 100.0], requires_grad=True)"
+    calls = [
+        f"torch.autograd.grad(F.softplus(x, {b}, {t}).sum(), x)[0]"
+        for b, t in [
+            ("float('inf')", "float('inf')"),
+            ("1.0", "float('inf')"),
+            ("float('-inf')", "float('inf')"),
+        ]
+    ] + ["F.softplus(x, float('inf'), float('inf'))"]
+    _par21_compare(setup, calls)
