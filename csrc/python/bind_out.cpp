@@ -227,6 +227,12 @@ py::object call_with_out(const OutOp& op, const py::object& fn, const py::args& 
   // No out=: a call the op's own overloads did not take in pybind11's first (no-conversion) pass. Throwing
   // reference_cast_error tells pybind11 to try the next overload, so conversions and errors stay theirs.
   if (!kwargs.contains("out")) throw py::reference_cast_error();
+  // PyTorch's sum over every element (sum(x, *, dtype)) is its one signature without out= (mean's has it)
+  if (std::strcmp(op.name, "sum") == 0 && args.size() + kwargs.size() < 3 && !kwargs.contains("dim"))
+    throw py::type_error(format_invalid_args("sum", args, kwargs,
+                                             {"(Tensor input, *, torch.dtype dtype = None)",
+                                              "(Tensor input, tuple of ints dim, bool keepdim = False, *, "
+                                              "torch.dtype dtype = None, Tensor out = None)"}));
   if (try_direct(op, args, kwargs) || try_direct_func(op, args, kwargs)) return kwargs["out"];
   py::dict kw = kwargs.attr("copy")();
   py::object out = kw.attr("pop")("out");
@@ -297,8 +303,9 @@ void add_out_overload(py::module_& m, const OutOp& op) {
   // m.def appends to the function's overloads (pybind11 chains to the existing one as a sibling)
   auto overload = [&op, fn](py::args args, py::kwargs kwargs) { return call_with_out(op, fn, args, kwargs); };
   m.def(op.name, overload);
+  // mean's signatures all take out=, so PyTorch's parser counts it in each one's size ("invalid combination")
   register_out_overload(m.attr(op.name), py::cpp_function(overload, py::name(op.name)),
-                        op.direct != Direct::none);
+                        op.direct != Direct::none || std::strcmp(op.name, "mean") == 0);
 }
 
 void init_out(py::module_& m) {

@@ -8670,3 +8670,46 @@ def test_par27_b_softplus_gradient_is_pytorchs_z_over_z_plus_one():
         ]
     ] + ["F.softplus(x, float('inf'), float('inf'))"]
     _par21_compare(setup, calls)
+
+
+def test_par27_c_sum_mean_prod_take_pytorchs_two_signatures():
+    """sum/mean/prod are PyTorch's two signatures: every element (*, dtype) and (dim, keepdim=False, *, dtype), so
+    keepdim needs a dim, a non-dtype dtype is a refused call, and prod's dim is never None; sum over every
+    element takes no out= (mean's does)"""
+    x = minitorch.arange(6.0).reshape(2, 3)
+    assert x.sum(None, True).tolist() == [[15.0]]
+    np.testing.assert_allclose(minitorch.mean(x, dim=None, keepdim=True).numpy(), [[2.5]])
+    assert minitorch.sum(x, dtype=float).dtype == minitorch.float64
+    with pytest.raises(
+        TypeError, match=r"sum\(\) received an invalid combination of arguments - got \(keepdim=bool, \)"
+    ):
+        x.sum(keepdim=True)
+    setup = "x = torch.arange(6.).reshape(2, 3); o = torch.empty(())"
+    calls = [
+        "torch.sum(x, keepdim=True)",
+        "torch.mean(x, keepdim=True)",
+        "x.mean(keepdim=False)",
+        "torch.mean(x, dtype=torch.float64, keepdim=True)",
+        "torch.sum(x, dtype=torch.float64, keepdim=True)",
+        "torch.sum(x, dtype='float')",
+        "torch.sum(x, 0, dtype='float')",
+        "x.sum(dtype=1)",
+        "torch.prod(x, dtype='a')",
+        "torch.prod(x, 0, dtype='a')",
+        "torch.prod(x, None, True)",
+        "x.prod(None, True)",
+        "torch.prod(x, None)",
+        "torch.mean(x, 'a')",
+        "torch.sum(x, 1.5)",
+        "x.sum((0, 'a'))",
+        "torch.sum(x, out=o)",
+        "torch.mean(x, out=o)",
+        "torch.sum(x, 0, out=torch.empty(3))",
+        "torch.sum(x, None, True)",
+        "torch.sum(x, dtype=float)",
+        "x.sum(0, True, torch.float64)",
+        "torch.sum(x, foo=1)",
+        "torch.sum(x, axis=0, keepdims=True)",
+        "torch.prod(x, 1, True)",
+    ]
+    _par21_compare(setup, calls)
