@@ -30,8 +30,9 @@ void note_out_taken(bool taken);
 namespace {
 
 // How the result's dtype must relate to out's: castable (the result can be cast, as TensorIterator ops),
-// exact (GEMMs and the tuple results of max/sort/topk...), or castable with cat's message.
-enum class OutRule { castable, exact, cat };
+// exact (GEMMs and the tuple results of max/sort/topk...), castable with cat's message, or exact with
+// index_select's ("self and result must have the same scalar type").
+enum class OutRule { castable, exact, cat, same_type };
 // Whether the op's plain call writes straight into out (ops/out.h), as which entry of the elementwise table.
 enum class Direct { none, unary, binary };
 
@@ -104,6 +105,8 @@ void write_one(const char* name, OutRule rule, const Tensor& out, const Tensor& 
   if (rule == OutRule::exact)
     MT_CHECK(from == to_dt, "Expected out tensor to have dtype ", cpp_type_name(from), ", but got ",
              cpp_type_name(to_dt), " instead");
+  else if (rule == OutRule::same_type)
+    MT_CHECK(from == to_dt, name, "(): self and result must have the same scalar type");
   else if (rule == OutRule::cat)
     MT_CHECK_TYPE(can_cast(from, to_dt), "torch.", name,
                   "(): input types can't be cast to the desired output type ", dtype_short_name(to_dt));

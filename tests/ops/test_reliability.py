@@ -8713,3 +8713,25 @@ def test_par27_c_sum_mean_prod_take_pytorchs_two_signatures():
         "torch.prod(x, 1, True)",
     ]
     _par21_compare(setup, calls)
+
+
+def test_par27_d_index_select_out_of_another_dtype_is_pytorchs_message():
+    """index_select's out= of another dtype than self's: PyTorch's 'self and result must have the same scalar
+    type' (out.h's same_type rule); a right one is written with the selected rows"""
+    x = minitorch.arange(12.0).reshape(4, 3)
+    i = minitorch.tensor([0, 2])
+    for dt in (minitorch.int64, minitorch.float64):
+        with pytest.raises(
+            RuntimeError, match=r"^index_select\(\): self and result must have the same scalar type$"
+        ):
+            minitorch.index_select(x, 0, i, out=minitorch.empty(2, 3, dtype=dt))
+    o = minitorch.empty(2, 3)
+    minitorch.index_select(x, 0, i, out=o)
+    np.testing.assert_array_equal(o.numpy(), np.arange(12.0).reshape(4, 3)[[0, 2]])
+    setup = "x = torch.arange(12.).reshape(4, 3); i = torch.tensor([0, 2])"
+    calls = [
+        "torch.index_select(x, 0, i, out=torch.empty(2, 3, dtype=torch.int64))",
+        "torch.index_select(x, 0, i.float(), out=torch.empty(2, 3, dtype=torch.int64))",
+        "torch.index_select(x, 0, i, out=torch.empty(2, 3))",
+    ]
+    _par21_compare(setup, calls)
