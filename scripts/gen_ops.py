@@ -137,7 +137,7 @@ RETURNS = (
 )
 # a tuple of named tensors other than (values, indices) binds as a plain Python tuple (the Python caller names it)
 TENSOR_TUPLE = re.compile(r"^\(Tensor [A-Za-z_]\w*(, Tensor [A-Za-z_]\w*)+\)$")
-OUT_RULES = ("castable", "exact", "cat")
+OUT_RULES = ("castable", "exact", "cat", "same_type")
 # name[.overload](args) -> returns: rows of one name with overload tags are one op whose signatures the binding
 # tries in order (PyTorch's native_functions.yaml: arange, arange.start_step)
 SIGNATURE = re.compile(r"^([a-z_][a-z0-9_]*)(?:\.([a-z_][a-z0-9_]*))?\((.*)\)\s*->\s*(.+)$")

@@ -173,6 +173,20 @@ bool complex_unary_supported(UnaryOp op) {
   }
 }
 
+// PyTorch's sub_check: bool operands are refused, before alpha scales anything (`1 - mask` is a mask's
+// negation)
+void check_sub_operands(const Tensor& a, const Tensor& b) {
+  const bool a_bool = a.dtype() == ScalarType::Bool, b_bool = b.dtype() == ScalarType::Bool;
+  MT_CHECK_NOT_IMPLEMENTED(
+      !(a_bool && b_bool),
+      "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
+      "or `logical_xor()` operator instead.");
+  MT_CHECK_NOT_IMPLEMENTED(!(a_bool || b_bool),
+                           "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                           "trying to invert a mask, "
+                           "use the `~` or `logical_not()` operator instead.");
+}
+
 namespace {
 
 // PyTorch's "<kernel>" not implemented for '<dtype>' (a NotImplementedError), naming the kernel whose dtype
@@ -185,20 +199,6 @@ namespace {
 
 // The dtypes PyTorch's kernels refuse for the unary table (the schema's `refuse:`); everything else computes.
 #include "generated/unary_checks.inc"
-
-// PyTorch's sub_check: bool operands are refused, before alpha scales anything (`1 - mask` is a mask's
-// negation)
-static void check_sub_operands(const Tensor& a, const Tensor& b) {
-  const bool a_bool = a.dtype() == ScalarType::Bool, b_bool = b.dtype() == ScalarType::Bool;
-  MT_CHECK_NOT_IMPLEMENTED(
-      !(a_bool && b_bool),
-      "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
-      "or `logical_xor()` operator instead.");
-  MT_CHECK_NOT_IMPLEMENTED(!(a_bool || b_bool),
-                           "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
-                           "trying to invert a mask, "
-                           "use the `~` or `logical_not()` operator instead.");
-}
 
 // PyTorch's heaviside meta function, before anything else: no complex operand (nor out), then one dtype for
 // all three. (A Python number reaches only _C._heaviside itself, torch.heaviside's parser taking tensors: it

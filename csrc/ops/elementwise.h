@@ -64,6 +64,8 @@ Tensor scale_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha);
 const Tensor& add_scaled_(const Tensor& self, const Tensor& other, const Scalar& alpha, bool subtract);
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha);
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha);
+// PyTorch's sub_check: NotImplementedError for bool operands (its messages for two, or one)
+void check_sub_operands(const Tensor& a, const Tensor& b);
 // div with rounding_mode None, "trunc" or "floor"
 Tensor div(const Tensor& a, const Tensor& b, const std::optional<std::string>& rounding_mode);
 Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max);

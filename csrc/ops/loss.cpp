@@ -484,11 +484,8 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   Tensor log_sig = sub(minimum(x, S(0.0)), log1p(exp(neg(abs(x)))));
   if (reduced) log_sig = to(log_sig, input.dtype(), input.device());
   if (pos_weight) log_sig = mul(log_sig, add(mul(sub(*pos_weight, S(1.0)), target), S(1.0)));
-  // PyTorch's 1 - target wraps the 1 as a bool tensor beside a bool target: that subtraction's own message
-  MT_CHECK_NOT_IMPLEMENTED(
-      target.dtype() != ScalarType::Bool,
-      "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-      "`logical_xor()` operator instead.");
+  // PyTorch's 1 - target wraps the 1 in target's dtype: beside a bool target, sub's refusal of two bools
+  if (target.dtype() == ScalarType::Bool) check_sub_operands(target, target);
   Tensor loss = sub(mul(sub(S(1.0), target), input), log_sig);
   if (weight) loss = mul(loss, *weight);
   // PyTorch builds the loss in place in (1 - target)'s buffer, so a floating target's dtype is the result's

@@ -691,6 +691,51 @@ std::string numpy_respell(std::string msg, const std::vector<std::pair<std::stri
   return msg;
 }
 
+// PyTorch's parser takes a method's ints as one list when that list is the signature's only positional
+// parameter (python_arg_parser.cpp's allow_varargs_intlist): x.squeeze(0, 1) is x.squeeze((0, 1)). Here: the
+// call's arguments with its positional arguments after self packed into one tuple, when the first is an int
+// and an overload of chain has that shape, else an empty vector. Tried only once no overload took the call as
+// written; as PyTorch's, the list's own errors then stand (x.squeeze(0, 'a'): "failed to unpack").
+std::vector<py::object> varargs_intlist(const py::detail::function_record* chain, PyObject* const* args,
+                                        size_t nargs, PyObject* kwnames) {
+  if (!chain->is_method || nargs < 2 || !PyLong_Check(args[1]) || PyBool_Check(args[1])) return {};
+  bool shaped = false;
+  for (const py::detail::function_record* r = chain; r && !shaped; r = r->next) {
+    Sig sig = parse_signature(r->signature);
+    int positional = 0;
+    bool list = false;
+    for (size_t k = 1; k < sig.params.size(); ++k)
+      if (!sig.params[k].kw_only) {
+        ++positional;
+        list = sig.params[k].type == "tuple of ints";
+      }
+    shaped = positional == 1 && list;
+  }
+  if (!shaped) return {};
+  std::vector<py::object> out;
+  out.push_back(py::reinterpret_borrow<py::object>(args[0]));
+  py::tuple ints(nargs - 1);
+  for (size_t i = 1; i < nargs; ++i) ints[i - 1] = py::reinterpret_borrow<py::object>(args[i]);
+  out.push_back(std::move(ints));
+  for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); ++k)
+    out.push_back(py::reinterpret_borrow<py::object>(args[nargs + static_cast<size_t>(k)]));
+  return out;
+}
+
+// whether the TypeError set is an overload refusal (pybind11's or its rewording), not an argument's own error
+bool refused_as_written() {
+  PyObject *t, *v, *tb;
+  PyErr_Fetch(&t, &v, &tb);
+  PyObject* str = v ? PyObject_Str(v) : nullptr;
+  const char* utf8 = str ? PyUnicode_AsUTF8(str) : nullptr;
+  bool refused = utf8 && (std::strstr(utf8, "incompatible function arguments") ||
+                          std::strstr(utf8, "received an invalid combination of arguments"));
+  if (!utf8) PyErr_Clear();
+  Py_XDECREF(str);
+  PyErr_Restore(t, v, tb);
+  return refused;
+}
+
 PyObject* dispatch(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   const int out_taken = g_out_taken;
   g_out_taken = 0;      // (the calls it makes are its own)
@@ -719,6 +764,23 @@ PyObject* dispatch(PyObject* self, PyObject* const* args, size_t nargsf, PyObjec
   try {
     std::string text = py::str(value);
     if (text.rfind(std::string(chain->name) + "(): incompatible function arguments", 0) == 0) {
+      std::vector<py::object> packed = varargs_intlist(chain, args, PyVectorcall_NARGS(nargsf), kwnames);
+      if (!packed.empty()) {
+        std::vector<PyObject*> raw;
+        for (const py::object& o : packed) raw.push_back(o.ptr());
+        const Refusals saved = rs;  // the message of a call the retry refuses too reads the first refusals
+        rs.n = base;
+        g_out_taken = out_taken;
+        PyObject* again = dispatch(fn, raw.data(), 2, kwnames);
+        if (again || !PyErr_ExceptionMatches(PyExc_TypeError) || !refused_as_written()) {
+          Py_XDECREF(type);
+          Py_XDECREF(value);
+          Py_XDECREF(tb);
+          return again;
+        }
+        PyErr_Clear();  // no overload took the list either (a keyword): the call's own message
+        rs = saved;
+      }
       std::vector<std::pair<std::string, std::string>> renamed;
       if (kwnames && numpy_aliases_apply(chain->name))
         if (py::object names = numpy_kwnames(chain, kwnames, renamed)) {

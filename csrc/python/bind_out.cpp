@@ -37,8 +37,9 @@ py::object return_type(const char* name);
 namespace {
 
 // How the result's dtype must relate to out's: castable (the result can be cast, as TensorIterator ops),
-// exact (GEMMs and the tuple results of max/sort/topk...), or castable with cat's message.
-enum class OutRule { castable, exact, cat };
+// exact (GEMMs and the tuple results of max/sort/topk...), castable with cat's message, or exact with
+// index_select's ("self and result must have the same scalar type").
+enum class OutRule { castable, exact, cat, same_type };
 // Whether the op's plain call writes straight into out (ops/out.h), as which entry of the elementwise table.
 enum class Direct { none, unary, binary };
 
@@ -128,6 +129,8 @@ void write_one(const char* name, OutRule rule, const Tensor& out, const Tensor& 
   if (rule == OutRule::exact)
     MT_CHECK(from == to_dt, "Expected out tensor to have dtype ", cpp_type_name(from), ", but got ",
              cpp_type_name(to_dt), " instead");
+  else if (rule == OutRule::same_type)
+    MT_CHECK(from == to_dt, name, "(): self and result must have the same scalar type");
   else if (rule == OutRule::cat)
     MT_CHECK_TYPE(can_cast(from, to_dt), "torch.", name,
                   "(): input types can't be cast to the desired output type ", dtype_short_name(to_dt));
@@ -460,6 +463,12 @@ py::object call_with_out(const OutOp& op, const py::object& fn, const py::args& 
   // No out=: a call the op's own overloads did not take in pybind11's first (no-conversion) pass. Throwing
   // reference_cast_error tells pybind11 to try the next overload, so conversions and errors stay theirs.
   if (!kwargs.contains("out")) throw py::reference_cast_error();
+  // PyTorch's sum over every element (sum(x, *, dtype)) is its one signature without out= (mean's has it)
+  if (std::strcmp(op.name, "sum") == 0 && args.size() + kwargs.size() < 3 && !kwargs.contains("dim"))
+    throw py::type_error(format_invalid_args("sum", args, kwargs,
+                                             {"(Tensor input, *, torch.dtype dtype = None)",
+                                              "(Tensor input, tuple of ints dim, bool keepdim = False, *, "
+                                              "torch.dtype dtype = None, Tensor out = None)"}));
   if (try_direct(op, args, kwargs) || try_direct_func(op, args, kwargs) ||
       try_direct_result(op, args, kwargs) || try_direct_gemm(op, args, kwargs))
     return kwargs["out"];
@@ -533,8 +542,9 @@ void add_out_overload(py::module_& m, const OutOp& op) {
   // m.def appends to the function's overloads (pybind11 chains to the existing one as a sibling)
   auto overload = [&op, fn](py::args args, py::kwargs kwargs) { return call_with_out(op, fn, args, kwargs); };
   m.def(op.name, overload);
+  // mean's signatures all take out=, so PyTorch's parser counts it in each one's size ("invalid combination")
   register_out_overload(m.attr(op.name), py::cpp_function(overload, py::name(op.name)),
-                        op.direct != Direct::none);
+                        op.direct != Direct::none || std::strcmp(op.name, "mean") == 0);
 }
 
 void init_out(py::module_& m) {

@@ -2,6 +2,8 @@
 // `binding: own` rows: several of PyTorch's overloads in one name, arguments PyTorch reads in more than one
 // way); max/min along a dim return a (values, indices) named tuple of minitorch.return_types. The others are
 // generated from the schema.
+#include <cstring>
+
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/reduce.h"
@@ -20,6 +22,19 @@ struct OptDims {
 };
 struct OptNumber {
   std::optional<double> v;
+};
+// sum/mean/prod's `ScalarType? dtype` as PyTorch's parser reads it: None, a dtype, or float/int/bool (a
+// string is refused, so a call no signature takes gets PyTorch's TypeError)
+struct OptDtype {
+  ScalarType st = ScalarType::Undefined;
+};
+// sum/mean's `int[1]? dim` and prod's `int dim` (a list of dims is ours too): what SizedIntListArg takes, and
+// None for sum/mean's; int_list_arg reads the elements in its own messages
+struct OptDimList {
+  py::handle h;
+};
+struct DimArg {
+  py::handle h;
 };
 }  // namespace mt
 
@@ -71,6 +86,44 @@ struct type_caster<mt::OptNumber> {
   static handle cast(const mt::OptNumber& n, return_value_policy, handle) {
     return n.v ? PyFloat_FromDouble(*n.v) : none().release();
   }
+};
+template <>
+struct type_caster<mt::OptDtype> {
+  PYBIND11_TYPE_CASTER(mt::OptDtype, const_name("torch.dtype | None"));
+  bool load(handle src, bool) {
+    PyObject* o = src.ptr();
+    const bool python_type = o == reinterpret_cast<PyObject*>(&PyFloat_Type) ||
+                             o == reinterpret_cast<PyObject*>(&PyLong_Type) ||
+                             o == reinterpret_cast<PyObject*>(&PyBool_Type);
+    if (o != Py_None && !python_type && !isinstance<mt::DType>(src))
+      return mt::refuse(o, "torch.dtype | None");
+    value.st = mt::parse_dtype(src);
+    return true;
+  }
+  static handle cast(const mt::OptDtype&, return_value_policy, handle) { return none().release(); }
+};
+template <>
+struct type_caster<mt::OptDimList> {
+  PYBIND11_TYPE_CASTER(mt::OptDimList, const_name("tuple of ints | None"));
+  bool load(handle src, bool convert) {
+    value.h = src;
+    if (src.is_none()) return true;
+    if (make_caster<mt::SizedIntListArg>().load(src, convert)) return true;
+    return false;  // (the list's caster recorded the refusal)
+  }
+  static handle cast(const mt::OptDimList& d, return_value_policy, handle) { return d.h.inc_ref(); }
+};
+template <>
+struct type_caster<mt::DimArg> {
+  PYBIND11_TYPE_CASTER(mt::DimArg, const_name("int"));
+  bool load(handle src, bool convert) {
+    value.h = src;
+    int64_t v = 0;
+    if (mt::load_strict_int(src.ptr(), &v, true)) return true;
+    if (!src.is_none() && make_caster<mt::SizedIntListArg>().load(src, convert)) return true;
+    return mt::refuse(src.ptr(), "int");
+  }
+  static handle cast(const mt::DimArg& d, return_value_policy, handle) { return d.h.inc_ref(); }
 };
 }  // namespace detail
 }  // namespace pybind11
@@ -126,43 +179,43 @@ double parse_p(py::handle p) {
 }  // namespace
 
 void init_reduce(py::module_& m, TensorClass& cls) {
-  // sum/mean: (dim=None, keepdim=False, *, dtype=None)
+  // sum/mean: PyTorch's two signatures, (*, dtype=None) over every element and (dim, bool keepdim=False, *,
+  // dtype=None) whose dim may be None but must be given (sum(x, keepdim=True) is no call of PyTorch's)
   using DTypeReduce = Tensor (*)(const Tensor&, IntArrayRef, bool, ScalarType);
-  const std::pair<const char*, DTypeReduce> dtype_reductions[] = {{"sum", &sum}, {"mean", &mean}};
+  const std::pair<const char*, DTypeReduce> dtype_reductions[] = {
+      {"sum", &sum}, {"mean", &mean}, {"prod", &prod}};
   for (auto [name, fn] : dtype_reductions) {
-    // pos: dim's position in PyTorch's message (the function's 2, the method's 1)
-    auto call = [f = fn, name = name](int pos) {
-      return [f, name, pos](const Tensor& x, py::handle dim, StrictBool keepdim, py::handle dtype) {
-        DimVector dims = int_list_arg(dim, name, "dim", pos);
-        ScalarType dt = parse_dtype(dtype);
-        return nogil([&] { return f(x, dims, keepdim, dt); }, x);
+    auto all = [f = fn](const Tensor& x, OptDtype dtype) {
+      return nogil([&] { return f(x, IntArrayRef(), false, dtype.st); }, x);
+    };
+    // pos: dim's position in PyTorch's message (the function's 2, the method's 1). prod's dim is an int,
+    // never None (a list of dims is ours)
+    auto dims = [f = fn, name = name](int pos) {
+      return [f, name, pos](const Tensor& x, OptDimList dim, StrictBool keepdim, OptDtype dtype) {
+        DimVector d = int_list_arg(dim.h, name, "dim", pos);
+        return nogil([&] { return f(x, d, keepdim, dtype.st); }, x);
       };
     };
-    m.def(name, call(2), py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false,
-          py::kw_only(), py::arg("dtype") = py::none());
-    cls.def(name, call(1), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
-            py::arg("dtype") = py::none());
-  }
-  // prod: PyTorch's two signatures, (*, dtype=None) over every element and (dim, bool keepdim=False, *,
-  // dtype=None) with a dim never None (a list of dims is ours)
-  auto prod_all = [](const Tensor& x, py::handle dtype) {
-    ScalarType dt = parse_dtype(dtype);
-    return nogil([&] { return prod(x, IntArrayRef(), false, dt); }, x);
-  };
-  auto prod_dims = [](int pos) {
-    return [pos](const Tensor& x, py::handle dim, StrictBool keepdim, py::handle dtype) {
-      if (dim.is_none()) throw py::reference_cast_error();  // no overload takes it: PyTorch's TypeError
-      DimVector dims = int_list_arg(dim, "prod", "dim", pos);
-      ScalarType dt = parse_dtype(dtype);
-      return nogil([&] { return prod(x, dims, keepdim, dt); }, x);
+    auto prod_dims = [pos_dims = dims](int pos) {
+      return [call = pos_dims(pos)](const Tensor& x, DimArg dim, StrictBool keepdim, OptDtype dtype) {
+        return call(x, OptDimList{dim.h}, keepdim, dtype);
+      };
     };
-  };
-  m.def("prod", prod_all, py::arg("input"), py::kw_only(), py::arg("dtype") = py::none());
-  m.def("prod", prod_dims(2), py::arg("input"), py::arg("dim"), py::arg("keepdim") = false, py::kw_only(),
-        py::arg("dtype") = py::none());
-  cls.def("prod", prod_all, py::kw_only(), py::arg("dtype") = py::none());
-  cls.def("prod", prod_dims(1), py::arg("dim"), py::arg("keepdim") = false, py::kw_only(),
-          py::arg("dtype") = py::none());
+    const bool is_prod = std::strcmp(name, "prod") == 0;
+    m.def(name, all, py::arg("input"), py::kw_only(), py::arg("dtype") = py::none());
+    cls.def(name, all, py::kw_only(), py::arg("dtype") = py::none());
+    if (is_prod) {
+      m.def(name, prod_dims(2), py::arg("input"), py::arg("dim"), py::arg("keepdim") = false, py::kw_only(),
+            py::arg("dtype") = py::none());
+      cls.def(name, prod_dims(1), py::arg("dim"), py::arg("keepdim") = false, py::kw_only(),
+              py::arg("dtype") = py::none());
+    } else {
+      m.def(name, dims(2), py::arg("input"), py::arg("dim"), py::arg("keepdim") = false, py::kw_only(),
+            py::arg("dtype") = py::none());
+      cls.def(name, dims(1), py::arg("dim"), py::arg("keepdim") = false, py::kw_only(),
+              py::arg("dtype") = py::none());
+    }
+  }
 
   using PlainReduce = Tensor (*)(const Tensor&, IntArrayRef, bool);
   const std::pair<const char*, PlainReduce> plain[] = {

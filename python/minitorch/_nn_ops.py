@@ -284,11 +284,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
         # ATen's kernel has no shape check of F's: log_sigmoid(input) runs first, then the loss is written into
         # a tensor of target's shape, so input may broadcast to it and nothing else
         _floating(input, "log_sigmoid")
-        if target.dtype == _C.bool:  # then 1 - target (loss.cpp's check, reached before the shapes here)
-            raise NotImplementedError(
-                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-                "`logical_xor()` operator instead."
-            )
+        if target.dtype == _C.bool:  # then PyTorch's 1 - target, the 1 a bool tensor: sub refuses two bools
+            _C.ones((), dtype=_C.bool) - target
         shape = _broadcast_sizes(target.shape, input.shape)
         if shape != list(target.shape):
             raise RuntimeError(

@@ -470,3 +470,27 @@ def test_containers_refuse_a_call_with_pytorchs_message():
             NotImplementedError, match=rf'Module \[{name}\] is missing the required "forward"'
         ):
             c(minitorch.ones(1), scale=2)
+
+
+def test_module_classes_carry_pytorchs_constants_lists():
+    """Every nn module class with PyTorch's __constants__ (a list, most from a base: Conv2d's from _ConvNd) has
+    the same list here, a subclass inheriting it; a class PyTorch gives none has none"""
+    from utils import run_oracle
+
+    script = (
+        "import inspect, json, torch.nn as nn\n"
+        "print(json.dumps({n: getattr(c, '__constants__', None) for n in dir(nn)"
+        " for c in [getattr(nn, n)] if inspect.isclass(c) and issubclass(c, nn.Module)}))"
+    )
+    theirs = run_oracle(script, {})
+    ours = {n: getattr(getattr(nn, n), "__constants__", None) for n in theirs if hasattr(nn, n)}
+    assert len(ours) > 130
+    diffs = {n: (ours[n], theirs[n]) for n in ours if ours[n] != theirs[n]}
+    assert not diffs, diffs
+    assert isinstance(nn.Linear.__constants__, list) and nn.Conv2d.__constants__[-1] == "kernel_size"
+
+    class MyLinear(nn.Linear):
+        pass
+
+    assert MyLinear.__constants__ == ["in_features", "out_features"]
+    assert not hasattr(nn.Module, "__constants__") and not hasattr(nn.Sequential, "__constants__")

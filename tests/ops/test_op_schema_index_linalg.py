@@ -114,10 +114,6 @@ OUT_DTYPE = (
     "its one signature is the plausible one and words the count"
 )
 DIVERGES = {
-    "torch.index_select(x, 1, torch.tensor([0, 2]), out=torch.empty(0, dtype=torch.float64))": (
-        _raises("Expected out tensor to have dtype float, but got double instead", "RuntimeError"),
-        "bind_out.cpp's exact rule words the out= dtype check as PyTorch's GEMMs and gather do",
-    ),
     "torch.mm(a, torch.tensor([[1.0, 2.0, 3.0]]))": (
         _raises("mat1 and mat2 shapes cannot be multiplied (2x2 and 1x3)", "RuntimeError"),
         "ops/linalg.cpp's check, without the 'mm: ' PyTorch 2.15 puts before it",

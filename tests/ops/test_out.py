@@ -810,9 +810,9 @@ def test_out_direct_layouts(device, name, call, ref):
 def test_out_direct_rules(device, name, call, ref):
     x, y, i, g = _direct_inputs(device, minitorch.float32)
     want = call(minitorch, x, y, i, g, None)
-    # another dtype: the general path's check (exact but for cat's cast, in cat's wording)
+    # another dtype: the general path's check (exact but for cat's cast, in cat's wording, and index_select's own)
     wrong = minitorch.empty(want.shape, dtype=minitorch.int64, device=device)
-    with pytest.raises((RuntimeError, TypeError), match="dtype|cast"):
+    with pytest.raises((RuntimeError, TypeError), match="dtype|cast|same scalar type"):
         call(minitorch, x, y, i, g, wrong)
     # another shape with elements: resized with PyTorch's warning
     out = minitorch.empty(2, dtype=minitorch.float32, device=device)

@@ -8728,3 +8728,121 @@ def test_fuzz_4500_mean_into_half_cond_parse_sparse_size_none_hinge_margin():
     with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without overflow"):
         T.hinge_embedding_loss(u8, tgt, -1)
     assert T.hinge_embedding_loss(T.tensor([1, 2], dtype=T.int8), tgt, -1, 0).tolist() == [1, 2]
+
+
+def test_par27_a_methods_lone_int_list_takes_its_ints_as_varargs():
+    """PyTorch's parser takes a method's ints as one list where that list is the signature's only positional
+    parameter (x.squeeze(0, 1) is x.squeeze((0, 1))); the function form and other methods do not"""
+    x = minitorch.arange(6.0).reshape(1, 1, 6, 1)
+    np.testing.assert_array_equal(x.squeeze(0, 3).numpy(), np.arange(6.0).reshape(1, 1, 6, 1).squeeze((0, 3)))
+    assert x.clone().squeeze_(0, 1, 3).shape == (6,)
+    with pytest.raises(TypeError, match=r"failed to unpack the object at pos 2 .*but got str"):
+        x.squeeze(0, "a")
+    setup = "x = torch.arange(6.).reshape(1, 1, 6, 1)"
+    calls = [
+        "x.squeeze(0, 1)",
+        "x.squeeze(0, 3, 1)",
+        "x.clone().squeeze_(0, 1)",
+        "x.squeeze(0, 7)",
+        "x.squeeze(0, 'a')",
+        "x.squeeze(0, None)",
+        "x.squeeze('a', 1)",
+        "x.squeeze(True, 1)",
+        "x.squeeze(0, 1, foo=2)",
+        "torch.squeeze(x, 0, 1)",
+        "x.sum(0, 1)",
+    ]
+    _par21_compare(setup, calls)
+
+
+def test_par27_b_softplus_gradient_is_pytorchs_z_over_z_plus_one():
+    """softplus's gradient below the threshold is PyTorch's exp(x b) / (exp(x b) + 1): NaN where that overflows
+    (beta = inf, or threshold = inf with the forward inf), a subnormal where it underflows"""
+    import minitorch.nn.functional as F
+
+    xs = [-800.0, -100.0, 0.5, 50.0, 89.0, 800.0]
+    for dt, npdt in [(minitorch.float32, np.float32), (minitorch.float64, np.float64)]:
+        for beta, threshold in [(1.0, 20.0), (1.0, math.inf), (-1.0, math.inf), (math.inf, math.inf)]:
+            x = minitorch.tensor(xs, dtype=dt, requires_grad=True)
+            (g,) = minitorch.autograd.grad(F.softplus(x, beta, threshold).sum(), x)
+            with np.errstate(all="ignore"):
+                bx = np.array(xs, dtype=npdt) * npdt(beta)
+                z = np.exp(bx)
+                want = np.where(bx > threshold, npdt(1), z / (z + npdt(1)))
+            np.testing.assert_allclose(g.numpy(), want, rtol=1e-6, atol=0)
+            assert np.array_equal(np.isnan(g.numpy()), np.isnan(want))
+    setup = "x = torch.tensor([-2.0, 0.0, 0.5, 3.0, 100.0], requires_grad=True)"
+    calls = [
+        f"torch.autograd.grad(F.softplus(x, {b}, {t}).sum(), x)[0]"
+        for b, t in [
+            ("float('inf')", "float('inf')"),
+            ("1.0", "float('inf')"),
+            ("float('-inf')", "float('inf')"),
+        ]
+    ] + ["F.softplus(x, float('inf'), float('inf'))"]
+    _par21_compare(setup, calls)
+
+
+def test_par27_c_sum_mean_prod_take_pytorchs_two_signatures():
+    """sum/mean/prod are PyTorch's two signatures: every element (*, dtype) and (dim, keepdim=False, *, dtype), so
+    keepdim needs a dim, a non-dtype dtype is a refused call, and prod's dim is never None; sum over every
+    element takes no out= (mean's does)"""
+    x = minitorch.arange(6.0).reshape(2, 3)
+    assert x.sum(None, True).tolist() == [[15.0]]
+    np.testing.assert_allclose(minitorch.mean(x, dim=None, keepdim=True).numpy(), [[2.5]])
+    assert minitorch.sum(x, dtype=float).dtype == minitorch.float64
+    with pytest.raises(
+        TypeError, match=r"sum\(\) received an invalid combination of arguments - got \(keepdim=bool, \)"
+    ):
+        x.sum(keepdim=True)
+    setup = "x = torch.arange(6.).reshape(2, 3); o = torch.empty(())"
+    calls = [
+        "torch.sum(x, keepdim=True)",
+        "torch.mean(x, keepdim=True)",
+        "x.mean(keepdim=False)",
+        "torch.mean(x, dtype=torch.float64, keepdim=True)",
+        "torch.sum(x, dtype=torch.float64, keepdim=True)",
+        "torch.sum(x, dtype='float')",
+        "torch.sum(x, 0, dtype='float')",
+        "x.sum(dtype=1)",
+        "torch.prod(x, dtype='a')",
+        "torch.prod(x, 0, dtype='a')",
+        "torch.prod(x, None, True)",
+        "x.prod(None, True)",
+        "torch.prod(x, None)",
+        "torch.mean(x, 'a')",
+        "torch.sum(x, 1.5)",
+        "x.sum((0, 'a'))",
+        "torch.sum(x, out=o)",
+        "torch.mean(x, out=o)",
+        "torch.sum(x, 0, out=torch.empty(3))",
+        "torch.sum(x, None, True)",
+        "torch.sum(x, dtype=float)",
+        "x.sum(0, True, torch.float64)",
+        "torch.sum(x, foo=1)",
+        "torch.sum(x, axis=0, keepdims=True)",
+        "torch.prod(x, 1, True)",
+    ]
+    _par21_compare(setup, calls)
+
+
+def test_par27_d_index_select_out_of_another_dtype_is_pytorchs_message():
+    """index_select's out= of another dtype than self's: PyTorch's 'self and result must have the same scalar
+    type' (out.h's same_type rule); a right one is written with the selected rows"""
+    x = minitorch.arange(12.0).reshape(4, 3)
+    i = minitorch.tensor([0, 2])
+    for dt in (minitorch.int64, minitorch.float64):
+        with pytest.raises(
+            RuntimeError, match=r"^index_select\(\): self and result must have the same scalar type$"
+        ):
+            minitorch.index_select(x, 0, i, out=minitorch.empty(2, 3, dtype=dt))
+    o = minitorch.empty(2, 3)
+    minitorch.index_select(x, 0, i, out=o)
+    np.testing.assert_array_equal(o.numpy(), np.arange(12.0).reshape(4, 3)[[0, 2]])
+    setup = "x = torch.arange(12.).reshape(4, 3); i = torch.tensor([0, 2])"
+    calls = [
+        "torch.index_select(x, 0, i, out=torch.empty(2, 3, dtype=torch.int64))",
+        "torch.index_select(x, 0, i.float(), out=torch.empty(2, 3, dtype=torch.int64))",
+        "torch.index_select(x, 0, i, out=torch.empty(2, 3))",
+    ]
+    _par21_compare(setup, calls)

@@ -101,9 +101,11 @@ def test_basic_reductions(device, dtype, op, dim, keepdim, layout):
     kwargs = {"keepdim": keepdim}
     if dim is not None:
         kwargs["dim"] = dim
-    elif op == "prod":  # PyTorch's prod takes keepdim only beside a dim
-        with pytest.raises(TypeError, match=re.escape("prod() received an invalid combination of arguments")):
-            minitorch.prod(t, **kwargs)
+    elif op in ("prod", "sum", "mean"):  # PyTorch's prod, sum and mean take keepdim only beside a dim
+        with pytest.raises(
+            TypeError, match=re.escape(f"{op}() received an invalid combination of arguments")
+        ):
+            getattr(minitorch, op)(t, **kwargs)
         if keepdim:
             return
         kwargs = {}

@@ -1,5 +1,6 @@
 """The layer classes of minitorch.nn, by family as in PyTorch's torch/nn/modules."""
 
+from minitorch.nn.modules import _constants
 from minitorch.nn.modules.activation import *
 from minitorch.nn.modules.adaptive import *
 from minitorch.nn.modules.batchnorm import *
@@ -23,3 +24,6 @@ from minitorch.nn.modules.rnn import *
 from minitorch.nn.modules.sparse import *
 from minitorch.nn.modules.transformer import *
 from minitorch.nn.modules.upsampling import *
+
+_constants.apply(globals())
+del _constants

@@ -250,8 +250,6 @@ class MultiheadAttention(Module):
     from embed_dim), in_proj_bias, out_proj; the same parameter names, shapes and initialization, so
     state_dicts load either way. need_weights=False runs the fused scaled_dot_product_attention."""
 
-    __constants__ = ("batch_first",)
-
     def __init__(
         self,
         embed_dim,

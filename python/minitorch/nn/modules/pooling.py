@@ -287,7 +287,6 @@ class LPPool3d(_LPPoolNd):
 
 
 class _FractionalMaxPoolNd(Module):
-    __constants__ = ("kernel_size", "return_indices", "output_size", "output_ratio")
     _nd = 2
 
     def __init__(

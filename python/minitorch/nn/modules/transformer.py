@@ -82,8 +82,6 @@ def _feed_forward_block(layer, x, dropout):
 
 # Both layers take PyTorch's constructor arguments, so their signatures repeat by design.
 class TransformerEncoderLayer(Module):
-    __constants__ = ("norm_first",)
-
     def __init__(
         self,
         d_model,
@@ -129,8 +127,6 @@ class TransformerEncoderLayer(Module):
 
 
 class TransformerDecoderLayer(Module):
-    __constants__ = ("norm_first",)
-
     def __init__(
         self,
         d_model,
