@@ -2,6 +2,7 @@
 objects, module training flags, flags read by an `if`): after such a value changes, the compiled callable gives
 the eager result, and the number of backend calls (recompiles) equals PyTorch's."""
 
+import math
 import time
 import warnings
 
@@ -231,3 +232,91 @@ def test_properties_are_not_read_by_guards():
     cf(x)
     # only the capture reads it: checking the guards runs no code of the object (the property is not guarded)
     assert len(reads) == 1
+
+
+def _counting():
+    calls = []
+
+    def be(gm, example_inputs):
+        calls.append(1)
+        return gm.forward
+
+    return be, calls
+
+
+class _Opts:
+    scale = 2.0  # a class attribute until an instance sets its own
+
+
+def test_argument_attributes_class_attributes_and_kwargs():
+    be, calls = _counting()
+
+    def f(x, opts):
+        return x * opts.scale
+
+    cf = torch.compile(f, backend=be)
+    x, o = torch.ones(2), _Opts()
+    for _ in range(3):
+        assert cf(x, o).tolist() == [2.0, 2.0]
+        assert cf(x, opts=o).tolist() == [2.0, 2.0]
+    assert len(calls) == 2  # positional and keyword calls are different signatures, as in Dynamo
+    o.scale = 3.0  # now an instance attribute shadowing the class's
+    assert cf(x, o).tolist() == [3.0, 3.0]
+    assert cf(x, opts=o).tolist() == [3.0, 3.0]
+    assert len(calls) == 4
+    _Opts.scale = 2.0
+
+
+def test_nan_large_containers_and_empty_cells():
+    be, calls = _counting()
+    nan_value = float("nan")
+    table = list(range(1000))  # past the budget: compared shallowly
+
+    def f(x):
+        return x * table[3] + (1.0 if math.isnan(nan_value) else 0.0)
+
+    cf = torch.compile(f, backend=be)
+    x = torch.ones(2)
+    for _ in range(3):
+        assert cf(x).tolist() == [4.0, 4.0]
+    assert len(calls) == 1  # a NaN equals itself as a guard
+    table[3] = 10
+    assert cf(x).tolist() == [11.0, 11.0]
+    assert len(calls) == 2
+
+    def make():
+        def g(x):
+            return x * later
+
+        later = 2.0
+        return g
+
+    g = make()
+    cg = torch.compile(g, backend=be)
+    assert cg(x).tolist() == [2.0, 2.0]
+    cell = g.__closure__[0]
+    del cell.cell_contents  # an emptied cell: the guard fails, the eager rerun raises as eager does
+    with pytest.raises(NameError):
+        cg(x)
+
+
+def test_module_submodule_swapped_and_set_to_none():
+    be, calls = _counting()
+
+    class M(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.act = torch.nn.ReLU()
+
+        def forward(self, x):
+            return self.act(x) if self.act is not None else x
+
+    m = M()
+    cm = torch.compile(m, backend=be)
+    x = torch.tensor([-1.0, 2.0])
+    assert cm(x).tolist() == [0.0, 2.0]
+    m.act = torch.nn.Tanh()
+    assert cm(x).tolist() == m(x).tolist()
+    m.act = None
+    assert cm(x).tolist() == [-1.0, 2.0]
+    assert len(calls) == 3

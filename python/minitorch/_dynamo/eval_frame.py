@@ -250,7 +250,7 @@ class _Entry:
             v = getattr(obj, name, _MISSING)
             if v is not value and v != value:
                 return False
-        return self.py_guard is None or self.py_guard.holds(args, kwargs)
+        return self.py_guard is None or self.py_guard.fast(args, kwargs)
 
 
 def _find(entries, args, kwargs):

@@ -120,9 +120,10 @@ def _chains(code, freevars_top, params):
 class _Check:
     """One guarded value: how to read it again (a root and attributes) and what it was."""
 
-    __slots__ = ("attrs", "key", "kind", "root", "snap")
+    __slots__ = ("attrs", "key", "kind", "root", "snap", "start")
 
-    def __init__(self, kind, root, key, attrs, snap):
+    def __init__(self, kind, root, key, attrs, snap, start=None):
+        self.start = start  # the root's value at the capture (where its attributes were found)
         self.kind = kind  # "global": root is the globals dict, "cell", "arg": key indexes args or kwargs
         self.root = root
         self.key = key
@@ -237,7 +238,7 @@ def sources(fn, args, kwargs):
         if not _guardable(value):
             continue
         # the root itself (an argument is already guarded by the cache key), then each attribute read after it
-        path = []
+        path, start = [], value
         if kind != "arg" and kind != "const":
             checks.append(_Check(kind, root, key, (), _freeze(value, [_BUDGET])))
         for a in attrs:
@@ -247,7 +248,7 @@ def sources(fn, args, kwargs):
             if value is _MISSING or not _guardable(value):
                 break
             path.append(a)
-            checks.append(_Check(kind, root, key, tuple(path), _freeze(value, [_BUDGET])))
+            checks.append(_Check(kind, root, key, tuple(path), _freeze(value, [_BUDGET]), start))
     if not checks:
         return None
     return Guard(checks)
@@ -262,7 +263,7 @@ def _is_tensor(v):
 class Guard:
     """The checks of one captured graph (see the module docstring)."""
 
-    __slots__ = ("checks",)
+    __slots__ = ("checks", "fast")
 
     def __init__(self, checks):
         # duplicates (a name read twice) checked once
@@ -273,6 +274,52 @@ class Guard:
                 seen.add(k)
                 unique.append(c)
         self.checks = unique
+        self.fast = self._generate()
+
+    def _generate(self):
+        """holds() as one generated function with every check inlined (a call pays a few dict reads and
+        compares, as Dynamo's guard code); anything unusual (an attribute not in the instance __dict__, an
+        empty cell, a missing argument) goes to holds() itself."""
+        scope = {"M": _MISSING, "same": _same, "attr": static_attr}
+        lines = ["def check(args, kwargs):", "    try:"]
+        for i, c in enumerate(self.checks):
+            scope[f"R{i}"], scope[f"K{i}"] = c.root, (c.key[1] if isinstance(c.key, tuple) else c.key)
+            if c.kind == "global":
+                get = f"R{i}.get(K{i}, M)"
+            elif c.kind == "cell":
+                get = f"R{i}.cell_contents"
+            elif c.kind == "const":
+                get = f"R{i}"
+            elif c.key[0] == "pos":
+                get = f"args[{c.key[1]}]"
+            else:
+                get = f"kwargs[K{i}]"
+            lines.append(f"        v = {get}")
+            now = c.start
+            for j, a in enumerate(c.attrs):
+                scope[f"A{i}_{j}"] = a
+                d = getattr(now, "__dict__", None)
+                if type(d) is dict and a in d:
+                    lines.append(f"        v = v.__dict__[A{i}_{j}]")
+                else:  # a class attribute, a submodule...: where static_attr finds it
+                    lines.append(f"        v = attr(v, A{i}_{j})")
+                now = static_attr(now, a) if now is not _MISSING else _MISSING
+            snap = c.snap
+            if snap[0] == "is":
+                scope[f"S{i}"] = snap[1]
+                test = f"v is S{i}"
+            elif snap[0] == "eq":
+                scope[f"T{i}"], scope[f"S{i}"] = snap[1], snap[2]
+                test = f"type(v) is T{i} and v == S{i}"
+            else:
+                scope[f"S{i}"] = snap
+                test = f"same(v, S{i})"
+            lines.append(f"        if not ({test}):")
+            lines.append("            return False")
+        lines += ["    except Exception:", "        return slow(args, kwargs)", "    return True"]
+        scope["slow"] = self.holds
+        exec(compile("\n".join(lines) + "\n", "<torch.compile guards>", "exec"), scope)  # noqa: S102
+        return scope["check"]
 
     def holds(self, args, kwargs):
         """Whether every guarded value is what it was at the capture."""
