@@ -116,6 +116,33 @@ m.train()
 check("module attribute's object attribute", m, lambda: setattr(m.cfg, "shift", 5.0),
       cf=torch.compile(m, backend=be))
 
+H_SCALE = 2.0
+def helper(x):
+    return x * H_SCALE
+def f_helper(x):
+    return helper(x) + 1
+def ch_helper():
+    global H_SCALE
+    H_SCALE = 4.0
+check("a helper's global", f_helper, ch_helper)
+
+class Inner(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.opts = Cfg()
+        self.opts.gain = 2.0
+    def forward(self, x):
+        return x * self.opts.gain
+class Outer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = Inner()
+    def forward(self, x):
+        return self.inner(x) - 1
+outer = Outer()
+check("a submodule's object attribute", outer, lambda: setattr(outer.inner.opts, "gain", 3.0),
+      cf=torch.compile(outer, backend=be))
+
 U = [1.0, 2.0]
 def f_same(x):
     return x * U[1]

@@ -12,9 +12,10 @@ What is checked: numbers, strings, bools and None by type and ``==``; lists, tup
 guardable values by their contents (a deep copy, up to ``_BUDGET`` values; a bigger container by a shallow
 copy compared with ``==``); every other object by identity. Attributes are read only where reading runs no
 code (the instance ``__dict__`` or a plain class attribute, no property), so checking a guard has no side
-effects. What differs from Dynamo: the reads are found statically in the code of the callable itself (the
-functions it calls are not looked into), so a name read on a branch not taken is guarded too (a change there
-recompiles needlessly), and Python modules of minitorch and the standard library are not guarded."""
+effects. What differs from Dynamo: the reads are found statically in the code of the callable and of the user
+functions and submodules reached through its globals, cells and attributes (a function passed as an argument
+is not looked into), so a name read on a branch not taken is guarded too (a change there recompiles
+needlessly), and Python modules of minitorch and the standard library are not guarded."""
 
 import dis
 import inspect
@@ -108,6 +109,10 @@ def _chains(code, freevars_top, params):
         while j < len(instrs) and instrs[j].opname == "LOAD_ATTR":
             attrs.append(instrs[j].argval)
             j += 1
+        if j < len(instrs) and instrs[j].opname == "LOAD_METHOD":
+            # `self.block(x)` (3.11's method call): a submodule or a callable attribute, guarded as the value
+            attrs.append(instrs[j].argval)
+            j += 1
         out.add((root[0], root[1], tuple(attrs)))
         i = j
     for const in code.co_consts:
@@ -187,7 +192,36 @@ def _guardable(value):
 
 def sources(fn, args, kwargs):
     """The Guard of fn(*args, **kwargs) after its capture: the values its code reads from globals, closure
-    cells and attributes of objects (None when there are none). fn: a function, a bound method or a Module."""
+    cells and attributes of objects, and those read by the user functions and submodules it reaches that way
+    (a helper function that is a global, a submodule's forward), None when there are none. fn: a function, a
+    bound method or a Module."""
+    checks = []
+    _collect(fn, args, kwargs, checks, 0, set())
+    if not checks:
+        return None
+    return Guard(checks)
+
+
+_DEPTH = 4  # helper functions and submodules looked into, call depth
+
+
+def _user_callable(value):
+    """The function or module whose code a call of value runs, if it is the user's (not minitorch's)."""
+    from minitorch.nn.modules.module import Module
+
+    if getattr(value, "_torchdynamo_orig_callable", None) is not None:
+        return None  # torch.compiler.disable / allow_in_graph: it runs at each call, reading its values then
+    if isinstance(value, (types.FunctionType, types.MethodType)):
+        func = value.__func__ if isinstance(value, types.MethodType) else value
+        mod = getattr(func, "__module__", None) or ""
+    elif isinstance(value, Module):
+        mod = type(value).__module__ or ""
+    else:
+        return None
+    return None if mod.partition(".")[0] in _SKIP_MODULES else value
+
+
+def _collect(fn, args, kwargs, checks, depth, seen):
     from minitorch.nn.modules.module import Module
 
     bound_self = _MISSING
@@ -198,7 +232,11 @@ def sources(fn, args, kwargs):
         bound_self, target = fn.__self__, fn.__func__
     target = inspect.unwrap(target) if isinstance(target, types.FunctionType) else target
     if not isinstance(target, types.FunctionType):
-        return None
+        return
+    key_seen = (id(target.__code__), id(bound_self))
+    if key_seen in seen:
+        return
+    seen.add(key_seen)
     code = target.__code__
     names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
     # where each parameter's value is found in a call: args[i] (positional) or kwargs[name]
@@ -213,7 +251,7 @@ def sources(fn, args, kwargs):
             where[n] = ("pos", i - offset)
     cells = dict(zip(code.co_freevars, target.__closure__ or ()))
     g = target.__globals__
-    checks = []
+    reached = []
     for kind, name, attrs in sorted(_chains(code, frozenset(cells), frozenset(names))):
         if kind == "global":
             value = g.get(name, _MISSING)
@@ -241,6 +279,7 @@ def sources(fn, args, kwargs):
         path, start = [], value
         if kind != "arg" and kind != "const":
             checks.append(_Check(kind, root, key, (), _freeze(value, [_BUDGET])))
+            reached.append(value)
         for a in attrs:
             if isinstance(value, _SCALARS) or _is_tensor(value):
                 break
@@ -249,9 +288,12 @@ def sources(fn, args, kwargs):
                 break
             path.append(a)
             checks.append(_Check(kind, root, key, tuple(path), _freeze(value, [_BUDGET]), start))
-    if not checks:
-        return None
-    return Guard(checks)
+            reached.append(value)
+    if depth < _DEPTH:
+        for value in reached:
+            callee = _user_callable(value)
+            if callee is not None:
+                _collect(callee, (), {}, checks, depth + 1, seen)
 
 
 def _is_tensor(v):
