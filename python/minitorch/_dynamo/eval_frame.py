@@ -2,7 +2,8 @@
 the backend, and replays the compiled graph while the guards hold.
 
 Guards: for each tensor input its sizes, strides, dtype, device and requires_grad; every other argument by
-value (or identity when unhashable); grad mode; the ``training`` flag of every module the graph calls. A call
+value (or identity when unhashable); grad mode; the ``training`` flag of every module the graph calls; the
+globals, closure variables and object attributes its code reads (guards.py). A call
 that matches no cached graph captures a new one (a recompile), up to ``config.recompile_limit`` graphs per
 callable, after which new signatures run eagerly with one warning. With ``dynamic=None`` a recompile caused
 only by sizes tries a size-generic graph first (``dynamic=True`` starts with one, ``dynamic=False`` never
@@ -25,6 +26,7 @@ import weakref
 
 from minitorch import _C
 from minitorch._dynamo import config, resume
+from minitorch._dynamo import guards as py_guards
 from minitorch._dynamo.capture import GraphBreak, capture, is_capturing, user_stacklevel
 from minitorch._dynamo.exc import BackendCompilerFailed, FailOnRecompileLimitHit, Unsupported
 from minitorch._dynamo.utils import counters
@@ -231,9 +233,10 @@ class _Entry:
     (object, attribute, value) it was captured under besides its inputs (module training flags, Python
     scalars read from modules)."""
 
-    __slots__ = ("compiled", "fn", "gm", "guards", "kernels", "rank_key", "specialized")
+    __slots__ = ("compiled", "fn", "gm", "guards", "kernels", "py_guard", "rank_key", "specialized")
 
-    def __init__(self, fn, compiled, gm, kernels, rank_key, specialized, guards):
+    def __init__(self, fn, compiled, gm, kernels, rank_key, specialized, guards, py_guard=None):
+        self.py_guard = py_guard  # guards.Guard: globals, closure cells, object attributes the graph baked in
         self.fn = fn
         self.compiled = compiled
         self.gm = gm
@@ -242,18 +245,18 @@ class _Entry:
         self.specialized = specialized
         self.guards = guards
 
-    def holds(self):
+    def holds(self, args, kwargs):
         for obj, name, value in self.guards:
             v = getattr(obj, name, _MISSING)
             if v is not value and v != value:
                 return False
-        return True
+        return self.py_guard is None or self.py_guard.fast(args, kwargs)
 
 
-def _find(entries):
+def _find(entries, args, kwargs):
     if entries:
         for e in entries:
-            if e.holds():
+            if e.holds(args, kwargs):
                 return e
     return None
 
@@ -390,16 +393,16 @@ class CompiledFunction:
                 return self._eager(args, kwargs)  # hooks registered since the split run around forward whole
             return split.run(args, kwargs)
         leaves, spec = _flatten(args, kwargs)
-        entry = _find(self._cache.get(self._key(leaves, spec)))
+        entry = _find(self._cache.get(self._key(leaves, spec)), args, kwargs)
         if entry is None and self._dyn_cache:
-            entry = _find(self._dyn_cache.get(self._rank_key(leaves, spec)))
+            entry = _find(self._dyn_cache.get(self._rank_key(leaves, spec)), args, kwargs)
         if entry is not None:
             return entry.fn(*leaves)
         with self._lock:
             # another thread may have compiled this signature while we waited
-            entry = _find(self._cache.get(self._key(leaves, spec)))
+            entry = _find(self._cache.get(self._key(leaves, spec)), args, kwargs)
             if entry is None and self._dyn_cache:
-                entry = _find(self._dyn_cache.get(self._rank_key(leaves, spec)))
+                entry = _find(self._dyn_cache.get(self._rank_key(leaves, spec)), args, kwargs)
             if entry is None:
                 return self._miss(args, kwargs, leaves, spec)
         return entry.fn(*leaves)
@@ -428,7 +431,8 @@ class CompiledFunction:
                     f"torch._dynamo hit config.recompile_limit ({limit})\n"
                     f"   function: '{name}'\n"
                     f"   last reason: no cached graph matches the input signature (sizes, strides, dtypes, "
-                    f"devices, requires_grad, other arguments, grad mode or module training flags changed)\n"
+                    f"devices, requires_grad, other arguments, grad mode, module training flags, or globals, closure variables or "
+                    f"object attributes the graph read changed)\n"
                     f"New input signatures of this function run eagerly.",
                     UserWarning,
                     stacklevel=user_stacklevel(),
@@ -486,6 +490,9 @@ class CompiledFunction:
         finally:
             active.on = prev
         counters["frames"]["ok"] += 1
+        # the Python values the code reads, as the capture left them: its side effects on them happened once (a
+        # list it appended to), the compiled calls repeat none, so only a change made elsewhere recompiles
+        py_guard = py_guards.sources(fn if self._module is None else self._module, args, kwargs)
         guards, seen = [], set()
         for m in res.modules:
             if (id(m), "training") not in seen:
@@ -505,7 +512,9 @@ class CompiledFunction:
             or getattr(getattr(compiled, "__self__", None), "_mt_kernels", None)
             or []
         )
-        entry = _Entry(call, compiled, res.gm, kernels, self._rank_key(leaves, spec), specialize, guards)
+        entry = _Entry(
+            call, compiled, res.gm, kernels, self._rank_key(leaves, spec), specialize, guards, py_guard
+        )
         self._entries.append(entry)
         if specialize:
             self._cache.setdefault(self._key(leaves, spec), []).insert(0, entry)

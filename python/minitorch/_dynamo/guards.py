@@ -1,0 +1,405 @@
+"""Guards on the Python values a captured graph bakes in: globals, closure cells and attributes of plain objects.
+
+A capture runs the callable on real values, so ``x * G[0]``, ``if FLAG:`` or ``x * cfg.scale`` put the value
+read at capture time into the graph as a constant. Dynamo guards on those reads (ID_MATCH, EQUALS_MATCH,
+TYPE_MATCH on globals, closure cells and attributes of non-module objects) and recompiles when they change;
+here the names the callable's code reads are found in its bytecode before the capture (``sources``), their
+values are remembered after the capture, and each call of a cached graph first checks them (``Guard.holds``).
+Remembered after rather than before: a capture's Python side effects happen once (a list it appends to), so
+the state it leaves is what later calls find unless something else changes it.
+
+What is checked: numbers, strings, bools and None by type and ``==``; lists, tuples, dicts and sets of
+guardable values by their contents (a deep copy, up to ``_BUDGET`` values; a bigger container by a shallow
+copy compared with ``==``); every other object by identity. Attributes are read only where reading runs no
+code (the instance ``__dict__`` or a plain class attribute, no property), so checking a guard has no side
+effects. What differs from Dynamo: the reads are found statically in the code of the callable and of the user
+functions and submodules reached through its globals, cells and attributes (a function passed as an argument
+is not looked into), so a name read on a branch not taken is guarded too (a change there recompiles
+needlessly), and Python modules of minitorch and the standard library are not guarded."""
+
+import dis
+import inspect
+import math
+import sys
+import types
+
+__all__ = ["Guard", "sources"]
+
+_MISSING = object()
+_SCALARS = (bool, int, float, complex, str, bytes, type(None))
+_BUDGET = 64  # values compared one by one; past that a container is compared shallowly
+_SKIP_MODULES = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins", "minitorch", "torch"}
+
+
+def _skipped_module(value):
+    if not isinstance(value, types.ModuleType):
+        return False
+    root = value.__name__.partition(".")[0]
+    return root in _SKIP_MODULES
+
+
+def static_attr(obj, name):
+    """obj.name where reading it runs no code (the instance __dict__, a plain class attribute), else _MISSING."""
+    cls = type(obj)
+    if isinstance(obj, type):
+        for klass in obj.__mro__:
+            if name in klass.__dict__:
+                v = klass.__dict__[name]
+                return _MISSING if hasattr(type(v), "__get__") else v
+        return _MISSING
+    if cls.__getattribute__ is not object.__getattribute__ and not isinstance(
+        obj, (types.ModuleType, _module_cls())
+    ):
+        return _MISSING  # a __getattribute__ of its own computes what it returns
+    class_attr = _MISSING
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            class_attr = klass.__dict__[name]
+            break
+    descriptor = type(class_attr)
+    if class_attr is not _MISSING and (hasattr(descriptor, "__set__") or hasattr(descriptor, "__delete__")):
+        return _MISSING  # a property, a slot: reading it runs code
+    d = getattr(obj, "__dict__", None)
+    if type(d) is dict:
+        if name in d:
+            return d[name]
+        if isinstance(obj, _module_cls()):
+            # what Module.__getattr__ returns (a submodule, a parameter, a buffer, or None set in their place)
+            for store in ("_parameters", "_buffers", "_modules"):
+                values = d.get(store)
+                if values is not None and name in values:
+                    return values[name]
+    if class_attr is _MISSING or hasattr(descriptor, "__get__"):
+        return _MISSING  # a method, or absent
+    return class_attr
+
+
+_MODULE_CLS = []
+
+
+def _module_cls():
+    if not _MODULE_CLS:
+        from minitorch.nn.modules.module import Module
+
+        _MODULE_CLS.append(Module)
+    return _MODULE_CLS[0]
+
+
+def _chains(code, freevars_top, params):
+    """(root kind, root name, attribute names) for every global, closure cell and parameter the code reads,
+    with the attributes read from it right after (``G``, ``cfg.scale``, ``self.opts.flag``)."""
+    out = set()
+    stored = {i.argval for i in dis.get_instructions(code) if i.opname in ("STORE_FAST", "DELETE_FAST")}
+    instrs = list(dis.get_instructions(code))
+    i = 0
+    while i < len(instrs):
+        ins = instrs[i]
+        root = None
+        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+            root = ("global", ins.argval)
+        elif ins.opname in ("LOAD_DEREF", "LOAD_CLASSDEREF") and ins.argval in freevars_top:
+            root = ("cell", ins.argval)
+        elif ins.opname == "LOAD_FAST" and ins.argval in params and ins.argval not in stored:
+            root = ("arg", ins.argval)
+        if root is None:
+            i += 1
+            continue
+        attrs = []
+        j = i + 1
+        while j < len(instrs) and instrs[j].opname == "LOAD_ATTR":
+            attrs.append(instrs[j].argval)
+            j += 1
+        if j < len(instrs) and instrs[j].opname == "LOAD_METHOD":
+            # `self.block(x)` (3.11's method call): a submodule or a callable attribute, guarded as the value
+            attrs.append(instrs[j].argval)
+            j += 1
+        out.add((root[0], root[1], tuple(attrs)))
+        i = j
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            # a comprehension, lambda or inner function: its globals are the same, its parameters its own
+            out |= {c for c in _chains(const, (), ()) if c[0] == "global"}
+    return out
+
+
+class _Check:
+    """One guarded value: how to read it again (a root and attributes) and what it was."""
+
+    __slots__ = ("attrs", "key", "kind", "root", "snap", "start")
+
+    def __init__(self, kind, root, key, attrs, snap, start=None):
+        self.start = start  # the root's value at the capture (where its attributes were found)
+        self.kind = kind  # "global": root is the globals dict, "cell", "arg": key indexes args or kwargs
+        self.root = root
+        self.key = key
+        self.attrs = attrs
+        self.snap = snap
+
+
+def _freeze(v, budget):
+    """What v is compared against later: (tag, ...) with the contents of containers of guardable values."""
+    t = type(v)
+    if t in _SCALARS:
+        return ("nan",) if t is float and math.isnan(v) else ("eq", t, v)
+    if t in (list, tuple, dict, set, frozenset):
+        budget[0] -= len(v)
+        if budget[0] < 0:
+            return ("shallow", v, t, dict(v) if t is dict else t(v))
+        if t is dict:
+            return ("dict", t, tuple(v), tuple(_freeze(x, budget) for x in v.values()))
+        if t in (set, frozenset):
+            return ("shallow", v, t, t(v))
+        return ("seq", t, tuple(_freeze(x, budget) for x in v))
+    return ("is", v)
+
+
+def _same(v, snap):
+    tag = snap[0]
+    if tag == "is":
+        return v is snap[1]
+    if tag == "eq":
+        return type(v) is snap[1] and v == snap[2]
+    if tag == "seq":
+        items = snap[2]
+        if type(v) is not snap[1] or len(v) != len(items):
+            return False
+        for x, s in zip(v, items):
+            if not _same(x, s):
+                return False
+        return True
+    if tag == "dict":
+        if type(v) is not dict or len(v) != len(snap[2]):
+            return False
+        for k, s in zip(snap[2], snap[3]):
+            x = v.get(k, _MISSING)
+            if x is _MISSING or not _same(x, s):
+                return False
+        return tuple(v) == snap[2]
+    if tag == "nan":
+        return type(v) is float and math.isnan(v)
+    # shallow: the same container holding the same (==) items
+    return v is snap[1] and type(v) is snap[2] and v == snap[3]
+
+
+def _guardable(value):
+    if _skipped_module(value):
+        return False
+    mod = getattr(value, "__module__", None) if isinstance(value, (types.FunctionType, type)) else None
+    if isinstance(mod, str) and mod.partition(".")[0] in _SKIP_MODULES:
+        return False
+    return not isinstance(value, types.BuiltinFunctionType)
+
+
+def sources(fn, args, kwargs):
+    """The Guard of fn(*args, **kwargs) after its capture: the values its code reads from globals, closure
+    cells and attributes of objects, and those read by the user functions and submodules it reaches that way
+    (a helper function that is a global, a submodule's forward), None when there are none. fn: a function, a
+    bound method or a Module."""
+    checks = []
+    _collect(fn, args, kwargs, checks, 0, set())
+    if not checks:
+        return None
+    return Guard(checks)
+
+
+_DEPTH = 4  # helper functions and submodules looked into, call depth
+
+
+def _user_callable(value):
+    """The function or module whose code a call of value runs, if it is the user's (not minitorch's)."""
+    from minitorch.nn.modules.module import Module
+
+    if getattr(value, "_torchdynamo_orig_callable", None) is not None:
+        return None  # torch.compiler.disable / allow_in_graph: it runs at each call, reading its values then
+    if isinstance(value, (types.FunctionType, types.MethodType)):
+        func = value.__func__ if isinstance(value, types.MethodType) else value
+        mod = getattr(func, "__module__", None) or ""
+    elif isinstance(value, Module):
+        mod = type(value).__module__ or ""
+    else:
+        return None
+    return None if mod.partition(".")[0] in _SKIP_MODULES else value
+
+
+def _collect(fn, args, kwargs, checks, depth, seen):
+    from minitorch.nn.modules.module import Module
+
+    bound_self = _MISSING
+    target = fn
+    if isinstance(fn, Module):
+        bound_self, target = fn, type(fn).forward
+    elif isinstance(fn, types.MethodType):
+        bound_self, target = fn.__self__, fn.__func__
+    target = inspect.unwrap(target) if isinstance(target, types.FunctionType) else target
+    if not isinstance(target, types.FunctionType):
+        return
+    key_seen = (id(target.__code__), id(bound_self))
+    if key_seen in seen:
+        return
+    seen.add(key_seen)
+    code = target.__code__
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    # where each parameter's value is found in a call: args[i] (positional) or kwargs[name]
+    where = {}
+    offset = 1 if bound_self is not _MISSING else 0
+    for i, n in enumerate(names):
+        if i < offset:
+            continue
+        if n in kwargs:
+            where[n] = ("kw", n)
+        elif i - offset < len(args) and i < code.co_argcount:
+            where[n] = ("pos", i - offset)
+    cells = dict(zip(code.co_freevars, target.__closure__ or ()))
+    g = target.__globals__
+    reached = []
+    for kind, name, attrs in sorted(_chains(code, frozenset(cells), frozenset(names))):
+        if kind == "global":
+            value = g.get(name, _MISSING)
+            if value is _MISSING:
+                continue  # a builtin (or undefined): not guarded
+            root, key = g, name
+        elif kind == "cell":
+            try:
+                value = cells[name].cell_contents
+            except ValueError:
+                continue
+            root, key = cells[name], None
+        else:
+            if offset and name == names[0]:
+                value, root, key, kind = bound_self, bound_self, None, "const"
+            elif name in where:
+                key = where[name]
+                value = args[key[1]] if key[0] == "pos" else kwargs[key[1]]
+                root = None
+            else:
+                continue
+        if not _guardable(value):
+            continue
+        # the root itself (an argument is already guarded by the cache key), then each attribute read after it
+        path, start = [], value
+        if kind != "arg" and kind != "const":
+            checks.append(_Check(kind, root, key, (), _freeze(value, [_BUDGET])))
+            reached.append(value)
+        for a in attrs:
+            if isinstance(value, _SCALARS) or _is_tensor(value):
+                break
+            value = static_attr(value, a)
+            if value is _MISSING or not _guardable(value):
+                break
+            path.append(a)
+            checks.append(_Check(kind, root, key, tuple(path), _freeze(value, [_BUDGET]), start))
+            reached.append(value)
+    if depth < _DEPTH:
+        for value in reached:
+            callee = _user_callable(value)
+            if callee is not None:
+                _collect(callee, (), {}, checks, depth + 1, seen)
+
+
+def _is_tensor(v):
+    from minitorch import _C
+
+    return isinstance(v, _C.Tensor)
+
+
+class Guard:
+    """The checks of one captured graph (see the module docstring)."""
+
+    __slots__ = ("checks", "fast")
+
+    def __init__(self, checks):
+        # duplicates (a name read twice) checked once
+        seen, unique = set(), []
+        for c in checks:
+            k = (c.kind, id(c.root), c.key, c.attrs)
+            if k not in seen:
+                seen.add(k)
+                unique.append(c)
+        self.checks = unique
+        self.fast = self._generate()
+
+    def _generate(self):
+        """holds() as one generated function with every check inlined (a call pays a few dict reads and
+        compares, as Dynamo's guard code); anything unusual (an attribute not in the instance __dict__, an
+        empty cell, a missing argument) goes to holds() itself."""
+        scope = {"M": _MISSING, "same": _same, "attr": static_attr}
+        lines = ["def check(args, kwargs):", "    try:"]
+        for i, c in enumerate(self.checks):
+            scope[f"R{i}"], scope[f"K{i}"] = c.root, (c.key[1] if isinstance(c.key, tuple) else c.key)
+            if c.kind == "global":
+                get = f"R{i}.get(K{i}, M)"
+            elif c.kind == "cell":
+                get = f"R{i}.cell_contents"
+            elif c.kind == "const":
+                get = f"R{i}"
+            elif c.key[0] == "pos":
+                get = f"args[{c.key[1]}]"
+            else:
+                get = f"kwargs[K{i}]"
+            lines.append(f"        v = {get}")
+            now = c.start
+            for j, a in enumerate(c.attrs):
+                scope[f"A{i}_{j}"] = a
+                d = getattr(now, "__dict__", None)
+                if type(d) is dict and a in d:
+                    lines.append(f"        v = v.__dict__[A{i}_{j}]")
+                else:  # a class attribute, a submodule...: where static_attr finds it
+                    lines.append(f"        v = attr(v, A{i}_{j})")
+                now = static_attr(now, a) if now is not _MISSING else _MISSING
+            snap = c.snap
+            if snap[0] == "is":
+                scope[f"S{i}"] = snap[1]
+                test = f"v is S{i}"
+            elif snap[0] == "eq":
+                scope[f"T{i}"], scope[f"S{i}"] = snap[1], snap[2]
+                test = f"type(v) is T{i} and v == S{i}"
+            else:
+                scope[f"S{i}"] = snap
+                test = f"same(v, S{i})"
+            lines.append(f"        if not ({test}):")
+            lines.append("            return False")
+        lines += ["    except Exception:", "        return slow(args, kwargs)", "    return True"]
+        scope["slow"] = self.holds
+        exec(compile("\n".join(lines) + "\n", "<torch.compile guards>", "exec"), scope)  # noqa: S102
+        return scope["check"]
+
+    def holds(self, args, kwargs):
+        """Whether every guarded value is what it was at the capture."""
+        for c in self.checks:
+            kind = c.kind
+            if kind == "global":
+                v = c.root.get(c.key, _MISSING)
+            elif kind == "cell":
+                try:
+                    v = c.root.cell_contents
+                except ValueError:
+                    return False
+            elif kind == "const":
+                v = c.root
+            else:
+                k = c.key
+                if k[0] == "pos":
+                    v = args[k[1]] if k[1] < len(args) else _MISSING
+                else:
+                    v = kwargs.get(k[1], _MISSING)
+            for a in c.attrs:
+                if v is _MISSING:
+                    return False
+                try:
+                    # where the capture found it (a check exists only where no data descriptor shadows it)
+                    v = v.__dict__[a]
+                except (AttributeError, KeyError, TypeError):
+                    v = static_attr(v, a)
+            if not _same(v, c.snap):
+                return False
+        return True
+
+    def describe(self):
+        """One line per check: where the value is read and what it must be (for recompile reasons)."""
+        out = []
+        for c in self.checks:
+            where = {"global": f"G[{c.key!r}]", "cell": "closure cell", "const": "self"}.get(
+                c.kind, str(c.key)
+            )
+            out.append(where + "".join("." + a for a in c.attrs))
+        return out
