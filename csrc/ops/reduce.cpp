@@ -333,7 +333,8 @@ static Tensor mean_impl(const Tensor& self, IntArrayRef dims, bool keepdim, Scal
   // PyTorch's mean of a float32 input into float16/bfloat16 reads it as float32 and rounds only the result
   // (mean([1e30, -1e30], dtype=float16) is 0, not inf - inf); a float64 input is cast first, as sum's
   if (self.dtype() == ScalarType::Float && (dt == ScalarType::Half || dt == ScalarType::BFloat16))
-    return to(run_reduce(self, dims, keepdim, ReduceOp::mean, 0, ScalarType::Float, "mean"), dt, self.device());
+    return to(run_reduce(self, dims, keepdim, ReduceOp::mean, 0, ScalarType::Float, "mean"), dt,
+              self.device());
   return run_reduce(self, dims, keepdim, ReduceOp::mean, 0, dt, "mean", into);
 }
 
