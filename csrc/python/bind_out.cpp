@@ -428,22 +428,12 @@ bool try_direct_gemm(const OutOp& op, const py::args& args, const py::kwargs& kw
 // general path.
 py::object try_direct_topk(const OutOp& op, const py::args& args, const py::kwargs& kwargs) {
   if (std::strcmp(op.name, "topk") != 0 || autocast::active()) return {};
-  const size_t n = args.size();
-  if (n < 2 || n > 5 || !plain_tensor(args[0]) || !plain_int(args[1])) return {};
   // dim, largest, sorted: by position or keyword, never both
-  py::handle given[3] = {n > 2 ? args[2] : py::handle(), n > 3 ? args[3] : py::handle(),
-                         n > 4 ? args[4] : py::handle()};
-  py::handle out_h;
-  for (auto kv : kwargs) {
-    const std::string key = py::str(kv.first);
-    const int slot = key == "dim" ? 0 : key == "largest" ? 1 : key == "sorted" ? 2 : -1;
-    if (key == "out")
-      out_h = kv.second;
-    else if (slot < 0 || given[slot])
-      return {};
-    else
-      given[slot] = kv.second;
-  }
+  std::vector<py::handle> given;
+  if (args.size() < 2 || !plain_tensor(args[0]) || !plain_int(args[1]) ||
+      !read_args(args, kwargs, 2, {"dim", "largest", "sorted"}, given))
+    return {};
+  py::handle out_h = kwargs["out"];
   if (given[0] && !plain_int(given[0])) return {};
   for (int i = 1; i < 3; ++i)
     if (given[i] && !PyBool_Check(given[i].ptr())) return {};
