@@ -155,10 +155,17 @@ def _broadcast_to_method(self, *size, **kwargs):
 
 def broadcast_tensors(*tensors):
     """The tensors expanded (views) to their common broadcast shape."""
-    tensors = _as_list(tensors)
+    tensors = list(
+        tensors
+    )  # no single list of them: PyTorch's parser reads its argument 0 element by element
     if all(type(t) is _C.Tensor for t in tensors):
         return _C._broadcast_tensors(tensors)  # one C++ call (0.24 -> 1.75 of PyTorch on two tensors)
     # tensor-likes (Python tensor types, subclasses) and PyTorch's error for anything else
+    for i, t in enumerate(tensors):
+        if not _argcheck._tensor_like(t):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {_argcheck._kind_name(t)}"
+            )
     shape = []
     for t in tensors:  # pairwise, so a mismatch gets PyTorch's message naming the pair
         _check_pair(shape, t.shape)

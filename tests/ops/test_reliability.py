@@ -8846,3 +8846,36 @@ def test_par27_d_index_select_out_of_another_dtype_is_pytorchs_message():
         "torch.index_select(x, 0, i, out=torch.empty(2, 3))",
     ]
     _par21_compare(setup, calls)
+
+
+def test_fuzz_4503_broadcast_tensors_nansum_dims_embedding_bag_index_types():
+    """Fuzz seed 4503: broadcast_tensors takes tensors, not one list of them (PyTorch's parser reads argument 0
+    element by element); an integer nansum checks each dim's range and repeat in turn, as the float one; and
+    embedding_bag checks the (promoted) index type before anything reads the indices"""
+    T, F = minitorch, minitorch.nn.functional
+    a = T.ones(2, 1)
+    for bad, name in (([a, a], "list"), ((a, a), "tuple")):
+        with pytest.raises(
+            TypeError, match=re.escape(f"expected Tensor as element 0 in argument 0, but got {name}")
+        ):
+            T.broadcast_tensors(bad)
+    with pytest.raises(
+        TypeError, match=re.escape("expected Tensor as element 1 in argument 0, but got NoneType")
+    ):
+        T.broadcast_tensors(a, None)
+    assert [t.shape for t in T.broadcast_tensors(a, T.ones(3))] == [(2, 3), (2, 3)]
+    for dt in (T.int32, T.float32):
+        with pytest.raises(RuntimeError, match="dim 1 appears multiple times in the list of dims"):
+            T.ones(2, 2, dtype=dt).nansum([1, 1, 3])
+    assert T.tensor([[3, 1], [5, 5]], dtype=T.int32).nansum(1).tolist() == [4, 10]
+    msg = "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got {}"
+    for idx, off, got in (
+        (T.empty(0, dtype=T.float64), T.empty(0, dtype=T.float64), "torch.DoubleTensor"),
+        (T.tensor([1.0]), T.tensor([0]), "torch.FloatTensor"),
+        (T.tensor([1]), T.tensor([0.0]), "torch.FloatTensor"),  # promoted with the offsets first
+        (T.tensor([[1, 2]], dtype=T.int16), None, "torch.ShortTensor"),
+    ):
+        with pytest.raises(RuntimeError, match=re.escape(msg.format(got))):
+            F.embedding_bag(idx, T.ones(3, 2, dtype=T.float64), off)
+    got = F.embedding_bag(T.tensor([1, 2]), T.arange(6.0).reshape(3, 2), T.tensor([0], dtype=T.int32))
+    assert got.tolist() == [[3.0, 4.0]]  # int64 indices beside int32 offsets: promoted, as PyTorch's

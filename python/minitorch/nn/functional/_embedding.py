@@ -78,10 +78,18 @@ def one_hot(tensor, num_classes=-1):
 
 
 # ---- embedding bags
-def _embedding_bag_checks(flat, weight, mode, padding_idx, used):
-    """PyTorch's CPU embedding_bag checks: weight's dtype, then the indices against the rows. Its fast path
-    (float, half or bfloat16 rows contiguous along dim 1, sum or mean, no padding_idx) checks the positions the
-    bags cover (the first `used`) in FBGEMM's words; the others every index, in their own"""
+def _embedding_bag_checks(flat, weight, mode, padding_idx, used, offsets=None):
+    """PyTorch's CPU embedding_bag checks: the indices' (and offsets') dtype, weight's dtype, then the indices
+    against the rows. Its fast path (float, half or bfloat16 rows contiguous along dim 1, sum or mean, no
+    padding_idx) checks the positions the bags cover (the first `used`) in FBGEMM's words; the others every
+    index, in their own"""
+    # indices and offsets are promoted to one type first (PyTorch >= 2.1), then checked as the indices
+    dt = flat.dtype if offsets is None else _C.result_type(flat, offsets)
+    if dt not in (_C.int64, _C.int32):
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
+            f"but got {flat.to(dt).type()} instead (while checking arguments for embedding_bag)"
+        )
     if weight.is_cuda:  # (PyTorch's CUDA kernel asserts on the device)
         return
     if not weight.is_floating_point():
@@ -197,7 +205,9 @@ def embedding_bag(
     else:
         ends = np.append(starts[1:], total) if nbags else starts
     lengths = ends - starts
-    _embedding_bag_checks(flat, weight, mode, padding_idx, int(ends[-1]) if nbags else 0)
+    _embedding_bag_checks(
+        flat, weight, mode, padding_idx, int(ends[-1]) if nbags else 0, offsets if input.dim() == 1 else None
+    )
     if nbags and int(ends[-1]) < total:  # past include_last_offset's last offset: never read
         total = int(ends[-1])
         flat = flat[:total]
