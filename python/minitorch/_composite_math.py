@@ -253,11 +253,15 @@ def _fused_addc(input, tensor1, tensor2, value):
 
 
 def _addc(input, tensor1, tensor2, value, div, out):
-    """The fused kernel's result; with a plain out that requires no grad, written straight into out when it
-    has the result's shape and dtype and shares no memory with an input (then None: out holds it)."""
+    """The fused kernel's result, through write_out's checks into out; a plain out that requires no grad, of
+    the result's shape and dtype and sharing no memory with an input, is written by the kernel itself."""
     if out is not None and type(out) is _C.Tensor and not out.requires_grad:
-        return _C._addc_out(out, input, tensor1, tensor2, value, div)
-    return _C._addc(input, tensor1, tensor2, value, div)
+        r = _C._addc_out(out, input, tensor1, tensor2, value, div)
+        if r is None:  # out holds it
+            return out
+    else:
+        r = _C._addc(input, tensor1, tensor2, value, div)
+    return write_out(r, out, "addcdiv" if div else "addcmul", "castable")
 
 
 # addcmul/addcdiv's signatures as PyTorch's parser reads them; their deprecated (input, value, tensor1,
@@ -285,8 +289,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     input, tensor1, tensor2 = _common(input, tensor1, tensor2)
     dt = input.dtype
     if _fused_addc(input, tensor1, tensor2, value):
-        r = _addc(input, tensor1, tensor2, value, False, out)
-        return out if r is None else write_out(r, out, "addcmul", "castable")
+        return _addc(input, tensor1, tensor2, value, False, out)
     if dt == _C.bool:  # PyTorch's kernel has no bool case
         _not_implemented("addcmul_cuda" if input.is_cuda else "addcmul_cpu_out", input)
     if dt in (_C.float16, _C.bfloat16):  # in float, rounded once, as PyTorch's opmath kernel (a float16
@@ -337,8 +340,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     input, tensor1, tensor2 = _common(input, tensor1, tensor2)
     dt = input.dtype
     if _fused_addc(input, tensor1, tensor2, value):
-        r = _addc(input, tensor1, tensor2, value, True, out)
-        return out if r is None else write_out(r, out, "addcdiv", "castable")
+        return _addc(input, tensor1, tensor2, value, True, out)
     if dt in (_C.float16, _C.bfloat16):  # in float, rounded once, as addcmul
         input, tensor1, tensor2 = input.float(), tensor1.float(), tensor2.float()
     r = _C.add(input, _C.div(tensor1, tensor2), alpha=value).to(dt)

@@ -89,8 +89,8 @@ def _chains(code, freevars_top, params):
     """(root kind, root name, attribute names) for every global, closure cell and parameter the code reads,
     with the attributes read from it right after (``G``, ``cfg.scale``, ``self.opts.flag``)."""
     out = set()
-    stored = {i.argval for i in dis.get_instructions(code) if i.opname in ("STORE_FAST", "DELETE_FAST")}
     instrs = list(dis.get_instructions(code))
+    stored = {i.argval for i in instrs if i.opname in ("STORE_FAST", "DELETE_FAST")}
     i = 0
     while i < len(instrs):
         ins = instrs[i]
