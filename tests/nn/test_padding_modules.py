@@ -140,3 +140,28 @@ def test_constant_pad_dtypes_empty_inputs_and_refusals(device):
         with pytest.raises(RuntimeError, match=r"^narrow\(\): length must be non-negative\.$"):
             F.pad(x, pad)
     assert F.pad(x, (-2, -2)).shape == (2, 3, 0)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_reflect_replicate_take_an_empty_batch_only(mode, k, device):
+    # PyTorch's kernels: a batched input may have 0 samples, every other dim (all of an unbatched one) has elements
+    F = minitorch.nn.functional
+    for nd in (k + 1, k + 2):
+        for zero in range(nd):
+            shape = [2] * nd
+            shape[zero] = 0
+            x = minitorch.zeros(*shape, device=device)
+            if nd == k + 2 and zero == 0:
+                assert F.pad(x, [1, 1] * k, mode=mode).shape == tuple([0, 2] + [4] * k)
+                continue
+            msg = (
+                rf"^Expected {k + 1}D or {k + 2}D \(batch mode\) tensor with possibly 0 batch size and other "
+                rf"non-zero dimensions for input, but got: \[{', '.join(map(str, shape))}\]$"
+            )
+            with pytest.raises(RuntimeError, match=msg):
+                F.pad(x, [1, 1] * k, mode=mode)
+    # the module spelling, an integer input (the fuzzer's case: checked before any kernel)
+    with pytest.raises(RuntimeError, match=r"but got: \[0, 3\]$"):
+        nn.ReplicationPad1d([1, 4])(minitorch.empty((0, 3), dtype=minitorch.int64, device=device))

@@ -74,6 +74,7 @@ def pad(input, pad, mode="constant", value=None):
             f"Padding size {len(pad)} is not supported for {input.dim()}D input tensor.\n{_NON_CONSTANT_PAD_HELP}"
         )
     if mode != "circular":
+        _check_nonempty(input, len(pad) // 2)
         _check_padded_size(input, pad)
     else:
         _check_circular(input, pad)
@@ -133,6 +134,17 @@ def _check_circular(input, pad):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         if n + lo + hi < 0:
             raise RuntimeError("Negative padding value is resulting in an empty dimension")
+
+
+def _check_nonempty(input, k):
+    """PyTorch's reflection/replication kernels take an empty batch only: every other dim of the input (all of an
+    unbatched one's) must have elements."""
+    batched = input.dim() == k + 2
+    if 0 in tuple(input.shape)[1 if batched else 0 :]:
+        raise RuntimeError(
+            f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and other non-zero "
+            f"dimensions for input, but got: {list(input.shape)}"
+        )
 
 
 def _check_padded_size(input, pad):
