@@ -188,12 +188,25 @@ Bound bind(const char* fname, const Sig& sig, bool method, PyObject* const* args
     if (!p.has_default) ++required;
   }
   size_t skip = method ? 1 : 0;  // PyTorch's counts leave self out
+  // a method with no parameters is a METH_NOARGS C method of PyTorch's TensorBase: CPython's own words, the
+  // keywords checked first
+  if (method && sig.params.size() == 1 && !sig.has_args) {
+    if (kwnames && PyTuple_GET_SIZE(kwnames) > 0) {
+      b.why = "TensorBase." + name + "() takes no keyword arguments";
+      return b;
+    }
+    if (nargs > 1) {
+      b.why = "TensorBase." + name + "() takes no arguments (" + std::to_string(nargs - 1) + " given)";
+      return b;
+    }
+  }
   if (nargs > by_pos && !sig.has_args) {
     size_t lo = required - std::min(required, skip), hi = by_pos - skip;
     std::string takes =
         lo == hi ? std::to_string(hi) + " positional argument" + (hi == 1 ? "" : "s")
                  : "from " + std::to_string(lo) + " to " + std::to_string(hi) + " positional arguments";
-    b.why = name + "() takes " + takes + " but " + std::to_string(nargs - skip) + " were given";
+    b.why = name + "() takes " + takes + " but " + std::to_string(nargs - skip) +
+            (nargs - skip == 1 ? " was given" : " were given");
     return b;
   }
   for (size_t i = 0; i < nargs && i < by_pos; ++i) b.values[i] = args[i];

@@ -48,8 +48,8 @@ struct type_caster<mt::OptDims> {
     value = mt::OptDims();
     if (o == Py_None) return true;
     int64_t v = 0;
-    // PyTorch's int[1]? dim: one int, or a one-element integer tensor standing for it
-    if (mt::load_strict_int(o, &v, /*symint=*/true)) {
+    // PyTorch's int[1]? dim: one int, or a one-element integer (or bool) tensor standing for it
+    if (mt::int_list_item(o, /*first=*/true, /*symint=*/false, &v)) {
       value.dims.push_back(v);
       return true;
     }

@@ -605,7 +605,9 @@ def _raise_own_error(fname, params, args, kwargs, positional):
         lo, hi = sum(1 for p in by_pos if not p.has_default), len(by_pos)
         takes = f"{hi} positional argument{'s' if hi != 1 else ''}" if lo == hi else f"from {lo} to {hi}"
         takes += " positional arguments" if lo != hi else ""
-        raise TypeError(f"{fname}() takes {takes} but {len(args)} were given")
+        raise TypeError(
+            f"{fname}() takes {takes} but {len(args)} {'was' if len(args) == 1 else 'were'} given"
+        )
     bound = {**kwargs, **dict(zip((p.name for p in by_pos), args))}
     missing = [p.name for p in params if p.name not in bound and not p.has_default]
     for i, p in enumerate(params):

@@ -862,6 +862,7 @@ TENSOR_METHODS["equal"] = _compare.equal
 # ---------------------------------------------------------------------------------------------- reductions
 
 
+@_argcheck.parses("Tensor input, *, int? dim=None, bool keepdim=False")
 def aminmax(input, *, dim=None, keepdim=False):
     """(min, max) of input, over everything or along dim, as return_types.aminmax."""
     if input.numel() == 0 and dim is None:
@@ -1125,6 +1126,8 @@ def _quantile_by_selection(x, qt, n, interpolation):
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     if keepdim is not True and keepdim is not False:
         raise TypeError("keepdim")  # the callers' parser check words it as PyTorch's
+    if isinstance(dim, _C.Tensor) and not _argcheck._int_like(dim, True):
+        raise TypeError("dim")  # int? takes a 0-d integer tensor only (no bool, no one-element list)
     _check_q(input, q, dim)
     modes = ("linear", "lower", "higher", "midpoint", "nearest")
     if interpolation not in modes:

@@ -8879,3 +8879,44 @@ def test_fuzz_4503_broadcast_tensors_nansum_dims_embedding_bag_index_types():
             F.embedding_bag(idx, T.ones(3, 2, dtype=T.float64), off)
     got = F.embedding_bag(T.tensor([1, 2]), T.arange(6.0).reshape(3, 2), T.tensor([0], dtype=T.int32))
     assert got.tolist() == [[3.0, 4.0]]  # int64 indices beside int32 offsets: promoted, as PyTorch's
+
+
+def test_fuzz_4505_empty_matrix_two_norm_quantile_int_dim_aminmax_parser():
+    """Fuzz seed 4505: the 2-norm of a matrix with no singular values is PyTorch's new zero, outside the graph
+    (the nuclear and 1-norms stay differentiable); quantile's `int? dim` takes a 0-d integer tensor only;
+    aminmax parses its keyword-only arguments; one extra positional argument is "1 was given" """
+    T, L = minitorch, minitorch.linalg
+    for shape, kw in (((0, 2), {}), ((2, 0), {"keepdim": True}), ((2, 2, 0), {"dim": (1, 2)})):
+        x = T.empty(shape, dtype=T.float64, requires_grad=True)
+        for r in (L.matrix_norm(x, 2, **kw), L.norm(x, 2, **({"dim": (-2, -1)} | kw))):
+            assert r.grad_fn is None and not r.requires_grad and (r == 0).all()
+        assert L.matrix_norm(x, "nuc", **kw).requires_grad and L.matrix_norm(x, 1, **kw).requires_grad
+    q, v = T.tensor([0.5]), T.tensor([1.0, 3.0])
+    assert v.quantile(q, T.tensor(0)).tolist() == [2.0]
+    for dim in (T.tensor(False), T.tensor([0]), T.tensor(0.0)):
+        for fn in ("quantile", "nanquantile"):
+            with pytest.raises(TypeError, match=rf"^{fn}\(\) received an invalid combination of arguments"):
+                getattr(v, fn)(q, dim)
+    x = T.tensor([[2.0, 1.0], [0.0, 3.0]])
+    assert [t.tolist() for t in x.aminmax(dim=T.tensor(1))] == [[1.0, 0.0], [2.0, 3.0]]
+    with pytest.raises(TypeError, match=r"^aminmax\(\): argument 'dim' must be int, not Tensor$"):
+        x.aminmax(dim=T.tensor(True))
+    with pytest.raises(TypeError, match=r"^aminmax\(\) takes 0 positional arguments but 1 was given$"):
+        x.aminmax(1)
+    with pytest.raises(TypeError, match=r"^aminmax\(\) takes 1 positional argument but 2 were given$"):
+        T.aminmax(x, 1)
+
+
+def test_methods_without_parameters_refuse_arguments_in_cpythons_words():
+    """PyTorch's Tensor methods without parameters are METH_NOARGS C methods of TensorBase: CPython refuses any
+    keyword first, then any argument, in its own words"""
+    x = minitorch.ones(2, 2)
+    for name in ("abs", "relu", "exp_", "detach", "item", "tolist", "neg"):
+        with pytest.raises(TypeError, match=rf"^TensorBase\.{name}\(\) takes no arguments \(1 given\)$"):
+            getattr(x.clone(), name)(1)
+        with pytest.raises(TypeError, match=rf"^TensorBase\.{name}\(\) takes no arguments \(2 given\)$"):
+            getattr(x.clone(), name)(1, 2)
+        with pytest.raises(TypeError, match=rf"^TensorBase\.{name}\(\) takes no keyword arguments$"):
+            getattr(x.clone(), name)(1, foo=2)
+    with pytest.raises(TypeError, match=r"^TensorBase\.sign\(\) takes no keyword arguments$"):
+        x.sign(out=x)

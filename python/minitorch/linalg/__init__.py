@@ -219,6 +219,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         result = (
             S.sum(-1) if ord == "nuc" or (ord > 0 and nothing) else (S.amax(-1) if ord > 0 else S.amin(-1))
         )
+        if nothing and ord == 2:
+            result = result.detach()  # PyTorch's max over no singular values is a new zero, outside the graph
         if keepdim:
             result = result.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
         return write_out(result, out, None, dtype_error=_NORM_DTYPE.format("matrix_norm"))
