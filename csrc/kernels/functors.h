@@ -534,6 +534,34 @@ struct BitwiseXor {
       return a;
   }
 };
+// Shifts as PyTorch's kernels: b read as signed (a uint8 of 128 or more is negative); a left shift by a
+// negative amount or by the width or more is 0, a right shift so fills with the sign (0 for unsigned). The
+// left shift runs in unsigned, where bits shifted out are dropped instead of overflowing.
+struct LeftShift {
+  template <typename T>
+  MT_HD_INLINE T operator()(T a, T b) const {
+    if constexpr (is_int_v<T> && !std::is_same_v<T, bool>) {
+      using U = std::make_unsigned_t<T>;
+      constexpr T width = static_cast<T>(sizeof(T) * 8);
+      if (static_cast<std::make_signed_t<T>>(b) < 0 || b >= width) return T(0);
+      return static_cast<T>(static_cast<U>(a) << b);
+    } else {
+      return a;
+    }
+  }
+};
+struct RightShift {
+  template <typename T>
+  MT_HD_INLINE T operator()(T a, T b) const {
+    if constexpr (is_int_v<T> && !std::is_same_v<T, bool>) {
+      constexpr T top = static_cast<T>(sizeof(T) * 8 - (std::is_signed_v<T> ? 1 : 0));
+      if (static_cast<std::make_signed_t<T>>(b) < 0 || b >= top) return static_cast<T>(a >> top);
+      return static_cast<T>(a >> b);
+    } else {
+      return a;
+    }
+  }
+};
 
 // Integer division by zero is rejected by the front end; b == -1 avoids the INT_MIN / -1 trap. Signed types
 // only (uint8's 255 == T(-1) divides normally), and the negation wraps in unsigned (INT_MIN stays INT_MIN, as

@@ -217,6 +217,10 @@ void check_binary(BinaryOp op, ScalarType common, const Tensor& a, const Tensor&
   OpRule r = rule_of(op);
   if (op == BinaryOp::sub) check_sub_operands(a, b);
   if (op == BinaryOp::_heaviside) check_heaviside(a, b, nullptr);
+  // PyTorch's shift kernels ("lshift_cpu") take the integer types only: no bool, unlike and/or/xor
+  if ((op == BinaryOp::bitwise_left_shift || op == BinaryOp::bitwise_right_shift) &&
+      !is_integral(common, /*include_bool=*/false))
+    dtype_not_implemented(kernel_name(op == BinaryOp::bitwise_left_shift ? "lshift" : "rshift", dev), common);
   if (r == OpRule::Bitwise && is_floating(common))
     dtype_not_implemented(kernel_name(name_of(op), dev), common);
   // PyTorch's logaddexp has a complex kernel, logaddexp2 has none
@@ -446,10 +450,14 @@ const Tensor& native::binary_(BinaryOp op, const Tensor& self, const Tensor& oth
   check_writable(self);
   Device dev = common_device({&self, &other}, &self);
   ScalarType common = result_type(self, other);
-  check_binary(op, common, self, other, dev);
+  // the bitwise kernels refuse a dtype only after TensorIterator's cast check (an int64 x.bitwise_and_(1.5)
+  // is the cast's error in PyTorch, not "bitwise_and_cpu" not implemented for 'Float'); their result is
+  // common
+  if (rule_of(op) != OpRule::Bitwise) check_binary(op, common, self, other, dev);
   auto [compute, out_dt] = binary_dtypes(op, common);
   MT_CHECK(can_cast(out_dt, self.dtype()), "result type ", dtype_short_name(out_dt),
            " can't be cast to the desired output type ", dtype_short_name(self.dtype()));
+  if (rule_of(op) == OpRule::Bitwise) check_binary(op, common, self, other, dev);
   DimVector shape = broadcast_shapes(self.sizes(), other.sizes());
   MT_CHECK(IntArrayRef(shape).equals(self.sizes()), "output with shape ", shape_str(self.sizes()),
            " doesn't match the broadcast shape ", shape_str(shape));
@@ -569,9 +577,11 @@ bool binary_out(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out
   check_out_overlap(out, b);
   DimVector shape = a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes());
   ScalarType common = result_type(a, b);
-  check_binary(op, common, a, b, dev);
+  if (rule_of(op) != OpRule::Bitwise)
+    check_binary(op, common, a, b, dev);  // (the bitwise ones: binary_'s order)
   auto [compute, out_dt] = binary_dtypes(op, common);
   if (!can_cast(out_dt, out.dtype())) cast_error(out_dt, out.dtype());
+  if (rule_of(op) == OpRule::Bitwise) check_binary(op, common, a, b, dev);
   const bool warn = resize_out_for(out, shape, {&a, &b});
   if (out.numel() == 0) {
     wrote(out);

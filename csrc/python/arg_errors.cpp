@@ -188,18 +188,6 @@ Bound bind(const char* fname, const Sig& sig, bool method, PyObject* const* args
     if (!p.has_default) ++required;
   }
   size_t skip = method ? 1 : 0;  // PyTorch's counts leave self out
-  // a method with no parameters is a METH_NOARGS C method of PyTorch's TensorBase: CPython's own words, the
-  // keywords checked first
-  if (method && sig.params.size() == 1 && !sig.has_args) {
-    if (kwnames && PyTuple_GET_SIZE(kwnames) > 0) {
-      b.why = "TensorBase." + name + "() takes no keyword arguments";
-      return b;
-    }
-    if (nargs > 1) {
-      b.why = "TensorBase." + name + "() takes no arguments (" + std::to_string(nargs - 1) + " given)";
-      return b;
-    }
-  }
   if (nargs > by_pos && !sig.has_args) {
     size_t lo = required - std::min(required, skip), hi = by_pos - skip;
     std::string takes =

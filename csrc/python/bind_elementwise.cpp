@@ -152,8 +152,14 @@ Numbers numbers_taken(const std::string& n) {
   static const std::set<std::string> anywhere = {"add",          "sub",         "subtract", "mul",
                                                  "multiply",     "div",         "divide",   "true_divide",
                                                  "floor_divide", "trunc_divide"};
-  static const std::set<std::string> self_or_other = {"pow",         "remainder",  "xlogy",
-                                                      "bitwise_and", "bitwise_or", "bitwise_xor"};
+  static const std::set<std::string> self_or_other = {"pow",
+                                                      "remainder",
+                                                      "xlogy",
+                                                      "bitwise_and",
+                                                      "bitwise_or",
+                                                      "bitwise_xor",
+                                                      "bitwise_left_shift",
+                                                      "bitwise_right_shift"};
   static const std::set<std::string> tensors_only = {"maximum",     "minimum",    "atan2",
                                                      "arctan2",     "logaddexp",  "logaddexp2",
                                                      "logical_and", "logical_or", "logical_xor"};
@@ -330,7 +336,8 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
   });
   for (const Spelling& s : kUnarySpellings) {
     UnaryOp o = static_cast<UnaryOp>(s.op);
-    m.def(s.name, [o](const Tensor& x) { return un(o, x); }, py::arg("input"));
+    m.def(
+        s.name, [o](const Tensor& x) { return un(o, x); }, py::arg("input"));
     if (s.method) cls.def(s.name, [o](const Tensor& x) { return un(o, x); });
     if (s.inplace)
       cls.def(inplace_name(s.name).c_str(), [o](py::object self) {

@@ -9,7 +9,7 @@ import numbers
 import types
 import warnings
 
-from minitorch import _C, _argcheck, _compare, _composite_shape, _creation
+from minitorch import _C, _argcheck, _compare, _composite_shape
 from minitorch import return_types as _rt
 from minitorch._dtype_names import cpp_name, scalar_name
 from minitorch._out import write_out
@@ -2437,88 +2437,3 @@ def is_neg(input):
 
 for _fn in (resolve_conj, resolve_neg, is_conj, is_neg):
     _export(_fn)
-
-
-# ---------------------------------------------------------------------------------------------- shifts
-
-_INT_BITS = {_C.int64: 64, _C.int32: 32, _C.int16: 16, _C.int8: 8, _C.uint8: 8}
-
-
-def _shift_operands(op, input, other):
-    if isinstance(other, builtins.float) or isinstance(input, builtins.float):
-        raise NotImplementedError(f"\"{op}_cpu\" not implemented for 'Float'")
-    # before _binary: a Python int does not widen the tensor's dtype (int32 << 2 is int32)
-    dt = _C.result_type(input, other)
-    a, b = _binary(input, other)
-    if dt not in _INT_BITS:
-        _not_implemented(f"{op}_cpu", dt)
-    return a.to(dt), b.to(dt), dt
-
-
-def _powers_of_two(bits, dt, device):
-    # 2**k for k < bits, wrapped to the dtype: the top one is the sign bit (negative) for signed types
-    vals = [1 << k for k in range(bits)]
-    if dt != _C.uint8:
-        vals = [v - (1 << bits) if v >= 1 << (bits - 1) else v for v in vals]
-    return _creation.tensor(vals, dtype=dt, device=device)
-
-
-def bitwise_left_shift(input, other):
-    """input << other; shifts outside [0, bit width) give 0, as PyTorch's."""
-    a, b, dt = _shift_operands("lshift", input, other)
-    bits = _INT_BITS[dt]
-    ok = _C.logical_and(_C.ge(b, 0), _C.lt(b, bits))
-    pw = _powers_of_two(bits, dt, a.device)[_C._where(ok, b, 0).long()]
-    # integer multiplication wraps like the shift would
-    return _C._where(ok, _C.mul(a, pw), _C.zeros((), dtype=dt, device=a.device))
-
-
-def bitwise_right_shift(input, other):
-    """input >> other (arithmetic for signed types); shifts outside [0, bit width) fill with the sign."""
-    a, b, dt = _shift_operands("rshift", input, other)
-    bits = _INT_BITS[dt]
-    signed = dt != _C.uint8
-    top = bits - 1 if signed else bits
-    ok = _C.logical_and(_C.ge(b, 0), _C.lt(b, top))
-    pw = _powers_of_two(bits, dt, a.device)[_C._where(ok, b, 0).long()]
-    q = _C.div(a, pw, rounding_mode="floor")
-    fill = _C.neg(_C.lt(a, 0).to(dt)) if signed else _C.zeros((), dtype=dt, device=a.device)
-    return _C._where(ok, q, fill)
-
-
-_export_with_inplace(bitwise_left_shift)
-_export_with_inplace(bitwise_right_shift)
-
-
-def _rlshift(self, other):
-    return bitwise_left_shift(other, self)
-
-
-def _rrshift(self, other):
-    return bitwise_right_shift(other, self)
-
-
-def _operator(fn):
-    """An operator as PyTorch wraps it: a call it cannot take (no operand, a string) answers NotImplemented."""
-
-    def op(self, *args, **kwargs):
-        try:
-            return fn(self, *args, **kwargs)
-        except TypeError:
-            return NotImplemented
-
-    op.__name__ = op.__qualname__ = fn.__name__
-    op.__doc__ = fn.__doc__
-    return op
-
-
-TENSOR_METHODS.update(
-    {
-        "__lshift__": _operator(bitwise_left_shift),
-        "__rshift__": _operator(bitwise_right_shift),
-        "__rlshift__": _operator(_rlshift),
-        "__rrshift__": _operator(_rrshift),
-        "__ilshift__": _operator(TENSOR_METHODS["bitwise_left_shift_"]),
-        "__irshift__": _operator(TENSOR_METHODS["bitwise_right_shift_"]),
-    }
-)

@@ -1528,8 +1528,6 @@ _COMPOSITE_RULES = {
     # ---- binary composites
     "fmax": {"args": "self, other", "jvp": "_maxmin(t_self, t_other, self, other, True, True)"},
     "fmin": {"args": "self, other", "jvp": "_maxmin(t_self, t_other, self, other, False, True)"},
-    "bitwise_left_shift": _NONE,
-    "bitwise_right_shift": _NONE,
     # ---- composites: linear algebra
     "baddbmm": {
         "args": "self, batch1, batch2, *, beta=1, alpha=1, out=None",

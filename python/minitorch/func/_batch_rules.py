@@ -132,7 +132,7 @@ def _shift_dims(dims, rank):
 
 POINTWISE = """
 logit nan_to_num signbit float_power fmax fmin
-hypot copysign nextafter ldexp bitwise_left_shift bitwise_right_shift
+hypot copysign nextafter ldexp
 addcmul addcdiv heaviside mvlgamma sinc isclose
 F.relu F.relu6 F.elu F.selu F.celu F.gelu F.silu F.mish F.sigmoid F.tanh F.hardtanh
 F.hardswish F.hardsigmoid F.leaky_relu F.softplus F.softsign F.softshrink F.hardshrink F.tanhshrink F.logsigmoid

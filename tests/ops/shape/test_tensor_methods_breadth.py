@@ -593,6 +593,47 @@ def test_shift_misc():
         torch.tensor([1]) >> 1.5
 
 
+def test_shift_kernel_dtypes_out_and_refusals(device):
+    """the shifts as PyTorch's kernels (ops.schema rows): int16 too, a uint8 amount of 128 or more reads as
+    negative, no bool, out= with the usual cast rule, the parser's three signatures"""
+    a = torch.tensor([[-300, 7], [1, -1]], dtype=torch.int16, device=device)
+    s = torch.tensor([[2, 15], [16, 3]], dtype=torch.int16, device=device)
+    assert (a << s).tolist() == [[-1200, -32768], [0, -8]]
+    assert (a >> s).tolist() == [[-75, 0], [0, -1]]
+    assert (a.t() << s.t()).tolist() == [[-1200, 0], [-32768, -8]]  # strided operands
+    u = torch.tensor([255, 255, 3], dtype=torch.uint8, device=device)
+    amt = torch.tensor([1, 130, 7], dtype=torch.uint8, device=device)
+    assert (u << amt).tolist() == [254, 0, 128] and (u >> amt).tolist() == [127, 0, 0]
+    for op, name in ((torch.bitwise_left_shift, "lshift"), (torch.bitwise_right_shift, "rshift")):
+        kernel = f"{name}_{'cuda' if torch.device(device).type == 'cuda' else 'cpu'}"
+        with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for 'Bool'$"):
+            op(torch.tensor([True], device=device), torch.tensor([True], device=device))
+        assert op(torch.tensor([True], device=device), 1).dtype == torch.int64  # a Python int promotes bool
+        o = torch.empty(2, device=device)
+        assert op(torch.tensor([1, 8], device=device), 2, out=o) is o and o.dtype == torch.float32
+        with pytest.raises(
+            TypeError, match=r"received an invalid combination of arguments - got \(float, bool\)"
+        ):
+            op(0.5, True)
+    assert torch.bitwise_left_shift(3, torch.tensor([1, 2], dtype=torch.uint8, device=device)).tolist() == [
+        6,
+        12,
+    ]
+    # the cast into the written tensor is checked before the kernel's dtype, as PyTorch's TensorIterator
+    five, one = torch.tensor([5], device=device), torch.tensor([1.0], device=device)
+    cast = "result type Float can't be cast to the desired output type Long"
+    for name in ("bitwise_left_shift", "bitwise_right_shift", "bitwise_and", "bitwise_xor"):
+        with pytest.raises(RuntimeError, match=cast):
+            getattr(five.clone(), name + "_")(one)
+        with pytest.raises(RuntimeError, match=cast):
+            getattr(torch, name)(five, one, out=torch.empty(1, dtype=torch.int64, device=device))
+    assert (3 << torch.tensor(1, device=device)).tolist() == 6 and torch.bitwise_left_shift(
+        2, torch.tensor(1)
+    ) == 4
+    with pytest.raises(TypeError):
+        torch.tensor([5], device=device) << "a"
+
+
 @pytest.mark.parametrize("reduce", ["amax", "amin"])
 @pytest.mark.parametrize("include_self", [True, False])
 def test_scatter_reduce_extreme_gradients(reduce, include_self, device):
