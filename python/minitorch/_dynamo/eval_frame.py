@@ -27,6 +27,7 @@ import weakref
 from minitorch import _C
 from minitorch._dynamo import config, resume
 from minitorch._dynamo import guards as py_guards
+from minitorch._dynamo import side_effects as _side_effects
 from minitorch._dynamo.capture import GraphBreak, capture, is_capturing, user_stacklevel
 from minitorch._dynamo.exc import BackendCompilerFailed, FailOnRecompileLimitHit, Unsupported
 from minitorch._dynamo.utils import counters
@@ -233,10 +234,22 @@ class _Entry:
     (object, attribute, value) it was captured under besides its inputs (module training flags, Python
     scalars read from modules)."""
 
-    __slots__ = ("compiled", "fn", "gm", "guards", "kernels", "py_guard", "rank_key", "specialized")
+    __slots__ = (
+        "compiled",
+        "effects",
+        "fn",
+        "gm",
+        "guards",
+        "kernels",
+        "py_guard",
+        "rank_key",
+        "specialized",
+    )
 
-    def __init__(self, fn, compiled, gm, kernels, rank_key, specialized, guards, py_guard=None):
+    def __init__(self, fn, compiled, gm, kernels, rank_key, specialized, guards, py_guard=None, effects=None):
         self.py_guard = py_guard  # guards.Guard: globals, closure cells, object attributes the graph baked in
+        # side_effects.Effects: the Python state each call changes (the graph returns (output, extras) then)
+        self.effects = effects
         self.fn = fn
         self.compiled = compiled
         self.gm = gm
@@ -250,7 +263,17 @@ class _Entry:
             v = getattr(obj, name, _MISSING)
             if v is not value and v != value:
                 return False
+        if self.effects is not None and not self.effects.holds():
+            return False
         return self.py_guard is None or self.py_guard.fast(args, kwargs)
+
+    def run(self, leaves, args, kwargs):
+        """The compiled graph on this call's tensors, then its side effects."""
+        if self.effects is None:
+            return self.fn(*leaves)
+        out, extra = self.fn(*leaves)
+        self.effects.apply(extra, args, kwargs)
+        return out
 
 
 def _find(entries, args, kwargs):
@@ -397,7 +420,7 @@ class CompiledFunction:
         if entry is None and self._dyn_cache:
             entry = _find(self._dyn_cache.get(self._rank_key(leaves, spec)), args, kwargs)
         if entry is not None:
-            return entry.fn(*leaves)
+            return entry.run(leaves, args, kwargs)
         with self._lock:
             # another thread may have compiled this signature while we waited
             entry = _find(self._cache.get(self._key(leaves, spec)), args, kwargs)
@@ -405,7 +428,7 @@ class CompiledFunction:
                 entry = _find(self._dyn_cache.get(self._rank_key(leaves, spec)), args, kwargs)
             if entry is None:
                 return self._miss(args, kwargs, leaves, spec)
-        return entry.fn(*leaves)
+        return entry.run(leaves, args, kwargs)
 
     def _miss(self, args, kwargs, leaves, spec):
         stance = _stance["stance"]
@@ -465,6 +488,13 @@ class CompiledFunction:
             names = [("L_" + n[len("__mt_env_") :]) if n.startswith("__mt_env_") else n for n in names]
         owner = self._module if self._module is not None else self._capture_module
         snapshot = _Snapshot([owner] if owner is not None else [])
+        target = fn if self._module is None else self._module
+        # the Python values the code reads, as the call found them (Dynamo's guards are on the entry state); the
+        # state it can change is recorded too, so what the capture changes is replayed on every later call
+        stores = []
+        py_guard = py_guards.sources(target, args, kwargs, stores)
+        tracker = _side_effects.Tracker()
+        tracker.add_guarded(py_guard, stores, args, kwargs)
         counters["frames"]["total"] += 1
         active = self._active
         prev = getattr(active, "on", False)
@@ -479,6 +509,7 @@ class CompiledFunction:
                 names,
                 module=owner if owner is not None else _bound_module(fn),
                 specialize=specialize,
+                side_effects=tracker,
             )
         except GraphBreak as gb:
             snapshot.restore()
@@ -490,9 +521,9 @@ class CompiledFunction:
         finally:
             active.on = prev
         counters["frames"]["ok"] += 1
-        # the Python values the code reads, as the capture left them: its side effects on them happened once (a
-        # list it appended to), the compiled calls repeat none, so only a change made elsewhere recompiles
-        py_guard = py_guards.sources(fn if self._module is None else self._module, args, kwargs)
+        if res.effects is not None:
+            # the traced run's mutations put traced values where the eager run puts tensors: write its real ones
+            res.effects.apply(res.extra_values, args, kwargs)
         guards, seen = [], set()
         for m in res.modules:
             if (id(m), "training") not in seen:
@@ -513,7 +544,15 @@ class CompiledFunction:
             or []
         )
         entry = _Entry(
-            call, compiled, res.gm, kernels, self._rank_key(leaves, spec), specialize, guards, py_guard
+            call,
+            compiled,
+            res.gm,
+            kernels,
+            self._rank_key(leaves, spec),
+            specialize,
+            guards,
+            py_guard,
+            res.effects,
         )
         self._entries.append(entry)
         if specialize:
