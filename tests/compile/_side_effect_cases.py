@@ -209,6 +209,56 @@ def s_reset():
     S.add("b")
 
 
+def f_break(x):
+    LOG.append("before")
+    y = float(x.sum())
+    LOG.append("after")
+    return x * y
+
+
+def f_break_if(x):
+    LOG.append(x.sum())
+    if x.sum() > 4:
+        LOG.append("big")
+        return x + 1
+    return x - 1
+
+
+def f_log_after(x):
+    LOG.append("a")
+    LOGGER.info("mid")
+    LOG.append("b")
+    return x + 1
+
+
+def breaking_helper(x):
+    LOG.append("helper")
+    return float(x.sum())
+
+
+def f_break_in_helper(x):
+    LOG.append("caller")
+    return x * breaking_helper(x)
+
+
+class BreakCounter(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def forward(self, x):
+        self.calls += 1
+        s = x.sum().item()
+        return x * s
+
+
+BM = BreakCounter()
+
+
+def bm_reset():
+    BM.calls = 0
+
+
 RECORDS = []
 
 
@@ -253,4 +303,14 @@ def run_all():
     check("set", f_set, (s_reset, lambda: S), one)
     check("logger call", f_log, (RECORDS.clear, lambda: RECORDS), one)
     check("python random", f_random, (r_reset, lambda: random.random()), one)
+    check("side effects around a graph break", f_break, (log_reset, lambda: LOG), one)
+    check("side effect before a data-dependent branch", f_break_if, (log_reset, lambda: LOG), one)
+    check(
+        "side effects around a logger call",
+        f_log_after,
+        (lambda: (LOG.clear(), RECORDS.clear()), lambda: [LOG, RECORDS]),
+        one,
+    )
+    check("side effects in a helper that breaks", f_break_in_helper, (log_reset, lambda: LOG), one)
+    check("module attribute before a break", BM, (bm_reset, lambda: BM.calls), one)
     return results

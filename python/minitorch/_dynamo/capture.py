@@ -930,7 +930,7 @@ def capture(
                 ["Keep the state the compiled function changes to lists, dicts, sets and plain attributes."],
                 user_stack=[],
             ) from None
-        if extras:
+        if effects is not None:
             nodes = tuple(p.node for p in extras)
             extra_values = [tracer.values[n] for n in nodes]
             out_node.args = ((out_node.args[0], nodes),)

@@ -263,7 +263,7 @@ class _Entry:
             v = getattr(obj, name, _MISSING)
             if v is not value and v != value:
                 return False
-        if self.effects is not None and not self.effects.holds():
+        if self.effects is not None and not self.effects.holds(args, kwargs):
             return False
         return self.py_guard is None or self.py_guard.fast(args, kwargs)
 
@@ -494,6 +494,9 @@ class CompiledFunction:
         stores = []
         py_guard = py_guards.sources(target, args, kwargs, stores)
         tracker = _side_effects.Tracker()
+        owner_self = target if isinstance(target, Module) else getattr(target, "__self__", None)
+        if owner_self is not None:
+            tracker.add_root(owner_self, (("obj", owner_self), ()))  # self.n += 1 reads no attribute chain
         tracker.add_guarded(py_guard, stores, args, kwargs)
         counters["frames"]["total"] += 1
         active = self._active
@@ -512,6 +515,8 @@ class CompiledFunction:
                 side_effects=tracker,
             )
         except GraphBreak as gb:
+            # what the capture did before it broke is undone: the split pieces (or the eager run) do it once
+            tracker.restore()
             snapshot.restore()
             if not specialize and gb.shape_only:
                 self._no_dynamic.add(rk)

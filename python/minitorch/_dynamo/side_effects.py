@@ -25,6 +25,7 @@ from minitorch.fx import Proxy
 __all__ = ["Effects", "Tracker", "Unreplayable"]
 
 _MISSING = object()
+_DELETE = ("delete",)
 _SCALARS = (bool, int, float, complex, str, bytes, type(None))
 _CONTAINERS = (list, dict, set)
 _DEPTH = 3  # levels walked below each root
@@ -287,14 +288,14 @@ class Tracker:
         outs = []
         index = {}
 
-        def template(v, depth=0):
+        def template(v, depth=0, kept=frozenset()):
             if isinstance(v, Proxy) and v.tracer is tracer:
                 if id(v.node) not in index:
                     index[id(v.node)] = len(outs)
                     outs.append(v)
                 return ("out", index[id(v.node)])
             t = type(v)
-            if t in _SCALARS or id(v) in self._ids:
+            if t in _SCALARS or id(v) in self._ids or id(v) in kept:
                 return ("const", v)
             if t in (list, tuple, set, frozenset) and depth < 8:
                 # a container the capture made: a new one on every call, as each eager call makes one
@@ -314,17 +315,30 @@ class Tracker:
             if kind in ("global", "cell"):
                 steps.append((kind, r.obj, None, _MISSING if now is _MISSING else template(now)))
                 continue
+            # what the object held before stays that very object (only what the capture made is made anew)
+            kept = frozenset(id(v) for v in (r.snap.values() if isinstance(r.snap, dict) else r.snap))
             if kind in ("list", "set"):
-                final = [template(v) for v in now]
+                final = [template(v, 0, kept) for v in now]
+            elif kind == "dict":
+                final = [(k, template(v, 0, kept)) for k, v in now.items()]
             else:
-                final = [(k, template(v)) for k, v in now.items()]
-            # an argument's container is found again on each call, and its entry contents are fixed by the
-            # cache key; anything else is the object the capture changed, guarded on what it held then
+                # an attribute dict: only the attributes that changed are written, the removed ones deleted
+                final = [
+                    (k, template(v, 0, kept))
+                    for k, v in now.items()
+                    if not _same_item(v, r.snap.get(k, _MISSING))
+                ]
+                final += [(k, _DELETE) for k in r.snap if k not in now]
+            # what an argument holds is found again on each call (a list or dict in it has its entry contents
+            # fixed by the cache key); anything else is the object the capture changed, guarded on what it held
             on_arg = r.path is not None and r.path[0][0] in ("pos", "kw")
             target = r.path if on_arg else r.obj
             steps.append((kind, target, on_arg, final))
             if not on_arg:
-                guards.append(r)
+                guards.append((r, None))
+            elif kind not in ("list", "dict") or any(step[0] == "attr" for step in r.path[1]):
+                # not a container the call rebuilds from the cache key: its entry contents are guarded too
+                guards.append((r, r.path))
         return Effects(steps, guards), outs
 
 
@@ -337,10 +351,20 @@ class Effects:
         self.steps = steps
         self.guards = guards
 
-    def holds(self):
+    def holds(self, args, kwargs):
         """Whether each mutated object holds what it held when the capture began."""
-        for r in self.guards:
-            if not _same("dict" if r.kind == "attrs" else r.kind, r.now(), r.snap):
+        for r, path in self.guards:
+            kind = "dict" if r.kind == "attrs" else r.kind
+            if path is None:
+                now = r.now()
+            else:
+                obj = _resolve(path, args, kwargs)
+                if r.kind == "attrs":
+                    obj = _attrs_of(obj)
+                if obj is _MISSING or obj is None or type(obj) is not type(r.snap):
+                    return False
+                now = _shallow(obj, kind)
+            if not _same(kind, now, r.snap):
                 return False
         return True
 
@@ -384,11 +408,13 @@ class Effects:
             elif kind == "set":
                 obj.clear()
                 obj.update(build(t) for t in final)
-            else:
+            elif kind == "dict":
                 values = {k: build(t) for k, t in final}
-                if kind == "dict":
-                    obj.clear()  # the keys in the order the capture left them
-                else:
-                    for k in [k for k in obj if k not in values]:
-                        del obj[k]
+                obj.clear()  # the keys in the order the capture left them
                 obj.update(values)
+            else:
+                for k, t in final:
+                    if t is _DELETE:
+                        obj.pop(k, None)
+                    else:
+                        obj[k] = build(t)
