@@ -28,9 +28,6 @@ COUNT_DIFFERENCES = {
     "nonlocal counter": "ints outside the arguments stay specialized",
     # Dynamo replays Python's random draws around one graph; here the call breaks it
     "python random": "random.random() is a graph break",
-    # the float .item() hands to the graph after the break is guarded by value here; PyTorch makes it dynamic
-    "side effects in a helper that breaks": "a float passed between graphs stays specialized",
-    "module attribute before a break": "a float passed between graphs stays specialized",
 }
 
 _ORACLE = r"""

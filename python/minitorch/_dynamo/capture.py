@@ -450,8 +450,8 @@ class _CaptureProxy(Proxy):
     def __class__(self):  # isinstance(proxy, torch.Tensor) holds as for the tensor it stands for
         if type(self) is _CaptureProxy:
             v = self.tracer.values.get(self.node)
-            if _is_tensor(v):
-                return type(v)
+            if _is_tensor(v) or type(v) in (int, float):
+                return type(v)  # a number that is a graph input (or a symbolic size) is an int as Dynamo's is
         return type(self)
 
     def __getattr__(self, k):
@@ -524,9 +524,17 @@ class _CaptureProxy(Proxy):
         raise _item_break()
 
     def __str__(self):
-        if _is_tensor(self._mt_value()):
+        v = self._mt_value()
+        if _is_tensor(v):
             _tensor_repr_break()
+        if type(v) in (int, float):
+            self._mt_scalar_break("str")  # its digits would be the capture's
         return Proxy.__repr__(self)
+
+    def __format__(self, spec):
+        if type(self._mt_value()) in (int, float):
+            self._mt_scalar_break("format")
+        return format(str(self), spec)
 
     def __int__(self):
         self._mt_scalar_break("int")
