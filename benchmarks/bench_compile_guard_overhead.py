@@ -1,7 +1,9 @@
 """Per-call overhead of torch.compile's guards on Python values (globals, closure cells, object attributes):
 a tiny compiled function and a small compiled module, timed with those guards checked and with them turned off
 (minitorch only), beside PyTorch's torch.compile of the same code (backend "eager": the graph runs as is, so
-the time is the call's dispatch and guard cost plus two tiny ops). One thread each.
+the time is the call's dispatch and guard cost plus two tiny ops). One thread each. "number" calls a compiled
+``x * n`` with n changing on every call (a graph input after the first recompile, as PyTorch's automatic
+dynamic).
 
 Usage: PYTHONPATH=python python benchmarks/bench_compile_guard_overhead.py [--torch-python PY]
 """
@@ -55,9 +57,27 @@ x = torch.ones(4)
 out = {{}}
 if "{off}" == "1":
     from minitorch._dynamo import eval_frame
-    eval_frame.py_guards.sources = lambda fn, args, kwargs: None
+    eval_frame.py_guards.sources = lambda fn, args, kwargs, stores=None: None
 out["tiny"] = per_call(torch.compile(tiny, backend="eager"), x)
 out["module"] = per_call(torch.compile(Small(), backend="eager"), x)
+
+
+def scaled(x, n):
+    return x * n
+
+
+# a number argument that changes on every call: after one recompile it is a graph input (automatic dynamic)
+cs = torch.compile(scaled, backend="eager")
+ns = [0.5, 1.5, 2.5, 3.5]
+k = [0]
+
+
+def cycling(x):
+    k[0] += 1
+    return cs(x, ns[k[0] & 3])
+
+
+out["number"] = per_call(cycling, x)
 print(json.dumps(out))
 """
 
@@ -78,7 +98,7 @@ def main():
     ours_off = run(sys.executable, "minitorch", "1")
     theirs = run(a.torch_python, "torch", "0") if os.path.exists(a.torch_python) else None
     print(f"{'case':8} {'guards on':>10} {'guards off':>10} {'added':>8} {'PyTorch':>10} {'R':>6}")
-    for case in ("tiny", "module"):
+    for case in ("tiny", "module", "number"):
         on, off = ours_on[case] * 1e6, ours_off[case] * 1e6
         t = theirs[case] * 1e6 if theirs else float("nan")
         print(f"{case:8} {on:9.2f}us {off:9.2f}us {on - off:7.2f}us {t:9.2f}us {t / on:6.2f}")

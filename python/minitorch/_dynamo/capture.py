@@ -6,8 +6,8 @@ code being captured sees what it would see eagerly wherever the answer follows f
 shapes, strides, dtypes, devices and requires_grad of tensors are plain Python values (``x.shape[0] > 2``,
 ``B, T, C = x.size()``, ``range(x.size(0))`` work, and the graph is specialized to them, as Dynamo specializes
 static shapes). Python code that needs tensor *data* (``if x.sum() > 0``, ``float(t)``, ``.item()`` unless
-``config.capture_scalar_outputs``, ``.tolist()``, ``str(t)``, a shape produced by ``nonzero``), ``print`` and
-clock reads raise ``GraphBreak``: the caller then splits the callable around the breaking statement (resume.py)
+``config.capture_scalar_outputs``, ``.tolist()``, ``str(t)``, a shape produced by ``nonzero``), ``print``,
+clock reads, logger methods, ``warnings.warn`` and Python's ``random`` functions raise ``GraphBreak``: the caller then splits the callable around the breaking statement (resume.py)
 or, where it cannot, runs it eagerly as a whole.
 
 With ``specialize=False`` (dynamic shapes) shapes stay symbolic (fx Proxies), so the graph holds for any
@@ -300,6 +300,110 @@ def _capture_clock(name):
 
 _hooked_time = {name: _capture_clock(name) for name in _TIME_FUNCTIONS}
 
+# Other calls whose effect a graph cannot repeat break the same way: a logger's methods and warnings.warn (they
+# write once, at capture; Dynamo's reasons), and Python's own random generator (a graph would replay the
+# capture's draw; Dynamo replays the draws, here the call runs eagerly between graphs). Only calls made from
+# outside minitorch break: our own Python warns and logs as usual while it is traced.
+_LOGGER_METHODS = ("debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log")
+_RANDOM_FUNCTIONS = (
+    "random",
+    "uniform",
+    "randint",
+    "randrange",
+    "choice",
+    "choices",
+    "shuffle",
+    "sample",
+    "gauss",
+    "normalvariate",
+    "getrandbits",
+    "seed",
+)
+_STDLIB_DIR = os.path.dirname(os.__file__) + os.sep
+
+
+def _called_from_minitorch(frame):
+    # the nearest caller outside the standard library (logging.info reaches Logger.info through logging's own)
+    while frame is not None and frame.f_code.co_filename.startswith(_STDLIB_DIR):
+        frame = frame.f_back
+    return frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PKG_DIR + os.sep)
+
+
+def _breaking(real, make_break):
+    def call(*args, **kwargs):
+        tracer = current_tracer()
+        if (
+            tracer is not None
+            and is_capturing()
+            and not tracer._mt_passthrough
+            and not _called_from_minitorch(sys._getframe(1))
+        ):
+            # the break is at the user's call: frames inside the standard library (logging.info's) are not theirs
+            stack = user_frames(_stack_with_positions(sys._getframe(1)))
+            while stack and stack[-1].filename.startswith(_STDLIB_DIR):
+                stack.pop()
+            gb = make_break()
+            gb.user_stack = stack
+            raise gb
+        return real(*args, **kwargs)
+
+    call.__name__ = getattr(real, "__name__", "call")
+    call.__wrapped__ = real
+    return call
+
+
+def _logger_break():
+    return GraphBreak(
+        "logging.Logger method not supported for non-export cases",
+        "For non-export cases, logging.Logger methods are only supported if the logger has a source and the method "
+        "is registered as reorderable.",
+        [
+            "Move the logging call out of the compiled function, or into a function marked with torch.compiler.disable."
+        ],
+    )
+
+
+def _warn_break():
+    return GraphBreak(
+        "Attempted to call function marked as skipped",
+        "Dynamo does not know how to trace the Python builtin `_warnings.warn`.",
+        [
+            "Move the warning out of the compiled function, or into a function marked with torch.compiler.disable."
+        ],
+    )
+
+
+def _random_break(name):
+    return lambda: GraphBreak(
+        "Call to Python's random number generator",
+        f"`random.{name}()` draws from Python's generator: a graph would return the capture's draw on every call, "
+        "so the call runs eagerly between graphs.",
+        [
+            "Draw with torch.rand/torch.randint inside the compiled function, or pass the number in as an argument."
+        ],
+    )
+
+
+def _hooks():
+    """(owner, name, replacement) of every patch a capture installs besides print and the clocks."""
+    import logging
+    import random
+    import warnings
+
+    out = [(warnings, "warn", _breaking(warnings.warn, _warn_break))]
+    for name in _LOGGER_METHODS:
+        real = logging.Logger.__dict__.get(name)
+        if real is not None:
+            out.append((logging.Logger, name, _breaking(real, _logger_break)))
+    for name in _RANDOM_FUNCTIONS:
+        real = getattr(random, name, None)
+        if real is not None:
+            out.append((random, name, _breaking(real, _random_break(name))))
+    return out
+
+
+_HOOKS = []
+
 
 def _install_print_hook():
     global _print_hook_users
@@ -310,6 +414,11 @@ def _install_print_hook():
             for name, fn in _hooked_time.items():
                 if getattr(time, name) is _real_time[name]:
                     setattr(time, name, fn)
+            if not _HOOKS:
+                _HOOKS.extend(_hooks())
+            for owner, name, fn in _HOOKS:
+                if owner.__dict__.get(name) is fn.__wrapped__:
+                    setattr(owner, name, fn)
         _print_hook_users += 1
 
 
@@ -323,6 +432,9 @@ def _remove_print_hook():
             for name, fn in _hooked_time.items():
                 if getattr(time, name) is fn:
                     setattr(time, name, _real_time[name])
+            for owner, name, fn in _HOOKS:
+                if owner.__dict__.get(name) is fn:
+                    setattr(owner, name, fn.__wrapped__)
 
 
 class _CaptureProxy(Proxy):
@@ -338,8 +450,8 @@ class _CaptureProxy(Proxy):
     def __class__(self):  # isinstance(proxy, torch.Tensor) holds as for the tensor it stands for
         if type(self) is _CaptureProxy:
             v = self.tracer.values.get(self.node)
-            if _is_tensor(v):
-                return type(v)
+            if _is_tensor(v) or type(v) in (int, float):
+                return type(v)  # a number that is a graph input (or a symbolic size) is an int as Dynamo's is
         return type(self)
 
     def __getattr__(self, k):
@@ -412,9 +524,17 @@ class _CaptureProxy(Proxy):
         raise _item_break()
 
     def __str__(self):
-        if _is_tensor(self._mt_value()):
+        v = self._mt_value()
+        if _is_tensor(v):
             _tensor_repr_break()
+        if type(v) in (int, float):
+            self._mt_scalar_break("str")  # its digits would be the capture's
         return Proxy.__repr__(self)
+
+    def __format__(self, spec):
+        if type(self._mt_value()) in (int, float):
+            self._mt_scalar_break("format")
+        return format(str(self), spec)
 
     def __int__(self):
         self._mt_scalar_break("int")
@@ -731,17 +851,32 @@ def _entry_source(names):
     return src
 
 
-def capture(fn, args, kwargs, leaves, rebuild, names, module=None, specialize=True, tracer_cls=None):
+def capture(
+    fn,
+    args,
+    kwargs,
+    leaves,
+    rebuild,
+    names,
+    module=None,
+    specialize=True,
+    tracer_cls=None,
+    side_effects=None,
+):
     """Captures fn(*args, **kwargs). leaves: the tensor inputs (placeholders, named by names); rebuild(list)
     gives (args, kwargs) with those leaves replaced. module: the nn.Module being compiled, installed in the
-    graph's root as ``mod``. tracer_cls: a CaptureTracer subclass (make_fx's inlines every module). Raises
-    GraphBreak, or the user's own exception from an op."""
+    graph's root as ``mod``. tracer_cls: a CaptureTracer subclass (make_fx's inlines every module).
+    side_effects: a side_effects.Tracker of the state the call can reach; the traced values its mutations
+    leave there become extra graph outputs: the graph returns ``(output, extras)`` and the result carries
+    ``effects`` and ``extra_values``. Raises GraphBreak, or the user's own exception from an op."""
     root = Module()
     if module is not None:
         root.add_module("mod", module)
 
     def call(values):
         a, k = rebuild(values)
+        if side_effects is not None:
+            side_effects.add_arguments(a, k)
         return fn(*a, **k)
 
     scope = {"_mt_call": call}
@@ -758,6 +893,15 @@ def capture(fn, args, kwargs, leaves, rebuild, names, module=None, specialize=Tr
     try:
         graph = tracer.trace(root)
     except _OpError as e:
+        if side_effects is not None:
+            # the user's own error ends the call as it would eagerly: what it changed before stays, with the
+            # real values where the trace put traced ones
+            try:
+                effects, extras = side_effects.effects(tracer)
+            except Exception:  # noqa: BLE001  (the user's error is what the caller must see)
+                effects = None
+            if effects is not None:
+                effects.apply([tracer.values.get(p.node) for p in extras], args, kwargs)
         raise e.exc.with_traceback(e.exc.__traceback__) from None
     except GraphBreak:
         raise
@@ -781,6 +925,23 @@ def capture(fn, args, kwargs, leaves, rebuild, names, module=None, specialize=Tr
         stack.pop()
     out_node = graph.output_node()
     output = map_arg(out_node.args[0], tracer.values.__getitem__)
+    effects, extra_values = None, []
+    if side_effects is not None:
+        from minitorch._dynamo.side_effects import Unreplayable
+
+        try:
+            effects, extras = side_effects.effects(tracer)
+        except Unreplayable as e:
+            raise GraphBreak(
+                "Side effect that cannot be replayed",
+                f"{e}: a compiled graph cannot make it again on the next call.",
+                ["Keep the state the compiled function changes to lists, dicts, sets and plain attributes."],
+                user_stack=[],
+            ) from None
+        if effects is not None:
+            nodes = tuple(p.node for p in extras)
+            extra_values = [tracer.values[n] for n in nodes]
+            out_node.args = ((out_node.args[0], nodes),)
     _wrap_grad_mode(graph, tracer.entry_grad, root)
     # drop attribute reads nothing used (fx creates a node for every proxy.attr)
     for node in reversed(list(graph.nodes)):
@@ -799,7 +960,10 @@ def capture(fn, args, kwargs, leaves, rebuild, names, module=None, specialize=Tr
             if id(sub) not in seen:
                 seen.add(id(sub))
                 modules.append(sub)
-    return CaptureResult(gm, output, list(leaves), modules, specialize, tracer.attr_reads.values())
+    res = CaptureResult(gm, output, list(leaves), modules, specialize, tracer.attr_reads.values())
+    res.effects = effects
+    res.extra_values = extra_values
+    return res
 
 
 def proxies_in(args, kwargs):

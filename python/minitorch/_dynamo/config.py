@@ -2,7 +2,8 @@
 
 recompile_limit (alias cache_size_limit): graphs kept per compiled callable before new input signatures run
 eagerly; suppress_errors: a failing backend warns and runs eagerly instead of raising BackendCompilerFailed;
-automatic_dynamic_shapes: after a recompile caused only by sizes, capture a size-generic graph.
+automatic_dynamic_shapes: after a recompile caused only by sizes, capture a size-generic graph (and
+after one caused by a changed int/float argument, take that number as a graph input).
 ``config.patch(name=value, ...)`` sets some for a ``with`` block (or a decorated function)."""
 
 import os

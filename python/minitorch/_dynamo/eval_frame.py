@@ -7,7 +7,9 @@ globals, closure variables and object attributes its code reads (guards.py). A c
 that matches no cached graph captures a new one (a recompile), up to ``config.recompile_limit`` graphs per
 callable, after which new signatures run eagerly with one warning. With ``dynamic=None`` a recompile caused
 only by sizes tries a size-generic graph first (``dynamic=True`` starts with one, ``dynamic=False`` never
-does), as Dynamo's automatic dynamic shapes.
+does), as Dynamo's automatic dynamic shapes; likewise an int or float argument whose value changed becomes a
+graph input at that recompile, unless it steers Python control flow (then it stays a constant).
+The Python side effects a capture makes are replayed after each call of its graph (side_effects.py).
 
 Graph breaks: when capture meets Python it cannot put in a graph (``GraphBreak``), the callable is split
 at the breaking statement (resume.py): the statements before it are one graph, the statement runs eagerly,
@@ -20,6 +22,7 @@ whole callable runs eagerly from then on, after one warning. With ``fullgraph=Tr
 import functools
 import inspect
 import keyword
+import math
 import threading
 import warnings
 import weakref
@@ -27,6 +30,7 @@ import weakref
 from minitorch import _C
 from minitorch._dynamo import config, resume
 from minitorch._dynamo import guards as py_guards
+from minitorch._dynamo import side_effects as _side_effects
 from minitorch._dynamo.capture import GraphBreak, capture, is_capturing, user_stacklevel
 from minitorch._dynamo.exc import BackendCompilerFailed, FailOnRecompileLimitHit, Unsupported
 from minitorch._dynamo.utils import counters
@@ -134,14 +138,60 @@ def _flatten(args, kwargs):
     return leaves, spec
 
 
-def _rebuilder(args, kwargs):
+def _number_spec(o, leaves, nums, dyn, count):
+    """_spec with Python numbers (int, float; bool is not one) numbered in visiting order: those in dyn go to
+    nums and stand in the structure as ("num", type); dyn None: all of them, as ("num",)."""
+    if isinstance(o, _C.Tensor):
+        leaves.append(o)
+        return None
+    t = type(o)
+    if t is int or t is float:
+        i = count[0]
+        count[0] += 1
+        if dyn is None or i in dyn:
+            nums.append(o)
+            return (
+                ("num",) if dyn is None else ("num", t)
+            )  # which numbers changed is tracked whatever their type
+        return ("const", t, o)
+    if t is list or t is tuple:
+        return (t, tuple(_number_spec(x, leaves, nums, dyn, count) for x in o))
+    if t is dict:
+        return (dict, tuple((k, _number_spec(v, leaves, nums, dyn, count)) for k, v in o.items()))
+    return _spec(o, leaves)
+
+
+def _flatten_numbers(args, kwargs, dyn):
+    """(tensor leaves, the numbers in dyn, structure) as _flatten's slow path gives them (dyn empty: the same)."""
+    leaves, nums, count = [], [], [0]
+    spec = (
+        _number_spec(args, leaves, nums, dyn, count),
+        _number_spec(kwargs, leaves, nums, dyn, count) if kwargs else None,
+    )
+    return leaves, nums, spec
+
+
+def _both_nan(a, b):
+    return type(a) is float and type(b) is float and math.isnan(a) and math.isnan(b)
+
+
+def _rebuilder(args, kwargs, dyn=frozenset(), n_tensors=None):
+    """rebuild(values): args and kwargs with the tensors replaced by values[:n_tensors] and the numbers in dyn
+    by the values after them (in the order _flatten_numbers visits them)."""
+
     def rebuild(values):
-        it = iter(values)
+        it = iter(values[:n_tensors] if n_tensors is not None else values)
+        nums = iter(values[n_tensors:] if n_tensors is not None else ())
+        count = [0]
 
         def build(o):
             if isinstance(o, _C.Tensor):
                 return next(it)
             t = type(o)
+            if t is int or t is float:
+                i = count[0]
+                count[0] += 1
+                return next(nums) if i in dyn else o
             if t is list or t is tuple:
                 return t(build(x) for x in o)
             if t is dict:
@@ -233,10 +283,22 @@ class _Entry:
     (object, attribute, value) it was captured under besides its inputs (module training flags, Python
     scalars read from modules)."""
 
-    __slots__ = ("compiled", "fn", "gm", "guards", "kernels", "py_guard", "rank_key", "specialized")
+    __slots__ = (
+        "compiled",
+        "effects",
+        "fn",
+        "gm",
+        "guards",
+        "kernels",
+        "py_guard",
+        "rank_key",
+        "specialized",
+    )
 
-    def __init__(self, fn, compiled, gm, kernels, rank_key, specialized, guards, py_guard=None):
+    def __init__(self, fn, compiled, gm, kernels, rank_key, specialized, guards, py_guard=None, effects=None):
         self.py_guard = py_guard  # guards.Guard: globals, closure cells, object attributes the graph baked in
+        # side_effects.Effects: the Python state each call changes (the graph returns (output, extras) then)
+        self.effects = effects
         self.fn = fn
         self.compiled = compiled
         self.gm = gm
@@ -250,7 +312,17 @@ class _Entry:
             v = getattr(obj, name, _MISSING)
             if v is not value and v != value:
                 return False
+        if self.effects is not None and not self.effects.holds(args, kwargs):
+            return False
         return self.py_guard is None or self.py_guard.fast(args, kwargs)
+
+    def run(self, leaves, args, kwargs):
+        """The compiled graph on this call's tensors, then its side effects."""
+        if self.effects is None:
+            return self.fn(*leaves)
+        out, extra = self.fn(*leaves)
+        self.effects.apply(extra, args, kwargs)
+        return out
 
 
 def _find(entries, args, kwargs):
@@ -311,6 +383,11 @@ class CompiledFunction:
     def _reset(self):
         if self._owns_frames:
             self._frame_cache.clear()
+        # automatic dynamic numbers, per argument structure: the numbers of the first capture, the positions
+        # that changed since (graph inputs from then on) and those that must stay constants (they steer Python)
+        self._seen_numbers = {}
+        self._dyn_numbers = {}
+        self._static_numbers = {}
         self._cache = {}
         self._dyn_cache = {}
         self._no_dynamic = set()
@@ -397,7 +474,11 @@ class CompiledFunction:
         if entry is None and self._dyn_cache:
             entry = _find(self._dyn_cache.get(self._rank_key(leaves, spec)), args, kwargs)
         if entry is not None:
-            return entry.fn(*leaves)
+            return entry.run(leaves, args, kwargs)
+        if self._dyn_numbers:
+            found = self._find_numbers(args, kwargs)
+            if found is not None:
+                return found[0].run(found[1], args, kwargs)
         with self._lock:
             # another thread may have compiled this signature while we waited
             entry = _find(self._cache.get(self._key(leaves, spec)), args, kwargs)
@@ -405,7 +486,20 @@ class CompiledFunction:
                 entry = _find(self._dyn_cache.get(self._rank_key(leaves, spec)), args, kwargs)
             if entry is None:
                 return self._miss(args, kwargs, leaves, spec)
-        return entry.fn(*leaves)
+        return entry.run(leaves, args, kwargs)
+
+    def _find_numbers(self, args, kwargs):
+        """(entry, inputs) of a graph taking this call's changed numbers as inputs, or None."""
+        # each set of dynamic positions is tried (one, most often): a set made for another argument structure
+        # gives a structure no graph has
+        for dyn in list(self._dyn_numbers.values()):
+            tensors, nums, spec = _flatten_numbers(args, kwargs, dyn)
+            entry = _find(self._cache.get(self._key(tensors, spec)), args, kwargs)
+            if entry is None and self._dyn_cache:
+                entry = _find(self._dyn_cache.get(self._rank_key(tensors, spec)), args, kwargs)
+            if entry is not None:
+                return entry, tensors + nums
+        return None
 
     def _miss(self, args, kwargs, leaves, spec):
         stance = _stance["stance"]
@@ -454,17 +548,55 @@ class CompiledFunction:
             specialize = False
         if not specialize and rk in self._no_dynamic:
             specialize = True
-        return self._capture_and_compile(args, kwargs, leaves, spec, rk, specialize)
+        dyn, nums, spec = self._numbers_to_trace(args, kwargs, leaves, spec)
+        return self._capture_and_compile(args, kwargs, leaves, spec, rk, specialize, dyn, nums)
 
-    def _capture_and_compile(self, args, kwargs, leaves, spec, rk, specialize):
+    def _numbers_to_trace(self, args, kwargs, leaves, spec):
+        """Dynamo's automatic dynamic for Python numbers: a number that differs from the first capture's (same
+        argument structure) becomes a graph input from this recompile on, unless it steered Python control
+        flow or a shape before (then it stays a constant). (positions, their values, the call's structure)."""
+        if self._dynamic is False or not config.automatic_dynamic_shapes:
+            return frozenset(), [], spec
+        _, values, nspec = _flatten_numbers(args, kwargs, None)
+        if not values:
+            return frozenset(), [], spec
+        seen = self._seen_numbers.setdefault(nspec, tuple(values))
+        changed = {i for i, (a, b) in enumerate(zip(values, seen)) if not (a == b or _both_nan(a, b))}
+        if self._dynamic is True:
+            changed = set(range(len(values)))
+        dyn = (self._dyn_numbers.get(nspec, frozenset()) | changed) - self._static_numbers.get(
+            nspec, frozenset()
+        )
+        if not dyn:
+            return frozenset(), [], spec
+        dyn = frozenset(dyn)
+        self._dyn_numbers[nspec] = dyn
+        _, nums, spec = _flatten_numbers(args, kwargs, dyn)
+        return dyn, nums, spec
+
+    def _capture_and_compile(self, args, kwargs, leaves, spec, rk, specialize, dyn=frozenset(), nums=()):
         fn = self._torchdynamo_orig_callable
         target = self._module if self._module is not None else fn
         names = _leaf_names(target, args, kwargs)
+        if nums:
+            # the numbers that are graph inputs come after the tensors, named as Dynamo names its symbols
+            names = names + [f"s{i}" for i in range(len(nums))]
+            rk = self._rank_key(leaves, spec)
         if self._resume_source is not None:
             # a piece's one argument is the dict of live variables: name its tensors after the variables
             names = [("L_" + n[len("__mt_env_") :]) if n.startswith("__mt_env_") else n for n in names]
         owner = self._module if self._module is not None else self._capture_module
         snapshot = _Snapshot([owner] if owner is not None else [])
+        target = fn if self._module is None else self._module
+        # the Python values the code reads, as the call found them (Dynamo's guards are on the entry state); the
+        # state it can change is recorded too, so what the capture changes is replayed on every later call
+        stores = []
+        py_guard = py_guards.sources(target, args, kwargs, stores)
+        tracker = _side_effects.Tracker()
+        owner_self = target if isinstance(target, Module) else getattr(target, "__self__", None)
+        if owner_self is not None:
+            tracker.add_root(owner_self, (("obj", owner_self), ()))  # self.n += 1 reads no attribute chain
+        tracker.add_guarded(py_guard, stores, args, kwargs)
         counters["frames"]["total"] += 1
         active = self._active
         prev = getattr(active, "on", False)
@@ -474,25 +606,38 @@ class CompiledFunction:
                 fn if self._module is None else self._module,
                 args,
                 kwargs,
-                leaves,
-                _rebuilder(args, kwargs),
+                list(leaves) + list(nums),
+                _rebuilder(args, kwargs, dyn, len(leaves)) if nums else _rebuilder(args, kwargs),
                 names,
                 module=owner if owner is not None else _bound_module(fn),
                 specialize=specialize,
+                side_effects=tracker,
             )
         except GraphBreak as gb:
+            # what the capture did before it broke is undone: the split pieces (or the eager run) do it once
+            tracker.restore()
             snapshot.restore()
+            if nums and gb.shape_only:
+                # a number decided Python control flow (or a size): it stays a constant, guarded by value
+                _, _, nspec = _flatten_numbers(args, kwargs, None)
+                self._static_numbers[nspec] = self._static_numbers.get(nspec, frozenset()) | dyn
+                self._dyn_numbers.pop(nspec, None)
+                active.on = prev
+                leaves, spec = _flatten(args, kwargs)
+                return self._capture_and_compile(
+                    args, kwargs, leaves, spec, self._rank_key(leaves, spec), specialize
+                )
             if not specialize and gb.shape_only:
                 self._no_dynamic.add(rk)
                 active.on = prev
-                return self._capture_and_compile(args, kwargs, leaves, spec, rk, True)
+                return self._capture_and_compile(args, kwargs, leaves, spec, rk, True, dyn, nums)
             return self._graph_break(gb, args, kwargs)
         finally:
             active.on = prev
         counters["frames"]["ok"] += 1
-        # the Python values the code reads, as the capture left them: its side effects on them happened once (a
-        # list it appended to), the compiled calls repeat none, so only a change made elsewhere recompiles
-        py_guard = py_guards.sources(fn if self._module is None else self._module, args, kwargs)
+        if res.effects is not None:
+            # the traced run's mutations put traced values where the eager run puts tensors: write its real ones
+            res.effects.apply(res.extra_values, args, kwargs)
         guards, seen = [], set()
         for m in res.modules:
             if (id(m), "training") not in seen:
@@ -513,7 +658,15 @@ class CompiledFunction:
             or []
         )
         entry = _Entry(
-            call, compiled, res.gm, kernels, self._rank_key(leaves, spec), specialize, guards, py_guard
+            call,
+            compiled,
+            res.gm,
+            kernels,
+            self._rank_key(leaves, spec),
+            specialize,
+            guards,
+            py_guard,
+            res.effects,
         )
         self._entries.append(entry)
         if specialize:

@@ -4,9 +4,8 @@ A capture runs the callable on real values, so ``x * G[0]``, ``if FLAG:`` or ``x
 read at capture time into the graph as a constant. Dynamo guards on those reads (ID_MATCH, EQUALS_MATCH,
 TYPE_MATCH on globals, closure cells and attributes of non-module objects) and recompiles when they change;
 here the names the callable's code reads are found in its bytecode before the capture (``sources``), their
-values are remembered after the capture, and each call of a cached graph first checks them (``Guard.holds``).
-Remembered after rather than before: a capture's Python side effects happen once (a list it appends to), so
-the state it leaves is what later calls find unless something else changes it.
+values are remembered then, as the call found them (what the capture changes is replayed on each call:
+side_effects.py), and each call of a cached graph first checks them (``Guard.holds``).
 
 What is checked: numbers, strings, bools and None by type and ``==``; lists, tuples, dicts and sets of
 guardable values by their contents (a deep copy, up to ``_BUDGET`` values; a bigger container by a shallow
@@ -190,16 +189,28 @@ def _guardable(value):
     return not isinstance(value, types.BuiltinFunctionType)
 
 
-def sources(fn, args, kwargs):
-    """The Guard of fn(*args, **kwargs) after its capture: the values its code reads from globals, closure
+def sources(fn, args, kwargs, stores=None):
+    """The Guard of fn(*args, **kwargs) before its capture: the values its code reads from globals, closure
     cells and attributes of objects, and those read by the user functions and submodules it reaches that way
     (a helper function that is a global, a submodule's forward), None when there are none. fn: a function, a
-    bound method or a Module."""
+    bound method or a Module. stores: a list that gets ("global", globals, name) and ("cell", cell, None) for
+    each global and closure variable the code assigns (side_effects.py records them)."""
     checks = []
-    _collect(fn, args, kwargs, checks, 0, set())
+    _collect(fn, args, kwargs, checks, 0, set(), stores)
     if not checks:
         return None
     return Guard(checks)
+
+
+def _stores(code, g, cells, out):
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL"):
+            out.append(("global", g, ins.argval))
+        elif ins.opname in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in cells:
+            out.append(("cell", cells[ins.argval], None))
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _stores(const, g, {}, out)  # an inner function's `global` (its cells are its own)
 
 
 _DEPTH = 4  # helper functions and submodules looked into, call depth
@@ -221,7 +232,7 @@ def _user_callable(value):
     return None if mod.partition(".")[0] in _SKIP_MODULES else value
 
 
-def _collect(fn, args, kwargs, checks, depth, seen):
+def _collect(fn, args, kwargs, checks, depth, seen, stores=None):
     from minitorch.nn.modules.module import Module
 
     bound_self = _MISSING
@@ -251,6 +262,8 @@ def _collect(fn, args, kwargs, checks, depth, seen):
             where[n] = ("pos", i - offset)
     cells = dict(zip(code.co_freevars, target.__closure__ or ()))
     g = target.__globals__
+    if stores is not None:
+        _stores(code, g, cells, stores)
     reached = []
     for kind, name, attrs in sorted(_chains(code, frozenset(cells), frozenset(names))):
         if kind == "global":
@@ -293,7 +306,7 @@ def _collect(fn, args, kwargs, checks, depth, seen):
         for value in reached:
             callee = _user_callable(value)
             if callee is not None:
-                _collect(callee, (), {}, checks, depth + 1, seen)
+                _collect(callee, (), {}, checks, depth + 1, seen, stores)
 
 
 def _is_tensor(v):
