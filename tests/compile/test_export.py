@@ -263,6 +263,31 @@ def test_dynamic_dim_the_code_specializes():
     assert int(bn.num_batches_tracked) <= 1
 
 
+def test_exported_program_prints_as_pytorch():
+    # PyTorch's layout (each part indented by its newlines) and its GraphModule, holding no module for lifted state
+    class Two(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = torch.nn.Sequential(torch.nn.Linear(3, 2))
+
+        def forward(self, x):
+            return torch.relu(self.inner(x))
+
+    ep = torch.export.export(Two(), (torch.randn(2, 3),))
+    gm = ep.graph_module
+    assert type(gm).__name__ == "GraphModule" and str(gm).startswith("GraphModule()\n")
+    assert list(gm.named_modules()) == [("", gm)]
+    s = str(ep)
+    assert s.startswith(
+        "ExportedProgram:\n    class GraphModule(torch.nn.Module):\n        def forward(self, "
+    )
+    assert s.endswith(
+        "\n    \nGraph signature:\n    # inputs\n    p_inner_0_weight: PARAMETER target='inner.0.weight'\n"
+        "    p_inner_0_bias: PARAMETER target='inner.0.bias'\n    x: USER_INPUT\n    \n    # outputs\n"
+        "    relu: USER_OUTPUT\n    \nRange constraints: {}\n"
+    ), s
+
+
 def test_specialized_constant_input_is_guarded():
     ns = _models(torch)
     ep = torch.export.export(ns["Const"](), (torch.ones(3, 2),), {"n": 5})
