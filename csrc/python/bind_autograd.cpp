@@ -1,5 +1,6 @@
 // Autograd bindings: grad_fn/Node objects, is_leaf, detach, retain_grad, tensor hooks, grad mode, the engine
 // entry point, and the node behind minitorch.autograd.Function (a Python backward called by the C++ engine).
+#include <deque>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
@@ -150,9 +151,41 @@ struct PySavedTensorHooks : autograd::SavedTensorHooks {
   std::shared_ptr<PyHandle> pack_, unpack_, packed_;
 };
 
+// PyTorch gives each kind of node a Python class of its own: type(t.grad_fn).__name__ is "MulBackward0"
+// (torchviz labels its boxes so, and user code tests it). Here each is a subclass of Node with nothing added,
+// made the first time a node of that name reaches Python, and the object takes its class then:
+// PyType_FromSpecWithBases, not type(), because a class statement's subclass has a GC header (pybind11's
+// instances do not) and so a different deallocator. Same layout, so the cast back to Node and pybind11's
+// instance lookup are unchanged. A custom Function's node is in minitorch.autograd.function, as PyTorch's
+// FBackward is in torch.autograd.function; the built-in ones have no module, as PyTorch's print.
+PyTypeObject* node_class(const Node& n, PyTypeObject* base) {
+  static py::dict* classes = new py::dict();  // kept for the process: no destructor at exit
+  static std::deque<std::string>* names = new std::deque<std::string>();  // a spec's name outlives the call
+  py::str key(n.name());
+  if (PyObject* cls = PyDict_GetItemWithError(classes->ptr(), key.ptr()))
+    return reinterpret_cast<PyTypeObject*>(cls);
+  if (PyErr_Occurred()) throw py::error_already_set();
+  names->push_back((dynamic_cast<const PyFunctionNode*>(&n) ? "minitorch.autograd.function." : "builtins.") +
+                   n.name());
+  PyType_Slot slots[] = {{Py_tp_dealloc, reinterpret_cast<void*>(base->tp_dealloc)}, {0, nullptr}};
+  PyType_Spec spec = {names->back().c_str(), 0, 0, Py_TPFLAGS_DEFAULT, slots};
+  py::tuple bases = py::make_tuple(py::handle(reinterpret_cast<PyObject*>(base)));
+  py::object cls = py::reinterpret_steal<py::object>(PyType_FromSpecWithBases(&spec, bases.ptr()));
+  if (!cls) throw py::error_already_set();
+  // type's repr prints tp_name for a class in builtins: the bare name, <class 'MulBackward0'>, as PyTorch's
+  const std::string& full = names->back();
+  reinterpret_cast<PyTypeObject*>(cls.ptr())->tp_name = full.c_str() + full.rfind('.') + 1;
+  (*classes)[key] = cls;
+  return reinterpret_cast<PyTypeObject*>(cls.ptr());
+}
+
 py::object node_object(const std::shared_ptr<Node>& n) {
   if (!n) return py::none();
-  return py::cast(n);
+  py::object o = py::cast(n);
+  static PyTypeObject* base = reinterpret_cast<PyTypeObject*>(py::type::of<Node>().ptr());
+  if (Py_TYPE(o.ptr()) == base)
+    o.attr("__class__") = py::handle(reinterpret_cast<PyObject*>(node_class(*n, base)));
+  return o;
 }
 
 }  // namespace

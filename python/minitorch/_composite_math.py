@@ -2437,3 +2437,94 @@ def is_neg(input):
 
 for _fn in (resolve_conj, resolve_neg, is_conj, is_neg):
     _export(_fn)
+
+
+# ---------------------------------------------------------------------------------------------- fake quantization
+
+
+def _fake_quantize(input, scale, zero_point, quant_min, quant_max):
+    """PyTorch's fake_quantize kernels: q = zero_point + nearbyint(x * (1.0f / scale)), the output
+    (clamp(q) - zero_point) * scale. scale is a float32 (its kernels take float: a float64 input still sees the
+    float32-rounded scale), x * (1 / scale) is in the input's precision for float64 and float32 for the rest (a
+    half times a float is a float), the output's product in float32 for every dtype (as PyTorch's); the clamp is fmin/fmax's, so NaN goes to quant_min. The gradient passes where q was in
+    range (the straight-through estimator: PyTorch's cached mask)."""
+    if not input.is_floating_point():
+        raise NotImplementedError(
+            f'"fake_quantize_tensor_cachemask_kernel_type_handling" not implemented for '
+            f"'{scalar_name(input.dtype)}'"
+        )
+    cd = _C.float64 if input.dtype == _C.float64 else _C.float32
+    x = input.detach().to(cd)
+    scale = scale.to(_C.float32)
+    inv = _C.div(1.0, scale).to(cd)
+    if (
+        isinstance(zero_point, _C.Tensor) and zero_point.is_floating_point()
+    ):  # (QAT's learnable form) not rounded
+        zero_point = zero_point.to(_C.float32)
+        q = _C.round(_C.add(_C.mul(x, inv), zero_point.to(cd)))
+    else:
+        q = _C.add(_C.round(_C.mul(x, inv)), zero_point)
+    in_range = _C.logical_and(_C.ge(q, quant_min), _C.le(q, quant_max))
+    clamped = _C._where(_C.isnan(q), _as_tensor(float(quant_min), q), _C.clamp(q, quant_min, quant_max))
+    if isinstance(zero_point, _C.Tensor) and zero_point.is_floating_point():
+        value = _C.mul(_C.sub(clamped.double(), zero_point.double()), scale.double()).to(input.dtype)
+    else:
+        value = _C.mul(_C.sub(clamped, zero_point).to(_C.float32), scale).to(input.dtype)
+    return _with_gradient(input, value, lambda grad, _x: _C.mul(grad, in_range), reads_x=False)
+
+
+@_argcheck.parses(
+    "Tensor input, float scale, int zero_point, int quant_min, int quant_max",
+    "Tensor input, Tensor scale, Tensor zero_point, int quant_min, int quant_max",
+)
+def fake_quantize_per_tensor_affine(input, scale, zero_point, quant_min, quant_max):
+    """input quantized to the integers [quant_min, quant_max] with scale and zero_point and back, in floating
+    point (quantization-aware training's fake quantization); the gradient passes where input fell in range."""
+    if quant_min > quant_max:
+        raise RuntimeError("`quant_min` should be less than or         equal to `quant_max`.")
+    if isinstance(scale, _C.Tensor):  # the tensor_qparams overload: read as numbers, zero_point as an int
+        if scale.requires_grad and _C.is_grad_enabled():
+            raise RuntimeError(
+                "The function '_fake_quantize_per_tensor_affine_cachemask_tensor_qparams' is not "
+                "differentiable with respect to argument 'scale'. This input cannot have requires_grad True."
+            )
+        scale, zero_point = scale.item(), int(zero_point.item())
+    elif not quant_min <= zero_point <= quant_max:
+        raise RuntimeError("`zero_point` must be between `quant_min` and `quant_max`.")
+    return _fake_quantize(input, _C.scalar_tensor(scale, dtype=_C.float32, device=input.device), zero_point,
+                          quant_min, quant_max)  # fmt: skip
+
+
+_export(fake_quantize_per_tensor_affine, method=False)
+
+
+@_argcheck.parses("Tensor input, Tensor scale, Tensor zero_point, int axis, int quant_min, int quant_max")
+def fake_quantize_per_channel_affine(input, scale, zero_point, axis, quant_min, quant_max):
+    """fake_quantize_per_tensor_affine with a scale and zero_point per index of dimension axis."""
+    if zero_point.dtype not in (_C.int32, _C.float32, _C.float16):
+        raise RuntimeError(f"Zero-point must be Int32, Float or Half, found {scalar_name(zero_point.dtype)}")
+    if scale.dim() != 1:
+        raise RuntimeError("scale should be a 1-D tensor")
+    if zero_point.dim() != 1:
+        raise RuntimeError("zero point should be a 1-D tensor")
+    if scale.numel() != zero_point.numel():
+        raise RuntimeError("scale and zero-point need to have the same dimensions")
+    if scale.numel() != input.size(axis):
+        raise RuntimeError("dimensions of scale and zero-point are not consistent with input tensor")
+    if quant_min > quant_max:
+        raise RuntimeError("`quant_min` should be less than or         equal to `quant_max`.")
+    if not zero_point.is_floating_point() and (
+        _C.lt(zero_point, quant_min).any().item() or _C.gt(zero_point, quant_max).any().item()
+    ):
+        raise RuntimeError("`zero_point` must be between `quant_min` and `quant_max`.")
+    if not 0 <= axis <= input.dim():
+        raise RuntimeError("`axis` must be between 0 and number of dimensions of input")
+    shape = [1] * input.dim()
+    shape[axis] = -1
+    zp = zero_point.detach().reshape(shape)
+    if not zp.is_floating_point():
+        zp = zp.to(_C.float64)
+    return _fake_quantize(input, scale.detach().reshape(shape), zp, quant_min, quant_max)
+
+
+_export(fake_quantize_per_channel_affine, method=False)

@@ -1,5 +1,6 @@
 """torch.autograd.graph: saved_tensors_hooks (pack/unpack calls, nesting, grad mode, errors), save_on_cpu,
-disable_saved_tensors_hooks, the Node interface of grad_fn (metadata, _saved_*, isinstance), gradient edges,
+disable_saved_tensors_hooks, the Node interface of grad_fn (metadata, _saved_*, isinstance, a Python class per
+kind of node), gradient edges,
 register_multi_grad_hook, increment_version, allow_mutation_on_saved_tensors and
 Variable._execution_engine.queue_callback. Gradients under hooks are checked against the same graph
 without hooks; call logs, orders and error messages against PyTorch (the same scenario code runs on both)."""
@@ -205,6 +206,31 @@ h2.remove()
 y2 = x.exp()
 y2.sum().backward()
 log.append(calls)
+""",
+    "node_classes": """
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = (x * 2).exp().sum()
+g = y.grad_fn
+mul = g.next_functions[0][0].next_functions[0][0]
+acc = mul.next_functions[0][0]
+log.append([type(n).__name__ for n in (g, mul, acc)])
+log.append((repr(type(g)), str(type(acc)), type(g).__module__, type(g).__qualname__))
+log.append((type(g) is type((x + 1).sum().grad_fn), type(g) is type(mul), isinstance(g, Node)))
+log.append(type(mul).__name__ == mul.name() and type(g.next_functions[0][0]) is type(x.exp().grad_fn))
+
+
+class Twice(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        return t * 2
+
+    @staticmethod
+    def backward(ctx, gr):
+        return gr * 2
+
+
+f = Twice.apply(x).grad_fn
+log.append((type(f).__name__, type(f).__qualname__, type(f).__module__.split(".")[-2:], isinstance(f, Node)))
 """,
     "gradient_edges": """
 x = torch.tensor([1.0, 2.0], requires_grad=True)
@@ -548,6 +574,25 @@ def test_node_isinstance_and_gradient_edge_type():
     e = get_gradient_edge(y)
     assert isinstance(e, GradientEdge) and e.node is y.grad_fn and e.output_nr == 0
     assert minitorch.autograd.graph is minitorch.autograd.graph  # importable as an attribute
+
+
+def test_node_classes_keep_the_node_working():
+    # the class a node object takes is Node's layout: hooks, metadata, edges and freeing work through it
+    x = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    g = y.grad_fn
+    assert type(g).__name__ == "ExpBackward0" and type(g).__mro__[1] is minitorch._C.Node
+    calls = []
+    g.register_hook(lambda gin, gout: calls.append(npy(gin[0]).tolist()))
+    g.metadata["k"] = 1
+    assert y.grad_fn.metadata == {"k": 1} and y.grad_fn is g
+    assert get_gradient_edge(y).node is g
+    y.sum().backward()
+    np.testing.assert_allclose(calls[0], np.exp([1.0, 2.0]), rtol=1e-6)
+    with pytest.raises(AttributeError, match="'ExpBackward0' object has no attribute 'nothing'"):
+        g.nothing  # noqa: B018
+    for _ in range(1000):  # objects of a made class are freed as Node's are
+        (x * 3).grad_fn  # noqa: B018
 
 
 def test_multi_grad_hook_all_counts_per_backward():

@@ -188,6 +188,106 @@ def test_guards_static_and_dynamic_dims():
     assert type(e.value).__name__ == "UserError"
 
 
+def test_data_dependent_branch_raises():
+    # PyTorch's export raises GuardOnDataDependentSymNode (a RuntimeError) on `if x.sum() > 0`; jit.trace warns
+    from minitorch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+
+    class Branch(torch.nn.Module):
+        def forward(self, x):
+            if x.sum() > 0:
+                return torch.sin(x)
+            return torch.cos(x)
+
+    with pytest.raises(GuardOnDataDependentSymNode, match="Could not guard on data-dependent expression"):
+        torch.export.export(Branch(), (torch.randn(3, 3),))
+    assert issubclass(GuardOnDataDependentSymNode, RuntimeError)
+    with pytest.warns(torch.jit.TracerWarning):
+        torch.jit.trace(Branch(), (torch.ones(3, 3),))
+
+    class Cond(torch.nn.Module):
+        def forward(self, x):
+            return torch.cond(x.sum() > 0, torch.sin, torch.cos, [x])
+
+    m = torch.export.export(Cond(), (torch.randn(3, 3),)).module()
+    assert torch.equal(m(torch.ones(3, 3)), torch.sin(torch.ones(3, 3)))
+    assert torch.equal(m(-torch.ones(3, 3)), torch.cos(-torch.ones(3, 3)))
+
+
+class _TwoBranch(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(4, 3)
+        self.b = torch.nn.Linear(6, 2)
+
+    def forward(self, x1, x2):
+        return self.a(x1), self.b(x2)
+
+
+def test_shared_dim_is_one_symbol_and_guarded_equal():
+    batch = Dim("batch")
+    args = (torch.randn(5, 4), torch.randn(5, 6))
+    ep = torch.export.export(_TwoBranch(), args, dynamic_shapes={"x1": {0: batch}, "x2": {0: batch}})
+    assert len(ep.range_constraints) == 1  # PyTorch's: one symbol for the shared Dim
+    o1, o2 = ep.module()(torch.randn(9, 4), torch.randn(9, 6))
+    assert o1.shape == (9, 3) and o2.shape == (9, 2)
+    with pytest.raises(AssertionError, match=r"Guard failed: x2.size\(\)\[0\] == x1.size\(\)\[0\]"):
+        ep.module()(torch.randn(5, 4), torch.randn(9, 6))
+    # two Dims of their own: two symbols, no equality
+    ep = torch.export.export(_TwoBranch(), args, dynamic_shapes={"x1": {0: Dim("b1")}, "x2": {0: Dim("b2")}})
+    assert len(ep.range_constraints) == 2
+    assert ep.module()(torch.randn(5, 4), torch.randn(9, 6))[1].shape == (9, 2)
+
+
+def test_dynamic_dim_the_code_specializes():
+    # Linear fixes its input's last dim: marking it dynamic is PyTorch's constraint violation (these are its
+    # messages); Dim.AUTO quietly keeps it static, so the guard reports another size
+    args = (torch.randn(5, 4), torch.randn(5, 6))
+    with pytest.raises(Exception, match=r"Constraints violated \(inner\)!") as e:
+        torch.export.export(_TwoBranch(), args, dynamic_shapes={"x1": {1: Dim("inner")}, "x2": None})
+    assert type(e.value).__name__ == "UserError"
+    assert str(e.value).startswith(
+        'Constraints violated (inner)! For more information, run with TORCH_LOGS="+dynamic".\n  - You marked inner '
+        "as dynamic but your code specialized it to be a constant (4). If you're using mark_dynamic, either remove "
+        "it or use maybe_mark_dynamic. If you're using Dim.DYNAMIC, replace it with either Dim.STATIC or "
+        "Dim.AUTO.\nSuggested fixes:\n  inner = 4\n\nThe error above occurred when calling torch.export.export."
+    )
+    with pytest.raises(Exception, match=r"(?s)Constraints violated \(L\['x2'\].size\(\)\[1\]\)! .* \(6\)\."):
+        torch.export.export(_TwoBranch(), args, dynamic_shapes={"x1": None, "x2": {1: Dim.DYNAMIC}})
+    ep = torch.export.export(_TwoBranch(), args, dynamic_shapes={"x1": (Dim.AUTO, Dim.AUTO), "x2": None})
+    assert ep.module()(torch.randn(8, 4), args[1])[0].shape == (8, 3)
+    with pytest.raises(AssertionError, match=r"Guard failed: x1.size\(\)\[1\] == 4"):
+        ep.module()(torch.randn(5, 5), args[1])
+    # the trial run leaves the module's state alone (batch norm's running statistics)
+    bn = torch.nn.BatchNorm1d(4)
+    torch.export.export(bn, (torch.randn(6, 4),), dynamic_shapes={"input": {0: Dim("n")}})
+    assert int(bn.num_batches_tracked) <= 1
+
+
+def test_exported_program_prints_as_pytorch():
+    # PyTorch's layout (each part indented by its newlines) and its GraphModule, holding no module for lifted state
+    class Two(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = torch.nn.Sequential(torch.nn.Linear(3, 2))
+
+        def forward(self, x):
+            return torch.relu(self.inner(x))
+
+    ep = torch.export.export(Two(), (torch.randn(2, 3),))
+    gm = ep.graph_module
+    assert type(gm).__name__ == "GraphModule" and str(gm).startswith("GraphModule()\n")
+    assert list(gm.named_modules()) == [("", gm)]
+    s = str(ep)
+    assert s.startswith(
+        "ExportedProgram:\n    class GraphModule(torch.nn.Module):\n        def forward(self, "
+    )
+    assert s.endswith(
+        "\n    \nGraph signature:\n    # inputs\n    p_inner_0_weight: PARAMETER target='inner.0.weight'\n"
+        "    p_inner_0_bias: PARAMETER target='inner.0.bias'\n    x: USER_INPUT\n    \n    # outputs\n"
+        "    relu: USER_OUTPUT\n    \nRange constraints: {}\n"
+    ), s
+
+
 def test_specialized_constant_input_is_guarded():
     ns = _models(torch)
     ep = torch.export.export(ns["Const"](), (torch.ones(3, 2),), {"n": 5})

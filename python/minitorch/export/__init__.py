@@ -19,7 +19,8 @@ import pickle
 
 from minitorch import _C, serialization
 from minitorch._dynamo.exc import UserError, UserErrorType
-from minitorch.export.dynamic_shapes import Dim, ValueRanges, dim_bounds, dims
+from minitorch.autograd.grad_mode import no_grad
+from minitorch.export.dynamic_shapes import Dim, DimHint, ValueRanges, dim_bounds, dims
 from minitorch.export.exported_program import ExportedProgram
 from minitorch.export.graph_signature import (
     ConstantArgument,
@@ -95,6 +96,7 @@ class _ExportTracer(_ValueTracer):
     buffers read as get_attr nodes and the example inputs' leaves as placeholders."""
 
     proxy_buffer_attributes = True
+    guard_on_data_raises = True
 
     def __init__(self, args, kwargs, leaf_names):
         super().__init__(args, kwargs)
@@ -168,7 +170,9 @@ def _dynamic_dims(mod, args, kwargs, dynamic_shapes, leaf_names):
             for d, s in items:
                 bounds = dim_bounds(s)
                 if bounds is not None:
-                    dims_[d] = bounds
+                    # a Dim (by name, as PyTorch's) used on several inputs is one size: the key ties them
+                    key = s.__name__ if isinstance(s, Dim) else None
+                    dims_[d] = (*bounds, key, "AUTO" if isinstance(s, DimHint) and s.type == "AUTO" else None)
             out[index[name]] = dims_
             return
         kids = _children(value)
@@ -218,7 +222,7 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False, preserv
         if n.op == "get_attr":
             value = tracer.constants.get(n.target)
             attrs[n.target] = value if value is not None else _resolve_attr(mod, n.target)
-    gm = GraphModule(attrs, graph, type(mod).__name__)
+    gm = GraphModule(attrs, graph, "GraphModule")  # PyTorch's class name, whatever the module's
     graph = gm.graph
 
     # lift parameters, buffers and tensor constants (get_attr nodes) to placeholders before the user inputs
@@ -286,20 +290,74 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False, preserv
 
     leaves = _pytree.tree_leaves((args, kwargs))
     in_spec = _pytree.tree_structure((args, kwargs))
+    lifted_values = [state_dict.get(t, constants.get(t)) for _, t, _ in ordered]
+    _drop_specialized(gm, lifted_values, leaves, leaf_names, dynamic)
     guards, ranges, count = [], {}, 0
+    first = {}  # a shared Dim's key -> the (input, dim) that introduced its symbol
     for i, ((name, _), leaf) in enumerate(zip(leaf_names, leaves)):
         if _C._is_tensor(leaf):
-            d = dynamic.get(i, {})
+            d = {}
+            for dim, (lo, hi, key, _) in dynamic.get(i, {}).items():
+                # a later use of a shared Dim is guarded equal to the first, which alone has a symbol
+                d[dim] = (lo, hi, first.get(key))
+                if key is None or key not in first:
+                    ranges[f"s{count}"] = ValueRanges(lo, hi)
+                    count += 1
+                    if key is not None:
+                        first[key] = (name, dim)
             guards.append((name, i, tuple(leaf.shape), d))
-            for lo, hi in d.values():
-                ranges[f"s{count}"] = ValueRanges(lo, hi)
-                count += 1
         elif isinstance(leaf, (int, float, bool, str)) or leaf is None:
             guards.append((name, i, leaf, None))
     signature = ExportGraphSignature(input_specs, output_specs)
     return ExportedProgram(
         gm, signature, state_dict, constants, ranges, (args, kwargs), in_spec, out_spec, guards
     )
+
+
+def _resized(t, dim):
+    """t with one more index along dim, its first slice repeated (values reused, so indices stay valid)."""
+    return _C.cat([t, t.narrow(dim, 0, 1)], dim)
+
+
+def _drop_specialized(gm, lifted_values, leaves, leaf_names, dynamic):
+    """PyTorch's export proves each dimension marked dynamic stays symbolic, and raises where the code fixes it
+    (a Linear's in_features); our trace keeps sizes as graph values but cannot prove that, so each dynamic
+    size (a shared Dim's uses together) is grown by one and the traced graph run on it: if it fails, the code
+    needs the example's size. A Dim or Dim.DYNAMIC then raises PyTorch's constraint violation; Dim.AUTO
+    becomes static, as PyTorch's AUTO does."""
+    groups = {}  # key -> [(leaf index, dim)]
+    for i, dims_ in dynamic.items():
+        for d, (lo, hi, key, kind) in dims_.items():
+            groups.setdefault(key if key is not None else (i, d), []).append((i, d))
+    for key, members in groups.items():
+        i0, d0 = members[0]
+        size = leaves[i0].shape[d0]
+        hi = dynamic[i0][d0][1]
+        if size == 0 or size + 1 > hi or any(leaves[i].shape[d] != size for i, d in members):
+            continue  # no larger size to try (a mismatch of a shared Dim is the guard's to report)
+        trial = list(leaves)
+        for i, d in members:
+            trial[i] = _resized(trial[i], d)
+        try:
+            with no_grad():
+                gm(*[v.clone() if _C._is_tensor(v) else v for v in lifted_values], *trial)
+        except (RuntimeError, ValueError, IndexError, TypeError):
+            pass
+        else:
+            continue
+        if all(dynamic[i][d][3] == "AUTO" for i, d in members):
+            for i, d in members:
+                del dynamic[i][d]
+            continue
+        name = key if isinstance(key, str) else f"L['{leaf_names[i0][0]}'].size()[{d0}]"
+        fix = f"\nSuggested fixes:\n  {key} = {size}" if isinstance(key, str) else ""
+        raise UserError(
+            UserErrorType.CONSTRAINT_VIOLATION,
+            f'Constraints violated ({name})! For more information, run with TORCH_LOGS="+dynamic".\n'
+            f"  - You marked {name} as dynamic but your code specialized it to be a constant ({size}). If you're "
+            "using mark_dynamic, either remove it or use maybe_mark_dynamic. If you're using Dim.DYNAMIC, replace "
+            f"it with either Dim.STATIC or Dim.AUTO.{fix}" + _EPILOGUE,
+        )
 
 
 def draft_export(mod, args, kwargs=None, *, dynamic_shapes=None, preserve_module_call_signature=(), strict=False,
@@ -347,8 +405,18 @@ def _drop_attr(gm, target):
         d = getattr(mod, store, None)
         if d is not None and field in d:
             del d[field]
+            break
+    else:
+        mod.__dict__.pop(field, None)
+    # a submodule left empty goes too: PyTorch's exported GraphModule holds no module for lifted state
+    while prefix:
+        *parent_path, name = prefix
+        parent = gm.get_submodule(".".join(parent_path))
+        child = parent._modules.get(name)
+        if child is None or child._parameters or child._buffers or child._modules:
             return
-    mod.__dict__.pop(field, None)
+        del parent._modules[name]
+        prefix = parent_path
 
 
 def save(ep, f, *, extra_files=None, opset_version=None, pickle_protocol=2):

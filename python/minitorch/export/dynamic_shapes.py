@@ -91,14 +91,16 @@ def dim_bounds(spec):
 
 class GuardsFn:
     """The checks an exported module runs on its inputs (PyTorch's _guards_fn): each dimension not marked
-    dynamic keeps the example's size, a dynamic one stays within its Dim's bounds."""
+    dynamic keeps the example's size, a dynamic one stays within its Dim's bounds and equals the dimension that
+    first took the same Dim."""
 
     def __init__(self, checks):
-        # [(input name, leaf index, example shape, {dim: (min, max)})]; a non-tensor input's entry holds its
-        # example value and None
+        # [(input name, leaf index, example shape, {dim: (min, max, (input, dim) it equals or None)})]; a
+        # non-tensor input's entry holds its example value and None
         self.checks = checks
 
     def __call__(self, leaves):
+        sizes = {}  # input name -> shape, for the equalities of a shared Dim
         for name, index, shape, dynamic in self.checks:
             t = leaves[index]
             if dynamic is None:  # a non-tensor input: specialized to its example value
@@ -107,13 +109,18 @@ class GuardsFn:
                 continue
             if t.dim() != len(shape):
                 raise AssertionError(f"Guard failed: {name}.dim() == {len(shape)}")
+            sizes[name] = t.shape
             for d, size in enumerate(t.shape):
                 bounds = dynamic.get(d)
                 if bounds is None:
                     if size != shape[d]:
                         raise AssertionError(f"Guard failed: {name}.size()[{d}] == {shape[d]}")
                     continue
-                lo, hi = bounds
+                lo, hi, same_as = bounds if len(bounds) == 3 else (*bounds, None)
+                if same_as is not None:
+                    other, od = same_as
+                    if size != sizes[other][od]:
+                        raise AssertionError(f"Guard failed: {name}.size()[{d}] == {other}.size()[{od}]")
                 if size > hi:
                     raise AssertionError(f"Guard failed: {name}.size()[{d}] <= {hi}")
                 # sizes 0 and 1 are specialized apart by PyTorch, which checks a lower bound only above them

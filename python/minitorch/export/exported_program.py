@@ -176,12 +176,10 @@ class ExportedProgram:
             raise AssertionError(f"placeholders {names} do not match the graph signature")
 
     def __str__(self):
-        code = self._graph_module.print_readable(print_output=False)
-        code = "\n".join("    " + line for line in code.splitlines())
-        sig = "\n".join("    " + line for line in str(self._graph_signature).splitlines())
-        return (
-            f"ExportedProgram:\n{code}\nGraph signature:{sig}\nRange constraints: {self._range_constraints}\n"
-        )
+        # PyTorch's layout: each part indented by replacing its newlines
+        code = self._graph_module.print_readable(print_output=False).replace("\n", "\n    ")
+        sig = str(self._graph_signature).replace("\n", "\n    ")
+        return f"ExportedProgram:\n    {code}\nGraph signature:{sig}\nRange constraints: {self._range_constraints}\n"
 
     def __repr__(self):
         return str(self)

@@ -116,9 +116,19 @@ class GraphAppendingTracer(TracerBase):
 
 
 def _is_constant_like(a):
-    """dtypes, devices, enums and functions: values the generated code can name."""
+    """dtypes, devices, enums and functions (a torch function wrapped for __torch_function__ dispatch too, as a
+    torch.cond branch): values the generated code can name."""
     return isinstance(
-        a, (_C.dtype, _C.device, enum.Enum, type, types.FunctionType, types.BuiltinFunctionType)
+        a,
+        (
+            _C.dtype,
+            _C.device,
+            enum.Enum,
+            type,
+            types.FunctionType,
+            types.BuiltinFunctionType,
+            overrides._DispatchingFunction,
+        ),
     )
 
 

@@ -138,6 +138,15 @@ class _TracedValue(Proxy):
             _warn_concrete(what)
 
     def __bool__(self):
+        if self.tracer.guard_on_data_raises and isinstance(self._mt_value, _C.Tensor):
+            # export: a branch on a tensor's data would bake the example's branch into the program
+            from minitorch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+
+            raise GuardOnDataDependentSymNode(
+                "Could not guard on data-dependent expression: Python control flow (bool) on the value of "
+                f"{self.node.name}, a tensor computed from the inputs. Rewrite the branch with torch.cond, or "
+                "compute both sides and select with torch.where."
+            )
         self._tensor_check("Python boolean")
         return bool(self._mt_value)
 
@@ -239,6 +248,9 @@ def _check_inputs(args, kwargs):
 
 class _ValueTracer(_ConstantTracer):
     """Records while running on real values (see the module docstring)."""
+
+    # a traced tensor's bool: jit.trace warns and keeps the example's branch, export raises (as PyTorch's)
+    guard_on_data_raises = False
 
     def __init__(self, args, kwargs):
         super().__init__(autowrap_modules=(math,))

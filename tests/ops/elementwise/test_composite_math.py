@@ -1421,3 +1421,59 @@ def test_quantile_by_selection_matches_numpy_and_the_sort_path(dtype):
     x = minitorch.tensor(np.round(rng.standard_normal(100), 1), dtype=dtype, requires_grad=True)
     minitorch.quantile(x, 0.3).backward()
     assert x.grad.sum().item() == pytest.approx(1.0) and (x.grad != 0).sum().item() <= 2
+
+
+# ------------------------------------------------------------------------------------------ fake quantization
+
+_FAKE_QUANT_CASES = r"""
+def cases(torch):
+    run = runner(lambda r: [[v if v == v else "nan" for v in r[0].double().flatten().tolist()], str(r[0].dtype),
+                            None if r[1] is None else r[1].double().flatten().tolist()])
+    vals = [-3.0, -0.25, -0.05, 0.05, 0.15, 0.25, 0.35, 1.26, 2.0, float("inf"), float("-inf"), float("nan"), 1e10]
+    out = {}
+
+    def grad_of(f, x):
+        x = x.detach().requires_grad_()
+        y = f(x)
+        y.backward(torch.arange(1.0, y.numel() + 1).reshape(y.shape).to(y.dtype))
+        return y, x.grad
+
+    for dt in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
+        x = torch.tensor(vals, dtype=dt)
+        out[f"tensor {dt}"] = run(lambda: grad_of(lambda v: torch.fake_quantize_per_tensor_affine(v, 0.1, 3, -8, 7), x))
+        out[f"qparams {dt}"] = run(lambda: (torch.fake_quantize_per_tensor_affine(
+            x, torch.tensor(0.37), torch.tensor(-2, dtype=torch.int32), -128, 127), None))
+    x = torch.linspace(-2, 2, 24).reshape(2, 3, 4)
+    scale, zp = torch.tensor([0.1, 0.25, 0.07]), torch.tensor([0, 3, -5], dtype=torch.int32)
+    out["channel"] = run(lambda: grad_of(lambda v: torch.fake_quantize_per_channel_affine(v, scale, zp, 1, -8, 7), x))
+    out["channel float zp"] = run(lambda: (torch.fake_quantize_per_channel_affine(
+        x, scale, torch.tensor([0.4, 2.6, -5.5]), 1, -8, 7), None))
+    out["channel float zp f64"] = run(lambda: (torch.fake_quantize_per_channel_affine(
+        x.double(), scale, torch.tensor([0.4, 2.6, -5.5]), 1, -8, 7), None))
+    out["channel last axis"] = run(lambda: (torch.fake_quantize_per_channel_affine(
+        x, torch.tensor([0.1, 0.2, 0.3, 0.4]), torch.tensor([1, 0, 0, 3], dtype=torch.int32), 2, 0, 15), None))
+    bad = {
+        "min > max": lambda: torch.fake_quantize_per_tensor_affine(x, 0.1, 0, 7, -8),
+        "zp out of range": lambda: torch.fake_quantize_per_tensor_affine(x, 0.1, 9, -8, 7),
+        "int input": lambda: torch.fake_quantize_per_tensor_affine(torch.arange(3), 0.1, 0, -8, 7),
+        "channel zp out of range": lambda: torch.fake_quantize_per_channel_affine(
+            x, scale, torch.tensor([0, 9, 0], dtype=torch.int32), 1, -8, 7),
+        "channel zp long": lambda: torch.fake_quantize_per_channel_affine(x, scale, zp.long(), 1, -8, 7),
+        "channel scale 2-d": lambda: torch.fake_quantize_per_channel_affine(x, scale[None], zp, 1, -8, 7),
+        "channel size": lambda: torch.fake_quantize_per_channel_affine(x, scale, zp, 2, -8, 7),
+        "channel axis": lambda: torch.fake_quantize_per_channel_affine(x, scale, zp, 3, -8, 7),
+        "channel negative axis": lambda: torch.fake_quantize_per_channel_affine(x, scale, zp, -2, -8, 7),
+    }
+    for k, f in bad.items():
+        out[k] = run(lambda: (f(), None))
+    return out
+"""
+
+
+def test_fake_quantize_against_pytorch():
+    """values (nearbyint's ties to even, the float32 scale under float64 input, NaN and inf to the ends), the
+    straight-through gradient's mask, both overloads, per channel, and the errors, as PyTorch"""
+    ours, theirs = cases_here_and_in_pytorch(_FAKE_QUANT_CASES, [("torch", minitorch)])
+    assert ours.keys() == theirs.keys()
+    for k in theirs:
+        assert ours[k] == theirs[k], (k, ours[k], theirs[k])

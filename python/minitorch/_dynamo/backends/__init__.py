@@ -1,6 +1,7 @@
 """The torch.compile backend registry (torch._dynamo.list_backends / register_backend / lookup_backend) and
 the built-in backends: "inductor" (minitorch._inductor, the default), "eager" and "aot_eager" (run the captured
-GraphModule as it is: for debugging capture apart from code generation)."""
+GraphModule as it is: for debugging capture apart from code generation); `common` holds aot_autograd, to
+build a backend on AOTAutograd."""
 
 import difflib
 import functools
