@@ -2,6 +2,8 @@
 references: values per dtype and layout, running statistics, gradients (gradcheck in float64), dropout's
 statistics and mask, empty inputs and PyTorch's error messages, on every device present."""
 
+import warnings
+
 import numpy as np
 import pytest
 from utils import FLOAT_DTYPES, TOL, assert_matches, make_array, rerun_in_child, to_np
@@ -748,6 +750,40 @@ def test_dropout_errors(device):
             fn(x.reshape(1, 3).clone(), 2.0, True)
     with pytest.raises(RuntimeError, match=r"but got -1$"):
         minitorch.feature_dropout(x.reshape(1, 3), -1.0, False)
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+def test_dropout_parser_before_nan_check(inplace):
+    # PyTorch's order: F's range check (a NaN passes it), the ATen parser (train a bool), then the kernel's NaN
+    # check; dropout1d/2d/3d hand train to feature_dropout
+    nan, x, NF = float("nan"), minitorch.ones(2, 3, 4), minitorch.nn.functional
+    tail = "_" if inplace else ""
+    for f, aten in (
+        (NF.dropout, "dropout"),
+        (NF.alpha_dropout, "alpha_dropout"),
+        (NF.feature_alpha_dropout, "feature_alpha_dropout"),
+        (NF.dropout1d, "feature_dropout"),
+        (NF.dropout2d, "feature_dropout"),
+        (NF.dropout3d, "feature_dropout"),
+    ):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # dropout3d's deprecated rank
+            for train, kind in ((None, "NoneType"), (1, "int"), ("a", "str")):
+                with pytest.raises(TypeError) as e:
+                    f(x.clone(), nan, train, inplace)
+                assert (
+                    str(e.value) == f"{aten}{tail}(): argument 'train' (position 3) must be bool, not {kind}"
+                )
+            for train in (True, False):
+                with pytest.raises(RuntimeError) as e:
+                    f(x.clone(), nan, train, inplace)
+                assert str(e.value) == "dropout probability has to be between 0 and 1, but got nan"
+            with pytest.raises(TypeError) as e:  # p's kind before train's
+                f(x.clone(), minitorch.tensor([nan]), None, inplace)
+            assert str(e.value) == f"{aten}{tail}(): argument 'p' (position 2) must be float, not Tensor"
+            with pytest.raises(ValueError) as e:  # the range first
+                f(x.clone(), 2.0, None, inplace)
+            assert str(e.value) == "dropout probability has to be between 0 and 1, but got 2.0"
 
 
 # ---------------------------------------------------------------- fused backward passes per dtype
