@@ -178,19 +178,12 @@ def _numpy_renamed(kwargs, names):
     return {rename.get(k, k): v for k, v in kwargs.items()} if rename else None
 
 
-def numpy_spellings(fn):
-    """fn taking NumPy's keyword spellings where PyTorch's C++ parser does (python_arg_parser's
-    numpy_compatibility_arg_names: axis, keepdims, x/a/x1, x2) for the functions PyTorch binds in C++ and
-    ours are Python (torch.fft.fft(x, axis=0)); a call without keywords goes straight through"""
-    names = frozenset(inspect.signature(fn).parameters)
-
-    @functools.wraps(fn)
-    def taking_numpy_names(*args, **kwargs):
-        if kwargs and not _NUMPY_KEYS.isdisjoint(kwargs):
-            kwargs = _numpy_renamed(kwargs, names) or kwargs
-        return fn(*args, **kwargs)
-
-    return taking_numpy_names
+def canonical_kwargs(kwargs, names):
+    """kwargs with NumPy's spellings renamed where `names` (the parameters) take them, else kwargs itself (the
+    one place `parsing`'s checks and calls read NumPy's spellings)"""
+    if not _NUMPY_KEYS.isdisjoint(kwargs):
+        return _numpy_renamed(kwargs, names) or kwargs
+    return kwargs
 
 
 def _translate(fn, fname, method, checks, args, kwargs, error):
@@ -831,8 +824,8 @@ def parsing(fn, signatures, name=None, method=False, upfront=True, positional=Fa
         fast = _fast_checks(sigs)
 
         def general(args, kwargs):
-            if kwargs and not _NUMPY_KEYS.isdisjoint(kwargs):
-                kwargs = _numpy_renamed(kwargs, names) or kwargs
+            if kwargs:  # (the common call has none: no function call for it)
+                kwargs = canonical_kwargs(kwargs, names)
             if ints_from is not None and not kwargs and len(args) >= ints_from and _all_ints(args, skip):
                 return fn(*args[:skip], args[skip:])
             rest = args[skip:]
@@ -851,8 +844,8 @@ def parsing(fn, signatures, name=None, method=False, upfront=True, positional=Fa
 
     @functools.wraps(fn)
     def on_error(*args, **kwargs):
-        if kwargs and not _NUMPY_KEYS.isdisjoint(kwargs):
-            kwargs = _numpy_renamed(kwargs, names) or kwargs
+        if kwargs:
+            kwargs = canonical_kwargs(kwargs, names)
         if ints_from is not None and not kwargs and len(args) >= ints_from and _all_ints(args, skip):
             return fn(*args[:skip], args[skip:])
         try:
