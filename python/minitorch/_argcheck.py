@@ -57,7 +57,8 @@ _NUMBERS = (int, float)
 
 
 def _kind_name(x):
-    return _TORCH_TYPE_NAMES.get(type(x), type(x).__name__)
+    """how PyTorch's parser names the type of a value it refuses (numpy.ndarray, collections.OrderedDict)"""
+    return _type_name(x)
 
 
 def _is_tensor(x):

@@ -355,6 +355,19 @@ WORDED = [
             '"type must be tuple of ints,but got float"'
         ),
     ),
+    # a type defined in C is named with its module, as PyTorch's parser prints tp_name (numpy.ndarray)
+    ("torch.cat([x, np.ones(2)])", "expected Tensor as element 1 in argument 0, but got numpy.ndarray"),
+    ("torch.stack([np.float64(1)])", "expected Tensor as element 0 in argument 0, but got numpy.float64"),
+    ("torch.block_diag(np.ones(2))", "expected Tensor as element 0 in argument 0, but got numpy.ndarray"),
+    ("torch.kron(np.ones(2), x)", "kron(): argument 'input' (position 1) must be Tensor, not numpy.ndarray"),
+    (
+        "torch.cross(x, np.bool_(True))",
+        "cross(): argument 'other' (position 2) must be Tensor, not numpy.bool",
+    ),
+    (
+        "torch.nn.functional.dropout(np.int64(1), 0.5)",
+        "dropout(): argument 'input' (position 1) must be Tensor, not numpy.int64",
+    ),
 ]
 
 _ORACLE = """
