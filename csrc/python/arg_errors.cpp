@@ -521,6 +521,17 @@ std::string reword(const py::detail::function_record* chain, PyObject* const* ar
   bool method = chain->is_method;
   std::vector<Candidate> cands = candidates(chain, args, nargs, kwnames);
   if (cands.empty()) return "";
+  // a method of one signature taking nothing but self is CPython's METH_NOARGS in PyTorch: CPython's words
+  // (the keywords first), for the type the method is defined on
+  const Sig& only = cands[0].sig;
+  if (method && cands.size() == 1 && !hidden && only.params.size() == 1 && !only.has_args &&
+      !only.has_kwargs) {
+    if (kwnames && PyTuple_GET_SIZE(kwnames) > 0)
+      return std::string("TensorBase.") + fname + "() takes no keyword arguments";
+    if (nargs > 1)
+      return std::string("TensorBase.") + fname + "() takes no arguments (" + std::to_string(nargs - 1) +
+             " given)";
+  }
   // PyTorch's parser: a function of one signature raises that signature's own error; else a signature is
   // plausible when the number of arguments given (by position and keyword) lies between its required and all
   // its parameters; where one is, its own error, else the combination

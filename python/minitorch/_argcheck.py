@@ -258,12 +258,16 @@ def translating(fn, name=None, method=False, checks="all"):
     ):
         return fn
     fname = name or fn.__name__
+    params = list(inspect.signature(fn).parameters.values())
+    self_only = method and len(params) == 1 and params[0].kind == params[0].POSITIONAL_OR_KEYWORD
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except (AttributeError, RuntimeError, IndexError, ValueError, TypeError) as e:
+            if self_only and (kwargs or len(args) > 1):
+                raise no_arguments_error(fname, len(args) - 1, kwargs) from None
             if isinstance(e, TypeError) and kwargs and checks == "all" and not _NUMPY_KEYS.isdisjoint(kwargs):
                 renamed = _renamed_call(fn, args, kwargs)
                 if renamed is not None:
@@ -284,6 +288,14 @@ def translating(fn, name=None, method=False, checks="all"):
             raise err from None
 
     return wrapper
+
+
+def no_arguments_error(fname, nargs, kwargs):
+    """CPython's TypeError for a method taking nothing but self (METH_NOARGS), which PyTorch's Tensor methods of
+    one signature without arguments are (keywords first)"""
+    if kwargs:
+        return TypeError(f"TensorBase.{fname}() takes no keyword arguments")
+    return TypeError(f"TensorBase.{fname}() takes no arguments ({nargs} given)")
 
 
 def python_in_pytorch(fn):

@@ -368,6 +368,14 @@ WORDED = [
         "torch.nn.functional.dropout(np.int64(1), 0.5)",
         "dropout(): argument 'input' (position 1) must be Tensor, not numpy.int64",
     ),
+    # a method of one signature taking only self is CPython's METH_NOARGS in PyTorch (keywords checked first)
+    ("x.fliplr(1)", "TensorBase.fliplr() takes no arguments (1 given)"),
+    ("x.flipud(dims=1)", "TensorBase.flipud() takes no keyword arguments"),
+    ("x.msort(a=1)", "TensorBase.msort() takes no keyword arguments"),
+    ("x.t(1, 2)", "TensorBase.t() takes no arguments (2 given)"),
+    ("x.relu(1, a=2)", "TensorBase.relu() takes no keyword arguments"),
+    ("x.zero_(1)", "TensorBase.zero_() takes no arguments (1 given)"),
+    ("torch.fliplr(x, 1)", "fliplr() takes 1 positional argument but 2 were given"),
 ]
 
 _ORACLE = """
