@@ -7,8 +7,7 @@ import numbers as _numbers
 import operator as _operator
 import warnings
 
-from minitorch import _C, _argcheck
-from minitorch import _composite_shape
+from minitorch import _C, _argcheck, _composite_shape
 from minitorch._composite_shape import _wrap as _wrap_dim
 from minitorch._dtype_names import scalar_name as _scalar_name
 from minitorch._out import write_out
