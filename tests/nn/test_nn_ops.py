@@ -912,3 +912,30 @@ def test_embedding_backward_values(device, dtype, idx_dtype):
     assert w.grad.dtype == dtype
     rtol, atol = TOL[dtype]
     assert_matches(w.grad, expect, rtol=rtol * 4, atol=atol * 4)
+
+
+def test_empty_table_and_empty_group_norm_as_pytorch():
+    # an embedding table without columns is index_select's empty self on the CPU: its bound check's words;
+    # group_norm of an empty input never reaches the kernel's dtype dispatch (seeds 9303, 9304)
+    NF = minitorch.nn.functional
+    for idx, shown in (([[-3, 1]], -3), ([5], 5), ([-1], -1)):
+        for w in (minitorch.zeros(3, 0), minitorch.zeros(3, 0, requires_grad=True)):
+            with pytest.raises(RuntimeError) as e:
+                NF.embedding(minitorch.tensor(idx), w)
+            assert type(e.value) is RuntimeError
+            assert str(e.value) == f"INDICES element is out of DATA bounds, id={shown} axis_dim=3"
+    assert tuple(NF.embedding(minitorch.tensor([[2, 1]]), minitorch.zeros(3, 0)).shape) == (1, 2, 0)
+    with pytest.raises(IndexError, match="^index out of range in self$"):  # a table with columns: IndexError
+        NF.embedding(minitorch.tensor([3]), minitorch.zeros(3, 2))
+    for dt in (minitorch.int64, minitorch.bool):
+        for shape in ((0, 1, 3, 1), (0, 2, 3)):
+            x = minitorch.zeros(shape, dtype=dt)
+            for f in (minitorch.group_norm, NF.group_norm):
+                y = f(x, 1)
+                assert tuple(y.shape) == shape and y.dtype == dt
+        with pytest.raises(NotImplementedError) as e:
+            NF.group_norm(minitorch.zeros(2, 2, 3, dtype=dt), 1)
+        assert (
+            str(e.value)
+            == f"\"GroupNormKernelImpl\" not implemented for '{'Long' if dt == minitorch.int64 else 'Bool'}'"
+        )
