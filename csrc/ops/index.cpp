@@ -440,7 +440,8 @@ int64_t check_index_select(const Tensor& self, int64_t dim, const Tensor& index)
     // PyTorch's CPU words: an empty axis of a matrix or more, then its dim-1 kernel's own message
     MT_CHECK(n == 0 || size > 0 || self.dim() < 2,
              "index_select(): self indexing axis dim should be positive");
-    const bool dim1 = self.device().is_cpu() && self.dim() > 1 && d == 1;
+    // (and its bound check of an empty self, index_select_empty_self_bound_check)
+    const bool dim1 = self.device().is_cpu() && self.dim() > 1 && (d == 1 || self.numel() == 0);
     for (int64_t k = 0; k < n; ++k) {
       if (v[k] >= 0 && v[k] < size) continue;
       MT_CHECK(!dim1, "INDICES element is out of DATA bounds, id=", v[k], " axis_dim=", size);

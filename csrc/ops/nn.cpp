@@ -201,7 +201,9 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, int64_
       !bias || (bias->dim() == 1 && bias->numel() == C),
       "Expected bias to be a vector of size equal to the number of channels in input, but got bias of shape ",
       shape_str(bias ? bias->sizes() : DimVector{}), " and input of shape ", shape_str(input.sizes()));
-  check_float_input(input, "GroupNormKernelImpl");
+  // the kernel's dtype dispatch: an empty input never reaches it (an integer or bool one is returned as it
+  // is)
+  if (input.numel() != 0) check_float_input(input, "GroupNormKernelImpl");
   check_device(input, weight);
   check_device(input, bias);
   ScalarType sd = stat_dtype(input.dtype());
@@ -357,6 +359,11 @@ Tensor embedding_forward(const Tensor& weight, const Tensor& indices) {
   if (indices.numel() == 0) return out;
   // PyTorch's embedding is weight.index_select(0, indices): a weight without rows fails there first
   MT_CHECK(weight.sizes()[0] > 0, "index_select(): self indexing axis dim should be positive");
+  // ...and a CPU table without columns bound-checks the indices in its own words (nothing to copy after)
+  if (weight.numel() == 0 && weight.device().is_cpu()) {
+    native::index_select(weight, 0, mt::reshape(indices, {-1}));
+    return out;
+  }
   embedding_stub.get(weight.device())(out, contiguous(weight), contiguous(indices));
   return out;
 }

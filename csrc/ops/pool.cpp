@@ -2,6 +2,7 @@
 // messages; 1-d pooling runs as 2-d with a unit height; unbatched inputs gain and lose a batch dim.
 #include "ops/pool.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "core/GradMode.h"
@@ -52,28 +53,63 @@ void check_float_pool(const Tensor& input, const char* kernel) {
                            dtype_short_name(input.dtype()), "'");
 }
 
-// Shared checks and sizes of max/avg pooling over nd (1 or 2) spatial dims.
+// Shared checks and sizes of max/avg pooling over nd (1 or 2) spatial dims, in ATen's order: its meta
+// function reads each argument (length, then the values as C ints), then pooling_output_shape checks each
+// dim's stride and padding (height first), then pool2d_shape_check the signs, the empty dims, the padding
+// against the kernel and the output size; the kernel's dtype check comes last. 1-d pooling is 2-d over a unit
+// height (PyTorch's avg_pool1d and max_pool1d with indices), so its messages name kH/dH of 1. avg_pool2d's
+// zero divisor_override is refused right after the arguments are read.
 PoolSetup setup_pool(const Tensor& input_, IntArrayRef kernel_size, IntArrayRef stride_, IntArrayRef padding_,
                      IntArrayRef dilation_, bool ceil_mode, int64_t nd, const char* op, bool is_max,
-                     const char* kernel) {
-  DimVector k = pool_param(kernel_size, nd, op, "kernel_size", " must either be a single int, or ");
-  DimVector s = stride_.empty()
-                    ? k
-                    : pool_param(stride_, nd, op, "stride", " must either be omitted, a single int, or ");
-  DimVector p = pool_param(padding_, nd, op, "padding", " must either be a single int, or ");
-  DimVector d = pool_param(dilation_, nd, op, "dilation", " must be either a single int, or ");
-  int64_t dim = input_.dim();
-  if (nd == 2)
-    MT_CHECK(dim == 3 || dim == 4,
-             "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:",
-             shape_str(input_.sizes()));
+                     const char* kernel, bool zero_divisor = false) {
+  // max_pool1d without indices runs its own int64 kernel after its own checks (no C int conversion)
+  const bool c_ints = !(nd == 1 && is_max);
+  auto param = [&](IntArrayRef v, const char* name, const char* rule) {
+    DimVector r = pool_param(v, nd, op, name, rule);
+    for (int64_t x : r)
+      MT_CHECK(!c_ints || (x >= INT32_MIN && x <= INT32_MAX),
+               "value cannot be converted to type int without overflow");
+    return r;
+  };
+  DimVector k = param(kernel_size, "kernel_size", " must either be a single int, or ");
+  DimVector s = stride_.empty() ? k : param(stride_, "stride", " must either be omitted, a single int, or ");
+  DimVector p = param(padding_, "padding", " must either be a single int, or ");
+  DimVector d = param(dilation_, "dilation", " must be either a single int, or ");
+  MT_CHECK(!zero_divisor, "divisor must be not zero");
+  const int64_t dim = input_.dim();
+  if (nd == 2 && is_max)
+    MT_CHECK(dim == 3 || dim == 4, "non-empty 3D or 4D (batch mode) tensor expected for input");
+  else if (nd == 2)
+    wrap_size_dim(-3, dim);  // avg_pool2d reads the planes as input.size(-3) before any rank check
   else
     MT_CHECK(dim == 2 || dim == 3, op,
              ": Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:",
              shape_str(input_.sizes()));
+  // (height, width); 1-d pooling's unit height: kernel 1, stride 1, padding 0, dilation 1
+  int64_t K[2] = {1, 1}, S[2] = {1, 1}, P[2] = {0, 0}, D[2] = {1, 1};
+  for (int64_t i = 0; i < nd; ++i) {
+    const int64_t j = 2 - nd + i;
+    K[j] = k[i];
+    S[j] = s[i];
+    P[j] = p[i];
+    D[j] = d[i];
+  }
+  for (int64_t i = 0; i < 2; ++i) {
+    MT_CHECK(S[i] != 0, "stride should not be zero");
+    MT_CHECK(P[i] >= 0, "pad must be non-negative, but got pad: ", P[i]);
+    // C++ division (toward zero) of a possibly negative effective kernel, as ATen's
+    MT_CHECK(wide_int(P[i]) <= ((wide_int(K[i]) - 1) * wide_int(D[i]) + 1) / 2,
+             "pad should be at most half of effective kernel size, but got pad=", P[i],
+             ", kernel_size=", K[i], " and dilation=", D[i]);
+  }
+  MT_CHECK(K[0] > 0 && K[1] > 0, "kernel size should be greater than zero, but got kH: ", K[0],
+           " kW: ", K[1]);
+  MT_CHECK(S[0] > 0 && S[1] > 0, "stride should be greater than zero, but got dH: ", S[0], " dW: ", S[1]);
+  MT_CHECK(D[0] > 0 && D[1] > 0, "dilation should be greater than zero, but got dilationH: ", D[0],
+           " dilationW: ", D[1]);
   // only a batched input's batch dim may be empty; PyTorch words an empty dim as the rank check, and runs
   // avg_pool1d as avg_pool2d over a unit height (so names that shape)
-  bool empty_dim = false;
+  bool empty_dim = dim > 4;
   for (int64_t i = dim == nd + 2 ? 1 : 0; i < dim; ++i) empty_dim = empty_dim || input_.sizes()[i] == 0;
   if (empty_dim) {
     DimVector shown = input_.sizes();
@@ -82,6 +118,31 @@ PoolSetup setup_pool(const Tensor& input_, IntArrayRef kernel_size, IntArrayRef 
              nd == 2 || !is_max ? "Expected 3D or 4D" : ": Expected 2D or 3D",
              " (batch mode) tensor with optional 0 dim batch size for input, but got:", shape_str(shown));
   }
+  MT_CHECK(K[1] / 2 >= P[1] && K[0] / 2 >= P[0],
+           "pad should be smaller than or equal to half of kernel size, but got padW = ", P[1],
+           ", padH = ", P[0], ", kW = ", K[1], ", kH = ", K[0]);
+  PoolSetup r;
+  r.batched = dim == nd + 2;
+  Tensor x = r.batched ? input_ : unsqueeze(input_, 0);
+  if (nd == 1) x = unsqueeze(x, 2);
+  r.input = x;
+  for (int64_t i = 0; i < 2; ++i) {
+    r.args.kernel[i] = K[i];
+    r.args.stride[i] = S[i];
+    r.args.padding[i] = P[i];
+    r.args.dilation[i] = D[i];
+  }
+  int64_t H = x.sizes()[2], W = x.sizes()[3];
+  r.oh = pool_out_size(H, K[0], P[0], S[0], D[0], ceil_mode);
+  r.ow = pool_out_size(W, K[1], P[1], S[1], D[1], ceil_mode);
+  if (r.oh < 1 || r.ow < 1) {
+    int64_t C = x.sizes()[1];
+    if (nd == 1 && is_max)
+      MT_ERROR("Given input size: (", C, "x", W, "). Calculated output size: (", C, "x", r.ow,
+               "). Output size is too small");
+    MT_ERROR("Given input size: (", C, "x", H, "x", W, "). Calculated output size: (", C, "x", r.oh, "x",
+             r.ow, "). Output size is too small");
+  }
   // PyTorch's CPU avg_pool kernel also takes int64 (each sum truncated by its divisor); its CUDA one does not
   const bool long_avg = !is_max && input_.dtype() == ScalarType::Long;
   // ...and its CPU max_pool2d kernel (with indices: every max_pool but max_pool1d's own) every dtype but bool
@@ -89,44 +150,6 @@ PoolSetup setup_pool(const Tensor& input_, IntArrayRef kernel_size, IntArrayRef 
                        input_.dtype() != ScalarType::Bool;
   if ((!long_avg || input_.is_cuda()) && !int_max)
     check_float_pool(input_, long_avg ? "avg_pool2d_out_cuda_frame" : kernel);
-  for (int64_t i = 0; i < nd; ++i) {
-    MT_CHECK(k[i] > 0, "kernel size should be greater than zero, but got ", shape_str(k));
-    MT_CHECK(s[i] > 0, "stride should be greater than zero, but got ", shape_str(s));
-    MT_CHECK(d[i] > 0, "dilation should be greater than zero, but got ", shape_str(d));
-    MT_CHECK(p[i] >= 0, "pad must be non-negative, but got pad: ", shape_str(p));
-    if (is_max)
-      MT_CHECK(p[i] <= ((k[i] - 1) * d[i] + 1) / 2,
-               "pad should be at most half of effective kernel size, but got pad=", p[i],
-               ", kernel_size=", k[i], " and dilation=", d[i]);
-    else
-      MT_CHECK(p[i] <= k[i] / 2, "pad should be at most half of kernel size, but got pad=", p[i],
-               " and kernel_size=", k[i]);
-  }
-  PoolSetup r;
-  r.batched = dim == nd + 2;
-  Tensor x = r.batched ? input_ : unsqueeze(input_, 0);
-  if (nd == 1) x = unsqueeze(x, 2);
-  r.input = x;
-  for (int64_t i = 0; i < nd; ++i) {
-    int64_t j = 2 - nd + i;
-    r.args.kernel[j] = k[i];
-    r.args.stride[j] = s[i];
-    r.args.padding[j] = p[i];
-    r.args.dilation[j] = d[i];
-  }
-  int64_t H = x.sizes()[2], W = x.sizes()[3];
-  r.oh =
-      pool_out_size(H, r.args.kernel[0], r.args.padding[0], r.args.stride[0], r.args.dilation[0], ceil_mode);
-  r.ow =
-      pool_out_size(W, r.args.kernel[1], r.args.padding[1], r.args.stride[1], r.args.dilation[1], ceil_mode);
-  if (r.oh < 1 || r.ow < 1) {
-    int64_t C = x.sizes()[1];
-    if (nd == 2)
-      MT_ERROR("Given input size: (", C, "x", H, "x", W, "). Calculated output size: (", C, "x", r.oh, "x",
-               r.ow, "). Output size is too small");
-    MT_ERROR("Given input size: (", C, "x", W, "). Calculated output size: (", C, "x", r.ow,
-             "). Output size is too small");
-  }
   return r;
 }
 
@@ -372,10 +395,9 @@ Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
 
 Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                   bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
-  MT_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
   const int64_t one = 1;
   PoolSetup s = setup_pool(input, kernel_size, stride, padding, IntArrayRef(&one, 1), ceil_mode, 2,
-                           "avg_pool2d", false, "avg_pool2d");
+                           "avg_pool2d", false, "avg_pool2d", divisor_override && *divisor_override == 0);
   s.args.count_include_pad = count_include_pad;
   s.args.divisor = divisor_override ? *divisor_override : 0;
   return finish(avg_pool2d_impl(s.input, s.args, s.oh, s.ow), s, 2);

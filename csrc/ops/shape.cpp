@@ -811,11 +811,14 @@ CatShape cat_shape(const std::vector<Tensor>& tensors, int64_t dim) {
       ref = &t;
       break;
     }
-  if (!ref) ref = &tensors[0];
-  MT_CHECK(ref->dim() > 0, "zero-dimensional tensor (at position 0) cannot be concatenated");
-  dim = wrap_dim(dim, ref->dim());
   ScalarType dt = tensors[0].dtype();
   for (const Tensor& t : tensors) dt = promote_types(dt, t.dtype());
+  // PyTorch's cat_check_no_zero_dim, over every input before the dim is read
+  for (size_t i = 0; i < tensors.size(); ++i)
+    MT_CHECK(tensors[i].dim() > 0, "zero-dimensional tensor (at position ", i, ") cannot be concatenated");
+  // every input 1-D and empty: PyTorch's legacy_cat_wrap_dim reads no dim (any is taken), the result empty
+  if (!ref) return {DimVector{0}, dt, tensors[0].device(), 0};
+  dim = wrap_dim(dim, ref->dim());
   DimVector out_sizes = ref->sizes();
   int64_t total = 0;
   for (size_t i = 0; i < tensors.size(); ++i) {

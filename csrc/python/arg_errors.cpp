@@ -522,6 +522,17 @@ std::string reword(const py::detail::function_record* chain, PyObject* const* ar
   bool method = chain->is_method;
   std::vector<Candidate> cands = candidates(chain, args, nargs, kwnames);
   if (cands.empty()) return "";
+  // a method of one signature taking nothing but self is CPython's METH_NOARGS in PyTorch: CPython's words
+  // (the keywords first), for the type the method is defined on
+  const Sig& only = cands[0].sig;
+  if (method && cands.size() == 1 && !hidden && only.params.size() == 1 && !only.has_args &&
+      !only.has_kwargs) {
+    if (kwnames && PyTuple_GET_SIZE(kwnames) > 0)
+      return std::string("TensorBase.") + fname + "() takes no keyword arguments";
+    if (nargs > 1)
+      return std::string("TensorBase.") + fname + "() takes no arguments (" + std::to_string(nargs - 1) +
+             " given)";
+  }
   // PyTorch's parser: a function of one signature raises that signature's own error; else a signature is
   // plausible when the number of arguments given (by position and keyword) lies between its required and all
   // its parameters; where one is, its own error, else the combination
@@ -694,12 +705,15 @@ std::string numpy_respell(std::string msg, const std::vector<std::pair<std::stri
 
 // PyTorch's parser takes a method's ints as one list when that list is the signature's only positional
 // parameter (python_arg_parser.cpp's allow_varargs_intlist): x.squeeze(0, 1) is x.squeeze((0, 1)). Here: the
-// call's arguments with its positional arguments after self packed into one tuple, when the first is an int
+// call's arguments with its positional arguments after self packed into one tuple, when the first is int-like
 // and an overload of chain has that shape, else an empty vector. Tried only once no overload took the call as
 // written; as PyTorch's, the list's own errors then stand (x.squeeze(0, 'a'): "failed to unpack").
 std::vector<py::object> varargs_intlist(const py::detail::function_record* chain, PyObject* const* args,
                                         size_t nargs, PyObject* kwnames) {
-  if (!chain->is_method || nargs < 2 || !PyLong_Check(args[1]) || PyBool_Check(args[1])) return {};
+  // the first argument as PyTorch's is_int_or_symint: an int (not a bool), a one-element integral tensor
+  // (bool too), a NumPy int
+  int64_t first = 0;
+  if (!chain->is_method || nargs < 2 || !int_list_item(args[1], true, false, &first)) return {};
   bool shaped = false;
   for (const py::detail::function_record* r = chain; r && !shaped; r = r->next) {
     Sig sig = parse_signature(r->signature);

@@ -480,9 +480,12 @@ void init_autograd(py::module_& m, TensorClass& cls) {
                                if (!autograd::grad_fn(t)) return 0u;
                                return t.impl()->autograd_meta()->output_nr;
                              })
+      // any object as the hook, as PyTorch's (which checks requires_grad first; a hook that cannot be called
+      // fails when backward calls it)
       .def("_register_hook",
-           [](const Tensor& t, py::function fn) {
+           [](const Tensor& t, py::object hook) {
              MT_CHECK(t.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
+             auto fn = py::reinterpret_borrow<py::function>(hook);
              autograd::grad_fn(t);  // a stale view's history is remade first
              auto& m = t.impl()->ensure_autograd_meta();
              int id = next_hook_id();
@@ -493,7 +496,7 @@ void init_autograd(py::module_& m, TensorClass& cls) {
              return id;
            })
       .def("_register_post_accumulate_grad_hook",
-           [](const Tensor& t, py::function fn) {
+           [](const Tensor& t, py::object fn) {
              MT_CHECK(t.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
              MT_CHECK(!autograd::grad_fn(t),
                       "post accumulate grad hooks cannot be registered on non-leaf tensors");

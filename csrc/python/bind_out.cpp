@@ -108,8 +108,10 @@ void place_result(const Tensor& out, const Tensor& result, bool warn) {
 }
 
 // The ops whose kernels refuse out's dtype in their own words in PyTorch (its take_out, the amax/amin meta
-// functions' exact check, logsumexp_out's floating check), checked before the schema's rule.
-void check_own_out_dtype(const char* name, ScalarType from, ScalarType to_dt) {
+// functions' exact check, mv's through addmv, logsumexp_out's floating check), checked before the schema's
+// rule.
+void check_own_out_dtype(const char* name, const Tensor& out, const Tensor& result) {
+  const ScalarType from = result.dtype(), to_dt = out.dtype();
   if (from == to_dt) return;
   if (std::strcmp(name, "take") == 0)
     MT_ERROR("take(): self and out expected to have the same dtype, but got self.dtype = ",
@@ -117,6 +119,12 @@ void check_own_out_dtype(const char* name, ScalarType from, ScalarType to_dt) {
   if (std::strcmp(name, "amax") == 0 || std::strcmp(name, "amin") == 0)
     MT_ERROR("Expected the dtype for input and out to match, but got ", dtype_short_name(from),
              " for input's dtype and ", dtype_short_name(to_dt), " for out's dtype.");
+  // mv_out is addmv_out(out, out, self, vec) where out has the result's size (its three dtypes, out's first;
+  // self's and vec's are the result's once the product ran), else over a fresh addend (the exact rule's
+  // words)
+  if (std::strcmp(name, "mv") == 0 && out.dim() <= 1 && out.numel() == result.numel())
+    MT_ERROR("addmv input tensors must have the same dtype, but got ", dtype_short_name(to_dt), ", ",
+             dtype_short_name(from), ", and ", dtype_short_name(from));
   if (std::strcmp(name, "logsumexp") == 0)
     MT_CHECK(
         is_floating(to_dt) || is_complex(to_dt),
@@ -125,7 +133,7 @@ void check_own_out_dtype(const char* name, ScalarType from, ScalarType to_dt) {
 
 void write_one(const char* name, OutRule rule, const Tensor& out, const Tensor& result) {
   ScalarType from = result.dtype(), to_dt = out.dtype();
-  check_own_out_dtype(name, from, to_dt);
+  check_own_out_dtype(name, out, result);
   if (rule == OutRule::exact)
     MT_CHECK(from == to_dt, "Expected out tensor to have dtype ", cpp_type_name(from), ", but got ",
              cpp_type_name(to_dt), " instead");
@@ -401,8 +409,8 @@ bool try_direct_gemm(const OutOp& op, const py::args& args, const py::kwargs& kw
   if (!plain_tensor(out_h)) return false;
   const Tensor out = out_h.cast<Tensor>(), a = args[0].cast<Tensor>(), b = args[1].cast<Tensor>();
   if (name == "outer" || name == "ger") {
-    // a broadcast multiply (ops/linalg.cpp's outer), written by binary_out's TensorIter; its dtype rule is
-    // the product's exact one here, so only an out of the promoted dtype and shape goes this way
+    // a broadcast multiply (ops/linalg.cpp's outer), written by binary_out's TensorIter: only an out of the
+    // promoted dtype and shape goes this way (another dtype out may take is the general path's cast)
     if (a.dim() != 1 || b.dim() != 1 || out.dim() != 2 || out.sizes()[0] != a.sizes()[0] ||
         out.sizes()[1] != b.sizes()[0] || out.dtype() != promote_types(a.dtype(), b.dtype()))
       return false;
@@ -459,6 +467,13 @@ py::object call_with_out(const OutOp& op, const py::object& fn, const py::args& 
                                              {"(Tensor input, *, torch.dtype dtype = None)",
                                               "(Tensor input, tuple of ints dim, bool keepdim = False, *, "
                                               "torch.dtype dtype = None, Tensor out = None)"}));
+  // PyTorch's dot_out checks out's dtype against input's before anything else (the shapes, other's dtype)
+  if (std::strcmp(op.name, "dot") == 0 && !args.empty() && py::isinstance<TensorImpl>(args[0]) &&
+      py::isinstance<TensorImpl>(kwargs["out"])) {
+    const ScalarType self_dt = args[0].cast<Tensor>().dtype(), out_dt = kwargs["out"].cast<Tensor>().dtype();
+    MT_CHECK(out_dt == self_dt, "result dtype ", dtype_short_name(out_dt), " does not match input dtype ",
+             dtype_short_name(self_dt));
+  }
   if (try_direct(op, args, kwargs) || try_direct_func(op, args, kwargs) ||
       try_direct_result(op, args, kwargs) || try_direct_gemm(op, args, kwargs))
     return kwargs["out"];

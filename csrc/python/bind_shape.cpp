@@ -29,7 +29,7 @@ std::vector<Tensor> tensor_seq(py::handle seq, const char* fn) {
   std::vector<Tensor> out;
   for (py::handle h : seq) {
     MT_CHECK_TYPE(py::isinstance<TensorImpl>(h), "expected Tensor as element ", out.size(),
-                  " in argument 0, but got ", std::string(py::str(py::type::of(h).attr("__name__"))));
+                  " in argument 0, but got ", arg_type_name(h));
     out.push_back(h.cast<Tensor>());
   }
   return out;

@@ -47,8 +47,11 @@ struct type_caster<mt::IntListArg> {
   bool load(handle src, bool) {
     PyObject* o = src.ptr();
     int64_t v = 0;
+    // a list PyTorch's parser takes by its first element (is_int_or_symint: a one-element integral tensor
+    // too); the elements are read with the op's own words later
     if ((PyList_Check(o) || PyTuple_Check(o)) &&
-        (PySequence_Fast_GET_SIZE(o) == 0 || mt::load_strict_int(PySequence_Fast_GET_ITEM(o, 0), &v, true))) {
+        (PySequence_Fast_GET_SIZE(o) == 0 ||
+         mt::int_list_item(PySequence_Fast_GET_ITEM(o, 0), true, false, &v))) {
       value.h = src;
       return true;
     }

@@ -57,7 +57,8 @@ _NUMBERS = (int, float)
 
 
 def _kind_name(x):
-    return _TORCH_TYPE_NAMES.get(type(x), type(x).__name__)
+    """how PyTorch's parser names the type of a value it refuses (numpy.ndarray, collections.OrderedDict)"""
+    return _type_name(x)
 
 
 def _is_tensor(x):
@@ -178,19 +179,12 @@ def _numpy_renamed(kwargs, names):
     return {rename.get(k, k): v for k, v in kwargs.items()} if rename else None
 
 
-def numpy_spellings(fn):
-    """fn taking NumPy's keyword spellings where PyTorch's C++ parser does (python_arg_parser's
-    numpy_compatibility_arg_names: axis, keepdims, x/a/x1, x2) for the functions PyTorch binds in C++ and
-    ours are Python (torch.fft.fft(x, axis=0)); a call without keywords goes straight through"""
-    names = frozenset(inspect.signature(fn).parameters)
-
-    @functools.wraps(fn)
-    def taking_numpy_names(*args, **kwargs):
-        if kwargs and not _NUMPY_KEYS.isdisjoint(kwargs):
-            kwargs = _numpy_renamed(kwargs, names) or kwargs
-        return fn(*args, **kwargs)
-
-    return taking_numpy_names
+def canonical_kwargs(kwargs, names):
+    """kwargs with NumPy's spellings renamed where `names` (the parameters) take them, else kwargs itself (the
+    one place `parsing`'s checks and calls read NumPy's spellings)"""
+    if not _NUMPY_KEYS.isdisjoint(kwargs):
+        return _numpy_renamed(kwargs, names) or kwargs
+    return kwargs
 
 
 def _translate(fn, fname, method, checks, args, kwargs, error):
@@ -264,12 +258,16 @@ def translating(fn, name=None, method=False, checks="all"):
     ):
         return fn
     fname = name or fn.__name__
+    params = list(inspect.signature(fn).parameters.values())
+    self_only = method and len(params) == 1 and params[0].kind == params[0].POSITIONAL_OR_KEYWORD
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except (AttributeError, RuntimeError, IndexError, ValueError, TypeError) as e:
+            if self_only and (kwargs or len(args) > 1):
+                raise no_arguments_error(fname, len(args) - 1, kwargs) from None
             if isinstance(e, TypeError) and kwargs and checks == "all" and not _NUMPY_KEYS.isdisjoint(kwargs):
                 renamed = _renamed_call(fn, args, kwargs)
                 if renamed is not None:
@@ -290,6 +288,14 @@ def translating(fn, name=None, method=False, checks="all"):
             raise err from None
 
     return wrapper
+
+
+def no_arguments_error(fname, nargs, kwargs):
+    """CPython's TypeError for a method taking nothing but self (METH_NOARGS), which PyTorch's Tensor methods of
+    one signature without arguments are (keywords first)"""
+    if kwargs:
+        return TypeError(f"TensorBase.{fname}() takes no keyword arguments")
+    return TypeError(f"TensorBase.{fname}() takes no arguments ({nargs} given)")
 
 
 def python_in_pytorch(fn):
@@ -833,8 +839,8 @@ def parsing(fn, signatures, name=None, method=False, upfront=True, positional=Fa
         fast = _fast_checks(sigs)
 
         def general(args, kwargs):
-            if kwargs and not _NUMPY_KEYS.isdisjoint(kwargs):
-                kwargs = _numpy_renamed(kwargs, names) or kwargs
+            if kwargs:  # (the common call has none: no function call for it)
+                kwargs = canonical_kwargs(kwargs, names)
             if ints_from is not None and not kwargs and len(args) >= ints_from and _all_ints(args, skip):
                 return fn(*args[:skip], args[skip:])
             rest = args[skip:]
@@ -853,8 +859,8 @@ def parsing(fn, signatures, name=None, method=False, upfront=True, positional=Fa
 
     @functools.wraps(fn)
     def on_error(*args, **kwargs):
-        if kwargs and not _NUMPY_KEYS.isdisjoint(kwargs):
-            kwargs = _numpy_renamed(kwargs, names) or kwargs
+        if kwargs:
+            kwargs = canonical_kwargs(kwargs, names)
         if ints_from is not None and not kwargs and len(args) >= ints_from and _all_ints(args, skip):
             return fn(*args[:skip], args[skip:])
         try:

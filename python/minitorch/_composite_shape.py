@@ -751,6 +751,11 @@ def vdot(input, other):
 
 def cross(input, other, dim=None, *, out=None):
     """Cross product of 3-vectors along `dim` (when None, the first dim of size 3), inputs broadcast."""
+    return _cross(input, other, dim, out)
+
+
+def _cross(input, other, dim, out):
+    """torch.cross and Tensor.cross (one frame below either: the dim warning names the user's line)"""
     if dim is not None and (isinstance(dim, bool) or not isinstance(dim, (numbers.Integral, _C.Tensor))):
         raise TypeError(f"cross(): argument 'dim' (position 3) must be int, not {type(dim).__name__}")
     if input.dim() != other.dim():
@@ -761,7 +766,7 @@ def cross(input, other, dim=None, *, out=None):
             "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim explicitly "
             "or simply use torch.linalg.cross.\nThe default value of dim will change to agree with that of "
             "linalg.cross in a future release.",
-            stacklevel=4,  # the user's call, through _argcheck.translating's wrapper
+            stacklevel=5,  # the user's call, through cross (or the method) and _argcheck's wrapper
         )
         sizes = list(_functional.broadcast_shapes(input.shape, other.shape))
         if 3 not in sizes:
@@ -779,14 +784,25 @@ def cross(input, other, dim=None, *, out=None):
         raise RuntimeError(
             f"expected scalar type {_scalar_name(input.dtype)} but found {_scalar_name(other.dtype)}"
         )
-    r = _C._linalg_cross(input, other, d, out)  # the CPU's kernel: out written (returned), or a fresh result
-    if r is None:  # a device without the kernel, or tensors autograd or __torch_function__ must see
-        i1 = _creation.tensor([1, 2, 0], device=input.device)
-        i2 = _creation.tensor([2, 0, 1], device=input.device)
-        a1, a2 = input.index_select(d, i1), input.index_select(d, i2)
-        b1, b2 = other.index_select(d, i1), other.index_select(d, i2)
-        r = a1 * b2 - a2 * b1
+    return cross_product(input, other, d, out)
+
+
+def cross_product(input, other, d, out):
+    """The cross product along the wrapped dim d of checked inputs (torch.cross's and torch.linalg.cross's
+    common end): the CPU's kernel, out written (returned) or a fresh result; else (a device without the kernel,
+    or tensors autograd or __torch_function__ must see) the formula over the three components"""
+    r = _C._linalg_cross(input, other, d, out)
+    if r is None:
+        a0, a1, a2 = (input.narrow(d, i, 1) for i in range(3))
+        b0, b1, b2 = (other.narrow(d, i, 1) for i in range(3))
+        r = _C.cat([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], d)
     return r if r is out else write_out(r, out, "linalg_cross")
+
+
+@_argcheck.parses("Tensor other, int? dim=None", name="cross", method=True, upfront=False)
+def _cross_method(self, other, dim=None):
+    """Tensor.cross: no out= (PyTorch's method takes none)."""
+    return _cross(self, other, dim, None)
 
 
 @_argcheck.parses("Tensor input, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None")
@@ -1250,6 +1266,7 @@ __all__ += [
 TENSOR_METHODS["broadcast_to"] = _broadcast_to_method
 TENSOR_METHODS["diag"] = _diag_method
 TENSOR_METHODS["index_add"] = _index_add_method
+TENSOR_METHODS["cross"] = _cross_method
 TENSOR_METHODS.update(
     {
         n: globals()[n]
@@ -1272,7 +1289,6 @@ TENSOR_METHODS.update(
             "kron",
             "inner",
             "vdot",
-            "cross",
             "diff",
             "index_add_",
             "unfold",

@@ -2,6 +2,8 @@
 repeat_interleave composed of views and index_select, nansum/nanmean over masked_fill and sum, so autograd
 and every device come for free."""
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from minitorch import _C, _argcheck
@@ -15,27 +17,38 @@ __all__ = ["broadcast_shapes", "nanmean", "nansum", "repeat", "repeat_interleave
 
 def broadcast_shapes(*shapes):
     """The shape that tensors of the given shapes broadcast to (NumPy's rule); an int is a 1-d shape."""
+    shapes = [(s,) if isinstance(s, int) else s for s in shapes if s is not None]  # PyTorch passes over None
     for s in shapes:  # PyTorch's words for anything but an int or a sequence (a tensor or float included)
-        if not isinstance(s, (int, tuple, list, Size)):
-            shown = s.item() if isinstance(s, _C.Tensor) and s.numel() == 1 else s
+        if not isinstance(s, Sequence):
+            shown = s.item() if isinstance(s, _C.Tensor) and s.dim() == 0 else s
             raise RuntimeError(  # noqa: TRY004  (PyTorch's class)
                 f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shown}"
             )
-    shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
     ndim = max((len(s) for s in shapes), default=0)
     out = [1] * ndim
     for k, s in enumerate(shapes):
-        for i, n in enumerate(s, ndim - len(s)):
-            # PyTorch's order: a mismatch with what came before, then the sign
-            if n != 1 and out[i] not in (1, n):
+        # PyTorch's order: each shape's last dim first; its size-oblivious guard on `n == 1` takes only a bool
+        # (a tensor's or a NumPy number's comparison is not one), then a mismatch with what came before, then
+        # the sign
+        for i in range(-1, -1 - len(s), -1):
+            n = s[i]
+            one = n == 1
+            if type(one) is not bool:
+                kind = "<class 'torch.Tensor'>" if isinstance(n, _C.Tensor) else str(type(one))
+                raise AssertionError(f"Expected bool, got {kind}")
+            if one or n == out[i]:
+                continue
+            if out[i] != 1:
                 raise RuntimeError(
-                    f"Attempting to broadcast a dimension of length {n} at {i - ndim}! Mismatching argument "
+                    f"Attempting to broadcast a dimension of length {n} at {i}! Mismatching argument "
                     f"at index {k} had {s}; but expected shape should be broadcastable to {out}"
                 )
             if n < 0:
                 raise ValueError("Attempting to broadcast a dimension with negative length!")
-            if n != 1:
-                out[i] = n
+            out[i] = n
+    for i, n in enumerate(out):
+        if not isinstance(n, int):  # torch.Size's own refusal (a float size passes the comparisons)
+            raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{type(n).__name__}')")
     return Size(out)
 
 

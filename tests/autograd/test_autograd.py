@@ -566,6 +566,21 @@ def test_hooks():
         torch.randn(2).register_hook(lambda g: g)
 
 
+def test_hook_registration_checks_requires_grad_first():
+    # PyTorch looks at the tensor before the hook: any object registers on a tensor that requires grad, and
+    # one that cannot be called fails when backward calls it
+    msg = "cannot register a hook on a tensor that doesn't require gradient"
+    for register in ("register_hook", "register_post_accumulate_grad_hook"):
+        for hook in (lambda g: g, 1, None):
+            with pytest.raises(RuntimeError) as e:
+                getattr(torch.ones(2), register)(hook)
+            assert str(e.value) == msg
+    x = torch.ones(2, requires_grad=True)
+    x.register_hook(1)
+    with pytest.raises(TypeError, match="'int' object is not callable"):
+        (x * 2).sum().backward()
+
+
 def test_as_strided_gradient_accumulates_overlaps():
     x = torch.randn(6, requires_grad=True)
     torch.as_strided(x, (3, 2), (1, 1), 0).sum().backward()  # x1, x2 are read twice

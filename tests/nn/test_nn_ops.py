@@ -2,6 +2,8 @@
 references: values per dtype and layout, running statistics, gradients (gradcheck in float64), dropout's
 statistics and mask, empty inputs and PyTorch's error messages, on every device present."""
 
+import warnings
+
 import numpy as np
 import pytest
 from utils import FLOAT_DTYPES, TOL, assert_matches, make_array, rerun_in_child, to_np
@@ -750,6 +752,40 @@ def test_dropout_errors(device):
         minitorch.feature_dropout(x.reshape(1, 3), -1.0, False)
 
 
+@pytest.mark.parametrize("inplace", [False, True])
+def test_dropout_parser_before_nan_check(inplace):
+    # PyTorch's order: F's range check (a NaN passes it), the ATen parser (train a bool), then the kernel's NaN
+    # check; dropout1d/2d/3d hand train to feature_dropout
+    nan, x, NF = float("nan"), minitorch.ones(2, 3, 4), minitorch.nn.functional
+    tail = "_" if inplace else ""
+    for f, aten in (
+        (NF.dropout, "dropout"),
+        (NF.alpha_dropout, "alpha_dropout"),
+        (NF.feature_alpha_dropout, "feature_alpha_dropout"),
+        (NF.dropout1d, "feature_dropout"),
+        (NF.dropout2d, "feature_dropout"),
+        (NF.dropout3d, "feature_dropout"),
+    ):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # dropout3d's deprecated rank
+            for train, kind in ((None, "NoneType"), (1, "int"), ("a", "str")):
+                with pytest.raises(TypeError) as e:
+                    f(x.clone(), nan, train, inplace)
+                assert (
+                    str(e.value) == f"{aten}{tail}(): argument 'train' (position 3) must be bool, not {kind}"
+                )
+            for train in (True, False):
+                with pytest.raises(RuntimeError) as e:
+                    f(x.clone(), nan, train, inplace)
+                assert str(e.value) == "dropout probability has to be between 0 and 1, but got nan"
+            with pytest.raises(TypeError) as e:  # p's kind before train's
+                f(x.clone(), minitorch.tensor([nan]), None, inplace)
+            assert str(e.value) == f"{aten}{tail}(): argument 'p' (position 2) must be float, not Tensor"
+            with pytest.raises(ValueError) as e:  # the range first
+                f(x.clone(), 2.0, None, inplace)
+            assert str(e.value) == "dropout probability has to be between 0 and 1, but got 2.0"
+
+
 # ---------------------------------------------------------------- fused backward passes per dtype
 
 
@@ -876,3 +912,30 @@ def test_embedding_backward_values(device, dtype, idx_dtype):
     assert w.grad.dtype == dtype
     rtol, atol = TOL[dtype]
     assert_matches(w.grad, expect, rtol=rtol * 4, atol=atol * 4)
+
+
+def test_empty_table_and_empty_group_norm_as_pytorch():
+    # an embedding table without columns is index_select's empty self on the CPU: its bound check's words;
+    # group_norm of an empty input never reaches the kernel's dtype dispatch (seeds 9303, 9304)
+    NF = minitorch.nn.functional
+    for idx, shown in (([[-3, 1]], -3), ([5], 5), ([-1], -1)):
+        for w in (minitorch.zeros(3, 0), minitorch.zeros(3, 0, requires_grad=True)):
+            with pytest.raises(RuntimeError) as e:
+                NF.embedding(minitorch.tensor(idx), w)
+            assert type(e.value) is RuntimeError
+            assert str(e.value) == f"INDICES element is out of DATA bounds, id={shown} axis_dim=3"
+    assert tuple(NF.embedding(minitorch.tensor([[2, 1]]), minitorch.zeros(3, 0)).shape) == (1, 2, 0)
+    with pytest.raises(IndexError, match="^index out of range in self$"):  # a table with columns: IndexError
+        NF.embedding(minitorch.tensor([3]), minitorch.zeros(3, 2))
+    for dt in (minitorch.int64, minitorch.bool):
+        for shape in ((0, 1, 3, 1), (0, 2, 3)):
+            x = minitorch.zeros(shape, dtype=dt)
+            for f in (minitorch.group_norm, NF.group_norm):
+                y = f(x, 1)
+                assert tuple(y.shape) == shape and y.dtype == dt
+        with pytest.raises(NotImplementedError) as e:
+            NF.group_norm(minitorch.zeros(2, 2, 3, dtype=dt), 1)
+        assert (
+            str(e.value)
+            == f"\"GroupNormKernelImpl\" not implemented for '{'Long' if dt == minitorch.int64 else 'Bool'}'"
+        )

@@ -355,6 +355,27 @@ WORDED = [
             '"type must be tuple of ints,but got float"'
         ),
     ),
+    # a type defined in C is named with its module, as PyTorch's parser prints tp_name (numpy.ndarray)
+    ("torch.cat([x, np.ones(2)])", "expected Tensor as element 1 in argument 0, but got numpy.ndarray"),
+    ("torch.stack([np.float64(1)])", "expected Tensor as element 0 in argument 0, but got numpy.float64"),
+    ("torch.block_diag(np.ones(2))", "expected Tensor as element 0 in argument 0, but got numpy.ndarray"),
+    ("torch.kron(np.ones(2), x)", "kron(): argument 'input' (position 1) must be Tensor, not numpy.ndarray"),
+    (
+        "torch.cross(x, np.bool_(True))",
+        "cross(): argument 'other' (position 2) must be Tensor, not numpy.bool",
+    ),
+    (
+        "torch.nn.functional.dropout(np.int64(1), 0.5)",
+        "dropout(): argument 'input' (position 1) must be Tensor, not numpy.int64",
+    ),
+    # a method of one signature taking only self is CPython's METH_NOARGS in PyTorch (keywords checked first)
+    ("x.fliplr(1)", "TensorBase.fliplr() takes no arguments (1 given)"),
+    ("x.flipud(dims=1)", "TensorBase.flipud() takes no keyword arguments"),
+    ("x.msort(a=1)", "TensorBase.msort() takes no keyword arguments"),
+    ("x.t(1, 2)", "TensorBase.t() takes no arguments (2 given)"),
+    ("x.relu(1, a=2)", "TensorBase.relu() takes no keyword arguments"),
+    ("x.zero_(1)", "TensorBase.zero_() takes no arguments (1 given)"),
+    ("torch.fliplr(x, 1)", "fliplr() takes 1 positional argument but 2 were given"),
 ]
 
 _ORACLE = """

@@ -252,3 +252,52 @@ def test_out_gemm_writes_without_a_temporary():
     r = subprocess.run([sys.executable, "-c", _NO_TEMPORARY], capture_output=True, text=True, check=True)
     grew = {line.rsplit(" ", 1)[0]: int(line.rsplit(" ", 1)[1]) for line in r.stdout.splitlines()}
     assert grew["direct"] < 8 and grew["direct transposed"] < 8 and grew["general"] >= 60, grew
+
+
+def test_out_mv_dot_dtype_messages():
+    # PyTorch's mv_out is addmv_out over out (out's size right: the three dtypes, out's first) or over a fresh
+    # addend (the exact rule's words); dot_out checks out against input before the shapes or other's dtype
+    m, v = minitorch.ones(2, 3), minitorch.ones(3)
+    cases = [
+        (lambda: minitorch.mv(m, v, out=minitorch.empty(2, dtype=minitorch.float64)),
+         "addmv input tensors must have the same dtype, but got Double, Float, and Float"),
+        (lambda: minitorch.mv(m.long(), v.long(), out=minitorch.empty(2)),
+         "addmv input tensors must have the same dtype, but got Float, Long, and Long"),
+        (lambda: minitorch.mv(m, v, out=minitorch.empty(3, dtype=minitorch.float64)),
+         "Expected out tensor to have dtype float, but got double instead"),
+        (lambda: minitorch.dot(v, v, out=minitorch.empty((), dtype=minitorch.float64)),
+         "result dtype Double does not match input dtype Float"),
+        (lambda: minitorch.dot(v, minitorch.ones(4), out=minitorch.empty((), dtype=minitorch.int32)),
+         "result dtype Int does not match input dtype Float"),
+        (lambda: minitorch.dot(v.long(), v, out=minitorch.empty(())),
+         "result dtype Float does not match input dtype Long"),
+        (lambda: minitorch.dot(v, v.long(), out=minitorch.empty(())),
+         "dot : expected both vectors to have same dtype, but found Float and Long"),
+    ]  # fmt: skip
+    for call, message in cases:
+        with pytest.raises(RuntimeError) as e:
+            call()
+        assert str(e.value) == message
+
+
+def test_out_outer_castable():
+    # PyTorch's outer is mul_out over a column: out takes any dtype the product casts to
+    a = minitorch.tensor([1.0, 2.0, 3.0])
+    b = minitorch.tensor([1.0, -1.0])
+    want = np.outer([1.0, 2.0, 3.0], [1.0, -1.0])
+    for name in ("outer", "ger"):
+        f = getattr(minitorch, name)
+        for dt in (minitorch.float64, minitorch.float16, minitorch.complex64):
+            out = minitorch.empty(3, 2, dtype=dt)
+            assert f(a, b, out=out) is out and out.dtype == dt
+            np.testing.assert_array_equal(to_np(out), want.astype(out.numpy().dtype))
+        out = minitorch.empty(3, 2, dtype=minitorch.int32)
+        assert f(a.int(), b.long(), out=out) is out
+        np.testing.assert_array_equal(to_np(out), want)
+        for dt, shown in ((minitorch.int64, "Long"), (minitorch.bool, "Bool")):
+            with pytest.raises(RuntimeError) as e:
+                f(a, b, out=minitorch.empty(3, 2, dtype=dt))
+            assert str(e.value) == f"result type Float can't be cast to the desired output type {shown}"
+        with pytest.raises(RuntimeError) as e:
+            f(a.long(), b.long(), out=minitorch.empty(3, 2, dtype=minitorch.bool))
+        assert str(e.value) == "result type Long can't be cast to the desired output type Bool"

@@ -2,6 +2,7 @@
 along the last dim (bind_out.cpp's try_direct_topk, ops/sort.h's topk_into); other outs keep the general path.
 And torch.cross / linalg.cross through the CPU's cross kernel, with and without out=."""
 
+import os
 import warnings
 
 import numpy as np
@@ -150,3 +151,44 @@ def test_cross_kernel_edges(device):
         RuntimeError, match=r"linalg_cross\(\): functions with out=\.\.\. arguments don't support"
     ):
         minitorch.linalg.cross(x, y, out=minitorch.empty(1, 3, device=device, requires_grad=True))
+
+
+def test_cross_formula_path_and_method(device):
+    # inputs autograd must see take the one formula both spellings share (_composite_shape.cross_product):
+    # the kernel's values, broadcast, and gradients through it
+    rng = np.random.default_rng(2)
+    a_np, b_np = rng.standard_normal((4, 3, 2)), rng.standard_normal((1, 3, 2))
+    want = np.cross(a_np, b_np, axis=1)
+    for f in (lambda a, b: minitorch.cross(a, b, dim=1), lambda a, b: minitorch.linalg.cross(a, b, dim=1)):
+        a = minitorch.tensor(a_np, device=device, requires_grad=True)
+        b = minitorch.tensor(b_np, device=device)
+        r = f(a, b)
+        assert r.requires_grad and tuple(r.shape) == (4, 3, 2)
+        np.testing.assert_allclose(to_np(r.detach()), want, rtol=1e-12)
+        r.sum().backward()
+        # d/da of sum(a x b) is b x 1 (the sum's ones), broadcast over a's rows
+        np.testing.assert_allclose(
+            to_np(a.grad), np.broadcast_to(np.cross(b_np, np.ones_like(b_np), axis=1), a_np.shape)
+        )
+    # Tensor.cross takes no out= (PyTorch's method has none; torch.cross has)
+    x, y = minitorch.tensor([1.0, 0.0, 0.0]), minitorch.tensor([0.0, 1.0, 0.0])
+    np.testing.assert_array_equal(to_np(x.cross(y, 0)), [0.0, 0.0, 1.0])
+    np.testing.assert_array_equal(to_np(x.cross(other=y, dim=0)), [0.0, 0.0, 1.0])
+    for call in (lambda: x.cross(y, out=minitorch.empty(3)), lambda: x.cross(y, 0, out=minitorch.empty(3))):
+        with pytest.raises(TypeError) as e:
+            call()
+        assert str(e.value) == "cross() got an unexpected keyword argument 'out'"
+    with pytest.raises(TypeError) as e:
+        x.cross(y, 1.5)
+    assert str(e.value) == "cross(): argument 'dim' (position 2) must be int, not float"
+    # the dim warning names the caller's line through either spelling
+    always = minitorch.is_warn_always_enabled()
+    minitorch.set_warn_always(True)
+    try:
+        for call in (lambda: x.cross(y), lambda: minitorch.cross(x, y)):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                call()
+            assert [os.path.basename(r.filename) for r in w] == [os.path.basename(__file__)]
+    finally:
+        minitorch.set_warn_always(always)

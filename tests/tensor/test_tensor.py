@@ -495,6 +495,21 @@ def test_cat_stack():
         P.cat(a)
 
 
+def test_cat_of_legacy_empty_tensors_reads_no_dim():
+    # every input 1-D and empty: PyTorch's legacy_cat_wrap_dim wraps no dim, any dim gives the empty result
+    e = P.empty(0, dtype=P.int64)
+    for f in (P.cat, P.concat, P.concatenate):
+        for dim in (4, -5, 0):
+            r = f([e, e[..., ::2], P.empty(0, dtype=P.float32)], dim)
+            assert tuple(r.shape) == (0,) and r.dtype is P.float32
+    with pytest.raises(IndexError) as err:  # a tensor that is not skipped wraps it
+        P.cat([e, P.ones(2, 3, dtype=P.int64)], 4)
+    assert str(err.value) == "Dimension out of range (expected to be in range of [-2, 1], but got 4)"
+    with pytest.raises(RuntimeError) as err:  # every input's rank first, before the dim
+        P.cat([e, P.tensor(1)], 4)
+    assert str(err.value) == "zero-dimensional tensor (at position 1) cannot be concatenated"
+
+
 @pytest.mark.parametrize("dim", [0, 1, -1])
 def test_stack_and_cat_values_against_numpy(dim):
     """stack along dim 0 is cat laid end to end (one fresh tensor, not a view of the inputs); every dim, dtype

@@ -53,6 +53,34 @@ def test_squeeze_inplace_forms():
     assert tuple(torch.tensor(1.0).t_().shape) == ()
 
 
+def test_squeeze_dims_from_tensors():
+    # PyTorch's parser reads a method's separate dims as one int list when the first is int-like (an int, a
+    # one-element integral tensor, bool too) and an int list's elements from such tensors
+    T = torch.tensor
+    for name in ("squeeze", "squeeze_"):
+
+        def f(*a, name=name):
+            return getattr(torch.zeros(1, 3, 1), name)(*a)
+
+        assert tuple(f(T(0), T(1), T(2)).shape) == (3,)
+        assert tuple(f(T([0])).shape) == (3, 1)
+        assert tuple(f(T(True)).shape) == (1, 3, 1)  # dim 1, of size 3
+        assert tuple(f((T([2]), 0)).shape) == (3,)
+        assert tuple(f(T(0), 2).shape) == (3,)
+        for args, kind, message in (
+            ((T(0), T(1), T(5)), IndexError, "Dimension out of range (expected to be in range of [-3, 2], but got 5)"),
+            ((T(0), T(0)), RuntimeError, "dim 0 appears multiple times in the list of dims"),
+            ((T([3], dtype=torch.uint8),), IndexError,
+             "Dimension out of range (expected to be in range of [-3, 2], but got 3)"),
+        ):  # fmt: skip
+            with pytest.raises(kind) as e:
+                f(*args)
+            assert str(e.value) == message
+        with pytest.raises(TypeError, match="received an invalid combination of arguments"):
+            f(T(0.5), 0)  # a float tensor opens no int list
+    assert tuple(torch.squeeze(torch.zeros(1, 3, 1), (T(0), T(2))).shape) == (3,)
+
+
 @pytest.mark.parametrize(
     "call,exc,words",
     [

@@ -443,28 +443,22 @@ def ifftshift(input, dim=None):
     return _shift("ifftshift", input, dim, True)
 
 
-# PyTorch binds these in C++, whose parser takes NumPy's keyword spellings (axis=, x=)
-for _name in [
-    "fft",
-    "ifft",
-    "rfft",
-    "irfft",
-    "hfft",
-    "ihfft",
-    "fftn",
-    "ifftn",
-    "fft2",
-    "ifft2",
-    "rfftn",
-    "irfftn",
-    "rfft2",
-    "irfft2",
-    "hfftn",
-    "ihfftn",
-    "hfft2",
-    "ihfft2",
-    "fftshift",
-    "ifftshift",
-]:
-    globals()[_name] = _argcheck.numpy_spellings(globals()[_name])
-del _name
+# PyTorch binds these in C++ (fft_fft, ...): its parser names them so in its TypeErrors (an unknown keyword, too
+# many arguments) and takes NumPy's keyword spellings (axis=, x=); checked only once a call has failed
+_OUT = ", *, Tensor? out=None"
+_SIGNATURES = {
+    "one": "Tensor input, SymInt? n=None, int dim=-1, str? norm=None" + _OUT,
+    "n": "Tensor input, SymInt[1]? s=None, int[1]? dim=None, str? norm=None" + _OUT,
+    "two": "Tensor input, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None" + _OUT,
+    "shift": "Tensor input, int[1]? dim=None",
+}
+for _name, _form in [
+    ("fft", "one"), ("ifft", "one"), ("rfft", "one"), ("irfft", "one"), ("hfft", "one"), ("ihfft", "one"),
+    ("fftn", "n"), ("ifftn", "n"), ("rfftn", "n"), ("irfftn", "n"), ("hfftn", "n"), ("ihfftn", "n"),
+    ("fft2", "two"), ("ifft2", "two"), ("rfft2", "two"), ("irfft2", "two"), ("hfft2", "two"), ("ihfft2", "two"),
+    ("fftshift", "shift"), ("ifftshift", "shift"),
+]:  # fmt: skip
+    globals()[_name] = _argcheck.parsing(
+        globals()[_name], [_SIGNATURES[_form]], "fft_" + _name, upfront=False
+    )
+del _name, _form

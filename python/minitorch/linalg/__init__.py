@@ -7,7 +7,7 @@ import numbers as _numbers
 import operator as _operator
 import warnings
 
-from minitorch import _C, _argcheck
+from minitorch import _C, _argcheck, _composite_shape
 from minitorch._composite_shape import _wrap as _wrap_dim
 from minitorch._dtype_names import scalar_name as _scalar_name
 from minitorch._out import write_out
@@ -429,12 +429,7 @@ def cross(input, other, *, dim=-1, out=None):
         raise NotImplementedError("\"cross\" not implemented for 'Bool'")
     if input.dtype != other.dtype:
         raise RuntimeError(f"expected scalar type {_name(input.dtype)} but found {_name(other.dtype)}")
-    result = _C._linalg_cross(input, other, d, out)  # the CPU's kernel (torch.cross's comments)
-    if result is None:
-        a0, a1, a2 = (input.narrow(d, i, 1) for i in range(3))
-        b0, b1, b2 = (other.narrow(d, i, 1) for i in range(3))
-        result = _C.cat([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], d)
-    return result if result is out else write_out(result, out, "linalg_cross")
+    return _composite_shape.cross_product(input, other, d, out)
 
 
 def matrix_power(A, n, *, out=None):

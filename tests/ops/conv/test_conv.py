@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 from conftest import DEVICES
-from utils import TOL, assert_matches, rerun_in_child, to_np
+from utils import TOL, assert_matches, cases_here_and_in_pytorch, rerun_in_child, to_np
 
 import minitorch
 
@@ -917,7 +917,10 @@ def test_pool_errors():
     x = minitorch.randn(1, 2, 6, 6)
     with pytest.raises(RuntimeError, match="pad should be at most half of effective kernel size"):
         F.max_pool2d(x, 2, padding=2)
-    with pytest.raises(RuntimeError, match="pad should be at most half of kernel size"):
+    with pytest.raises(
+        RuntimeError,
+        match="^pad should be at most half of effective kernel size, but got pad=2, kernel_size=2 and",
+    ):  # avg_pool2d's padding check is pooling_output_shape's too (dilation 1)
         F.avg_pool2d(x, 2, padding=2)
     with pytest.raises(RuntimeError, match="divisor must be not zero"):
         F.avg_pool2d(x, 2, divisor_override=0)
@@ -926,13 +929,13 @@ def test_pool_errors():
         match=r"Given input size: \(2x6x6\). Calculated output size: \(2x0x0\). Output size is too small",
     ):
         F.max_pool2d(x, 7, padding=0)
-    with pytest.raises(RuntimeError, match="Expected 3D or 4D"):
+    with pytest.raises(RuntimeError, match="^non-empty 3D or 4D \\(batch mode\\) tensor expected for input$"):
         F.max_pool2d(minitorch.randn(6, 6), 2)
     with pytest.raises(
         RuntimeError, match="max_pool2d: kernel_size must either be a single int, or a tuple of two ints"
     ):
         F.max_pool2d(x, (2, 2, 2))
-    with pytest.raises(RuntimeError, match="stride should be greater than zero"):
+    with pytest.raises(RuntimeError, match="^stride should not be zero$"):
         F.max_pool2d(x, 2, 0)
     with pytest.raises(
         RuntimeError, match="not implemented for 'Bool'"
@@ -940,6 +943,94 @@ def test_pool_errors():
         F.max_pool2d(minitorch.ones(1, 1, 4, 4, dtype=minitorch.bool), 2)
     with pytest.raises(RuntimeError, match="adaptive_avg_pool2d\\(\\): Expected 3D or 4D tensor"):
         F.adaptive_avg_pool2d(minitorch.randn(4), 2)
+
+
+# PyTorch 2.15's checks of the 2-d pools (avg_pool1d and max_pool1d with indices run them over a unit height) in
+# its order: the arguments' lengths and C int range, avg's zero divisor and rank (its size(-3)), then per dim
+# (height first) a zero stride and the padding against the effective kernel (pooling_output_shape), then the
+# signs of kernel, stride and dilation, the empty dims, the padding against the kernel, the output size
+# (pool2d_shape_check), and last the kernel's dtype
+PF = minitorch.nn.functional  # the public entry points, Python checks included
+_POOL_ORDER = [
+    (lambda: PF.max_pool2d(minitorch.zeros(2, 5, 5), 0, 0), "stride should not be zero"),
+    (lambda: PF.max_pool2d(minitorch.zeros(2, 5, 5), 0, 1, 1),
+     "pad should be at most half of effective kernel size, but got pad=1, kernel_size=0 and dilation=1"),
+    (lambda: PF.max_pool2d(minitorch.zeros(2, 5, 5), 0, 1),
+     "kernel size should be greater than zero, but got kH: 0 kW: 0"),
+    (lambda: PF.max_pool2d(minitorch.zeros(2, 5, 5), (3, 0), (0, 1)), "stride should not be zero"),
+    (lambda: PF.max_pool2d(minitorch.zeros(2, 5, 5), 2, -1), "stride should be greater than zero, but got dH: -1 dW: -1"),
+    (lambda: PF.max_pool2d(minitorch.zeros(2, 5, 5), 2, 1, 0, (0, 1)),
+     "dilation should be greater than zero, but got dilationH: 0 dilationW: 1"),
+    (lambda: PF.max_pool2d(minitorch.zeros(2, 5, 5), 2, 1, (2, 1), 5),
+     "pad should be smaller than or equal to half of kernel size, but got padW = 1, padH = 2, kW = 2, kH = 2"),
+    (lambda: PF.max_pool2d(minitorch.zeros(2, 5, 5), 0, 1, -1), "pad must be non-negative, but got pad: -1"),
+    (lambda: PF.max_pool2d(minitorch.zeros(2, 0, 5), 0, 0), "stride should not be zero"),
+    (lambda: PF.max_pool2d(minitorch.zeros(2, 0, 5), 0, 1),
+     "kernel size should be greater than zero, but got kH: 0 kW: 0"),
+    (lambda: PF.max_pool2d(minitorch.zeros(2, 5, 5, dtype=minitorch.bool), 0, 1),
+     "kernel size should be greater than zero, but got kH: 0 kW: 0"),
+    (lambda: PF.max_pool2d(minitorch.zeros(2, 5, 5, dtype=minitorch.bool), 9, 1),
+     "Given input size: (2x5x5). Calculated output size: (2x-3x-3). Output size is too small"),
+    (lambda: PF.max_pool2d(minitorch.zeros(2, 5, 5), 2, 2**40), "value cannot be converted to type int without overflow"),
+    (lambda: PF.max_pool2d(minitorch.zeros(1, 1, 5, 5, 5), 0), "non-empty 3D or 4D (batch mode) tensor expected for input"),
+    (lambda: PF.avg_pool2d(minitorch.zeros(2, 5, 5), 0, 0), "stride should not be zero"),
+    (lambda: PF.avg_pool2d(minitorch.zeros(2, 5, 5), 1, 1, 1),
+     "pad should be at most half of effective kernel size, but got pad=1, kernel_size=1 and dilation=1"),
+    (lambda: PF.avg_pool2d(minitorch.zeros(2, 5, 5), 0, 1),
+     "kernel size should be greater than zero, but got kH: 0 kW: 0"),
+    (lambda: PF.avg_pool2d(minitorch.zeros(1, 1, 5, 5, 5), 0), "stride should not be zero"),
+    (lambda: PF.avg_pool2d(minitorch.zeros(2, 5, 5), [], divisor_override=0),
+     "avg_pool2d: kernel_size must either be a single int, or a tuple of two ints"),
+    (lambda: PF.avg_pool2d(minitorch.zeros(5), 3, divisor_override=0), "divisor must be not zero"),
+    (lambda: PF.avg_pool2d(minitorch.zeros(2, 5, 5, dtype=minitorch.bool), 9),
+     "Given input size: (2x5x5). Calculated output size: (2x0x0). Output size is too small"),
+    (lambda: PF.avg_pool1d(minitorch.zeros(2, 5), 0, 0), "stride should not be zero"),
+    (lambda: PF.avg_pool1d(minitorch.zeros(2, 5), 0, 1),
+     "kernel size should be greater than zero, but got kH: 1 kW: 0"),
+    (lambda: PF.avg_pool1d(minitorch.zeros(2, 5), 2, -1), "stride should be greater than zero, but got dH: 1 dW: -1"),
+    (lambda: PF.avg_pool1d(minitorch.zeros(2, 5), 9),
+     "Given input size: (2x1x5). Calculated output size: (2x1x0). Output size is too small"),
+    (lambda: PF.avg_pool1d(minitorch.zeros(2, 0, dtype=minitorch.bool), 1, 1),
+     "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:[2, 1, 0]"),
+    (lambda: PF.max_pool1d(minitorch.zeros(2, 5), 1, 0, 1, return_indices=True), "stride should not be zero"),
+    (lambda: PF.lp_pool2d(minitorch.zeros(2, 5, 5), 2, 2, 0), "stride should not be zero"),
+    (lambda: PF.lp_pool1d(minitorch.zeros(2, 5), 2, 0, 1),
+     "kernel size should be greater than zero, but got kH: 1 kW: 0"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("i", range(len(_POOL_ORDER)))
+def test_pool_check_order(i):
+    call, message = _POOL_ORDER[i]
+    with pytest.raises(RuntimeError) as e:
+        call()
+    assert str(e.value) == message
+    assert type(e.value) is RuntimeError
+
+
+def test_pool_checks_as_pytorch():
+    """every combination of bad kernel, stride and padding over ranks, empty dims and dtypes, against PyTorch"""
+    source = r"""
+import itertools
+def cases(torch):
+    run = runner(lambda r: list(r.shape))
+    F = torch.nn.functional
+    out = []
+    shapes = {"max_pool2d": [(2, 5, 5), (2, 0, 5), (5, 5)], "avg_pool2d": [(2, 5, 5), (2, 0, 5), (5, 5)],
+              "avg_pool1d": [(2, 5), (2, 0)]}
+    for name, ss in shapes.items():
+        f = getattr(F, name)
+        for shape, dt in itertools.product(ss, ["float32", "bool"]):
+            x = torch.zeros(shape, dtype=getattr(torch, dt))
+            for k, s, p in itertools.product([0, 1, 2, -1], [0, 1, 2, -1], [0, 1, 2, -1]):
+                out.append(run(lambda: f(x, k, s, p)))
+            if name == "max_pool2d":
+                for k, d, p in itertools.product([1, 2, 3], [0, 1, 3, 5, -1], [1, 2]):
+                    out.append(run(lambda: f(x, k, 1, p, d)))
+    return out
+"""
+    ours, theirs = cases_here_and_in_pytorch(source, [("torch", minitorch)])
+    assert ours == theirs
 
 
 _ADAPTIVE_ERRORS = [

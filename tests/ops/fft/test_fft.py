@@ -792,3 +792,32 @@ def test_n_dimensional_float32(name, device):
     y = getattr(torch.fft, name)(T(single, device))
     assert y.dtype in (torch.float32, torch.complex64)
     close(y, ref(single.astype(np.complex128 if np.iscomplexobj(a) else np.float64)), torch.float32)
+
+
+_FFT_NAMES = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "ifftn", "rfftn", "irfftn", "hfftn",
+              "ihfftn", "fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2", "fftshift", "ifftshift"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", _FFT_NAMES)
+def test_fft_call_errors_name_the_aten_function(name):
+    # PyTorch binds these as fft_<name> in C++: its parser's words for a call that does not bind
+    f, x = getattr(torch.fft, name), torch.ones(4, 4)
+    many = 3 if name.endswith("shift") else 5
+    for call, message in (
+        (lambda: f(x, unknown_kw=1), f"fft_{name}() got an unexpected keyword argument 'unknown_kw'"),
+        (lambda: f(x, input=x), f"fft_{name}() got multiple values for argument 'input'"),
+        (lambda: f(), f'fft_{name}() missing 1 required positional arguments: "input"'),
+        (
+            lambda: f(np.ones(4)),
+            f"fft_{name}(): argument 'input' (position 1) must be Tensor, not numpy.ndarray",
+        ),
+        (
+            lambda: f(x, *([None] * (many - 1))),
+            f"fft_{name}() takes from 1 to {many - 1} positional arguments but {many} were given",
+        ),
+    ):
+        with pytest.raises(TypeError) as e:
+            call()
+        assert str(e.value) == message
+    # NumPy's keyword spellings still bind (the parser's numpy_compatibility_arg_names)
+    assert f(x=x, axis=0).shape == f(x, dim=0).shape

@@ -988,3 +988,18 @@ def test_scatter_along_the_last_dim_of_dense_rows(dtype, k, device):
     for a, b, c in itertools.product(range(4), range(3), range(k)):
         want[a, b, idx[a, b, c]] += to_np(wide)[a, b, c]
     np.testing.assert_array_equal(to_np(minitorch.scatter_add(t, 2, ti, wide)).astype(np.float64), want)
+
+
+def test_index_select_of_an_empty_self_bound_checks_in_pytorchs_words():
+    # PyTorch's CPU index_select checks an empty self's indices in its index_select_empty_self_bound_check
+    x = minitorch.zeros(3, 0)
+    for i in (-3, 3, -1):
+        with pytest.raises(RuntimeError) as e:
+            minitorch.index_select(x, 0, minitorch.tensor([i]))
+        assert type(e.value) is RuntimeError
+        assert str(e.value) == f"INDICES element is out of DATA bounds, id={i} axis_dim=3"
+    assert tuple(minitorch.index_select(x, 0, minitorch.tensor([2, 0])).shape) == (2, 0)
+    with pytest.raises(RuntimeError, match="self indexing axis dim should be positive"):
+        minitorch.index_select(minitorch.zeros(0, 0), 0, minitorch.tensor([0]))
+    with pytest.raises(IndexError, match="^index out of range in self$"):  # a non-empty self along dim 0
+        minitorch.index_select(minitorch.zeros(3, 2), 0, minitorch.tensor([3]))

@@ -23,6 +23,39 @@ def test_broadcast_shapes_int_and_errors():
         minitorch.broadcast_shapes((2, -1))
 
 
+def test_broadcast_shapes_in_pytorchs_order():
+    # PyTorch 2.15's Python: None passed over, any sequence taken (a str too), each shape's last dim first; its
+    # size-oblivious guard takes only a bool (a tensor's or a NumPy int's comparison is refused), then a
+    # mismatch, then the sign; torch.Size refuses a float size at the end
+    T = minitorch.tensor
+    nope = "Input shapes should be of type ints, a tuple of ints, or a list of ints, got "
+    at = (
+        "Attempting to broadcast a dimension of length {} at -1! Mismatching argument at index 1 had {}; but "
+    )
+    at += "expected shape should be broadcastable to {}"
+    cases = [
+        (((3, 2), (2, 3)), RuntimeError, at.format(3, "(2, 3)", "[3, 2]")),
+        (([3, 2], [2, 3]), RuntimeError, at.format(3, "[2, 3]", "[3, 2]")),
+        (((3,), None, (2,)), RuntimeError, at.format(2, "(2,)", "[3]")),
+        (((2, T(2)),), AssertionError, "Expected bool, got <class 'torch.Tensor'>"),
+        (([T(-1)],), AssertionError, "Expected bool, got <class 'torch.Tensor'>"),
+        (((np.int64(2),),), AssertionError, "Expected bool, got <class 'numpy.bool'>"),
+        (((2.0,),), TypeError, "torch.Size() takes an iterable of 'int' (item 0 is 'float')"),
+        (("ab",), TypeError, "'<' not supported between instances of 'str' and 'int'"),
+        ((T(2),), RuntimeError, nope + "2"),
+        (((2,), T(2.5)), RuntimeError, nope + "2.5"),
+        ((T([0]),), RuntimeError, nope + "tensor([0])"),
+        ((T([[1]]),), RuntimeError, nope + "tensor([[1]])"),
+    ]  # fmt: skip
+    for shapes, kind, message in cases:
+        with pytest.raises(kind) as e:
+            minitorch.broadcast_shapes(*shapes)
+        assert type(e.value) is kind and str(e.value) == message, shapes
+    assert minitorch.broadcast_shapes(None) == minitorch.Size([])
+    assert minitorch.broadcast_shapes(range(3), (1,)) == minitorch.Size([0, 1, 2])
+    assert minitorch.broadcast_shapes((True,), 3) == minitorch.Size([3])
+
+
 @pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.int64, minitorch.bool])
 def test_repeat_interleave_int_repeats(dtype):
     a = np.arange(12).reshape(3, 4) % 3

@@ -7,27 +7,24 @@ from minitorch import _C, _argcheck, _dtype_names
 _nn = _C._nn
 
 
-def _check_p(p, name=None, input=None, nan=True, inplace=False):
+def _check_p(p, name=None, input=None, training=True, nan=True, inplace=False):
     """PyTorch's order: F's Python range check, then (name given) ATen's parser (input a tensor, p a float: a
-    number or a 0-d tensor, not a 1-d one), then (nan) its kernel's NaN check. `inplace` picks the ATen name
-    only after the range check: F reads its truth value there (an empty tensor's raises only then)."""
+    number or a 0-d tensor, not a 1-d one, train a bool: not an int or a tensor), then (nan) its kernel's NaN
+    check. `inplace` picks the ATen name only after the range check: F reads its truth value there (an empty
+    tensor's raises only then)."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if name is not None:
         name = name + "_" if inplace else name
         _argcheck.check_tensor_like(name, "input", 1, input)
         _argcheck.check_float(name, "p", 2, p)
+        _argcheck.check_bool(name, "train", 3, training)
     if nan and not p == p:  # noqa: PLR0124
         raise RuntimeError("dropout probability has to be between 0 and 1, but got nan")
 
 
-def _check_train(name, training, inplace):
-    # PyTorch's F.* dropouts hand `training` to an ATen function whose parser takes a bool, not an int or a tensor
-    _argcheck.check_bool(name + ("_" if inplace else ""), "train", 3, training)
-
-
 def dropout(input, p=0.5, training=True, inplace=False):
-    _check_p(p, "dropout", input, inplace=inplace)
+    _check_p(p, "dropout", input, training, inplace=inplace)
     out = _nn.dropout(input, p, training)
     return input.copy_(out) if inplace and out is not input else out
 
@@ -42,7 +39,6 @@ def _check_castable(input, p, training, name=None):
 
 def _feature_dropout(input, p, training, inplace, batched):
     """channel-wise dropout of a batched input (N, C, ...), or of an unbatched one (C, ...) as a batch of one"""
-    _check_train("feature_dropout", training, inplace)
     _check_castable(input, p, training)
     x = input if batched else input.unsqueeze(0)
     out = _nn.feature_dropout(x, p, training)
@@ -70,14 +66,14 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
             "to provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, and an "
             "optional batch dimension (i.e. 2D or 3D inputs)."
         )
-    _check_p(p)
+    _check_p(p, "feature_dropout", input, training, inplace=inplace)
     return _feature_dropout(input, p, training, inplace, input.dim() == 3)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
     _check_p(p, nan=False)  # a NaN p reaches input.dim() first, then the kernel's check
     _warn_rank("dropout2d", 2, input.dim())
-    _check_p(p)
+    _check_p(p, "feature_dropout", input, training, inplace=inplace)
     if input.dim() == 3:
         # PyTorch keeps its historical reading of a 3-D input: (N, C, L), one draw per (sample, channel)
         warnings.warn(
@@ -94,7 +90,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 def dropout3d(input, p=0.5, training=True, inplace=False):
     _check_p(p, nan=False)
     _warn_rank("dropout3d", 3, input.dim())
-    _check_p(p)
+    _check_p(p, "feature_dropout", input, training, inplace=inplace)
     # every rank but 5 is taken as unbatched (PyTorch's rule, the deprecated ranks included)
     return _feature_dropout(input, p, training, inplace, input.dim() == 5)
 
@@ -103,8 +99,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout that keeps SELU activations' zero mean and unit variance (dropped units take SELU's negative
     saturation value, then an affine map restores the moments)."""
-    _check_p(p, "alpha_dropout", input, inplace=inplace)
-    _check_train("alpha_dropout", training, inplace)
+    _check_p(p, "alpha_dropout", input, training, inplace=inplace)
     _check_castable(input, p, training, "Long" if input.dtype == _C.bool else None)
     out = _nn.alpha_dropout(input, p, training)
     return input.copy_(out) if inplace and out is not input else out
@@ -112,8 +107,7 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """alpha_dropout of whole channels (dim 1), one draw per (sample, channel)."""
-    _check_p(p, "feature_alpha_dropout", input, inplace=inplace)
-    _check_train("feature_alpha_dropout", training, inplace)
+    _check_p(p, "feature_alpha_dropout", input, training, inplace=inplace)
     _check_castable(input, p, training, "Long" if input.dtype == _C.bool else None)
     if p == 0 or not training or input.numel() == 0:
         return input

@@ -111,10 +111,6 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return _nn.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
 
 
-def _ints_len(x):
-    return len(x) if isinstance(x, (tuple, list)) else 1
-
-
 @_argcheck.parses(
     "Tensor input, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, "
     "bool count_include_pad=True, int? divisor_override=None",
@@ -125,19 +121,6 @@ def avg_pool2d(
 ):
     if stride == []:
         stride = None
-    if input.dim() < 3:
-        # ATen checks the argument lengths, then reads the planes as input.size(-3): an IndexError here
-        if _ints_len(kernel_size) not in (1, 2):
-            raise RuntimeError("avg_pool2d: kernel_size must either be a single int, or a tuple of two ints")
-        if stride is not None and _ints_len(stride) not in (0, 1, 2):
-            raise RuntimeError(
-                "avg_pool2d: stride must either be omitted, a single int, or a tuple of two ints"
-            )
-        if _ints_len(padding) not in (1, 2):
-            raise RuntimeError("avg_pool2d: padding must either be a single int, or a tuple of two ints")
-        if divisor_override is not None and divisor_override == 0:
-            raise RuntimeError("divisor must be not zero")
-        input.size(-3)
     return _nn.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
