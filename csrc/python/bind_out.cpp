@@ -335,6 +335,18 @@ bool read_args(const CallArgs& args, size_t n, std::initializer_list<const char*
   return true;
 }
 
+// A plain Python int or float (not a bool, a complex, a NumPy number or a tensor): addmm's beta and alpha,
+// var's correction, as the direct paths take them.
+bool plain_number(py::handle h, Scalar& s) {
+  if (PyFloat_CheckExact(h.ptr())) {
+    s = Scalar(PyFloat_AS_DOUBLE(h.ptr()));
+    return true;
+  }
+  if (!plain_int(h)) return false;
+  s = Scalar(int64_t(PyLong_AsLongLong(h.ptr())));
+  return true;
+}
+
 // torch.clamp/clip/clamp_min/clamp_max (number or tensor bounds), lerp (number or tensor weight), take, and
 // sum / mean / prod / amax / amin / logsumexp over dims with out=: the op's checks and kernel in one call,
 // its result written straight into out when the op's *_into front end finds out_takes it (the result's shape
@@ -376,6 +388,21 @@ bool try_direct_result(const OutOp& op, const CallArgs& args) {
     if (args.size() != 2 || args.nkw() != 1 || !plain_tensor(args[1])) return false;
     const Tensor index = args[1].cast<Tensor>();
     r = nogil([&] { return take_into(out, self, index); }, self);
+  } else if (name == "var" || name == "std") {
+    // PyTorch's (dim, unbiased, keepdim) and (dim, *, correction, keepdim) with a dim: a floating input (a
+    // complex or integer one, unbiased beside correction, a bool correction: the general path's parser)
+    DimVector dims;
+    if (!is_floating(self.dtype()) || args.size() > 4 ||
+        !read_args(args, 1, {"dim", "unbiased", "keepdim", "correction"}, a) || !a[0] ||
+        !read_dims(a[0], dims) || (a[1] && (a[3] || !PyBool_Check(a[1].ptr()))) ||
+        (a[2] && !PyBool_Check(a[2].ptr())))
+      return false;
+    Scalar c(int64_t(1));
+    if (a[3] && !plain_number(a[3], c)) return false;
+    const double correction = a[1] ? (a[1].ptr() == Py_True ? 1.0 : 0.0) : c.to<double>();
+    const bool keepdim = a[2] && a[2].ptr() == Py_True;
+    const ReduceOp rop = name == "var" ? ReduceOp::var : ReduceOp::std;
+    r = nogil([&] { return reduce_into(out, rop, self, dims, keepdim, correction); }, self);
   } else {
     static const std::pair<const char*, ReduceOp> reductions[] = {
         {"sum", ReduceOp::sum},   {"mean", ReduceOp::mean}, {"prod", ReduceOp::prod},
@@ -391,18 +418,6 @@ bool try_direct_result(const OutOp& op, const CallArgs& args) {
     r = nogil([&] { return reduce_into(out, *rop, self, dims, keepdim); }, self);
   }
   if (!r.is_same(out)) write_one(op.name, op.rule, out, r);
-  return true;
-}
-
-// A plain Python int or float (not a bool, a complex, a NumPy number or a tensor): addmm's beta and alpha as
-// the direct path takes them.
-bool plain_number(py::handle h, Scalar& s) {
-  if (PyFloat_CheckExact(h.ptr())) {
-    s = Scalar(PyFloat_AS_DOUBLE(h.ptr()));
-    return true;
-  }
-  if (!plain_int(h)) return false;
-  s = Scalar(int64_t(PyLong_AsLongLong(h.ptr())));
   return true;
 }
 
@@ -654,6 +669,16 @@ void init_out(py::module_& m) {
       },
       py::arg("out"), py::arg("input"), py::arg("tensor1"), py::arg("tensor2"), py::arg("value"),
       py::arg("div"));
+  // nansum's out= (python/minitorch/functional.py, after its argument checks): computed in out's dtype as
+  // PyTorch's nansum_out, the kernel writing into out when out_takes it (None says so); else the fresh
+  // result, for _write_out's resize
+  m.def(
+      "_nansum_out",
+      [](const Tensor& out, const Tensor& self, std::vector<int64_t> dims, bool keepdim) -> py::object {
+        Tensor r = nogil([&] { return reduce_into(out, ReduceOp::nansum, self, dims, keepdim); }, self);
+        return r.is_same(out) ? py::none() : py::cast(r);
+      },
+      py::arg("out"), py::arg("input"), py::arg("dim"), py::arg("keepdim"));
   // The out= tests' proof that a direct write makes no temporary: how many CPU blocks fn() allocates, counted
   // by a wrapper put in front of the CPU allocator for the call alone (the usual path pays nothing for it).
   // Leaked: storages made meanwhile free their memory through it.
