@@ -493,13 +493,57 @@ py::object try_direct_topk(const OutOp& op, const CallArgs& args) {
   return return_type("topk")(v_h, i_h);
 }
 
-// The direct writes in turn: out (or topk's named tuple over its outs) when one took the call, else null.
-py::object try_direct_all(const OutOp& op, const CallArgs& args) {
-  if (try_direct(op, args) || try_direct_func(op, args) || try_direct_result(op, args) ||
-      try_direct_gemm(op, args))
-    return py::reinterpret_borrow<py::object>(args.kw("out"));
-  return try_direct_topk(op, args);
+// Which direct write reads a call of the op: each reads its own ops (by name), so a call tries only its
+// own, found once per op (trying them in turn cost mv's out= about 0.1 us of reductions' argument reading).
+enum class Writer : uint8_t { elementwise, func, result, gemm, topk, none };
+
+Writer writer_of(const OutOp& op) {
+  if (op.direct != Direct::none) return Writer::elementwise;
+  static const std::pair<const char*, Writer> by_name[] = {
+      {"index_select", Writer::func}, {"gather", Writer::func},      {"tril", Writer::func},
+      {"triu", Writer::func},         {"cat", Writer::func},         {"concat", Writer::func},
+      {"stack", Writer::func},        {"clamp", Writer::result},     {"clip", Writer::result},
+      {"clamp_min", Writer::result},  {"clamp_max", Writer::result}, {"lerp", Writer::result},
+      {"take", Writer::result},       {"var", Writer::result},       {"std", Writer::result},
+      {"sum", Writer::result},        {"mean", Writer::result},      {"prod", Writer::result},
+      {"amax", Writer::result},       {"amin", Writer::result},      {"logsumexp", Writer::result},
+      {"mm", Writer::gemm},           {"bmm", Writer::gemm},         {"mv", Writer::gemm},
+      {"dot", Writer::gemm},          {"matmul", Writer::gemm},      {"addmm", Writer::gemm},
+      {"outer", Writer::gemm},        {"ger", Writer::gemm},         {"topk", Writer::topk}};
+  for (const auto& [name, w] : by_name)
+    if (std::strcmp(op.name, name) == 0) return w;
+  return Writer::none;
 }
+
+// The op's direct write: out (or topk's named tuple over its outs) when it took the call, else null.
+py::object try_direct_all(const OutOp& op, Writer writer, const CallArgs& args) {
+  bool taken = false;
+  switch (writer) {
+    case Writer::elementwise:
+      taken = try_direct(op, args);
+      break;
+    case Writer::func:
+      taken = try_direct_func(op, args);
+      break;
+    case Writer::result:
+      taken = try_direct_result(op, args);
+      break;
+    case Writer::gemm:
+      taken = try_direct_gemm(op, args);
+      break;
+    case Writer::topk:
+      return try_direct_topk(op, args);
+    case Writer::none:
+      break;
+  }
+  return taken ? py::reinterpret_borrow<py::object>(args.kw("out")) : py::object();
+}
+
+// out_fast's context: the op and its writer, one per op for the process
+struct OutFastCtx {
+  const OutOp* op;
+  Writer writer;
+};
 
 // arg_errors.cpp's dispatch calls this first for a call of op with out= (an interned "out" among its
 // keywords), on the call's own arguments: a direct write's result, an error raised as pybind11 raises it, or
@@ -508,8 +552,8 @@ py::object try_direct_all(const OutOp& op, const CallArgs& args) {
 // the calls it refuses (no dim), so the order holds.
 PyObject* out_fast(const void* ctx, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   try {
-    return try_direct_all(*static_cast<const OutOp*>(ctx),
-                          CallArgs{args, static_cast<size_t>(nargs), kwnames})
+    const auto* c = static_cast<const OutFastCtx*>(ctx);
+    return try_direct_all(*c->op, c->writer, CallArgs{args, static_cast<size_t>(nargs), kwnames})
         .release()
         .ptr();
   } catch (...) {
@@ -540,7 +584,8 @@ py::object call_with_out(const OutOp& op, const py::object& fn, const py::args& 
       names[k++] = kv.first;
       items.push_back(kv.second.ptr());
     }
-    if (py::object r = try_direct_all(op, CallArgs{items.data(), args.size(), names.ptr()})) return r;
+    if (py::object r = try_direct_all(op, writer_of(op), CallArgs{items.data(), args.size(), names.ptr()}))
+      return r;
   }
   py::dict kw = kwargs.attr("copy")();
   py::object out = kw.attr("pop")("out");
@@ -613,7 +658,8 @@ void add_out_overload(py::module_& m, const OutOp& op) {
   m.def(op.name, overload);
   // mean's signatures all take out=, so PyTorch's parser counts it in each one's size ("invalid combination")
   register_out_overload(m.attr(op.name), py::cpp_function(overload, py::name(op.name)),
-                        op.direct != Direct::none || std::strcmp(op.name, "mean") == 0, &out_fast, &op);
+                        op.direct != Direct::none || std::strcmp(op.name, "mean") == 0, &out_fast,
+                        new OutFastCtx{&op, writer_of(op)});  // (held for the process, as the op is)
 }
 
 void init_out(py::module_& m) {
