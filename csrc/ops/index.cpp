@@ -245,14 +245,35 @@ static Tensor take_impl(const Tensor& self, const Tensor& index, const Tensor* i
         // self's memory, which the gather kernel reads straight into the result; no contiguous copy of all of
         // a strided self (take(x.t(), i) of a few indices copied the whole matrix: 10 us against PyTorch's 2
         // at 256x256), and no tensor of offsets and index_select's own checks between (2.7 us there).
-        std::vector<int64_t> off(static_cast<size_t>(m));
+        std::vector<int64_t> off;
         const IntArrayRef sz = self.sizes(), st = self.strides();
         const bool flat = self.is_contiguous();  // the index is the offset
         const bool small = n <= int64_t(UINT32_MAX);
-        for (int64_t i = 0; i < m; ++i) {
+        const int64_t* offsets = p;
+        if (flat) {
+          // the extremes in one branch-free pass, then the indices themselves are the offsets unless one is
+          // negative (take of 1024 indices of 64x64 float32 with out=: R 0.64 against PyTorch with the
+          // per-index check and copy)
+          int64_t lo = p[0], hi = p[0];
+          for (int64_t i = 1; i < m; ++i) {
+            lo = std::min(lo, p[i]);
+            hi = std::max(hi, p[i]);
+          }
+          if (lo < -n || hi >= n)
+            for (int64_t i = 0; i < m; ++i) check(p[i]);  // the first one out of range, in its words
+          if (lo < 0) {
+            off.resize(static_cast<size_t>(m));
+            for (int64_t i = 0; i < m; ++i) off[static_cast<size_t>(i)] = p[i] + (p[i] < 0 ? n : 0);
+            offsets = off.data();
+          }
+        } else {
+          off.resize(static_cast<size_t>(m));
+          offsets = off.data();
+        }
+        for (int64_t i = 0; !flat && i < m; ++i) {
           check(p[i]);
           int64_t rest = p[i] < 0 ? p[i] + n : p[i], e = 0;
-          if (!flat && small) {
+          if (small) {
             // 32-bit divisions, two to three times faster than 64-bit ones (take of 1024 indices of a
             // transposed 1024x1024: 6.4 us, PyTorch 4.5, with the 64-bit ones)
             uint32_t r32 = static_cast<uint32_t>(rest);
@@ -262,7 +283,7 @@ static Tensor take_impl(const Tensor& self, const Tensor& index, const Tensor* i
               r32 /= s32;
             }
             rest = static_cast<int64_t>(r32) * st[0];  // r32 < sz[0] by the range check
-          } else if (!flat) {
+          } else {
             for (int64_t d = self.dim() - 1; d > 0; --d) {
               e += (rest % sz[d]) * st[d];
               rest /= sz[d];
@@ -275,7 +296,7 @@ static Tensor take_impl(const Tensor& self, const Tensor& index, const Tensor* i
             into && out_takes(*into, index.sizes(), self.dtype(), self.device(), false, {&self, &index});
         Tensor out = direct ? *into : make_empty(index.sizes(), self.dtype(), self.device());
         const int64_t zero = 0;
-        index_gather_stub.get(self.device())(out, self, off.data(), m, &zero, 1);
+        index_gather_stub.get(self.device())(out, self, offsets, m, &zero, 1);
         if (direct) wrote(out);
         return out;
       }

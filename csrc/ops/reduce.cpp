@@ -553,9 +553,37 @@ Tensor native::logsumexp(const Tensor& self, IntArrayRef dims, bool keepdim) {
   return logsumexp_impl(self, dims, keepdim, nullptr);
 }
 
-Tensor reduce_into(const Tensor& out, ReduceOp op, const Tensor& self, IntArrayRef dims, bool keepdim) {
+Tensor reduce_into(const Tensor& out, ReduceOp op, const Tensor& self, IntArrayRef dims, bool keepdim,
+                   double arg) {
   Tensor r;
   switch (op) {
+    case ReduceOp::var:
+    case ReduceOp::std:
+      if (is_complex(self.dtype())) {
+        r = op == ReduceOp::var ? native::var(self, dims, arg, keepdim)
+                                : native::std(self, dims, arg, keepdim);
+        break;
+      }
+      check_float(self, "std and var only support floating point and complex dtypes", false);
+      r = run_reduce(self, dims, keepdim, op, arg, self.dtype(), op == ReduceOp::var ? "var" : "std", &out);
+      break;
+    case ReduceOp::nansum:
+      if (!is_floating(self.dtype()) && !is_complex(self.dtype())) {
+        (void)dim_mask(self, dims, true);  // the dims in nansum's order, as native::nansum
+        r = sum_impl(self, dims, keepdim, out.dtype(), &out);
+      } else if (is_complex(self.dtype())) {
+        r = native::nansum(self, dims, keepdim, ScalarType::Undefined);  // its refusal
+      } else if (!is_floating(out.dtype())) {
+        // a float input summed into an integer, bool or complex dtype: PyTorch's kernel for that dtype
+        // refuses it, after the dims (native::nansum converts NaN to 0 for the plain dtype= call, which
+        // PyTorch takes)
+        (void)dim_mask(self, dims, true);
+        MT_CHECK_NOT_IMPLEMENTED(false, "\"nansum_", self.is_cuda() ? "cuda" : "cpu",
+                                 "\" not implemented for '", dtype_short_name(out.dtype()), "'");
+      } else {
+        r = run_reduce(self, dims, keepdim, ReduceOp::nansum, 0, out.dtype(), "nansum", &out);
+      }
+      break;
     case ReduceOp::sum:
       r = sum_impl(self, dims, keepdim, ScalarType::Undefined, &out);
       break;

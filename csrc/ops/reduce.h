@@ -68,11 +68,15 @@ enum class ReduceOp : int {
   nansum,
   count_nonzero
 };
-// sum / mean / prod / amax / amin / logsumexp over dims with out= (bind_out.cpp): the op's checks, then the
-// kernel writes straight into `out` when out_takes it (contiguous, the result's shape and dtype, no memory of
-// self's; out is returned, its version bumped once), else the fresh result is returned for the binding's
-// general dtype check, resize and copy. The default dtype only (no dtype=); no autograd.
-Tensor reduce_into(const Tensor& out, ReduceOp op, const Tensor& self, IntArrayRef dims, bool keepdim);
+// sum / mean / prod / amax / amin / logsumexp / var / std (arg: the correction) / nansum over dims with out=
+// (bind_out.cpp): the op's checks, then the kernel writes straight into `out` when out_takes it (contiguous,
+// the result's shape and dtype, no memory of self's; out is returned, its version bumped once), else the
+// fresh result is returned for the binding's general dtype check, resize and copy. The default dtype only
+// (no dtype=), except nansum, which computes in out's dtype as PyTorch's nansum_out does (an integer or bool
+// input: sum into that dtype; a floating input and a dtype that is not floating: its NotImplementedError); no
+// autograd.
+Tensor reduce_into(const Tensor& out, ReduceOp op, const Tensor& self, IntArrayRef dims, bool keepdim,
+                   double arg = 0);
 
 // `in`'s memory from data_ptr() is dense outer x row x inner (its sizes/strides may be any permutation of
 // that; read only the pointer), reduced over `row`; out is dense outer x inner (dtype of `in`, except

@@ -584,18 +584,25 @@ PyObject* try_deprecated(PyObject* handler, const py::detail::function_record* c
 // capsules, the dispatcher's self). pybind11 tries the function's own overloads first, and for each
 // parameter they name that the call passes by position it looks for that name among the call's keywords
 // through an interned string made afresh (~750 instructions a parameter); none of them takes out=, so a call
-// with out= goes to its overload straight.
-std::unordered_map<PyObject*, PyObject*> g_out_overloads;
+// with out= goes to its overload straight, after bind_out.cpp's fast entry for it (the direct writes on the
+// call's own arguments, before pybind11 builds the overload's args tuple and kwargs dict).
+using OutFast = PyObject* (*)(const void* ctx, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
+struct OutEntry {
+  PyObject* overload;
+  OutFast fast;
+  const void* ctx;
+};
+std::unordered_map<PyObject*, OutEntry> g_out_overloads;
 // the functions whose every signature of PyTorch's takes out= (the elementwise ops': round, round.decimals),
 // which a call's count of arguments is measured against
 std::unordered_set<PyObject*> g_out_every;
 PyObject* g_out_name = nullptr;  // "out", interned as the keyword names of a call site are
 
-PyObject* out_overload(PyObject* self, PyObject* kwnames) {
+const OutEntry* out_overload(PyObject* self, PyObject* kwnames) {
   for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); ++k)
     if (PyTuple_GET_ITEM(kwnames, k) == g_out_name) {
       auto it = g_out_overloads.find(self);
-      return it == g_out_overloads.end() ? nullptr : it->second;
+      return it == g_out_overloads.end() ? nullptr : &it->second;
     }
   return nullptr;  // (an out built at run time, not interned, takes the chain: the same call, slower)
 }
@@ -756,7 +763,12 @@ PyObject* dispatch(PyObject* self, PyObject* const* args, size_t nargsf, PyObjec
   g_out_taken = 0;      // (the calls it makes are its own)
   PyObject* fn = self;  // the function's own record capsule (an out= call goes to its overload alone)
   if (kwnames && g_out_name)
-    if (PyObject* o = out_overload(self, kwnames)) self = o;
+    if (const OutEntry* o = out_overload(self, kwnames)) {
+      // a direct write's result or its error; null without an error: the overload takes the call
+      if (PyObject* r = o->fast(o->ctx, args, PyVectorcall_NARGS(nargsf), kwnames); r || PyErr_Occurred())
+        return r;
+      self = o->overload;
+    }
   Refusals& rs = g_refusals;
   if (rs.depth == 0) rs.n = 0;
   int base = rs.n;
@@ -929,7 +941,8 @@ void route_all(py::handle scope, std::vector<PyObject*>& seen) {
 
 }  // namespace
 
-void register_out_overload(py::handle fn, py::object overload, bool every_signature) {
+void register_out_overload(py::handle fn, py::object overload, bool every_signature, OutFast fast,
+                           const void* ctx) {
   PyObject* self = PyCFunction_GET_SELF(fn.ptr());
   if (every_signature) g_out_every.insert(self);
   // not where an overload before it (all but the last) could take out= itself: a parameter named out, or
@@ -941,7 +954,7 @@ void register_out_overload(py::handle fn, py::object overload, bool every_signat
   }
   if (!g_out_name) g_out_name = PyUnicode_InternFromString("out");
   // held for the process, as the module holds fn
-  g_out_overloads[self] = Py_NewRef(PyCFunction_GET_SELF(overload.ptr()));
+  g_out_overloads[self] = {Py_NewRef(PyCFunction_GET_SELF(overload.ptr())), fast, ctx};
 }
 
 bool refuse(PyObject* o, const char* kind) {

@@ -27,8 +27,11 @@
 namespace mt {
 
 // arg_errors.cpp: a call of fn with out= goes to `overload` (the same catch-all, alone) straight
-// (every_signature: PyTorch's every signature of fn takes out=, as the elementwise ops' do)
-void register_out_overload(py::handle fn, py::object overload, bool every_signature);
+// (every_signature: PyTorch's every signature of fn takes out=, as the elementwise ops' do); `fast(ctx, ...)`
+// is tried first on the call's own vector of arguments (a new reference, or null without an error: not taken)
+using OutFast = PyObject* (*)(const void* ctx, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
+void register_out_overload(py::handle fn, py::object overload, bool every_signature, OutFast fast,
+                           const void* ctx);
 // arg_errors.cpp: the next call's TypeError counts an out= this overload took from it
 void note_out_taken(bool taken);
 // bind_reduce.cpp: minitorch.return_types.<name>
@@ -69,6 +72,32 @@ constexpr ElementwiseOut kElementwiseOut[] = {MT_BINARY_SPELLINGS(MT_OUT_BINARY)
 #define MT_OUT_FUNC(name, rule) {name, OutRule::rule},
 constexpr OutOp kFuncOut[] = {MT_FUNC_OUT(MT_OUT_FUNC)};
 #undef MT_OUT_FUNC
+
+// One call's arguments as CPython's vectorcall holds them: the positionals, then the keywords' values in
+// kwnames' order. The direct writes read them in place from arg_errors.cpp's dispatch (out_fast: no args
+// tuple and kwargs dict, which pybind11's catch-all overload builds at about 0.45 us a call), and from
+// call_with_out through a copy of that overload's tuple and dict.
+struct CallArgs {
+  PyObject* const* v = nullptr;
+  size_t n = 0;
+  PyObject* kwnames = nullptr;  // a tuple of str, or null
+
+  size_t size() const { return n; }
+  py::handle operator[](size_t i) const { return v[i]; }
+  size_t nkw() const { return kwnames ? static_cast<size_t>(PyTuple_GET_SIZE(kwnames)) : 0; }
+  PyObject* key(size_t k) const { return PyTuple_GET_ITEM(kwnames, static_cast<Py_ssize_t>(k)); }
+  py::handle value(size_t k) const { return v[n + k]; }
+  // the keyword's value, or a null handle
+  py::handle kw(const char* name) const {
+    for (size_t k = 0; k < nkw(); ++k)
+      if (PyUnicode_CompareWithASCIIString(key(k), name) == 0) return value(k);
+    return {};
+  }
+};
+
+bool key_is(PyObject* key, const char* s) {
+  return PyUnicode_CompareWithASCIIString(key, s) == 0;
+}
 
 std::string type_name(py::handle h) {
   return py::str(py::type::of(h).attr("__name__"));
@@ -152,23 +181,24 @@ void write_one(const char* name, OutRule rule, const Tensor& out, const Tensor& 
 // whose entry says Direct: computed straight into out (ops/out.h). Any other form (keywords for the inputs, a
 // number first, a bad out, autocast on) returns false and takes the general path with its conversions and
 // errors.
-bool try_direct(const OutOp& op, const py::args& args, const py::kwargs& kwargs) {
+bool try_direct(const OutOp& op, const CallArgs& args) {
   if (op.direct == Direct::none || autocast::active()) return false;
   const size_t nargs = op.direct == Direct::binary ? 2 : 1;
   if (args.size() != nargs || !py::isinstance<TensorImpl>(args[0])) return false;
   if (nargs == 2 && !py::isinstance<TensorImpl>(args[1]) && !is_python_scalar(args[1])) return false;
   auto bop = static_cast<BinaryOp>(op.op);
   py::handle out_h, alpha;
-  for (auto kv : kwargs) {
-    const std::string key = py::str(kv.first);
-    if (key == "out") {
-      out_h = kv.second;
-    } else if (key == "alpha" && op.keyword == ElementwiseKeyword::alpha) {
-      alpha = kv.second;
-    } else if (key == "rounding_mode" && op.keyword == ElementwiseKeyword::rounding_mode) {
-      if (kv.second.is_none()) continue;
-      if (!py::isinstance<py::str>(kv.second)) return false;
-      const std::string mode = py::str(kv.second);
+  for (size_t k = 0; k < args.nkw(); ++k) {
+    PyObject* key = args.key(k);
+    const py::handle value = args.value(k);
+    if (key_is(key, "out")) {
+      out_h = value;
+    } else if (op.keyword == ElementwiseKeyword::alpha && key_is(key, "alpha")) {
+      alpha = value;
+    } else if (op.keyword == ElementwiseKeyword::rounding_mode && key_is(key, "rounding_mode")) {
+      if (value.is_none()) continue;
+      if (!py::isinstance<py::str>(value)) return false;
+      const std::string mode = py::str(value);
       if (mode == "trunc")
         bop = BinaryOp::trunc_divide;
       else if (mode == "floor")
@@ -223,9 +253,9 @@ bool plain_tensors(py::handle h, std::vector<Tensor>& ts) {
 // dtype (ops/out.h's out_takes): the kernel writes into out, no temporary and copy (index_select of 16 rows
 // of 16001 float32 into out: R 0.33 against PyTorch before). The positional form only, plain tensors, no
 // autocast; the op's own checks run first, so its errors are the general path's. false: the general path.
-bool try_direct_func(const OutOp& op, const py::args& args, const py::kwargs& kwargs) {
-  if (kwargs.size() != 1 || autocast::active()) return false;
-  py::handle out_h = kwargs["out"];
+bool try_direct_func(const OutOp& op, const CallArgs& args) {
+  if (args.nkw() != 1 || autocast::active()) return false;
+  py::handle out_h = args.kw("out");
   if (!plain_tensor(out_h)) return false;
   const Tensor out = out_h.cast<Tensor>();
   const std::string name = op.name;
@@ -294,22 +324,34 @@ bool read_dims(py::handle h, DimVector& dims) {
 
 // The positional arguments after the first `n` and the keywords `names` (out= aside), in `slots` by position;
 // false for a keyword not in names, one given twice, or more positionals than names.
-bool read_args(const py::args& args, const py::kwargs& kwargs, size_t n,
-               std::initializer_list<const char*> names, std::vector<py::handle>& slots) {
+bool read_args(const CallArgs& args, size_t n, std::initializer_list<const char*> names,
+               std::vector<py::handle>& slots) {
   if (args.size() < n || args.size() > n + names.size()) return false;
   slots.assign(names.size(), py::handle());
   for (size_t i = n; i < args.size(); ++i) slots[i - n] = args[i];
-  for (auto kv : kwargs) {
-    const std::string key = py::str(kv.first);
-    if (key == "out") continue;
+  for (size_t k = 0; k < args.nkw(); ++k) {
+    PyObject* key = args.key(k);
+    if (key_is(key, "out")) continue;
     size_t i = 0;
     for (const char* name : names) {
-      if (key == name) break;
+      if (key_is(key, name)) break;
       ++i;
     }
     if (i == names.size() || slots[i]) return false;
-    slots[i] = kv.second;
+    slots[i] = args.value(k);
   }
+  return true;
+}
+
+// A plain Python int or float (not a bool, a complex, a NumPy number or a tensor): addmm's beta and alpha,
+// var's correction, as the direct paths take them.
+bool plain_number(py::handle h, Scalar& s) {
+  if (PyFloat_CheckExact(h.ptr())) {
+    s = Scalar(PyFloat_AS_DOUBLE(h.ptr()));
+    return true;
+  }
+  if (!plain_int(h)) return false;
+  s = Scalar(int64_t(PyLong_AsLongLong(h.ptr())));
   return true;
 }
 
@@ -319,9 +361,9 @@ bool read_args(const py::args& args, const py::kwargs& kwargs, size_t n,
 // and dtype, no memory of an input's), else the general path's dtype check, resize (with its warning) and
 // copy of that one result. Plain tensors that require no grad, no autocast, the forms below; anything else
 // returns false and takes the general path with its parser, conversions and errors.
-bool try_direct_result(const OutOp& op, const py::args& args, const py::kwargs& kwargs) {
-  if (autocast::active() || args.empty() || !plain_tensor(args[0])) return false;
-  py::handle out_h = kwargs.contains("out") ? py::handle(kwargs["out"]) : py::handle();
+bool try_direct_result(const OutOp& op, const CallArgs& args) {
+  if (autocast::active() || args.size() == 0 || !plain_tensor(args[0])) return false;
+  py::handle out_h = args.kw("out");
   if (!out_h || !plain_tensor(out_h)) return false;
   const Tensor out = out_h.cast<Tensor>(), self = args[0].cast<Tensor>();
   const std::string name = op.name;
@@ -329,10 +371,10 @@ bool try_direct_result(const OutOp& op, const py::args& args, const py::kwargs& 
   Tensor r;
   if (name == "clamp" || name == "clip" || name == "clamp_min" || name == "clamp_max") {
     if (name == "clamp_min" || name == "clamp_max") {  // (input, bound): the other bound is None
-      if (args.size() != 2 || kwargs.size() != 1) return false;
+      if (args.size() != 2 || args.nkw() != 1) return false;
       a.assign(2, py::handle());
       a[name == "clamp_max"] = args[1];
-    } else if (!read_args(args, kwargs, 1, {"min", "max"}, a)) {
+    } else if (!read_args(args, 1, {"min", "max"}, a)) {
       return false;
     }
     Bound kind[2] = {Bound::none, Bound::none};
@@ -345,15 +387,30 @@ bool try_direct_result(const OutOp& op, const py::args& args, const py::kwargs& 
       return false;
     r = nogil([&] { return clamp_into(out, self, bound[0], bound[1]); }, self);
   } else if (name == "lerp") {
-    if (args.size() != 3 || kwargs.size() != 1 || !plain_tensor(args[1])) return false;
+    if (args.size() != 3 || args.nkw() != 1 || !plain_tensor(args[1])) return false;
     py::handle w = args[2];
     if (!plain_tensor(w) && !PyFloat_CheckExact(w.ptr()) && !plain_int(w)) return false;
     const Tensor end = args[1].cast<Tensor>(), weight = to_operand(w, "weight");
     r = nogil([&] { return lerp_into(out, self, end, weight); }, self);
   } else if (name == "take") {
-    if (args.size() != 2 || kwargs.size() != 1 || !plain_tensor(args[1])) return false;
+    if (args.size() != 2 || args.nkw() != 1 || !plain_tensor(args[1])) return false;
     const Tensor index = args[1].cast<Tensor>();
     r = nogil([&] { return take_into(out, self, index); }, self);
+  } else if (name == "var" || name == "std") {
+    // PyTorch's (dim, unbiased, keepdim) and (dim, *, correction, keepdim) with a dim: a floating input (a
+    // complex or integer one, unbiased beside correction, a bool correction: the general path's parser)
+    DimVector dims;
+    if (!is_floating(self.dtype()) || args.size() > 4 ||
+        !read_args(args, 1, {"dim", "unbiased", "keepdim", "correction"}, a) || !a[0] ||
+        !read_dims(a[0], dims) || (a[1] && (a[3] || !PyBool_Check(a[1].ptr()))) ||
+        (a[2] && !PyBool_Check(a[2].ptr())))
+      return false;
+    Scalar c(int64_t(1));
+    if (a[3] && !plain_number(a[3], c)) return false;
+    const double correction = a[1] ? (a[1].ptr() == Py_True ? 1.0 : 0.0) : c.to<double>();
+    const bool keepdim = a[2] && a[2].ptr() == Py_True;
+    const ReduceOp rop = name == "var" ? ReduceOp::var : ReduceOp::std;
+    r = nogil([&] { return reduce_into(out, rop, self, dims, keepdim, correction); }, self);
   } else {
     static const std::pair<const char*, ReduceOp> reductions[] = {
         {"sum", ReduceOp::sum},   {"mean", ReduceOp::mean}, {"prod", ReduceOp::prod},
@@ -362,7 +419,7 @@ bool try_direct_result(const OutOp& op, const py::args& args, const py::kwargs& 
     for (const auto& [n, o] : reductions)
       if (name == n) rop = &o;
     DimVector dims;
-    if (!rop || !read_args(args, kwargs, 1, {"dim", "keepdim"}, a) || !a[0] || !read_dims(a[0], dims) ||
+    if (!rop || !read_args(args, 1, {"dim", "keepdim"}, a) || !a[0] || !read_dims(a[0], dims) ||
         (a[1] && !PyBool_Check(a[1].ptr())))
       return false;
     const bool keepdim = a[1] && a[1].ptr() == Py_True;
@@ -372,23 +429,11 @@ bool try_direct_result(const OutOp& op, const py::args& args, const py::kwargs& 
   return true;
 }
 
-// A plain Python int or float (not a bool, a complex, a NumPy number or a tensor): addmm's beta and alpha as
-// the direct path takes them.
-bool plain_number(py::handle h, Scalar& s) {
-  if (PyFloat_CheckExact(h.ptr())) {
-    s = Scalar(PyFloat_AS_DOUBLE(h.ptr()));
-    return true;
-  }
-  if (!plain_int(h)) return false;
-  s = Scalar(int64_t(PyLong_AsLongLong(h.ptr())));
-  return true;
-}
-
 // torch.mm / bmm / mv / dot / matmul / addmm / outer / ger with out= an out the product fits (ops/linalg.h's
 // *_into: the GEMM writes into out, no temporary and copy: mm of 16x16 float32 R 0.44 against PyTorch
 // before). Positional tensors (addmm's beta and alpha as keywords), plain tensors, no autocast; false leaves
 // the call to the general path, whose checks and errors then run.
-bool try_direct_gemm(const OutOp& op, const py::args& args, const py::kwargs& kwargs) {
+bool try_direct_gemm(const OutOp& op, const CallArgs& args) {
   if (autocast::active()) return false;
   const std::string name = op.name;
   const bool scaled = name == "addmm";
@@ -398,12 +443,12 @@ bool try_direct_gemm(const OutOp& op, const py::args& args, const py::kwargs& kw
     if (!plain_tensor(args[i])) return false;
   py::handle out_h;
   Scalar beta(int64_t(1)), alpha(int64_t(1));
-  for (auto kv : kwargs) {
-    const std::string key = py::str(kv.first);
-    if (key == "out")
-      out_h = kv.second;
-    else if (!scaled || !(key == "beta" || key == "alpha") ||
-             !plain_number(kv.second, key == "beta" ? beta : alpha))
+  for (size_t k = 0; k < args.nkw(); ++k) {
+    PyObject* key = args.key(k);
+    if (key_is(key, "out"))
+      out_h = args.value(k);
+    else if (!scaled || !(key_is(key, "beta") || key_is(key, "alpha")) ||
+             !plain_number(args.value(k), key_is(key, "beta") ? beta : alpha))
       return false;
   }
   if (!plain_tensor(out_h)) return false;
@@ -434,14 +479,14 @@ bool try_direct_gemm(const OutOp& op, const py::args& args, const py::kwargs& kw
 // result's shape and dtypes (ops/sort.h's topk_into: the sort kernel writes into them; 64 rows of 100
 // float32, k = 5: R 0.64 against PyTorch before). Its named tuple over the outs, or a null object: the
 // general path.
-py::object try_direct_topk(const OutOp& op, const py::args& args, const py::kwargs& kwargs) {
+py::object try_direct_topk(const OutOp& op, const CallArgs& args) {
   if (std::strcmp(op.name, "topk") != 0 || autocast::active()) return {};
   // dim, largest, sorted: by position or keyword, never both
   std::vector<py::handle> given;
   if (args.size() < 2 || !plain_tensor(args[0]) || !plain_int(args[1]) ||
-      !read_args(args, kwargs, 2, {"dim", "largest", "sorted"}, given))
+      !read_args(args, 2, {"dim", "largest", "sorted"}, given))
     return {};
-  py::handle out_h = kwargs["out"];
+  py::handle out_h = args.kw("out");
   if (given[0] && !plain_int(given[0])) return {};
   for (int i = 1; i < 3; ++i)
     if (given[i] && !PyBool_Check(given[i].ptr())) return {};
@@ -456,6 +501,82 @@ py::object try_direct_topk(const OutOp& op, const py::args& args, const py::kwar
   return return_type("topk")(v_h, i_h);
 }
 
+// Which direct write reads a call of the op: each reads its own ops (by name), so a call tries only its
+// own, found once per op (trying them in turn cost mv's out= about 0.1 us of reductions' argument reading).
+enum class Writer : uint8_t { elementwise, func, result, gemm, topk, none };
+
+Writer writer_of(const OutOp& op) {
+  if (op.direct != Direct::none) return Writer::elementwise;
+  static const std::pair<const char*, Writer> by_name[] = {
+      {"index_select", Writer::func}, {"gather", Writer::func},      {"tril", Writer::func},
+      {"triu", Writer::func},         {"cat", Writer::func},         {"concat", Writer::func},
+      {"stack", Writer::func},        {"clamp", Writer::result},     {"clip", Writer::result},
+      {"clamp_min", Writer::result},  {"clamp_max", Writer::result}, {"lerp", Writer::result},
+      {"take", Writer::result},       {"var", Writer::result},       {"std", Writer::result},
+      {"sum", Writer::result},        {"mean", Writer::result},      {"prod", Writer::result},
+      {"amax", Writer::result},       {"amin", Writer::result},      {"logsumexp", Writer::result},
+      {"mm", Writer::gemm},           {"bmm", Writer::gemm},         {"mv", Writer::gemm},
+      {"dot", Writer::gemm},          {"matmul", Writer::gemm},      {"addmm", Writer::gemm},
+      {"outer", Writer::gemm},        {"ger", Writer::gemm},         {"topk", Writer::topk}};
+  for (const auto& [name, w] : by_name)
+    if (std::strcmp(op.name, name) == 0) return w;
+  return Writer::none;
+}
+
+// The op's direct write: out (or topk's named tuple over its outs) when it took the call, else null.
+py::object try_direct_all(const OutOp& op, Writer writer, const CallArgs& args) {
+  // PyTorch's dot_out checks out's dtype against input's before anything else (the shapes, other's dtype)
+  if (writer == Writer::gemm && std::strcmp(op.name, "dot") == 0 && args.size() > 0 &&
+      py::isinstance<TensorImpl>(args[0]) && py::isinstance<TensorImpl>(args.kw("out"))) {
+    const ScalarType self_dt = args[0].cast<Tensor>().dtype(), out_dt = args.kw("out").cast<Tensor>().dtype();
+    MT_CHECK(out_dt == self_dt, "result dtype ", dtype_short_name(out_dt), " does not match input dtype ",
+             dtype_short_name(self_dt));
+  }
+  bool taken = false;
+  switch (writer) {
+    case Writer::elementwise:
+      taken = try_direct(op, args);
+      break;
+    case Writer::func:
+      taken = try_direct_func(op, args);
+      break;
+    case Writer::result:
+      taken = try_direct_result(op, args);
+      break;
+    case Writer::gemm:
+      taken = try_direct_gemm(op, args);
+      break;
+    case Writer::topk:
+      return try_direct_topk(op, args);
+    case Writer::none:
+      break;
+  }
+  return taken ? py::reinterpret_borrow<py::object>(args.kw("out")) : py::object();
+}
+
+// out_fast's context: the op and its writer, one per op for the process
+struct OutFastCtx {
+  const OutOp* op;
+  Writer writer;
+};
+
+// arg_errors.cpp's dispatch calls this first for a call of op with out= (an interned "out" among its
+// keywords), on the call's own arguments: a direct write's result, an error raised as pybind11 raises it, or
+// null without an error, for the overload below (whose pybind11 entry costs about 0.45 us: the args tuple and
+// kwargs dict) to take the call. sum's TypeError comes before any direct write there; none is taken here for
+// the calls it refuses (no dim), so the order holds.
+PyObject* out_fast(const void* ctx, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  try {
+    const auto* c = static_cast<const OutFastCtx*>(ctx);
+    return try_direct_all(*c->op, c->writer, CallArgs{args, static_cast<size_t>(nargs), kwnames})
+        .release()
+        .ptr();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+  }
+  return nullptr;
+}
+
 py::object call_with_out(const OutOp& op, const py::object& fn, const py::args& args,
                          const py::kwargs& kwargs) {
   // No out=: a call the op's own overloads did not take in pybind11's first (no-conversion) pass. Throwing
@@ -467,17 +588,20 @@ py::object call_with_out(const OutOp& op, const py::object& fn, const py::args& 
                                              {"(Tensor input, *, torch.dtype dtype = None)",
                                               "(Tensor input, tuple of ints dim, bool keepdim = False, *, "
                                               "torch.dtype dtype = None, Tensor out = None)"}));
-  // PyTorch's dot_out checks out's dtype against input's before anything else (the shapes, other's dtype)
-  if (std::strcmp(op.name, "dot") == 0 && !args.empty() && py::isinstance<TensorImpl>(args[0]) &&
-      py::isinstance<TensorImpl>(kwargs["out"])) {
-    const ScalarType self_dt = args[0].cast<Tensor>().dtype(), out_dt = kwargs["out"].cast<Tensor>().dtype();
-    MT_CHECK(out_dt == self_dt, "result dtype ", dtype_short_name(out_dt), " does not match input dtype ",
-             dtype_short_name(self_dt));
+  {
+    // (a call dispatch's out_fast did not take comes here too, and is tried again: a few checks' cost on the
+    // general path)
+    std::vector<PyObject*> items;
+    for (py::handle a : args) items.push_back(a.ptr());
+    py::tuple names(kwargs.size());
+    size_t k = 0;
+    for (auto kv : kwargs) {
+      names[k++] = kv.first;
+      items.push_back(kv.second.ptr());
+    }
+    if (py::object r = try_direct_all(op, writer_of(op), CallArgs{items.data(), args.size(), names.ptr()}))
+      return r;
   }
-  if (try_direct(op, args, kwargs) || try_direct_func(op, args, kwargs) ||
-      try_direct_result(op, args, kwargs) || try_direct_gemm(op, args, kwargs))
-    return kwargs["out"];
-  if (py::object r = try_direct_topk(op, args, kwargs)) return r;
   py::dict kw = kwargs.attr("copy")();
   py::object out = kw.attr("pop")("out");
   // fn(*args, **{}) would hand pybind11 an empty tuple of keyword names, for which it looks up each named
@@ -549,7 +673,8 @@ void add_out_overload(py::module_& m, const OutOp& op) {
   m.def(op.name, overload);
   // mean's signatures all take out=, so PyTorch's parser counts it in each one's size ("invalid combination")
   register_out_overload(m.attr(op.name), py::cpp_function(overload, py::name(op.name)),
-                        op.direct != Direct::none || std::strcmp(op.name, "mean") == 0);
+                        op.direct != Direct::none || std::strcmp(op.name, "mean") == 0, &out_fast,
+                        new OutFastCtx{&op, writer_of(op)});  // (held for the process, as the op is)
 }
 
 void init_out(py::module_& m) {
@@ -605,6 +730,36 @@ void init_out(py::module_& m) {
       },
       py::arg("out"), py::arg("input"), py::arg("tensor1"), py::arg("tensor2"), py::arg("value"),
       py::arg("div"));
+  // addcmul/addcdiv with out= ahead of their Python front end's promotion and checks (_composite_math.py):
+  // input, tensor1, tensor2 and out plain tensors that require no grad, the operands of one floating dtype
+  // and device, a plain int or float value (what _fused_addc takes, with nothing to promote). None: the fused
+  // kernel wrote out; a tensor: its fresh result, for write_out's checks and resize; False: none of these
+  // hold, and the front end runs as before.
+  m.def("_addc_direct",
+        [](py::handle out_h, py::handle self_h, py::handle t1_h, py::handle t2_h, py::handle value_h,
+           bool div) -> py::object {
+          Scalar value;
+          if (!plain_tensor(out_h) || !plain_tensor(self_h) || !plain_tensor(t1_h) || !plain_tensor(t2_h) ||
+              !plain_number(value_h, value))
+            return py::bool_(false);
+          const Tensor out = out_h.cast<Tensor>(), self = self_h.cast<Tensor>(), t1 = t1_h.cast<Tensor>(),
+                       t2 = t2_h.cast<Tensor>();
+          if (!is_floating(self.dtype()) || t1.dtype() != self.dtype() || t2.dtype() != self.dtype() ||
+              t1.device() != self.device() || t2.device() != self.device())
+            return py::bool_(false);
+          Tensor r = nogil([&] { return addc_fused_into(out, self, t1, t2, value.to<double>(), div); }, self);
+          return r.is_same(out) ? py::none() : py::cast(r);
+        });
+  // nansum's out= (python/minitorch/functional.py, after its argument checks): computed in out's dtype as
+  // PyTorch's nansum_out, the kernel writing into out when out_takes it (None says so); else the fresh
+  // result, for _write_out's resize
+  m.def(
+      "_nansum_out",
+      [](const Tensor& out, const Tensor& self, std::vector<int64_t> dims, bool keepdim) -> py::object {
+        Tensor r = nogil([&] { return reduce_into(out, ReduceOp::nansum, self, dims, keepdim); }, self);
+        return r.is_same(out) ? py::none() : py::cast(r);
+      },
+      py::arg("out"), py::arg("input"), py::arg("dim"), py::arg("keepdim"));
   // The out= tests' proof that a direct write makes no temporary: how many CPU blocks fn() allocates, counted
   // by a wrapper put in front of the CPU allocator for the call alone (the usual path pays nothing for it).
   // Leaked: storages made meanwhile free their memory through it.

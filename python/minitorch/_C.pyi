@@ -1911,6 +1911,14 @@ def _addc(
     value: typing.SupportsFloat | typing.SupportsIndex,
     div: builtins.bool,
 ) -> Tensor: ...
+def _addc_direct(
+    out: typing.Any,
+    input: typing.Any,
+    tensor1: typing.Any,
+    tensor2: typing.Any,
+    value: typing.Any,
+    div: builtins.bool,
+) -> Tensor | builtins.bool | None: ...
 def _addc_out(
     out: Tensor,
     input: Tensor,
@@ -2198,6 +2206,12 @@ def _nan_to_num(
 def _nansum(
     input: Tensor, dim: typing.Any, keepdim: typing.Any = False, *, dtype: typing.Any = None
 ) -> Tensor: ...
+def _nansum_out(
+    out: Tensor,
+    input: Tensor,
+    dim: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    keepdim: builtins.bool,
+) -> Tensor | None: ...
 def _nextafter(input: typing.Any, other: typing.Any) -> Tensor: ...
 def _deprecated_overload_first_use() -> bool: ...
 def _format_invalid_args(arg0: str, arg1: tuple, arg2: dict, arg3: collections.abc.Sequence[str]) -> str: ...

@@ -281,6 +281,10 @@ def _addc_value(value):
 @_argcheck.parses(_ADDC, upfront=False)
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 * tensor2."""
+    if out is not None:
+        r = _C._addc_direct(out, input, tensor1, tensor2, value, False)
+        if r is not False:  # plain operands of one float dtype: the fused kernel ran (None: into out itself)
+            return out if r is None else write_out(r, out, "addcmul", "castable")
     value = _addc_value(value)
     if isinstance(value, builtins.float) and not builtins.any(
         _is_float(t) or t.is_complex() for t in (input, tensor1, tensor2)
@@ -334,6 +338,10 @@ _ADDCDIV_INT = (
 @_argcheck.parses(_ADDC, upfront=False)
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 / tensor2 (true division; integral tensor1 and tensor2 are refused)."""
+    if out is not None:
+        r = _C._addc_direct(out, input, tensor1, tensor2, value, True)
+        if r is not False:  # as addcmul's
+            return out if r is None else write_out(r, out, "addcdiv", "castable")
     value = _addc_value(value)
     if not _is_float(tensor1) and not _is_float(tensor2):
         raise RuntimeError(_ADDCDIV_INT)

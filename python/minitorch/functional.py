@@ -231,14 +231,30 @@ def repeat(self, *repeats, **kwargs):
 
 
 @_argcheck.parses(
-    "Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None", upfront=False
+    "Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None",
+    upfront=False,
 )
-def nansum(input, dim=None, keepdim=False, *, dtype=None):
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """torch.nansum: the sum with NaNs counted as zero (integer and bool inputs sum as they are); the
-    gradient is zero where the input is NaN. One reduction (csrc/ops/reduce.cpp), its checks there."""
+    gradient is zero where the input is NaN. One reduction (csrc/ops/reduce.cpp), its checks there. With out=,
+    computed in out's dtype (PyTorch's nansum_out), the kernel writing into out when it has the result's shape
+    (bind_out.cpp's _nansum_out)."""
     if isinstance(dim, int):
         dim = [dim]
-    return _C._nansum(input, dim, keepdim, dtype=dtype)
+    if out is None:
+        return _C._nansum(input, dim, keepdim, dtype=dtype)
+    if _C.is_grad_enabled() and (input.requires_grad or out.requires_grad):
+        raise RuntimeError(
+            "nansum(): functions with out=... arguments don't support automatic differentiation, but one of "
+            "the arguments requires grad."
+        )
+    if dtype is not None and dtype != out.dtype:
+        raise RuntimeError(
+            f"nansum: provided dtype must match dtype of result. Got {_scalar_name(out.dtype)} and "
+            f"{_scalar_name(dtype)}."
+        )
+    r = _C._nansum_out(out, input, dim or [], keepdim)
+    return out if r is None else _C._write_out(out, r, True)
 
 
 @_argcheck.parses(

@@ -1,5 +1,5 @@
 """out= of clamp/clip/clamp_min/clamp_max, lerp, addcmul/addcdiv, take and the reductions along dims (sum, mean,
-prod, amax, amin, logsumexp): the kernel writes into an out of the result's shape and dtype (bind_out.cpp's
+prod, amax, amin, logsumexp, var, std, nansum): the kernel writes into an out of the result's shape and dtype (bind_out.cpp's
 try_direct_result, _composite_math.py's _addc), any other out takes the general path (resize with its warning,
 dtype rules, copy); and the out= of index_add and diag (PyTorch takes it, ours raised TypeError)."""
 
@@ -39,6 +39,7 @@ CASES = [
     ("addcmul", lambda T, x, y, w, i, o: T.addcmul(x, y, w, value=0.5, out=o), lambda x, y, w, i: x + 0.5 * y * w, True),
     ("addcdiv", lambda T, x, y, w, i, o: T.addcdiv(x, y, w, value=-2, out=o), lambda x, y, w, i: x - 2 * y / w, True),
     ("take", lambda T, x, y, w, i, o: T.take(x, i, out=o), lambda x, y, w, i: np.take(x, i), False),
+    ("take non-negative", lambda T, x, y, w, i, o: T.take(x, i.remainder(30), out=o), lambda x, y, w, i: np.take(x, np.mod(i, 30)), False),
     ("take of x.t()", lambda T, x, y, w, i, o: T.take(x.t(), i, out=o), lambda x, y, w, i: np.take(x.T, i), False),
     ("sum 0", lambda T, x, y, w, i, o: T.sum(x, 0, out=o), lambda x, y, w, i: x.sum(0), False),
     ("sum (0, 1) keepdim", lambda T, x, y, w, i, o: T.sum(x, (0, 1), True, out=o), lambda x, y, w, i: x.sum((0, 1), keepdims=True), False),
@@ -48,6 +49,12 @@ CASES = [
     ("amax 0", lambda T, x, y, w, i, o: T.amax(x, 0, out=o), lambda x, y, w, i: x.max(0), False),
     ("amin [1]", lambda T, x, y, w, i, o: T.amin(x, [1], out=o), lambda x, y, w, i: x.min(1), False),
     ("logsumexp 1", lambda T, x, y, w, i, o: T.logsumexp(x, 1, out=o), lambda x, y, w, i: _logsumexp(x, 1), False),
+    ("var 1", lambda T, x, y, w, i, o: T.var(x, 1, out=o), lambda x, y, w, i: x.var(1, ddof=1), False),
+    ("std 0 unbiased keepdim", lambda T, x, y, w, i, o: T.std(x, 0, False, True, out=o), lambda x, y, w, i: x.std(0, keepdims=True), False),
+    ("var correction= (0, 1) keepdim", lambda T, x, y, w, i, o: T.var(x, (0, 1), correction=2.5, keepdim=True, out=o), lambda x, y, w, i: x.var(ddof=2.5, keepdims=True), False),
+    ("std dim= of x.t()", lambda T, x, y, w, i, o: T.std(x.t(), dim=1, keepdim=False, out=o), lambda x, y, w, i: x.T.std(1, ddof=1), False),
+    ("nansum 1", lambda T, x, y, w, i, o: T.nansum(x.log(), 1, out=o), lambda x, y, w, i: np.nansum(np.log(np.where(x > 0, x, np.nan)), 1), False),
+    ("nansum keepdim", lambda T, x, y, w, i, o: T.nansum(x, 0, keepdim=True, out=o), lambda x, y, w, i: x.sum(0, keepdims=True), False),
 ]  # fmt: skip
 IDS = [c[0] for c in CASES]
 
@@ -155,6 +162,9 @@ def test_direct_dtypes_of_the_ops():
         "amax": (lambda x, o: minitorch.amax(x, 0, out=o), ["int", "float", "half", "bool"]),
         "amin": (lambda x, o: minitorch.amin(x, 1, True, out=o), ["int", "float", "half", "bool"]),
         "logsumexp": (lambda x, o: minitorch.logsumexp(x, 1, out=o), ["float", "half", "int"]),
+        "var": (lambda x, o: minitorch.var(x, 1, out=o), ["float", "half"]),
+        "std": (lambda x, o: minitorch.std(x, 0, correction=0, out=o), ["float", "half"]),
+        "nansum": (lambda x, o: minitorch.nansum(x, 1, out=o), ["int", "float", "half", "bool"]),
     }
     kinds = {
         "int": [minitorch.int64, minitorch.int32, minitorch.int16, minitorch.int8, minitorch.uint8],
@@ -265,11 +275,36 @@ def cases(torch):
         lambda: torch.sum(x, 2, out=o(6)),
         lambda: torch.amax(x, (0, 0), out=o(6)),
         lambda: torch.take(x, torch.tensor([30]), out=o(1)),
+        lambda: torch.take(x, torch.tensor([3, -31, 40]), out=o(3)),
         lambda: torch.take(x, torch.tensor([1.0]), out=o(1)),
         lambda: torch.clamp(x, out=o(5, 6)),
         lambda: torch.lerp(x, xi, 0.5, out=o(5, 6)),
         lambda: torch.take(x, torch.tensor([0]), out=3),
         lambda: torch.sum(x, 1, out=x[0, :5]),
+        lambda: torch.var(x, 1, out=o(5, dtype=torch.int64)),
+        lambda: torch.std(x, 1, out=o(5, dtype=torch.float64)),
+        lambda: torch.std(x.double(), 1, out=o(5, dtype=torch.float16)),
+        lambda: torch.var(xi, 1, out=o(5)),
+        lambda: torch.std(x, 1, correction=True, out=o(5)),
+        lambda: torch.std(x, 3, out=o(5)),
+        lambda: torch.var(x, out=o(5)),
+        lambda: torch.var(x, 1, True, True, out=o(5)),
+        lambda: torch.nansum(x, 1, out=o(5, dtype=torch.int64)),
+        lambda: torch.nansum(x, 5, out=o(5, dtype=torch.int64)),
+        lambda: torch.nansum(x, 1, out=o(5, dtype=torch.complex64)),
+        lambda: torch.nansum(x, 1, dtype=torch.float64, out=o(5)),
+        lambda: torch.nansum(x, 1, dtype=torch.float32, out=o(5)),
+        lambda: torch.nansum(xi, 1, out=o(5)),
+        lambda: torch.nansum(xi, 1, out=o(5, dtype=torch.bool)),
+        lambda: torch.nansum(xi, 1, out=o(5, dtype=torch.complex64)),
+        lambda: torch.nansum(x, 1, out=o(5, dtype=torch.float16)),
+        lambda: torch.nansum(x.double(), 1, out=o(5)),
+        lambda: torch.nansum(x.to(torch.complex64), 1, out=o(5, dtype=torch.complex64)),
+        lambda: torch.nansum(x, (0, 1), out=o(5)),
+        lambda: torch.nansum(x, out=o(())),
+        lambda: torch.nansum(x, 1, out=3),
+        lambda: torch.var_mean(x, 1, out=(o(5), o(5))),
+        lambda: torch.std_mean(x, 1, out=(o(5), o(5))),
     ]
     return [run(c) for c in calls]
 """
