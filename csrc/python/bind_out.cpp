@@ -526,7 +526,7 @@ Writer writer_of(const OutOp& op) {
 // The op's direct write: out (or topk's named tuple over its outs) when it took the call, else null.
 py::object try_direct_all(const OutOp& op, Writer writer, const CallArgs& args) {
   // PyTorch's dot_out checks out's dtype against input's before anything else (the shapes, other's dtype)
-  if (writer == Writer::gemm && std::strcmp(op.name, "dot") == 0 && args.size() > 0 &&
+  if (writer == Writer::gemm && std::strcmp(op.name, "dot") == 0 && args.size() > 0 && args.kw("out") &&
       py::isinstance<TensorImpl>(args[0]) && py::isinstance<TensorImpl>(args.kw("out"))) {
     const ScalarType self_dt = args[0].cast<Tensor>().dtype(), out_dt = args.kw("out").cast<Tensor>().dtype();
     MT_CHECK(out_dt == self_dt, "result dtype ", dtype_short_name(out_dt), " does not match input dtype ",
