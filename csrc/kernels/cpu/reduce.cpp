@@ -116,6 +116,22 @@ void short_rows(const T* base, T* o, int64_t b, int64_t e, int64_t row, ShortRow
   short_rows_impl<T, 16>(base, o, b, e, row, kind);
 }
 
+#ifdef MT_LOOPS_AVX2
+// Products of rows up to kBlock long in one AVX2 loop over the rows: product()'s arithmetic inline (so its
+// bits), without the generic path's per-row lambda, switch, splitting check and capability test (prod along
+// the rows of [512, 512] float32 at 0.75-0.8 of PyTorch's speed).
+template <typename T>
+__attribute__((target("avx2"))) void product_rows_avx2(const T* base, T* o, int64_t b, int64_t e,
+                                                       int64_t row) {
+  for (int64_t i = b; i < e; ++i) {
+    if constexpr (std::is_same_v<T, float>)
+      o[i] = static_cast<T>(product_f32_avx2(base + i * row, row));
+    else
+      o[i] = static_cast<T>(product_impl(base + i * row, row));
+  }
+}
+#endif
+
 template <typename T>
 void reduce_floating(const Tensor& out, const Tensor& in, int64_t row, ReduceOp op, double arg) {
   using op_t = opmath_t<T>;
@@ -138,6 +154,16 @@ void reduce_floating(const Tensor& out, const Tensor& in, int64_t row, ReduceOp 
     // bits (its total starts at +0; the 1- and 2-norms sum their mapped buffer as blocked_sum_in does)
     // without its calls and per-row dispatch
     const bool norm12 = op == ReduceOp::norm && (arg == 1 || arg == 2);
+#ifdef MT_LOOPS_AVX2
+    if (op == ReduceOp::prod && row <= kBlock && loops_use_avx2()) {
+      auto rows = [&](int64_t b, int64_t e) { product_rows_avx2<T>(base, o, b, e, row); };
+      if (nrows * row < kGrainSize)
+        rows(0, nrows);
+      else
+        parallel_for(0, nrows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(row, 1)), rows);
+      return;
+    }
+#endif
     if ((op == ReduceOp::sum || op == ReduceOp::mean || norm12) && row <= kBlock) {
       const ShortRowKind kind = norm12 ? (arg == 2 ? ShortRowKind::norm2 : ShortRowKind::norm1)
                                        : (op == ReduceOp::mean ? ShortRowKind::mean : ShortRowKind::sum);
