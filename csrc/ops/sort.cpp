@@ -42,13 +42,13 @@ Tensor as_rows(const Tensor& self, int64_t d) {
 }
 
 // The first k of each sorted row of `rows` (rows x n layout), still in that layout.
-std::tuple<Tensor, Tensor> sort_rows(const Tensor& rows, int64_t k, bool descending) {
+std::tuple<Tensor, Tensor> sort_rows(const Tensor& rows, int64_t k, bool descending, bool sorted = true) {
   DimVector shape(rows.sizes().begin(), rows.sizes().end());
   int64_t n = shape.back();
   shape.back() = k;
   Tensor values = make_empty(shape, rows.dtype(), rows.device());
   Tensor indices = make_empty(shape, ScalarType::Long, rows.device());
-  if (values.numel() > 0) sort_stub.get(rows.device())(values, indices, rows, n, k, descending);
+  if (values.numel() > 0) sort_stub.get(rows.device())(values, indices, rows, n, k, descending, sorted);
   return {values, indices};
 }
 
@@ -59,9 +59,10 @@ Tensor from_rows(const Tensor& t, int64_t d) {
 }
 
 // Sorted (first k) along dim d of self, in self's dim order, computed without recording.
-std::tuple<Tensor, Tensor> sort_along(const Tensor& self, int64_t d, int64_t k, bool descending) {
+std::tuple<Tensor, Tensor> sort_along(const Tensor& self, int64_t d, int64_t k, bool descending,
+                                      bool sorted = true) {
   NoGradGuard ng;
-  auto [v, i] = sort_rows(as_rows(self, d), k, descending);
+  auto [v, i] = sort_rows(as_rows(self, d), k, descending, sorted);
   return {from_rows(v, d), from_rows(i, d)};
 }
 
@@ -120,20 +121,20 @@ Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
   return std::get<1>(sort_along(self, d, self.sizes()[d], descending));
 }
 
-std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool /*sorted*/) {
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
   int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
   MT_CHECK(k >= 0 && k <= (self.dim() > 0 ? self.sizes()[d] : 1), "selected index k out of range");
   MT_CHECK_NOT_IMPLEMENTED(self.dtype() != ScalarType::Bool, "topk does not support bool dtypes on ",
                            self.is_cuda() ? "CUDA" : "CPU");
   // a 0-dim self gives itself for k = 0 as for k = 1 (PyTorch's kernel does not look at k there)
   if (self.dim() == 0) return scalar_result(self);
-  // always sorted: sorted=False leaves the order unspecified, and sorted is one valid order
-  auto [v, i] = sort_along(self, d, k, largest);
+  // sorted=False leaves the order unspecified: the CPU kernel skips sorting the k it selected
+  auto [v, i] = sort_along(self, d, k, largest, sorted);
   return {differentiable_values(self, d, v, i), i};
 }
 
 bool topk_into(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t k, int64_t dim,
-               bool largest) {
+               bool largest, bool sorted) {
   if (!self.device().is_cpu() || self.dim() == 0 || self.dtype() == ScalarType::Bool) return false;
   const int64_t last = self.dim() - 1;
   if (dim < -self.dim() || dim > last || (dim < 0 ? dim + self.dim() : dim) != last) return false;
@@ -144,7 +145,7 @@ bool topk_into(const Tensor& values, const Tensor& indices, const Tensor& self, 
   if (!out_takes(values, shape, self.dtype(), self.device(), false, {&self}) ||
       !out_takes(indices, shape, ScalarType::Long, self.device(), false, {&self, &values}))
     return false;
-  sort_stub.get(self.device())(values, indices, contiguous(self), n, k, largest);
+  sort_stub.get(self.device())(values, indices, contiguous(self), n, k, largest, sorted);
   wrote(values);
   wrote(indices);
   return true;

@@ -18,7 +18,7 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
 // self's dtype, indices int64), contiguous, sharing memory with nothing, along self's last dim on the CPU;
 // false (before any write) for anything else, which the binding's general path then takes with its checks.
 bool topk_into(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t k, int64_t dim,
-               bool largest);
+               bool largest, bool sorted);
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim);
 // Lower median; a row holding NaN gives NaN (its first NaN), as PyTorch's median (not nanmedian).
 std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim);
@@ -46,8 +46,9 @@ Tensor triu_indices(int64_t row, int64_t col, int64_t offset, ScalarType dtype, 
 
 // ---- Kernels. `in` is contiguous rows x n, sorted along n. values (dtype of in) and indices (int64) are
 // contiguous rows x k (1 <= k <= n): the first k of each sorted row, ties in input order (stable).
+// `sorted` false (topk(..., sorted=False)): the first k in any order (a kernel may sort them anyway).
 using SortKernelFn = void (*)(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t n,
-                              int64_t k, bool descending);
+                              int64_t k, bool descending, bool sorted);
 // `sorted`/`sorted_idx` contiguous rows x n (a stable ascending sort): per row the value of the longest run
 // of equal values (the first such run) and the last index of that run; values/indices hold rows elements.
 // On the CPU `sorted_idx` is undefined and `sorted` holds the rows unsorted: its kernel sorts the values

@@ -496,8 +496,9 @@ py::object try_direct_topk(const OutOp& op, const CallArgs& args) {
   if (!plain_tensor(v_h) || !plain_tensor(i_h)) return {};
   const Tensor self = args[0].cast<Tensor>(), values = v_h.cast<Tensor>(), indices = i_h.cast<Tensor>();
   const int64_t k = args[1].cast<int64_t>(), dim = given[0] ? given[0].cast<int64_t>() : -1;
-  const bool largest = !given[1] || given[1].ptr() == Py_True;
-  if (!nogil([&] { return topk_into(values, indices, self, k, dim, largest); }, self)) return {};
+  const bool largest = !given[1] || given[1].ptr() == Py_True,
+             sorted = !given[2] || given[2].ptr() == Py_True;
+  if (!nogil([&] { return topk_into(values, indices, self, k, dim, largest, sorted); }, self)) return {};
   return return_type("topk")(v_h, i_h);
 }
 

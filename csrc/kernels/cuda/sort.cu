@@ -83,7 +83,7 @@ void sort_typed(const Tensor& values, const Tensor& indices, const Tensor& in, i
 }
 
 void sort_cuda(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t n, int64_t k,
-               bool descending) {
+               bool descending, bool /*sorted: always*/) {
   cuda::DeviceGuard guard(in.device());
   MT_DISPATCH_ALL_TYPES(in.dtype(), "sort_cuda", [&] {
     using key_t = std::conditional_t<std::is_floating_point_v<opmath_t<scalar_t>>, double, int64_t>;

@@ -1,0 +1,101 @@
+"""Issue 32's reductions beside PyTorch: sum/prod/amax/amin along the outer dim (dim 0 of 2-D and 3-D tensors,
+keepdim), a middle dim and the rows, float32 and float64; topk with small and large k (sorted or not, largest
+or smallest); layer_norm rows of 64. One process per CPU capability; rows marked "1 thr" run at
+set_num_threads(1) both and are timed in the calling thread's CPU time (min of repeats), rows marked "2 thr" at
+two threads both, in wall time (min of repeats: the second thread's work is not in the caller's CPU time).
+
+  PYTHONPATH=python /tmp/tv/bin/python benchmarks/bench_reduce_dims.py [--caps avx2] [--baseline DIR] [-k ...]
+
+The Python running this needs both minitorch and PyTorch importable (the oracle's venv with PYTHONPATH=python)."""
+
+import json
+import os
+import sys
+import time
+import timeit
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _timing import capability_main, thread_cpu_min
+
+# (name, timed expression over torch and the inputs, input key, threads). Inputs: x [512, 512] standard
+# normal, u [512, 512] uniform in [0.5, 1.5] (products neither overflow nor underflow: PyTorch's float
+# accumulator would meet denormals), y [32, 128, 64], t [64, 100], s [16, 4096], g [4096, 64], each in the
+# row's dtype.
+CASES = [
+    ("sum(x, 0)", "torch.sum(x, 0)", 1),
+    ("sum(x, 0)", "torch.sum(x, 0)", 2),
+    ("prod(u, 0)", "torch.prod(u, 0)", 1),
+    ("prod(u, 0)", "torch.prod(u, 0)", 2),
+    ("amax(x, 0)", "torch.amax(x, 0)", 1),
+    ("amax(x, 0)", "torch.amax(x, 0)", 2),
+    ("amin(x, 0)", "torch.amin(x, 0)", 1),
+    ("mean(x, 0)", "torch.mean(x, 0)", 1),
+    ("sum(x, 0, keepdim=True)", "torch.sum(x, 0, keepdim=True)", 1),
+    ("sum(x[:, ::2], 0) strided", "torch.sum(x[:, ::2], 0)", 1),
+    ("sum(y, 0) [32, 128, 64]", "torch.sum(y, 0)", 1),
+    ("amax(y, 0, keepdim=True) [32, 128, 64]", "torch.amax(y, 0, keepdim=True)", 1),
+    ("sum(y, 1) [32, 128, 64]", "torch.sum(y, 1)", 1),
+    ("prod(u, 1)", "torch.prod(u, 1)", 1),
+    ("amax(x, 1)", "torch.amax(x, 1)", 1),
+    ("amin(x, 1)", "torch.amin(x, 1)", 1),
+    ("topk(t, 5) [64, 100]", "torch.topk(t, 5)", 1),
+    ("topk(t, 5, sorted=False) [64, 100]", "torch.topk(t, 5, sorted=False)", 1),
+    ("topk(t, 5, largest=False) [64, 100]", "torch.topk(t, 5, largest=False)", 1),
+    ("topk(s, 16) [16, 4096]", "torch.topk(s, 16)", 1),
+    ("topk(s, 512) [16, 4096]", "torch.topk(s, 512)", 1),
+    ("topk(s, 512, sorted=False) [16, 4096]", "torch.topk(s, 512, sorted=False)", 1),
+    ("topk(s, 16) [16, 4096]", "torch.topk(s, 16)", 2),
+    ("layer_norm(g, (64,)) [4096, 64]", "torch.nn.functional.layer_norm(g, (64,))", 1),
+]
+DTYPES = ["float32", "float64"]
+
+
+def wall_min(fn, number, repeat):
+    """fn's best time per call in wall time (several threads work for it)."""
+    return min(timeit.repeat(fn, number=number, repeat=repeat, timer=time.perf_counter)) / number
+
+
+def child(number, repeat, only):
+    import numpy as np
+    import torch as real
+
+    import minitorch
+
+    rng = np.random.default_rng(0)
+    arrays = {
+        "x": rng.standard_normal((512, 512)),
+        "u": rng.uniform(0.5, 1.5, (512, 512)),
+        "y": rng.standard_normal((32, 128, 64)),
+        "t": rng.standard_normal((64, 100)),
+        "s": rng.standard_normal((16, 4096)),
+        "g": rng.standard_normal((4096, 64)),
+    }
+    out = {
+        "caps": [minitorch.backends.cpu.get_cpu_capability(), real.backends.cpu.get_cpu_capability()],
+        "rows": [],
+    }
+    for dt in DTYPES:
+        for name, expr, threads in CASES:
+            label = f"{name} {'f32' if dt == 'float32' else 'f64'} {threads} thr"
+            if only and not any(k in label for k in only):
+                continue
+            t = {}
+            for lib, torch in (("minitorch", minitorch), ("torch", real)):
+                real.set_num_threads(threads)
+                minitorch.set_num_threads(threads)
+                env = {k: torch.from_numpy(a.astype(dt)) for k, a in arrays.items()}
+                env["torch"] = torch
+                fn = eval("lambda: " + expr, env)
+                fn()
+                timer = thread_cpu_min if threads == 1 else wall_min
+                t[lib] = timer(fn, number, repeat)
+            out["rows"].append([label, t["minitorch"] * 1e6, t["torch"] * 1e6])
+    print(json.dumps(out))
+
+
+def main():
+    capability_main(__file__, __doc__, child, number=100)
+
+
+if __name__ == "__main__":
+    main()
