@@ -1,8 +1,9 @@
 """F.interpolate (nearest, bilinear, bicubic; forward and backward) beside NumPy (nearest as repeat, the
-interpolating modes as the separable matmuls they are) and PyTorch when it imports. Markdown table.
+interpolating modes as the separable matmuls they are) and PyTorch when it imports; then antialias=True
+(bilinear, bicubic, lanczos) on a 3x224x224 float32 and uint8 image beside PyTorch. Markdown tables.
 
 A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_upsample.py [--device cpu|cuda]
-[--repeats 5] [--min-time 0.1]  (default: the CPU, then CUDA when a GPU is present)
+[--repeats 5] [--min-time 0.1] [--threads N] [--only all|aa]  (default: the CPU, then CUDA when a GPU is present)
 """
 
 import argparse
@@ -81,6 +82,46 @@ def cases_for(a, size, device, pt_ok):
     return rows
 
 
+# antialias=True: torchvision's Resize of one image (uint8 and float32), down and up
+AA_SIZES = [(128, 128), (320, 320)]
+
+
+def aa_rows(rng):
+    img = rng.integers(0, 256, (1, 3, 224, 224)).astype(np.uint8)
+    for dtype in ("uint8", "float32"):
+        a = img if dtype == "uint8" else img.astype(np.float32) / 255
+        x = minitorch.from_numpy(a)
+        t = real_torch.from_numpy(a) if real_torch is not None else None
+        for size in AA_SIZES:
+            for mode in ("bilinear", "bicubic", "lanczos"):
+                fns = {
+                    "mt": lambda x=x, size=size, mode=mode: F.interpolate(
+                        x, size=size, mode=mode, antialias=True
+                    )
+                }
+                if t is not None:
+                    fns["pt"] = lambda t=t, size=size, mode=mode: real_F.interpolate(
+                        t, size=size, mode=mode, antialias=True
+                    )
+                yield f"{mode} aa {dtype}", "1x3x224x224 -> " + "x".join(map(str, size)), fns
+        if dtype == "float32":
+            xg = x.clone().requires_grad_(True)
+            tg = t.clone().requires_grad_(True) if t is not None else None
+            for size in AA_SIZES:
+                go = minitorch.ones(1, 3, *size)
+                fns = {
+                    "mt": lambda size=size, go=go, xg=xg: minitorch.autograd.grad(
+                        F.interpolate(xg, size=size, mode="bilinear", antialias=True), xg, go
+                    )
+                }
+                if tg is not None:
+                    gpt = real_torch.ones(1, 3, *size)
+                    fns["pt"] = lambda size=size, gpt=gpt, tg=tg: real_torch.autograd.grad(
+                        real_F.interpolate(tg, size=size, mode="bilinear", antialias=True), tg, gpt
+                    )
+                yield "bilinear aa float32 backward", "1x3x224x224 -> " + "x".join(map(str, size)), fns
+
+
 def synced(fn, sync):
     def run():
         fn()
@@ -94,7 +135,13 @@ def main():
     p.add_argument("--device", choices=["cpu", "cuda"])
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--min-time", type=float, default=0.1)
+    p.add_argument("--threads", type=int, help="threads for both libraries (default: theirs)")
+    p.add_argument("--only", choices=["all", "aa"], default="all")
     args = p.parse_args()
+    if args.threads:
+        minitorch.set_num_threads(args.threads)
+        if real_torch is not None:
+            real_torch.set_num_threads(args.threads)
     devices = [args.device] if args.device else ["cpu"] + (["cuda"] if minitorch.cuda.is_available() else [])
     print(
         f"# bench_upsample: {platform.machine()}, {os.cpu_count()} CPUs, minitorch threads "
@@ -102,7 +149,7 @@ def main():
         f"PyTorch {real_torch.__version__ if real_torch else 'not installed'}"
     )
     rng = np.random.default_rng(0)
-    for dev in devices:
+    for dev in devices if args.only == "all" else []:
         on_gpu = dev == "cuda"
         pt_ok = real_torch is not None and (not on_gpu or real_torch.cuda.is_available())
         syncs = {
@@ -122,6 +169,13 @@ def main():
                 rp = f"{tp / tm:.2f}" if tp else "-"
                 shp = "x".join(map(str, shape)) + " -> " + "x".join(map(str, size))
                 print(f"| {name} | {shp} | {fmt(tn)} | {fmt(tm)} | {fmt(tp)} | {rn} | {rp} |")
+    print("\n## cpu, antialias=True\n")
+    print("| op | input -> size | minitorch | PyTorch | PyTorch / mt |")
+    print("|---|---|---|---|---|")
+    for name, shp, fns in aa_rows(rng):
+        r = bench(fns, args.repeats, args.min_time)
+        tm, tp = r["mt"], r.get("pt")
+        print(f"| {name} | {shp} | {fmt(tm)} | {fmt(tp)} | {f'{tp / tm:.2f}' if tp else '-'} |")
 
 
 if __name__ == "__main__":

@@ -962,6 +962,14 @@ static const char* upsample_node_name(const UpsampleArgs& a, bool backward) {
   return names[backward ? 1 : 0][static_cast<int>(a.mode)][a.nd - 1];
 }
 
+static const char* upsample_aa_node_name(const UpsampleAaArgs& a, bool backward) {
+  static const char* names[2][3] = {
+      {"UpsampleBilinear2DAaBackward0", "UpsampleBicubic2DAaBackward0", "UpsampleLanczos2DAaBackward0"},
+      {"UpsampleBilinear2DAaBackwardBackward0", "UpsampleBicubic2DAaBackwardBackward0",
+       "UpsampleLanczos2DAaBackwardBackward0"}};
+  return names[backward ? 1 : 0][static_cast<int>(a.filter)];
+}
+
 // ---- grid_sample (ops/grid_sample.h): the fused kernel gives both gradients in one pass; when they will be
 // differentiated again (create_graph) the composite's recorded ops give them instead.
 static V grid_sampler_grads(const Tensor& g, const Tensor& input, const Tensor& grid, int64_t mode,

@@ -99,6 +99,7 @@ struct ConvArgs;
 struct PoolArgs;
 struct RnnArgs;
 struct UpsampleArgs;
+struct UpsampleAaArgs;
 }  // namespace mt
 
 namespace mt::autograd {

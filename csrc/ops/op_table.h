@@ -79,7 +79,9 @@
   _(max_pool2d_backward_stub, pool, MaxPoolBackwardFn)
 #define MT_STUBS_UPSAMPLE_H(_) \
   _(upsample_stub, upsample, UpsampleFn) \
-  _(upsample_backward_stub, upsample, UpsampleBackwardFn)
+  _(upsample_backward_stub, upsample, UpsampleBackwardFn) \
+  _(upsample_aa_stub, upsample, UpsampleAaFn) \
+  _(upsample_aa_backward_stub, upsample, UpsampleAaBackwardFn)
 #define MT_STUBS_GRID_SAMPLE_H(_) \
   _(grid_sampler_stub, grid_sample, GridSamplerFn) \
   _(grid_sampler_backward_stub, grid_sample, GridSamplerBackwardFn)
@@ -118,7 +120,7 @@
 // clang-format on
 // How many rows each table has: ops/op_table.cpp checks both with a static_assert, so adding or removing a
 // row is a visible change to this file (and the tests that iterate the table see it).
-#define MT_NUM_DISPATCH_STUBS 83
+#define MT_NUM_DISPATCH_STUBS 85
 
 // ---- recording twins: _(name, ops/ family, return type, parameters), generated from csrc/ops/ops.schema's
 // `twin` rows; autograd/record.h declares them in mt::autograd, derivatives.cpp / views.cpp define them (a

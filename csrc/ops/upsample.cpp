@@ -58,12 +58,43 @@ Tensor native::upsample_backward(const Tensor& grad_out, const UpsampleArgs& arg
   return reduced ? to(gi, grad_out.dtype(), gi.device()) : gi;
 }
 
+Tensor native::upsample_aa_impl(const Tensor& input, const UpsampleAaArgs& args) {
+  Tensor out = make_empty({input.sizes()[0], input.sizes()[1], args.out[0], args.out[1]}, input.dtype(),
+                          input.device());
+  if (out.numel() == 0) return out;
+  upsample_aa_stub.get(input.device())(out, contiguous(input), args);
+  return in_layout_of(out, {&input});
+}
+
+Tensor native::upsample_aa_backward(const Tensor& grad_out, const UpsampleAaArgs& args,
+                                    IntArrayRef input_sizes) {
+  Tensor gi = make_empty(input_sizes, grad_out.dtype(), grad_out.device());
+  if (gi.numel() == 0) return gi;
+  if (grad_out.numel() == 0) {
+    zero_(gi);
+    return gi;
+  }
+  upsample_aa_backward_stub.get(gi.device())(gi, contiguous(grad_out), args);
+  return gi;
+}
+
 Tensor upsample(const Tensor& input, const std::string& mode_name, IntArrayRef output_size,
-                bool align_corners, const std::vector<double>& scales) {
+                bool align_corners, const std::vector<double>& scales, bool antialias) {
   int64_t dim = input.dim();
   int nd = static_cast<int>(dim) - 2;
   UpsampleMode mode;
-  if (mode_name == "nearest")
+  if (antialias) {
+    // interpolate checked the mode and the rank in PyTorch's words; this guards the direct call
+    MT_CHECK_VALUE(
+        dim == 4 && (mode_name == "bilinear" || mode_name == "bicubic" || mode_name == "lanczos"),
+        "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
+        "tensor as input");
+    mode = mode_name == "bilinear" ? UpsampleMode::linear : UpsampleMode::cubic;
+    bool aa_dtype = input.dtype() == ScalarType::Float || input.dtype() == ScalarType::Double ||
+                    input.dtype() == ScalarType::Byte;
+    MT_CHECK_NOT_IMPLEMENTED(aa_dtype, "\"compute_index_ranges_weights\" not implemented for '",
+                             dtype_short_name(input.dtype()), "'");
+  } else if (mode_name == "nearest")
     mode = UpsampleMode::nearest;
   else if (mode_name == "nearest-exact")
     mode = UpsampleMode::nearest_exact;
@@ -83,9 +114,11 @@ Tensor upsample(const Tensor& input, const std::string& mode_name, IntArrayRef o
                            "nearest-exact (got ",
                            mode_name, ")");
   bool nearest = mode == UpsampleMode::nearest || mode == UpsampleMode::nearest_exact;
-  MT_CHECK_NOT_IMPLEMENTED(is_floating(input.dtype()) || (nearest && input.dtype() == ScalarType::Byte), "\"",
-                           op_name(mode, nd), "\" not implemented for '", dtype_short_name(input.dtype()),
-                           "'");
+  // uint8 bilinear/bicubic (4-D) runs as the separable primitive, as PyTorch's CPU kernel does
+  bool separable_byte = input.dtype() == ScalarType::Byte && nd == 2 && !nearest;
+  MT_CHECK_NOT_IMPLEMENTED(
+      is_floating(input.dtype()) || (nearest && input.dtype() == ScalarType::Byte) || separable_byte, "\"",
+      op_name(mode, nd), "\" not implemented for '", dtype_short_name(input.dtype()), "'");
   MT_CHECK(scales.empty() || static_cast<int>(scales.size()) == nd, "upsample: expected ", nd,
            " scale factors, got ", scales.size());
   int64_t in[3], out[3];
@@ -114,6 +147,20 @@ Tensor upsample(const Tensor& input, const std::string& mode_name, IntArrayRef o
   }
   MT_CHECK(input.numel() != 0 || input.sizes()[1] != 0, "Non-empty ", dim,
            "D data tensor expected but got a tensor with sizes ", shape_str(input.sizes()));
+  if (antialias || separable_byte) {
+    UpsampleAaArgs aa;
+    aa.filter = mode_name == "lanczos"   ? UpsampleAaFilter::lanczos
+                : mode_name == "bicubic" ? UpsampleAaFilter::cubic
+                                         : UpsampleAaFilter::linear;
+    aa.antialias = antialias;
+    aa.align_corners = align_corners;
+    for (int i = 0; i < 2; ++i) {
+      aa.in[i] = in[i];
+      aa.out[i] = out[i];
+      if (!scales.empty()) aa.scale[i] = scales[i];
+    }
+    return upsample_aa_impl(input, aa);
+  }
   UpsampleArgs a;
   a.mode = mode;
   a.align_corners = align_corners;

@@ -1,5 +1,7 @@
-// Upsampling (F.interpolate's nearest, nearest-exact, linear/bilinear/trilinear and bicubic modes): the front
-// end, the 5-D primitive and its gradient, and the per-dimension tap math the CPU and CUDA kernels share.
+// Upsampling (F.interpolate's nearest, nearest-exact, linear/bilinear/trilinear, bicubic and lanczos modes,
+// antialias=True): the front end, the 5-D primitive and its gradient, the separable 2-D primitive (antialias,
+// and uint8 bilinear/bicubic) and its gradient, and the per-dimension tap math the CPU and CUDA kernels
+// share.
 #pragma once
 #include <cmath>
 #include <string>
@@ -18,8 +20,9 @@ enum class UpsampleMode : int { nearest, nearest_exact, linear, cubic };
 // "bilinear", "trilinear", "bicubic" (the linear names must match the spatial rank). output_size: one entry
 // per spatial dim, or empty to take floor(input size * scale) (then scales must be given). scales: empty or
 // one per spatial dim; when given they are used for the source positions (recompute_scale_factor=False).
+// antialias: PyTorch's _upsample_{bilinear,bicubic,lanczos}2d_aa (4-D input; "lanczos" only so).
 Tensor upsample(const Tensor& input, const std::string& mode, IntArrayRef output_size, bool align_corners,
-                const std::vector<double>& scales);
+                const std::vector<double>& scales, bool antialias = false);
 
 // ---- The primitive: (N, C, *spatial) input with nd spatial dims, any strides. The kernels see the spatial
 // dims as (D, H, W): the unused leading ones have size 1 in and out.
@@ -34,6 +37,24 @@ struct UpsampleArgs {
 Tensor upsample_impl(const Tensor& input, const UpsampleArgs& args);
 // Its gradient (linear in grad_out; differentiable, its adjoint is upsample_impl).
 Tensor upsample_backward(const Tensor& grad_out, const UpsampleArgs& args, IntArrayRef input_sizes);
+
+// ---- The separable primitive (PyTorch's UpSampleKernel.cpp "aa" path): (N, C, H, W) input, a horizontal
+// pass then a vertical one, each skipped where that dim keeps its size, with a weight row per output index.
+// antialias widens the filter by the scale when downsampling; without it (uint8 bilinear/bicubic only) the
+// rows are PyTorch's uint8 ones. uint8 runs in fixed point (int16 weights, a computed precision), as
+// PyTorch's AVX2 kernel (UpSampleKernelAVXAntialias.h), so its values match bit for bit.
+enum class UpsampleAaFilter : int { linear, cubic, lanczos };
+struct UpsampleAaArgs {
+  UpsampleAaFilter filter = UpsampleAaFilter::linear;
+  bool antialias = true;
+  bool align_corners = false;
+  int64_t in[2] = {1, 1};  // H, W
+  int64_t out[2] = {1, 1};
+  double scale[2] = {0, 0};  // user scale factor per dim, <= 0 when none
+};
+Tensor upsample_aa_impl(const Tensor& input, const UpsampleAaArgs& args);
+// Its gradient: the adjoint of the two passes (linear in grad_out; its adjoint is upsample_aa_impl).
+Tensor upsample_aa_backward(const Tensor& grad_out, const UpsampleAaArgs& args, IntArrayRef input_sizes);
 
 // ---- Tap math, shared by the CPU and CUDA kernels so the CPU tests cover what the GPU computes. Output
 // index o along one dim reads up to 4 input indices with weights; the formulas and their float/double
@@ -147,12 +168,85 @@ MT_HD_INLINE UpsampleTaps<acc_t> upsample_taps(UpsampleMode mode, bool align_cor
   return t;
 }
 
+// ---- Separable rows (ops/upsample.h's UpsampleAaArgs): PyTorch's _compute_indices_min_size_weights_aa, its
+// float/double expressions kept (the center in S, the offsets in double), shared by the CPU tables and the
+// CUDA kernels. S is the weight type: the input's for float/double, double for uint8's fixed-point rows.
+// Bicubic with antialias is Keys' a = -0.5 (PIL's); lanczos is PIL's three-lobe one.
+template <typename S>
+MT_HD_INLINE S upsample_aa_filter(UpsampleAaFilter f, S x) {
+  if (f == UpsampleAaFilter::linear) {
+    x = x < S(0) ? -x : x;
+    return x < S(1) ? S(1) - x : S(0);
+  }
+  if (f == UpsampleAaFilter::cubic) {
+    x = x < S(0) ? -x : x;
+    const S a = S(-0.5);
+    if (x < S(1)) return upsample_cubic1<S>(x, a);
+    if (x < S(2)) return upsample_cubic2<S>(x, a);
+    return S(0);
+  }
+  if (!(S(-3) <= x && x < S(3))) return S(0);
+  const S pi = static_cast<S>(3.14159265358979323846);
+  const S x3 = x / S(3);
+  S a = x == S(0) ? S(1) : sin(x * pi) / (x * pi);
+  S b = x3 == S(0) ? S(1) : sin(x3 * pi) / (x3 * pi);
+  return a * b;
+}
+
+// One dim's constants: the scale, the filter's support and its stretch, the row width (taps per output).
+template <typename S>
+struct UpsampleAaDim {
+  S scale, support, invscale;
+  double delta;  // 0.5 for uint8 without antialias and align_corners (PyTorch's align_corners_delta)
+  int64_t width;
+};
+template <typename S>
+MT_HD_INLINE UpsampleAaDim<S> upsample_aa_dim(const UpsampleAaArgs& a, int d) {
+  UpsampleAaDim<S> p;
+  p.scale = upsample_area_scale<S>(a.in[d], a.out[d], a.align_corners, a.scale[d]);
+  const int isz = a.filter == UpsampleAaFilter::linear ? 2 : (a.filter == UpsampleAaFilter::cubic ? 4 : 6);
+  p.delta = (a.align_corners && !a.antialias) ? 0.5 : 0.0;
+  if (a.antialias) {
+    p.support = p.scale >= S(1) ? (isz * 0.5) * p.scale : isz * 0.5;
+    p.width = static_cast<int64_t>(ceil(p.support)) * 2 + 1;
+  } else {
+    p.support = isz * 0.5;
+    p.width = isz;
+  }
+  p.invscale = (p.scale >= S(1) && a.antialias) ? S(1) / p.scale : S(1);
+  return p;
+}
+// Output i's row: input [*xmin, *xmin + *xsize), weights w[0 .. width) normalized (zeros past xsize).
+template <typename S>
+MT_HD_INLINE void upsample_aa_row(const UpsampleAaDim<S>& p, UpsampleAaFilter f, int64_t in, int64_t i,
+                                  int64_t* xmin, int64_t* xsize, S* w) {
+  const S center = p.scale * (i + 0.5 - p.delta);
+  int64_t lo = static_cast<int64_t>(center - p.support + 0.5 + p.delta);
+  lo = lo < 0 ? 0 : lo;
+  int64_t hi = static_cast<int64_t>(center + p.support + 0.5 + p.delta);
+  int64_t n = (hi < in ? hi : in) - lo;
+  n = n < 0 ? 0 : (n > p.width ? p.width : n);  // PyTorch: precision can make it one too many
+  S total = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    w[j] = upsample_aa_filter<S>(f, static_cast<S>((j + lo - center + 0.5 - p.delta) * p.invscale));
+    total += w[j];
+  }
+  if (total != S(0))
+    for (int64_t j = 0; j < n; ++j) w[j] /= total;
+  for (int64_t j = n; j < p.width; ++j) w[j] = S(0);
+  *xmin = lo;
+  *xsize = n;
+}
+
 // ---- Kernel interface: input (forward) / grad_out (backward) contiguous, outputs contiguous and
 // allocated by the front end. The backward kernel writes every element of grad_input (float or double; the
 // front end computes half/bfloat16 gradients in float).
 using UpsampleFn = void (*)(const Tensor& out, const Tensor& input, const UpsampleArgs& args);
 using UpsampleBackwardFn = void (*)(const Tensor& grad_input, const Tensor& grad_out,
                                     const UpsampleArgs& args);
+using UpsampleAaFn = void (*)(const Tensor& out, const Tensor& input, const UpsampleAaArgs& args);
+using UpsampleAaBackwardFn = void (*)(const Tensor& grad_input, const Tensor& grad_out,
+                                      const UpsampleAaArgs& args);
 MT_STUBS_UPSAMPLE_H(MT_DECLARE_STUB_ROW)  // ops/op_table.h
 
 }  // namespace mt

@@ -3660,6 +3660,14 @@ class _NnModule:
         scale_factors: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex] | None,
     ) -> Tensor: ...
     @staticmethod
+    def _upsample_aa(
+        input: Tensor,
+        mode: str,
+        output_size: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None,
+        align_corners: builtins.bool,
+        scale_factors: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex] | None,
+    ) -> Tensor: ...
+    @staticmethod
     def adaptive_avg_pool1d(input: Tensor, output_size: typing.Any) -> Tensor: ...
     @staticmethod
     def adaptive_avg_pool2d(input: Tensor, output_size: typing.Any) -> Tensor: ...

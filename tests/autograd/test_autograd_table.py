@@ -271,6 +271,13 @@ CASES = {
     "upsample_backward": lambda: check2(
         lambda a: F.interpolate(a, scale_factor=2, mode="bilinear"), r(1, 1, 2, 2)
     ),
+    # the separable (antialias) primitive: a downscale in H (the filter widened) and an upscale in W
+    "upsample_aa_impl": lambda: check(
+        lambda a: F.interpolate(a, size=(2, 5), mode="bicubic", antialias=True), r(1, 2, 5, 3)
+    ),
+    "upsample_aa_backward": lambda: check2(
+        lambda a: F.interpolate(a, size=(2, 5), mode="lanczos", antialias=True), r(1, 1, 5, 3)
+    ),
     # grid_sample's kernel path, bicubic (every tap and weight derivative); points off the pixel lattice
     "grid_sampler_impl": lambda: check(
         lambda a, g: F.grid_sample(a, g, mode="bicubic", padding_mode="reflection", align_corners=False),

@@ -225,6 +225,13 @@ CASES = {
         lambda x: T.nn.functional.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False),
         leaf(T, X4, dt, dev),
     ),
+    "upsample_aa_stub": lambda T, dt, dev: flat(
+        T.nn.functional.interpolate(t(T, X4, dt, dev), size=(3, 5), mode="bicubic", antialias=True)
+    ),
+    "upsample_aa_backward_stub": lambda T, dt, dev: grad_of(
+        lambda x: T.nn.functional.interpolate(x, size=(3, 5), mode="bicubic", antialias=True),
+        leaf(T, X4, dt, dev),
+    ),
     "grid_sampler_stub": lambda T, dt, dev: flat(
         T.nn.functional.grid_sample(t(T, X4, dt, dev), t(T, GRID, dt, dev), align_corners=False)
     ),

@@ -5926,6 +5926,248 @@ ORACLE = {
     ("unique_consecutive_stub", "int64"): {"cpu": ("ok", [1.0, 2.0, 0.0, 3.0, 1.0])},
     ("unique_consecutive_stub", "int8"): {"cpu": ("ok", [1.0, 2.0, 0.0, 3.0, 1.0])},
     ("unique_consecutive_stub", "uint8"): {"cpu": ("ok", [1.0, 2.0, 0.0, 3.0, 1.0])},
+    ("upsample_aa_backward_stub", "bfloat16"): {
+        "cpu": (
+            "err",
+            "NotImplementedError",
+            "\"compute_index_ranges_weights\" not implemented for 'BFloat16'",
+        )
+    },
+    ("upsample_aa_backward_stub", "bool"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("upsample_aa_backward_stub", "float16"): {
+        "cpu": ("err", "NotImplementedError", "\"compute_index_ranges_weights\" not implemented for 'Half'")
+    },
+    ("upsample_aa_backward_stub", "float32"): {
+        "cpu": (
+            "ok",
+            [
+                0.9052757024765015,
+                0.8888723850250244,
+                0.8888723850250244,
+                0.9052758812904358,
+                0.98686683177948,
+                0.9689850211143494,
+                0.9689851403236389,
+                0.9868671298027039,
+                0.9868665933609009,
+                0.968984842300415,
+                0.968984842300415,
+                0.9868667125701904,
+                0.9052758812904358,
+                0.888872504234314,
+                0.888872504234314,
+                0.9052759408950806,
+                0.9052757024765015,
+                0.8888723850250244,
+                0.8888723850250244,
+                0.9052758812904358,
+                0.98686683177948,
+                0.9689850211143494,
+                0.9689851403236389,
+                0.9868671298027039,
+                0.9868665933609009,
+                0.968984842300415,
+                0.968984842300415,
+                0.9868667125701904,
+                0.9052758812904358,
+                0.888872504234314,
+                0.888872504234314,
+                0.9052759408950806,
+            ],
+        )
+    },
+    ("upsample_aa_backward_stub", "float64"): {
+        "cpu": (
+            "ok",
+            [
+                0.90527582177978,
+                0.8888723344052852,
+                0.8888723344052852,
+                0.9052758217797805,
+                0.9868668755616566,
+                0.9689849682532773,
+                0.9689849682532771,
+                0.9868668755616572,
+                0.9868668755616572,
+                0.9689849682532781,
+                0.9689849682532778,
+                0.9868668755616578,
+                0.9052758217797798,
+                0.8888723344052849,
+                0.8888723344052849,
+                0.9052758217797805,
+                0.90527582177978,
+                0.8888723344052852,
+                0.8888723344052852,
+                0.9052758217797805,
+                0.9868668755616566,
+                0.9689849682532773,
+                0.9689849682532771,
+                0.9868668755616572,
+                0.9868668755616572,
+                0.9689849682532781,
+                0.9689849682532778,
+                0.9868668755616578,
+                0.9052758217797798,
+                0.8888723344052849,
+                0.8888723344052849,
+                0.9052758217797805,
+            ],
+        )
+    },
+    ("upsample_aa_backward_stub", "int16"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("upsample_aa_backward_stub", "int32"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("upsample_aa_backward_stub", "int64"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("upsample_aa_backward_stub", "int8"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("upsample_aa_backward_stub", "uint8"): {
+        "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
+    },
+    ("upsample_aa_stub", "bfloat16"): {
+        "cpu": (
+            "err",
+            "NotImplementedError",
+            "\"compute_index_ranges_weights\" not implemented for 'BFloat16'",
+        )
+    },
+    ("upsample_aa_stub", "bool"): {
+        "cpu": ("err", "NotImplementedError", "\"compute_index_ranges_weights\" not implemented for 'Bool'")
+    },
+    ("upsample_aa_stub", "float16"): {
+        "cpu": ("err", "NotImplementedError", "\"compute_index_ranges_weights\" not implemented for 'Half'")
+    },
+    ("upsample_aa_stub", "float32"): {
+        "cpu": (
+            "ok",
+            [
+                -1.907554030418396,
+                -1.8183468580245972,
+                -1.7084224224090576,
+                -1.5984982252120972,
+                -1.5092910528182983,
+                -1.2313895225524902,
+                -1.142182469367981,
+                -1.0322579145431519,
+                -0.9223335385322571,
+                -0.8331265449523926,
+                -0.5552251935005188,
+                -0.46601811051368713,
+                -0.3560936748981476,
+                -0.24616920948028564,
+                -0.15696215629577637,
+                0.1569620817899704,
+                0.2461690753698349,
+                0.3560935854911804,
+                0.46601802110671997,
+                0.5552250742912292,
+                0.8331264853477478,
+                0.9223335385322571,
+                1.0322579145431519,
+                1.1421825885772705,
+                1.2313895225524902,
+                1.5092910528182983,
+                1.5984981060028076,
+                1.7084225416183472,
+                1.8183470964431763,
+                1.9075541496276855,
+            ],
+        )
+    },
+    ("upsample_aa_stub", "float64"): {
+        "cpu": (
+            "ok",
+            [
+                -1.9075540426208468,
+                -1.8183470047601105,
+                -1.7084225289732045,
+                -1.5984980531862985,
+                -1.5092910153255619,
+                -1.2313895781637718,
+                -1.1421825403030352,
+                -1.032258064516129,
+                -0.9223335887292231,
+                -0.8331265508684865,
+                -0.5552251137066962,
+                -0.46601807584595956,
+                -0.35609360005905366,
+                -0.24616912427214754,
+                -0.15696208641141082,
+                0.1569620864114109,
+                0.24616912427214754,
+                0.35609360005905355,
+                0.4660180758459597,
+                0.5552251137066966,
+                0.8331265508684863,
+                0.9223335887292228,
+                1.0322580645161292,
+                1.1421825403030352,
+                1.231389578163772,
+                1.5092910153255614,
+                1.5984980531862982,
+                1.7084225289732042,
+                1.8183470047601102,
+                1.907554042620847,
+            ],
+        )
+    },
+    ("upsample_aa_stub", "int16"): {
+        "cpu": ("err", "NotImplementedError", "\"compute_index_ranges_weights\" not implemented for 'Short'")
+    },
+    ("upsample_aa_stub", "int32"): {
+        "cpu": ("err", "NotImplementedError", "\"compute_index_ranges_weights\" not implemented for 'Int'")
+    },
+    ("upsample_aa_stub", "int64"): {
+        "cpu": ("err", "NotImplementedError", "\"compute_index_ranges_weights\" not implemented for 'Long'")
+    },
+    ("upsample_aa_stub", "int8"): {
+        "cpu": ("err", "NotImplementedError", "\"compute_index_ranges_weights\" not implemented for 'Char'")
+    },
+    ("upsample_aa_stub", "uint8"): {
+        "cpu": (
+            "ok",
+            [
+                255.0,
+                255.0,
+                255.0,
+                255.0,
+                255.0,
+                128.0,
+                128.0,
+                128.0,
+                128.0,
+                128.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                1.0,
+                1.0,
+                1.0,
+                1.0,
+                0.0,
+                1.0,
+                1.0,
+                1.0,
+                1.0,
+                2.0,
+            ],
+        )
+    },
     ("upsample_backward_stub", "bfloat16"): {
         "cpu": (
             "ok",

@@ -131,9 +131,7 @@ def test_table_agrees_with_the_registrations_in_the_source():
 
 # Pairs where minitorch and PyTorch 2.15 disagree on whether the call is valid, each with its reason. A pair that
 # starts agreeing fails test_stub_dtype_pair, so the list only shrinks.
-KNOWN_DIFFERENCES = {
-    ("upsample_stub", "uint8"): "PyTorch's uint8 bilinear path (image resizing) is not implemented",
-}
+KNOWN_DIFFERENCES = {}
 TOL = {
     "float64": (1e-10, 1e-12),
     "float32": (1e-5, 1e-6),

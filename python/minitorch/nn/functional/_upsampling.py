@@ -134,10 +134,11 @@ def interpolate(
         raise ValueError(
             "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D tensor as input"
         )
-    if antialias or mode == "lanczos":
-        raise NotImplementedError(
-            "interpolate: antialias=True and mode='lanczos' are not implemented in minitorch"
-        )
+    if input.dim() == 4 and mode == "lanczos":
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
 
     nd = input.dim()
     if size is not None and output_size is None:
@@ -161,6 +162,8 @@ def interpolate(
         (5, "trilinear"),
         (4, "bicubic"),
     )
+    if antialias or (nd, mode) == (4, "lanczos"):
+        return _nn._upsample_aa(input, mode, output_size, bool(align_corners), scale_factors)
     if nd not in (3, 4, 5) or not supported:
         raise NotImplementedError(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {nd}D) for the modes: {_INTERP_MODES} (got {mode})"
