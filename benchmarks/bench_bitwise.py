@@ -54,7 +54,9 @@ def main():
             real_torch.set_num_threads(args.threads)
     print(f"{platform.processor() or platform.machine()}, {minitorch.get_num_threads()} threads, n={args.n}")
     print(f"median of {args.repeats} interleaved repeats; ratio = other / minitorch\n")
-    head = "| op | minitorch | NumPy | NumPy/mt |" + (" PyTorch | torch/mt |" if real_torch is not None else "")
+    head = "| op | minitorch | NumPy | NumPy/mt |" + (
+        " PyTorch | torch/mt |" if real_torch is not None else ""
+    )
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
     for label, fns in cases(args.n).items():

@@ -728,6 +728,36 @@ ORACLE = {
     ("bitwise_and", "int64"): ("ok", "int64"),
     ("bitwise_and", "int8"): ("ok", "int8"),
     ("bitwise_and", "uint8"): ("ok", "uint8"),
+    ("bitwise_left_shift", "bfloat16"): (
+        "err",
+        "NotImplementedError",
+        "\"lshift_cpu\" not implemented for 'BFloat16'",
+    ),
+    ("bitwise_left_shift", "bool"): (
+        "err",
+        "NotImplementedError",
+        "\"lshift_cpu\" not implemented for 'Bool'",
+    ),
+    ("bitwise_left_shift", "float16"): (
+        "err",
+        "NotImplementedError",
+        "\"lshift_cpu\" not implemented for 'Half'",
+    ),
+    ("bitwise_left_shift", "float32"): (
+        "err",
+        "NotImplementedError",
+        "\"lshift_cpu\" not implemented for 'Float'",
+    ),
+    ("bitwise_left_shift", "float64"): (
+        "err",
+        "NotImplementedError",
+        "\"lshift_cpu\" not implemented for 'Double'",
+    ),
+    ("bitwise_left_shift", "int16"): ("ok", "int16"),
+    ("bitwise_left_shift", "int32"): ("ok", "int32"),
+    ("bitwise_left_shift", "int64"): ("ok", "int64"),
+    ("bitwise_left_shift", "int8"): ("ok", "int8"),
+    ("bitwise_left_shift", "uint8"): ("ok", "uint8"),
     ("bitwise_not", "bfloat16"): (
         "err",
         "NotImplementedError",
@@ -780,6 +810,36 @@ ORACLE = {
     ("bitwise_or", "int64"): ("ok", "int64"),
     ("bitwise_or", "int8"): ("ok", "int8"),
     ("bitwise_or", "uint8"): ("ok", "uint8"),
+    ("bitwise_right_shift", "bfloat16"): (
+        "err",
+        "NotImplementedError",
+        "\"rshift_cpu\" not implemented for 'BFloat16'",
+    ),
+    ("bitwise_right_shift", "bool"): (
+        "err",
+        "NotImplementedError",
+        "\"rshift_cpu\" not implemented for 'Bool'",
+    ),
+    ("bitwise_right_shift", "float16"): (
+        "err",
+        "NotImplementedError",
+        "\"rshift_cpu\" not implemented for 'Half'",
+    ),
+    ("bitwise_right_shift", "float32"): (
+        "err",
+        "NotImplementedError",
+        "\"rshift_cpu\" not implemented for 'Float'",
+    ),
+    ("bitwise_right_shift", "float64"): (
+        "err",
+        "NotImplementedError",
+        "\"rshift_cpu\" not implemented for 'Double'",
+    ),
+    ("bitwise_right_shift", "int16"): ("ok", "int16"),
+    ("bitwise_right_shift", "int32"): ("ok", "int32"),
+    ("bitwise_right_shift", "int64"): ("ok", "int64"),
+    ("bitwise_right_shift", "int8"): ("ok", "int8"),
+    ("bitwise_right_shift", "uint8"): ("ok", "uint8"),
     ("bitwise_xor", "bfloat16"): (
         "err",
         "NotImplementedError",

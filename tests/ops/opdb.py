@@ -29,6 +29,25 @@ _lgamma = np.vectorize(
 )
 
 
+def _shift(left):
+    """NumPy's shift with PyTorch's rule outside [0, top): the amount read as signed (a uint8 of 128 or more is
+    negative); a left shift there is 0, a right one the sign fill (NumPy leaves those amounts to the compiler)"""
+
+    def ref(a, b):
+        a, b = np.asarray(a), np.asarray(b)
+        width = a.dtype.itemsize * 8
+        amount = b.astype(np.int8) if b.dtype == np.uint8 else b.astype(np.int64)
+        top = width if left or a.dtype.kind == "u" else width - 1
+        ok = (amount >= 0) & (amount < top)
+        k = np.where(ok, amount, 0).astype(a.dtype)
+        if left:
+            return np.where(ok, np.left_shift(a, k), 0).astype(a.dtype)
+        fill = np.right_shift(a, a.dtype.type(top)) if a.dtype.kind != "u" else np.zeros_like(a)
+        return np.where(ok, np.right_shift(a, k), fill).astype(a.dtype)
+
+    return ref
+
+
 def _erfinv_scalar(y):
     """erf's inverse by bisection on math.erf (independent of the library's rational start + Halley steps)."""
     if abs(y) >= 1:
@@ -347,6 +366,8 @@ BINARY_OPS = [
     Op("bitwise_and", np.bitwise_and, I + B, None, "arith", None),
     Op("bitwise_or", np.bitwise_or, I + B, None, "arith", None),
     Op("bitwise_xor", np.bitwise_xor, I + B, None, "arith", None),
+    Op("bitwise_left_shift", _shift(True), I, None, "arith", None),
+    Op("bitwise_right_shift", _shift(False), I, None, "arith", None),
 ]
 
 OPS = {op.name: op for op in UNARY_OPS + BINARY_OPS}

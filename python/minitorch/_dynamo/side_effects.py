@@ -251,11 +251,13 @@ class Tracker:
                 self.add_root(v, (("obj", v), ()))
 
     def add_global(self, g, name):
+        """Watches the global `name` of the globals dict g (a `global` store in the compiled code), once."""
         if ("g", id(g), name) not in self._ids:
             self._ids[("g", id(g), name)] = True
             self.records.append(_Record("global", (g, name), None, g.get(name, _MISSING)))
 
     def add_cell(self, cell):
+        """Watches a closure cell (a `nonlocal` store in the compiled code), once."""
         if ("c", id(cell)) not in self._ids:
             self._ids[("c", id(cell))] = True
             try:
