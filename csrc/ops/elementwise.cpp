@@ -212,17 +212,22 @@ void check_heaviside(const Tensor& a, const Tensor& b, const Tensor* out) {
            "heaviside is not yet implemented for tensors with different dtypes.");
 }
 
-// Checks that depend on values or dtypes, in PyTorch's words.
-void check_binary(BinaryOp op, ScalarType common, const Tensor& a, const Tensor& b, Device dev) {
-  OpRule r = rule_of(op);
-  if (op == BinaryOp::sub) check_sub_operands(a, b);
-  if (op == BinaryOp::_heaviside) check_heaviside(a, b, nullptr);
+// The bitwise rows' kernels (and/or/xor/shifts) refuse a dtype where PyTorch's dispatch does: after
+// TensorIterator's cast check into an in-place self or out= (an int64 x.bitwise_and_(1.5) is the cast's error
+// there, not "bitwise_and_cpu" not implemented for 'Float'), so the callers run this after theirs.
+void check_bitwise_dtype(BinaryOp op, ScalarType common, Device dev) {
+  if (rule_of(op) != OpRule::Bitwise) return;
   // PyTorch's shift kernels ("lshift_cpu") take the integer types only: no bool, unlike and/or/xor
   if ((op == BinaryOp::bitwise_left_shift || op == BinaryOp::bitwise_right_shift) &&
       !is_integral(common, /*include_bool=*/false))
     dtype_not_implemented(kernel_name(op == BinaryOp::bitwise_left_shift ? "lshift" : "rshift", dev), common);
-  if (r == OpRule::Bitwise && is_floating(common))
-    dtype_not_implemented(kernel_name(name_of(op), dev), common);
+  if (is_floating(common)) dtype_not_implemented(kernel_name(name_of(op), dev), common);
+}
+
+// Checks that depend on values or dtypes, in PyTorch's words (the bitwise rows': check_bitwise_dtype).
+void check_binary(BinaryOp op, ScalarType common, const Tensor& a, const Tensor& b, Device dev) {
+  if (op == BinaryOp::sub) check_sub_operands(a, b);
+  if (op == BinaryOp::_heaviside) check_heaviside(a, b, nullptr);
   // PyTorch's logaddexp has a complex kernel, logaddexp2 has none
   if ((op == BinaryOp::logaddexp || op == BinaryOp::logaddexp2) && !is_floating(common) &&
       !(op == BinaryOp::logaddexp && is_complex(common)))
@@ -424,6 +429,7 @@ Tensor native::binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   Device dev = common_device({&a, &b});
   ScalarType common = result_type(a, b);
   check_binary(op, common, a, b, dev);
+  check_bitwise_dtype(op, common, dev);
   if (op == BinaryOp::_nextafter && (common == ScalarType::Half || common == ScalarType::BFloat16))
     return nextafter_reduced(a, b, common, dev);
   auto [compute, out_dt] = binary_dtypes(op, common);
@@ -450,14 +456,11 @@ const Tensor& native::binary_(BinaryOp op, const Tensor& self, const Tensor& oth
   check_writable(self);
   Device dev = common_device({&self, &other}, &self);
   ScalarType common = result_type(self, other);
-  // the bitwise kernels refuse a dtype only after TensorIterator's cast check (an int64 x.bitwise_and_(1.5)
-  // is the cast's error in PyTorch, not "bitwise_and_cpu" not implemented for 'Float'); their result is
-  // common
-  if (rule_of(op) != OpRule::Bitwise) check_binary(op, common, self, other, dev);
+  check_binary(op, common, self, other, dev);
   auto [compute, out_dt] = binary_dtypes(op, common);
   MT_CHECK(can_cast(out_dt, self.dtype()), "result type ", dtype_short_name(out_dt),
            " can't be cast to the desired output type ", dtype_short_name(self.dtype()));
-  if (rule_of(op) == OpRule::Bitwise) check_binary(op, common, self, other, dev);
+  check_bitwise_dtype(op, common, dev);
   DimVector shape = broadcast_shapes(self.sizes(), other.sizes());
   MT_CHECK(IntArrayRef(shape).equals(self.sizes()), "output with shape ", shape_str(self.sizes()),
            " doesn't match the broadcast shape ", shape_str(shape));
@@ -577,11 +580,10 @@ bool binary_out(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out
   check_out_overlap(out, b);
   DimVector shape = a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes());
   ScalarType common = result_type(a, b);
-  if (rule_of(op) != OpRule::Bitwise)
-    check_binary(op, common, a, b, dev);  // (the bitwise ones: binary_'s order)
+  check_binary(op, common, a, b, dev);
   auto [compute, out_dt] = binary_dtypes(op, common);
   if (!can_cast(out_dt, out.dtype())) cast_error(out_dt, out.dtype());
-  if (rule_of(op) == OpRule::Bitwise) check_binary(op, common, a, b, dev);
+  check_bitwise_dtype(op, common, dev);
   const bool warn = resize_out_for(out, shape, {&a, &b});
   if (out.numel() == 0) {
     wrote(out);

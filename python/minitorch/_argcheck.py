@@ -258,8 +258,8 @@ def translating(fn, name=None, method=False, checks="all"):
     ):
         return fn
     fname = name or fn.__name__
-    params = list(inspect.signature(fn).parameters.values())
-    self_only = method and len(params) == 1 and params[0].kind == params[0].POSITIONAL_OR_KEYWORD
+    params = list(inspect.signature(fn).parameters.values()) if method else ()  # (import time: methods only)
+    self_only = len(params) == 1 and params[0].kind == params[0].POSITIONAL_OR_KEYWORD
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):

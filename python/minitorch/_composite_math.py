@@ -252,16 +252,24 @@ def _fused_addc(input, tensor1, tensor2, value):
     )
 
 
+def _addc_written(r, out, div):
+    """A fused addc result through write_out's checks into out; None: the kernel wrote out itself."""
+    return out if r is None else write_out(r, out, "addcdiv" if div else "addcmul", "castable")
+
+
 def _addc(input, tensor1, tensor2, value, div, out):
     """The fused kernel's result, through write_out's checks into out; a plain out that requires no grad, of
     the result's shape and dtype and sharing no memory with an input, is written by the kernel itself."""
     if out is not None and type(out) is _C.Tensor and not out.requires_grad:
-        r = _C._addc_out(out, input, tensor1, tensor2, value, div)
-        if r is None:  # out holds it
-            return out
-    else:
-        r = _C._addc(input, tensor1, tensor2, value, div)
-    return write_out(r, out, "addcdiv" if div else "addcmul", "castable")
+        return _addc_written(_C._addc_out(out, input, tensor1, tensor2, value, div), out, div)
+    return _addc_written(_C._addc(input, tensor1, tensor2, value, div), out, div)
+
+
+def _addc_direct(input, tensor1, tensor2, value, div, out):
+    """out= ahead of the front end's promotion and checks (_C._addc_direct: plain operands of one float dtype):
+    the result written into out, or None where the front end must run."""
+    r = _C._addc_direct(out, input, tensor1, tensor2, value, div)
+    return None if r is False else _addc_written(r, out, div)
 
 
 # addcmul/addcdiv's signatures as PyTorch's parser reads them; their deprecated (input, value, tensor1,
@@ -281,10 +289,8 @@ def _addc_value(value):
 @_argcheck.parses(_ADDC, upfront=False)
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 * tensor2."""
-    if out is not None:
-        r = _C._addc_direct(out, input, tensor1, tensor2, value, False)
-        if r is not False:  # plain operands of one float dtype: the fused kernel ran (None: into out itself)
-            return out if r is None else write_out(r, out, "addcmul", "castable")
+    if out is not None and (r := _addc_direct(input, tensor1, tensor2, value, False, out)) is not None:
+        return r
     value = _addc_value(value)
     if isinstance(value, builtins.float) and not builtins.any(
         _is_float(t) or t.is_complex() for t in (input, tensor1, tensor2)
@@ -338,10 +344,8 @@ _ADDCDIV_INT = (
 @_argcheck.parses(_ADDC, upfront=False)
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 / tensor2 (true division; integral tensor1 and tensor2 are refused)."""
-    if out is not None:
-        r = _C._addc_direct(out, input, tensor1, tensor2, value, True)
-        if r is not False:  # as addcmul's
-            return out if r is None else write_out(r, out, "addcdiv", "castable")
+    if out is not None and (r := _addc_direct(input, tensor1, tensor2, value, True, out)) is not None:
+        return r
     value = _addc_value(value)
     if not _is_float(tensor1) and not _is_float(tensor2):
         raise RuntimeError(_ADDCDIV_INT)
@@ -2450,6 +2454,11 @@ for _fn in (resolve_conj, resolve_neg, is_conj, is_neg):
 # ---------------------------------------------------------------------------------------------- fake quantization
 
 
+# PyTorch's words, its spacing included (a line continuation inside ATen's string)
+_QUANT_RANGE = "`quant_min` should be less than or         equal to `quant_max`."
+_ZERO_POINT_RANGE = "`zero_point` must be between `quant_min` and `quant_max`."
+
+
 def _fake_quantize(input, scale, zero_point, quant_min, quant_max):
     """PyTorch's fake_quantize kernels: q = zero_point + nearbyint(x * (1.0f / scale)), the output
     (clamp(q) - zero_point) * scale. scale is a float32 (its kernels take float: a float64 input still sees the
@@ -2489,7 +2498,7 @@ def fake_quantize_per_tensor_affine(input, scale, zero_point, quant_min, quant_m
     """input quantized to the integers [quant_min, quant_max] with scale and zero_point and back, in floating
     point (quantization-aware training's fake quantization); the gradient passes where input fell in range."""
     if quant_min > quant_max:
-        raise RuntimeError("`quant_min` should be less than or         equal to `quant_max`.")
+        raise RuntimeError(_QUANT_RANGE)
     if isinstance(scale, _C.Tensor):  # the tensor_qparams overload: read as numbers, zero_point as an int
         if scale.requires_grad and _C.is_grad_enabled():
             raise RuntimeError(
@@ -2498,7 +2507,7 @@ def fake_quantize_per_tensor_affine(input, scale, zero_point, quant_min, quant_m
             )
         scale, zero_point = scale.item(), int(zero_point.item())
     elif not quant_min <= zero_point <= quant_max:
-        raise RuntimeError("`zero_point` must be between `quant_min` and `quant_max`.")
+        raise RuntimeError(_ZERO_POINT_RANGE)
     return _fake_quantize(input, _C.scalar_tensor(scale, dtype=_C.float32, device=input.device), zero_point,
                           quant_min, quant_max)  # fmt: skip
 
@@ -2520,11 +2529,11 @@ def fake_quantize_per_channel_affine(input, scale, zero_point, axis, quant_min, 
     if scale.numel() != input.size(axis):
         raise RuntimeError("dimensions of scale and zero-point are not consistent with input tensor")
     if quant_min > quant_max:
-        raise RuntimeError("`quant_min` should be less than or         equal to `quant_max`.")
+        raise RuntimeError(_QUANT_RANGE)
     if not zero_point.is_floating_point() and (
         _C.lt(zero_point, quant_min).any().item() or _C.gt(zero_point, quant_max).any().item()
     ):
-        raise RuntimeError("`zero_point` must be between `quant_min` and `quant_max`.")
+        raise RuntimeError(_ZERO_POINT_RANGE)
     if not 0 <= axis <= input.dim():
         raise RuntimeError("`axis` must be between 0 and number of dimensions of input")
     shape = [1] * input.dim()

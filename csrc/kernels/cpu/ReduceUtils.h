@@ -264,8 +264,8 @@ template <typename T, typename op_t, typename F>
 double blocked_sum_in(const T* p, int64_t n, const F& f) {
   double total = 0;
   if constexpr ((std::is_same_v<F, Identity> || std::is_same_v<F, NanToZero> || std::is_same_v<F, Square> ||
-                 std::is_same_v<F, AbsValue>)&&std::is_same_v<T, op_t> &&
-                (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+                 std::is_same_v<F, AbsValue>) &&
+                std::is_same_v<T, op_t> && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
     mapped_blocks_into<T, F>(total, p, n);
   } else if constexpr (!std::is_same_v<F, Identity> && std::is_floating_point_v<op_t>) {
     op_t buf[2 * kBlock];

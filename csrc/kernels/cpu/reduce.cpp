@@ -154,24 +154,23 @@ void reduce_floating(const Tensor& out, const Tensor& in, int64_t row, ReduceOp 
     // bits (its total starts at +0; the 1- and 2-norms sum their mapped buffer as blocked_sum_in does)
     // without its calls and per-row dispatch
     const bool norm12 = op == ReduceOp::norm && (arg == 1 || arg == 2);
-#ifdef MT_LOOPS_AVX2
-    if (op == ReduceOp::prod && row <= kBlock && loops_use_avx2()) {
-      auto rows = [&](int64_t b, int64_t e) { product_rows_avx2<T>(base, o, b, e, row); };
+    // a loop over rows [b, e), on this thread when the work is small, else split by the grain
+    auto over_rows = [&](auto&& rows) {
       if (nrows * row < kGrainSize)
         rows(0, nrows);
       else
         parallel_for(0, nrows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(row, 1)), rows);
+    };
+#ifdef MT_LOOPS_AVX2
+    if (op == ReduceOp::prod && row <= kBlock && loops_use_avx2()) {
+      over_rows([&](int64_t b, int64_t e) { product_rows_avx2<T>(base, o, b, e, row); });
       return;
     }
 #endif
     if ((op == ReduceOp::sum || op == ReduceOp::mean || norm12) && row <= kBlock) {
       const ShortRowKind kind = norm12 ? (arg == 2 ? ShortRowKind::norm2 : ShortRowKind::norm1)
                                        : (op == ReduceOp::mean ? ShortRowKind::mean : ShortRowKind::sum);
-      auto rows = [&](int64_t b, int64_t e) { short_rows<T>(base, o, b, e, row, kind); };
-      if (nrows * row < kGrainSize)
-        rows(0, nrows);
-      else
-        parallel_for(0, nrows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(row, 1)), rows);
+      over_rows([&](int64_t b, int64_t e) { short_rows<T>(base, o, b, e, row, kind); });
       return;
     }
   }
