@@ -176,11 +176,26 @@ Tensor native::addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, con
              " can't be cast to the desired output type Bool");
   }
   check_gemm_dtype(m1, m2, false, empty || m1.sizes()[1] == 0);
-  if (!is_inexact(m1.dtype())) {
-    MT_CHECK(!beta.is_floating(),
-             "For integral input tensors, argument beta must not be a floating point number.");
-    MT_CHECK(!alpha.is_floating(),
-             "For integral input tensors, argument alpha must not be a floating point number.");
+  if (!is_inexact(m1.dtype()) && m1.dtype() != ScalarType::Bool) {
+    // PyTorch's integer kernel: over an empty contraction self is scaled by beta first, where a floating or
+    // complex beta other than 0 cannot be cast to the result; otherwise both scales are converted to the
+    // dtype (truncated, range-checked) and the product computed with those
+    const bool inexact_beta = beta.is_floating() || beta.is_complex();
+    if (m1.sizes()[1] == 0 && !empty && inexact_beta && beta.to_complex() != 0.0)
+      MT_ERROR("result type ", beta.is_complex() ? "ComplexFloat" : "Float",
+               " can't be cast to the desired output type ", dtype_short_name(m1.dtype()));
+    // alpha only scales a product that exists (PyTorch converts it inside the GEMM's loop); an unchecked
+    // scale is unused, so it becomes 0 rather than a conversion of a value int64 may not hold
+    const bool beta_used = !empty, alpha_used = !empty && m1.sizes()[1] != 0;
+    if (beta_used) check_scalar_fits(beta, m1.dtype());
+    if (alpha_used) check_scalar_fits(alpha, m1.dtype());
+    if (inexact_beta || alpha.is_floating() || alpha.is_complex()) {
+      auto truncated = [](const Scalar& v, bool used) {
+        if (!v.is_floating() && !v.is_complex()) return v;
+        return Scalar(used ? static_cast<int64_t>(v.to_complex().real()) : int64_t(0));
+      };
+      return native::addmm(self, m1, m2, truncated(beta, beta_used), truncated(alpha, alpha_used));
+    }
   }
   DimVector shape{m1.sizes()[0], m2.sizes()[1]};
   Tensor bias = mt::expand(self, shape);  // errors in PyTorch's words when self does not broadcast

@@ -373,10 +373,37 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
 _export(addcdiv, inplace=addcdiv_)
 
 
-def _beta_alpha(input, prod, beta, alpha):
-    """beta * input + alpha * prod, with input ignored (NaNs included) when beta == 0, as BLAS does."""
-    _check_alpha("alpha", alpha, input, prod)
-    _check_alpha("beta", beta, input, prod)
+def _integral_scales(input, prod, beta, alpha, k, empty_scales_self):
+    """PyTorch's integer GEMM kernels (addmv, baddbmm, addbmm) take beta and alpha converted to the result's
+    dtype: truncated, range-checked ("value cannot be converted ... without overflow"); alpha only when there
+    is a product to scale (k > 0). Over an empty contraction baddbmm/addbmm (empty_scales_self) scale self by
+    beta first, with a result-type check that refuses any floating or complex beta but 0."""
+    dt = prod.dtype
+    if _is_float(input) or _is_float(prod) or dt == _C.bool or prod.numel() == 0:
+        return beta, alpha
+    # a 0-d tensor given for a Scalar is its number (PyTorch's parser), not an operand that promotes
+    beta, alpha = (v.item() if isinstance(v, _C.Tensor) else v for v in (beta, alpha))
+    inexact = (builtins.float, builtins.complex)
+    if k == 0 and empty_scales_self and isinstance(beta, inexact) and beta != 0:
+        kind = "Float" if isinstance(beta, builtins.float) else "ComplexFloat"
+        raise RuntimeError(f"result type {kind} can't be cast to the desired output type {scalar_name(dt)}")
+    scales = []
+    for v in (beta, alpha) if k else (beta,):
+        if not isinstance(v, builtins.bool):
+            _C._check_scalar_fits(v, dt)
+        scales.append(builtins.int(v.real) if isinstance(v, inexact) else v)
+    return scales if k else (scales[0], 0)  # an empty product: alpha scales nothing
+
+
+def _beta_alpha(input, prod, beta, alpha, k=None, *, empty_scales_self=True, integral_checked=False):
+    """beta * input + alpha * prod, with input ignored (NaNs included) when beta == 0, as BLAS does. Integer
+    products take floating scales as their kernels do (_integral_scales; k the contraction's length), except
+    where PyTorch's kernel refuses them (integral_checked: addr's)."""
+    if integral_checked:
+        _check_alpha("alpha", alpha, input, prod)
+        _check_alpha("beta", beta, input, prod)
+    else:
+        beta, alpha = _integral_scales(input, prod, beta, alpha, k, empty_scales_self)
     if input.dtype == _C.bool and prod.dtype == _C.bool:
         # PyTorch's bool kernel: an int scale is a bool
         alpha, beta = builtins.bool(alpha), builtins.bool(beta)
@@ -422,7 +449,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         return out
     _expand_for_bmm(input, batch1, batch2, True)
     _bool_empty_contraction(input, batch1, batch1.shape[-1], beta)
-    r = _beta_alpha(input, _C.bmm(batch1, batch2), beta, alpha)
+    r = _beta_alpha(input, _C.bmm(batch1, batch2), beta, alpha, batch1.shape[-1])
     return write_out(r, out, "baddbmm")
 
 
@@ -438,7 +465,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     _bool_empty_contraction(input, batch1, b * k, beta)
     m1 = batch1.permute(1, 0, 2).reshape(n, b * k)
     m2 = batch2.reshape(b * k, batch2.shape[2])
-    r = _beta_alpha(input, _C.mm(m1, m2), beta, alpha)
+    r = _beta_alpha(input, _C.mm(m1, m2), beta, alpha, b * k)
     return write_out(r, out, "addbmm", dtype_error=_ADDBMM_OUT, warn_resize=False)
 
 
@@ -455,7 +482,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
         raise RuntimeError(
             f"size mismatch, got input ({input.shape[0]}), mat ({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})"
         )
-    r = _beta_alpha(input, _C.mv(mat, vec), beta, alpha)
+    r = _beta_alpha(input, _C.mv(mat, vec), beta, alpha, mat.shape[1], empty_scales_self=False)
     return write_out(r, out, "addmv")
 
 
@@ -471,7 +498,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
         for name, v in (("beta", beta), ("alpha", alpha)):  # addr's kernel's own check, beta first
             if isinstance(v, builtins.bool):
                 raise RuntimeError(f"Boolean {name} only supported for Boolean results.")  # noqa: TRY004
-    r = _beta_alpha(input, _C.outer(vec1, vec2), beta, alpha)
+    r = _beta_alpha(input, _C.outer(vec1, vec2), beta, alpha, integral_checked=True)
     return write_out(r, out, "addr", "castable")
 
 

@@ -435,16 +435,70 @@ def test_errors_matmul_folded(device):
         "size mismatch, got input (6), mat (6x4), vec (5)",
         lambda: a @ torch.ones(5, device=device),
     )
-    _raises(
-        RuntimeError,
-        "For integral input tensors, argument beta must not be a floating point number.",
-        lambda: torch.addmm(
+
+
+@pytest.mark.parametrize("name", ["addmm", "addmv", "baddbmm", "addbmm"])
+def test_integer_gemm_scales_convert_to_the_dtype(name):
+    """PyTorch's integer GEMM kernels take float beta/alpha converted to the result's dtype: truncated toward
+    zero and range-checked; an empty contraction scales self by beta first (addmv's does not), where a float
+    beta other than 0 cannot be cast, and an unused alpha is never converted."""
+    rng = np.random.default_rng(0)
+    shapes = {
+        "addmm": ((3, 4), (3, 5), (5, 4)),
+        "addmv": ((3,), (3, 5), (5,)),
+        "baddbmm": ((2, 3, 4), (2, 3, 5), (2, 5, 4)),
+        "addbmm": ((3, 4), (2, 3, 5), (2, 5, 4)),
+    }[name]
+    fn = getattr(torch, name)
+    for dt, npdt in ((torch.int64, np.int64), (torch.int32, np.int32), (torch.int16, np.int16)):
+        s, m1, m2 = (rng.integers(-9, 10, size=sh).astype(npdt) for sh in shapes)
+        prod = {"addbmm": lambda a, b: (a @ b).sum(0)}.get(name, np.matmul)(m1.astype(np.int64), m2)
+        # strided inputs too: the transposed copy of self
+        st = torch.tensor(s.T.copy(), dtype=dt).t() if s.ndim == 2 else torch.tensor(s, dtype=dt)
+        for beta, alpha in ((0.5, 2.7), (-1.5, -1.9), (2, 0.9), (1.0 + 0j, 3)):
+            got = fn(st, torch.tensor(m1, dtype=dt), torch.tensor(m2, dtype=dt), beta=beta, alpha=alpha)
+            want = int(beta.real) * s.astype(np.int64) + int(alpha.real) * prod
+            assert got.dtype == dt
+            np.testing.assert_array_equal(got.numpy(), want.astype(npdt))
+        # a 0-d tensor is a number here, not an operand that promotes
+        got = fn(st, torch.tensor(m1, dtype=dt), torch.tensor(m2, dtype=dt), alpha=torch.tensor(1.5))
+        assert got.dtype == dt
+        np.testing.assert_array_equal(got.numpy(), (s + prod).astype(npdt))
+    s, m1, m2 = (torch.ones(*sh, dtype=torch.uint8) for sh in shapes)
+    for kw in ({"alpha": 1e20}, {"beta": float("nan")}, {"alpha": -1.5}, {"beta": 300}, {"alpha": 1 + 1j}):
+        with pytest.raises(
+            RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"
+        ):
+            fn(s, m1, m2, **kw)
+    assert fn(s, m1, m2, alpha=255.5).tolist() == (fn(s, m1, m2, alpha=255)).tolist()
+    # an empty contraction
+    k0 = [list(sh) for sh in shapes]
+    if name == "addbmm":
+        k0[1][0] = k0[2][0] = 0  # no batches: nothing summed
+    else:
+        k0[1][-1] = k0[2][-2 if len(k0[2]) > 1 else 0] = 0
+    s, m1, m2 = (torch.full(sh, 3, dtype=torch.int32) for sh in k0)
+    assert fn(s, m1, m2, alpha=1e20).dtype == torch.int32  # alpha unused: never converted
+    assert (fn(s, m1, m2, beta=0.0) == 0).all()
+    assert (fn(s, m1, m2, beta=2) == 6).all()
+    if name == "addmv":  # its kernel truncates beta as everywhere else
+        assert (fn(s, m1, m2, beta=1.5) == 3).all()
+    else:
+        for beta, kind in ((1.5, "Float"), (1.0, "Float"), (1.5 + 0j, "ComplexFloat")):
+            with pytest.raises(
+                RuntimeError, match=f"^result type {kind} can't be cast to the desired output type Int$"
+            ):
+                fn(s, m1, m2, beta=beta)
+    # addr's kernel refuses a float scale for integers
+    with pytest.raises(
+        RuntimeError, match="For integral input tensors, argument alpha must not be a floating"
+    ):
+        torch.addr(
             torch.ones(2, 2, dtype=torch.int64),
-            torch.ones(2, 2, dtype=torch.int64),
-            torch.ones(2, 2, dtype=torch.int64),
-            beta=0.5,
-        ),
-    )
+            torch.ones(2, dtype=torch.int64),
+            torch.ones(2, dtype=torch.int64),
+            alpha=1.5,
+        )
 
 
 def test_einsum_sublist_format(device):
