@@ -88,18 +88,30 @@ def _is_numpy(obj):
     return type(obj).__module__ == "numpy" and hasattr(obj, "__array_interface__")
 
 
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+_UNSET = object()  # asarray's requires_grad not given: PyTorch 2.15 then follows obj's own flag
+_WARNED_ASARRAY_GRAD = False
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=_UNSET):
     """obj as a tensor: a tensor itself (or a NumPy array's memory, shared) when dtype and device allow and
-    copy is not True; a copy when copy=True; copy=False where a copy is needed raises ValueError."""
+    copy is not True; a copy when copy=True; copy=False where a copy is needed raises ValueError. A tensor's
+    requires_grad carries over unless requires_grad is given (PyTorch 2.15's rule, with its warning)."""
     if (
-        dtype is None
+        requires_grad is _UNSET
+        and dtype is None
         and device is None
         and not copy
-        and requires_grad is False
         and isinstance(obj, _C.Tensor)
     ):
+        if obj.requires_grad:
+            _warn_asarray_grad()
         return obj  # the common call, answered before the checks below (they cost 5x the whole call)
-    if type(requires_grad) is not bool:  # PyTorch's parser takes no int for it
+    given = requires_grad is not _UNSET
+    if not given:
+        requires_grad = isinstance(obj, _C.Tensor) and obj.requires_grad
+        if requires_grad:
+            _warn_asarray_grad()
+    elif type(requires_grad) is not bool:  # PyTorch's parser takes no int for it
         raise TypeError(
             f"asarray(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}"
         )
@@ -125,12 +137,27 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     r = src.to(dtype=want_dtype, device=want_device)
     if copy and r is src:
         r = src.clone()
-    if r is obj and not requires_grad:
+    if r.requires_grad == requires_grad:
         return r
-    if requires_grad:
-        r = r.detach() if r is obj else r
-        r.requires_grad_(True)
-    return r
+    # PyTorch sets the flag on the result itself: a leaf it returns unconverted (obj too) changes in place;
+    # a graph's tensor loses its history by detaching
+    if not requires_grad:
+        return r.detach() if not r.is_leaf else r.requires_grad_(False)
+    if not (r.is_floating_point() or r.is_complex()):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    return r.requires_grad_(True)
+
+
+def _warn_asarray_grad():
+    global _WARNED_ASARRAY_GRAD
+    if not _WARNED_ASARRAY_GRAD:  # PyTorch warns once per process
+        _WARNED_ASARRAY_GRAD = True
+        warnings.warn(
+            "torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of False. Pass "
+            "requires_grad=False explicitly to get the old behavior and silence this warning.",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 _WARNED_READONLY = False

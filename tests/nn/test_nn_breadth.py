@@ -1879,3 +1879,19 @@ def test_activation_backward_kernels_on_every_path(cap):
     np.testing.assert_allclose(out["float64 elu"]["sum"][:2001], np.where(a > 0, 1.0, np.exp(a)), rtol=1e-15)
     # NaN in, NaN out; elu's gradient at +-inf: 1 and 0 (exp(-inf)), as PyTorch's elu_backward
     assert math.isnan(out["float32 gelu"]["sum"][-1]) and out["float64 elu"]["sum"][-3:-1] == [1.0, 0.0]
+
+
+def test_normalize_out_receives_the_division():
+    """F.normalize(out=...) writes through torch.div's out= (its checks included), as PyTorch's."""
+    x = minitorch.tensor([[3.0, -4.0], [0.0, 1e-40]])
+    out = minitorch.empty(2, 2)
+    r = F.normalize(x, 2.0, 1, 1e-12, out)
+    assert r is out
+    want = x.numpy() / np.maximum(np.linalg.norm(x.numpy(), axis=1, keepdims=True), 1e-12)
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-6)
+    with pytest.raises(
+        RuntimeError, match="^result type Float can't be cast to the desired output type Long$"
+    ):
+        F.normalize(x, out=minitorch.empty(2, 2, dtype=minitorch.int64))
+    with pytest.raises(TypeError, match="argument 'out' must be Tensor, not bool"):
+        F.normalize(x, 1, 0, 1e-12, False)

@@ -420,9 +420,41 @@ def test_asarray(device):
     x = minitorch.ones(2, device=device)
     assert minitorch.asarray(x) is x and minitorch.asarray(x, copy=True) is not x
     assert minitorch.asarray(x, dtype=minitorch.float64).dtype == minitorch.float64
-    assert minitorch.asarray(x, requires_grad=True).requires_grad and not x.requires_grad
     with pytest.raises(ValueError, match="can't alias tensor with dtype 'Long' into dtype 'Float'."):
         minitorch.asarray(np.arange(3), copy=False, dtype=minitorch.float32)
+
+
+def test_asarray_requires_grad_follows_pytorch_2_15(device):
+    """An unspecified requires_grad follows obj's (PyTorch 2.15, with its one-time warning); a given one is set
+    on the result itself: an unconverted leaf changes in place, a graph's tensor is detached."""
+    leaf = minitorch.ones(3, dtype=minitorch.float64, device=device, requires_grad=True)
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        r = minitorch.asarray(leaf, dtype=minitorch.float32)
+    assert r.requires_grad and type(r.grad_fn).__name__ == "ToCopyBackward0"
+    r.sum().backward()
+    np.testing.assert_array_equal(leaf.grad.cpu().numpy(), np.ones(3))
+    with pytest.raises(
+        RuntimeError, match="^Only Tensors of floating point and complex dtype can require gradients$"
+    ):
+        minitorch.asarray(leaf, dtype=minitorch.int32)
+    assert not minitorch.asarray(leaf, dtype=minitorch.int32, requires_grad=False).requires_grad
+    r = minitorch.asarray(leaf, dtype=minitorch.float32, requires_grad=False)
+    assert not r.requires_grad and r.grad_fn is None
+    nonleaf = leaf * 2
+    r = minitorch.asarray(nonleaf, requires_grad=False)
+    assert r is not nonleaf and not r.requires_grad and r.data_ptr() == nonleaf.data_ptr()
+    assert minitorch.asarray(nonleaf) is nonleaf
+    c = minitorch.asarray(leaf, copy=True)
+    assert type(c.grad_fn).__name__ == "CloneBackward0"
+    # the leaf itself: its flag is set in place, as PyTorch's
+    assert minitorch.asarray(leaf, requires_grad=False) is leaf and not leaf.requires_grad
+    plain = minitorch.zeros(2, device=device)
+    assert minitorch.asarray(plain, requires_grad=True) is plain and plain.requires_grad
+    assert not minitorch.asarray(np.zeros(2)).requires_grad
+    assert minitorch.asarray([1.0, 2.0], requires_grad=True).requires_grad
+    with pytest.raises(TypeError, match="argument 'requires_grad' must be bool, not int"):
+        minitorch.asarray(plain, requires_grad=1)
 
 
 # ---------------------------------------------------------------- torch-level spellings

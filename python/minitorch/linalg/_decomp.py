@@ -1203,6 +1203,8 @@ def lstsq(input, b, rcond=None, *, driver=None):
     A, B = input, b
     if A.dim() < 2:
         raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
+    if B.dim() < 1:
+        raise RuntimeError(f"{fn}: other must have at least 1 dimension.")
     if A.dtype not in _INEXACT or B.dtype not in _INEXACT:
         raise RuntimeError("This function doesn't handle types other than float and double")
     if A.dtype != B.dtype:

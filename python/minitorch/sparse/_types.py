@@ -78,10 +78,22 @@ def _as_index_tensor(x, name):
     """An index argument as a tensor: tensors stay (floats are truncated to int64 as PyTorch's constructors do),
     Python and NumPy data are copied."""
     if not isinstance(x, _C.Tensor):
+        _check_index_elements(x)
         x = _creation.tensor(x)
     if x.dtype not in _INT_DTYPES:
         x = x.to(_C.int64)
     return x
+
+
+def _check_index_elements(seq):
+    """PyTorch builds index data as int64 and reads a tensor inside a sequence as an index (__index__): only a
+    one-element integer tensor converts."""
+    for item in seq if isinstance(seq, (list, tuple)) else ():
+        if isinstance(item, _C.Tensor):
+            if item.numel() != 1 or item.is_floating_point() or item.is_complex():
+                raise TypeError("only integer tensors of a single element can be converted to an index")
+        else:
+            _check_index_elements(item)
 
 
 def _check_requires_grad(values, requires_grad):

@@ -834,3 +834,13 @@ def test_geqrf_records_a_backward_that_raises():
     with torch.no_grad():
         assert not torch.geqrf(a)[0].requires_grad
     assert not torch.geqrf(a.detach()).a.requires_grad
+
+
+def test_lstsq_rank_errors():
+    """PyTorch's order: input's rank, then other's (a 0-d right-hand side is refused, not indexed)."""
+    fn = "torch.linalg.lstsq"
+    with pytest.raises(RuntimeError, match=rf"^{fn}: input must have at least 2 dimensions.$"):
+        LA.lstsq(torch.ones(3), torch.tensor(2.5))
+    for b in (torch.tensor(2.5), torch.tensor(2)):
+        with pytest.raises(RuntimeError, match=rf"^{fn}: other must have at least 1 dimension.$"):
+            LA.lstsq(torch.ones(2, 3), b)

@@ -318,6 +318,18 @@ def test_bad_inputs():
         nn.GRUCell(4, 3)(minitorch.randn(2, 4), minitorch.randn(3, 3))
     with pytest.raises(ValueError, match="LSTMCell: Expected input to be 1D or 2D, got 3D instead"):
         nn.LSTMCell(4, 3)(minitorch.randn(1, 2, 4))
+    # PyTorch's order in RNNCell: ranks, then the nonlinearity (before any size check)
+    bad = nn.RNNCell(1, 3, True, "sigmoid")
+    with pytest.raises(ValueError, match="RNNCell: Expected input to be 1D or 2D, got 3D instead"):
+        bad(minitorch.randn(2, 3, 1))
+    with pytest.raises(ValueError, match="RNNCell: Expected hidden to be 1D or 2D, got 3D instead"):
+        bad(minitorch.randn(3, 1), minitorch.randn(1, 3, 3))
+    with pytest.raises(RuntimeError, match="^Unknown nonlinearity: sigmoid$"):
+        bad(minitorch.randn(3, 5))  # a wrong input size: the nonlinearity is named first
+    # a plain RNN keeps hidden_size as given, so a bool reaches empty()'s size check (the gated ones multiply)
+    with pytest.raises(TypeError, match="found element of type bool at pos 0"):
+        nn.RNN(2, True)
+    assert tuple(nn.GRU(True, True).weight_ih_l0.shape) == (3, 1)
     with pytest.raises(RuntimeError, match="`lengths` array must be sorted in decreasing order"):
         pack_padded_sequence(minitorch.randn(3, 2, 1), [1, 3])
     with pytest.raises(RuntimeError, match="Length of all samples has to be greater than 0"):

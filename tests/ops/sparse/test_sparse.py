@@ -106,6 +106,16 @@ def test_construct_empty():
 
 def test_construct_errors():
     i = minitorch.tensor([[0, 2], [1, 5]])
+    # tensors inside index data are read as indices (__index__): one-element integer (or bool) tensors only
+    for data in ([minitorch.tensor([1, 2]), minitorch.tensor([0, 1])], [[minitorch.tensor(1.0)], [0]]):
+        with pytest.raises(
+            TypeError, match="^only integer tensors of a single element can be converted to an index$"
+        ):
+            minitorch.sparse_coo_tensor(data, minitorch.ones(2), (3, 3))
+    s = minitorch.sparse_coo_tensor(
+        [[minitorch.tensor(True)], [minitorch.tensor([2])]], minitorch.ones(1), (3, 3)
+    )
+    assert s.coalesce().indices().tolist() == [[1], [2]]
     with pytest.raises(RuntimeError, match=r"^indices and values must have same nnz, but got nnz from indices: 2, "
                        r"nnz from values: 3$"):  # fmt: skip
         minitorch.sparse_coo_tensor(i, minitorch.tensor([1.0, 2, 3]), (3, 6))

@@ -213,8 +213,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p along dim, eps); out= receives the division (torch.div's checks)."""
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
-    return input / denom
+    return input / denom if out is None else _C.div(input, denom, out=out)
 
 
 # float eps by dtype (torch.finfo(dtype).eps), for rms_norm's eps=None

@@ -159,7 +159,8 @@ class RNNBase(Module):
             raise ValueError("proj_size has to be smaller than hidden_size")
         if proj_size and mode != "LSTM":
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
-        gate_size = _GATES[mode] * hidden_size
+        # PyTorch multiplies only for the gated modes: a plain RNN keeps hidden_size as given (a bool stays one)
+        gate_size = hidden_size if _GATES[mode] == 1 else _GATES[mode] * hidden_size
         real_hidden = proj_size if proj_size > 0 else hidden_size
         kw = {"device": device, "dtype": dtype}
         self._flat_weights_names = []
@@ -522,12 +523,16 @@ class RNNCellBase(Module):
         for w in self.parameters():
             init.uniform_(w, -stdv, stdv)
 
-    def _prepare(self, input, hx, name, n_states):
+    @staticmethod
+    def _check_ranks(input, hx, name, n_states):
         if input.dim() not in (1, 2):
             raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
         for h in hx if n_states == 2 and hx is not None else [hx]:
             if h is not None and h.dim() not in (1, 2):
                 raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {h.dim()}D instead")
+
+    def _prepare(self, input, hx, name, n_states):
+        self._check_ranks(input, hx, name, n_states)
         batched = input.dim() == 2
         x = input if batched else input.unsqueeze(0)
         if x.size(1) != self.input_size:
@@ -559,6 +564,8 @@ class RNNCell(RNNCellBase):
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
+        # PyTorch's order: the rank checks, then the nonlinearity (before the cell kernel's size checks)
+        self._check_ranks(input, hx, "RNNCell", 1)
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         x, (h,), batched = self._prepare(input, hx, "RNNCell", 1)
