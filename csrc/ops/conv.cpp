@@ -2,9 +2,11 @@
 // 1-d as 2-d with a unit height, then one 4-D primitive (and its two backward halves) through the kernels.
 #include "ops/conv.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "core/FreshWrites.h"
+#include "core/Parallel.h"
 #include "core/SafeMath.h"
 #include "core/TypeMeta.h"
 #include "generated/native.h"
@@ -34,15 +36,37 @@ DimVector expand_param(IntArrayRef v, int64_t nd, const char* name) {
   return r;
 }
 
-// PyTorch's CPU wording is its kernels' (oneDNN's for bfloat16, the slow paths' "expected scalar type"
-// otherwise); cuDNN's on CUDA. A transposed conv's floating bias of another dtype is cast (its result keeps
-// the input's dtype).
-void check_bias_dtype(const Tensor& input, const Tensor& weight, std::optional<Tensor>& bias,
-                      bool transposed) {
+}  // namespace
+
+bool picks_onednn(ScalarType dtype, IntArrayRef in, IntArrayRef w, IntArrayRef stride, IntArrayRef dilation,
+                  int64_t groups) {
+  if (!onednn_conv_enabled()) return false;
+  if (dtype == ScalarType::BFloat16) return true;
+  if (dtype != ScalarType::Float || in.size() < 3 || w.size() < 3) return false;
+  // PyTorch views a 1-d conv as 2-d (a height of 1) before choosing
+  const bool one_d = in.size() == 3;
+  const int64_t n = in[0], c = in[1], h = one_d ? 1 : in[2], wd = one_d ? in[2] : in[3];
+  const int64_t kw = w[w.size() - 1], kh = one_d ? 1 : w[w.size() - 2];
+  auto any_not_one = [](IntArrayRef v) {
+    return std::any_of(v.begin(), v.end(), [](int64_t x) { return x != 1; });
+  };
+  const bool not_native_1x1 =
+      any_not_one(stride) || any_not_one(dilation) || n >= 16 || kw != 1 || kh != 1 || get_num_threads() > 1;
+  const bool big_enough = groups > 1 || (kw > 3 && kh > 3) || n > 1 || n * c * h * wd > 20480;
+  return not_native_1x1 && big_enough;
+}
+
+namespace {
+
+// PyTorch's CPU wording is its kernels' (oneDNN's where picks_onednn, the slow paths' "expected scalar type"
+// otherwise); cuDNN's on CUDA. A transposed conv's bias of another dtype is cast by the native kernel (its
+// result keeps the input's dtype) and refused by oneDNN (check_weight_dtype words it).
+void check_bias_dtype(const Tensor& input, const Tensor& weight, std::optional<Tensor>& bias, bool transposed,
+                      IntArrayRef stride, IntArrayRef dilation, int64_t groups) {
+  if (!bias || bias->dtype() == input.dtype()) return;
   const bool cpu = input.device().is_cpu() && weight.device().is_cpu();
   const ScalarType t = input.dtype();
-  const bool mkldnn = cpu && t == ScalarType::BFloat16;
-  if (!bias || bias->dtype() == t) return;
+  const bool mkldnn = cpu && picks_onednn(t, input.sizes(), weight.sizes(), stride, dilation, groups);
   if (cpu && bias->device().is_cpu() && !(mkldnn && transposed)) {
     if (!transposed)
       MT_ERROR("Input type (", cpp_type_name(t), ") and bias type (", cpp_type_name(bias->dtype()),
@@ -56,22 +80,26 @@ void check_bias_dtype(const Tensor& input, const Tensor& weight, std::optional<T
   }
 }
 
-void check_weight_dtype(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+void check_weight_dtype(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef dilation, int64_t groups) {
   const bool cpu = input.device().is_cpu() && weight.device().is_cpu();
   const ScalarType t = input.dtype();
-  const bool mkldnn = cpu && t == ScalarType::BFloat16;
+  const bool bf16 = cpu && t == ScalarType::BFloat16;
   auto mkldnn_error = [&](const Tensor& other, const char* what) {
-    MT_ERROR("Input type (CPUBFloat16Type) and ", what, " type (", legacy_type_name(other.dtype(), false),
+    // PyTorch names a bfloat16 input by its legacy type-object name
+    MT_ERROR("Input type (", bf16 ? "CPUBFloat16Type" : legacy_type_name(t, false), ") and ", what, " type (",
+             legacy_type_name(other.dtype(), false),
              ") should be the same or input should be a MKLDNN tensor and ", what, " is a dense tensor");
   };
   if (cpu && t != weight.dtype()) {
-    if (mkldnn) mkldnn_error(weight, "weight");
+    if (picks_onednn(t, input.sizes(), weight.sizes(), stride, dilation, groups))
+      mkldnn_error(weight, "weight");
     MT_ERROR("expected scalar type ", dtype_short_name(t), " but found ", dtype_short_name(weight.dtype()));
   }
   MT_CHECK(t == weight.dtype() && input.device() == weight.device(), "Input type (",
            legacy_type_name(t, input.is_cuda()), ") and weight type (",
            legacy_type_name(weight.dtype(), weight.is_cuda()), ") should be the same");
-  if (bias && bias->dtype() != t) mkldnn_error(*bias, "bias");
+  if (bias && bias->dtype() != t) mkldnn_error(*bias, "bias");  // a bfloat16 transpose's (others cast it)
   if (bias)
     MT_CHECK(input.device() == bias->device(), "Input type (", legacy_type_name(t, input.is_cuda()),
              ") and bias type (", legacy_type_name(bias->dtype(), bias->is_cuda()), ") should be the same");
@@ -88,6 +116,9 @@ bool check_kernel_dtype(const Tensor& input, const DimVector& dilation, bool tra
                                   : "slow_conv2d";
   const char* dev = transposed || !dilated ? (input.is_cuda() ? "_cuda" : "_cpu") : "";
   const ScalarType t = input.dtype();
+  // an empty input reaches no kernel in PyTorch (its empty backend): every dtype passes, the integer path
+  // making the empty result
+  if (input.numel() == 0 && !is_inexact(t)) return true;
   const bool integer = input.device().is_cpu() && is_integral(t, false) &&
                        (t == ScalarType::Long || (!transposed && !dilated));
   MT_CHECK_NOT_IMPLEMENTED(is_floating(t) || integer, "\"", kernel, dev, "\" not implemented for '",
@@ -231,6 +262,20 @@ void check_empty_input(const Tensor& input, int64_t nd) {
   MT_ERROR("Only zero batch or zero channel inputs are supported, but got input shape: ", shape_str(s));
 }
 
+// PyTorch's empty-input backend multiplies instead of convolving (its ConvBackend::Empty): no kernel refuses
+// a weight of another dtype, and the result takes the product's dtype: the whole weight's promotion with a
+// zero-channel input, the first element's (a 0-d operand) otherwise. The input and weight are cast to it
+// (differentiable casts: the gradients still reach both), with the bias, before the usual path.
+void empty_backend_dtypes(Tensor& input, Tensor& weight, std::optional<Tensor>& bias) {
+  if (input.numel() != 0 || input.dtype() == weight.dtype() || input.device() != weight.device()) return;
+  const ScalarType dt = input.sizes()[1] == 0
+                            ? promote_types(input.dtype(), weight.dtype())
+                            : result_type(input, as_strided(weight, {}, {}, weight.storage_offset()));
+  input = to(input, dt, input.device());
+  weight = to(weight, dt, weight.device());
+  if (bias) bias = to(*bias, dt, bias->device());  // added in place to the product: input's dtype promoted
+}
+
 ConvArgs make_args(const DimVector& stride, const DimVector& padding, const DimVector& dilation,
                    int64_t groups) {
   ConvArgs a;
@@ -269,13 +314,14 @@ bool batchify(const Tensor& input, int64_t nd, const char* name) {
   return d == nd + 2;
 }
 
-Tensor conv_nd(const Tensor& input_, const Tensor& weight, const std::optional<Tensor>& bias,
+Tensor conv_nd(const Tensor& input_, const Tensor& weight_, const std::optional<Tensor>& bias,
                IntArrayRef stride_, IntArrayRef padding_, IntArrayRef dilation_, int64_t groups, int64_t nd,
                bool same) {
   if (autocast::active()) {
     autocast::Scope s(nd == 1 ? autocast::Op::conv1d : autocast::Op::conv2d);
-    return conv_nd(s(input_), s(weight), s(bias), stride_, padding_, dilation_, groups, nd, same);
+    return conv_nd(s(input_), s(weight_), s(bias), stride_, padding_, dilation_, groups, nd, same);
   }
+  Tensor weight = weight_;  // the empty backend may cast it (empty_backend_dtypes)
   const char* name = conv_name(nd, false);
   bool batched = batchify(input_, nd, name);
   Tensor input = batched ? input_ : unsqueeze(input_, 0);
@@ -300,28 +346,32 @@ Tensor conv_nd(const Tensor& input_, const Tensor& weight, const std::optional<T
   // PyTorch's order: the bias's dtype, the shapes, its kernel's refusal of an input dtype (bool), the
   // weight's
   std::optional<Tensor> b = bias;
-  check_bias_dtype(input, weight, b, false);
+  check_bias_dtype(input, weight, b, false, stride, dilation, groups);
   check_conv_shapes(input, weight, b, stride, padding, dilation, groups, false, {});
-  const bool integer = check_kernel_dtype(input, dilation, false);
-  check_weight_dtype(input, weight, b);
   check_empty_input(input, nd);
+  empty_backend_dtypes(input, weight, b);
+  const bool integer = check_kernel_dtype(input, dilation, false);
+  check_weight_dtype(input, weight, b, stride, dilation, groups);
   const ConvArgs args = make_args(stride, padding, dilation, groups);
   Tensor out = integer ? conv_int(to4d(input, nd), to4d(weight, nd), b, args)
                        : convolution(to4d(input, nd), to4d(weight, nd), b, args);
   if (nd == 1) out = squeeze(out, {2});
+  // the empty backend's product with a zero-channel input has no channels either
+  if (input.sizes()[1] == 0) out = slice(out, 1, 0, 0, 1);
   for (int64_t i = 0; i < static_cast<int64_t>(drop_first.size()); ++i)
     if (drop_first[i]) out = slice(out, 2 + i, 1, out.sizes()[2 + i], 1);
   return batched ? out : squeeze(out, {0});
 }
 
-Tensor conv_transpose_nd(const Tensor& input_, const Tensor& weight, const std::optional<Tensor>& bias,
+Tensor conv_transpose_nd(const Tensor& input_, const Tensor& weight_, const std::optional<Tensor>& bias,
                          IntArrayRef stride_, IntArrayRef padding_, IntArrayRef output_padding_,
                          int64_t groups, IntArrayRef dilation_, int64_t nd) {
   if (autocast::active()) {
     autocast::Scope s(nd == 1 ? autocast::Op::conv_transpose1d : autocast::Op::conv_transpose2d);
-    return conv_transpose_nd(s(input_), s(weight), s(bias), stride_, padding_, output_padding_, groups,
+    return conv_transpose_nd(s(input_), s(weight_), s(bias), stride_, padding_, output_padding_, groups,
                              dilation_, nd);
   }
+  Tensor weight = weight_;  // the empty backend may cast it (empty_backend_dtypes)
   const char* name = conv_name(nd, true);
   bool batched = batchify(input_, nd, name);
   Tensor input = batched ? input_ : unsqueeze(input_, 0);
@@ -329,11 +379,12 @@ Tensor conv_transpose_nd(const Tensor& input_, const Tensor& weight, const std::
   DimVector dilation = expand_param(dilation_, nd, "dilation");
   DimVector output_padding = expand_param(output_padding_, nd, "output_padding");
   std::optional<Tensor> b = bias;  // the order of conv_nd's checks
-  check_bias_dtype(input, weight, b, true);
+  check_bias_dtype(input, weight, b, true, stride, dilation, groups);
   check_conv_shapes(input, weight, b, stride, padding, dilation, groups, true, output_padding);
-  const bool integer = check_kernel_dtype(input, dilation, true);
-  check_weight_dtype(input, weight, b);
   check_empty_input(input, nd);
+  empty_backend_dtypes(input, weight, b);
+  const bool integer = check_kernel_dtype(input, dilation, true);
+  check_weight_dtype(input, weight, b, stride, dilation, groups);
   DimVector out_sizes = {input.sizes()[0], weight.sizes()[1] * groups};
   if (nd == 1) out_sizes.push_back(1);
   bool small = false;

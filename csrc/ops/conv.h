@@ -66,6 +66,14 @@ bool onednn_conv_available();
 bool onednn_conv_enabled();
 void set_onednn_conv_enabled(bool on);
 
+// Whether PyTorch's CPU convolution would run oneDNN here (its ConvParams::use_mkldnn): always for bfloat16,
+// for float32 unless its heuristics prefer the native kernel (1x1 filters on one thread, a tiny single
+// image), never with torch.backends.mkldnn off. The two backends refuse a weight of another dtype in
+// different words, so the checks of conv1d/2d/3d and their transposes ask this. Sizes are the batched input's
+// and the weight's.
+bool picks_onednn(ScalarType dtype, IntArrayRef input_sizes, IntArrayRef weight_sizes, IntArrayRef stride,
+                  IntArrayRef dilation, int64_t groups);
+
 // The cuDNN settings (CudnnFlags, cudnn_flags, cudnn_version) are in core/Context.h.
 
 }  // namespace mt

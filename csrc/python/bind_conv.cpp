@@ -46,6 +46,15 @@ void init_conv(py::module_& m) {
   m.attr("_has_mkldnn") = onednn_conv_available();
   m.def("_get_mkldnn_enabled", [] { return onednn_conv_enabled(); });
   m.def("_set_mkldnn_enabled", [](StrictBool on) { set_onednn_conv_enabled(on); }, py::arg("enabled"));
+  // the conv3d checks (Python) word a weight's dtype by the backend PyTorch would pick, as conv1d/2d's do
+  m.def(
+      "_conv_picks_onednn",
+      [](const Tensor& input, const Tensor& weight, std::vector<int64_t> stride,
+         std::vector<int64_t> dilation, int64_t groups) {
+        return input.device().is_cpu() &&
+               picks_onednn(input.dtype(), input.sizes(), weight.sizes(), stride, dilation, groups);
+      },
+      py::arg("input"), py::arg("weight"), py::arg("stride"), py::arg("dilation"), py::arg("groups"));
 #ifdef MINITORCH_WITH_CUDNN
   m.attr("_has_cudnn") = true;
 #else

@@ -1054,6 +1054,10 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     # 1-D path alone reads every index)
     if index.numel() == 0 or (input.dim() > 1 and (input.numel() == 0 or source.numel() == 0)):
         r = input.clone()
+        if source.requires_grad and _C.is_grad_enabled():
+            # source stays in the graph (its gradient: zeros), as PyTorch's node keeps it; x - (+0.0) is x for
+            # every x, -0.0 and NaN included
+            r = r - source.reshape(-1)[:0].sum()
     else:
         r = _put_along(input, d, index, source * alpha if alpha != 1 else source, True)
     return write_out(r, out, "index_add")

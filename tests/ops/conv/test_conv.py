@@ -1261,3 +1261,94 @@ def test_conv_integer_dtypes(dtype):
         minitorch.ones(1),
     )
     assert h.dtype == minitorch.float16 and h.sum().item() == 2 * 9 * 4 + 16
+
+
+NF = minitorch.nn.functional
+_F64 = minitorch.float64
+_MKLDNN_WEIGHT = (
+    "Input type (torch.FloatTensor) and weight type (torch.DoubleTensor) should be the same or input should be a "
+    "MKLDNN tensor and weight is a dense tensor"
+)
+
+
+@pytest.mark.parametrize(
+    "call, msg",
+    [
+        # oneDNN's wording where PyTorch picks it for float32 (a batch, a big enough kernel or image, groups)
+        (lambda: NF.conv1d(minitorch.ones(5, 1, 2), minitorch.ones(5, 1, 2, dtype=_F64)), _MKLDNN_WEIGHT),
+        (lambda: NF.conv1d(minitorch.ones(1, 2, 3), minitorch.ones(2, 1, 2, dtype=_F64), groups=2), _MKLDNN_WEIGHT),
+        (lambda: NF.conv2d(minitorch.ones(1, 1, 5, 5), minitorch.ones(1, 1, 4, 4, dtype=_F64)), _MKLDNN_WEIGHT),
+        (lambda: NF.conv2d(minitorch.ones(1, 3, 100, 100), minitorch.ones(1, 3, 3, 3, dtype=_F64)), _MKLDNN_WEIGHT),
+        (lambda: NF.conv3d(minitorch.ones(2, 1, 2, 2, 2), minitorch.ones(1, 1, 2, 2, 2, dtype=_F64)), _MKLDNN_WEIGHT),
+        (lambda: NF.conv_transpose2d(minitorch.ones(2, 1, 2, 2), minitorch.ones(1, 5, 2, 2, dtype=_F64)), _MKLDNN_WEIGHT),
+        # the native kernel's for a single small image and a small kernel
+        (lambda: NF.conv1d(minitorch.ones(1, 1, 2), minitorch.ones(5, 1, 2, dtype=_F64)), "expected scalar type Float but found Double"),
+        (lambda: NF.conv2d(minitorch.ones(1, 1, 5, 5), minitorch.ones(1, 1, 3, 3, dtype=minitorch.float16), stride=2), "expected scalar type Float but found Half"),
+        (lambda: NF.conv3d(minitorch.ones(1, 1, 2, 2, 2), minitorch.ones(1, 1, 2, 2, 2, dtype=_F64)), "expected scalar type Float but found Double"),
+        (lambda: NF.conv_transpose1d(minitorch.ones(1, 1, 2), minitorch.ones(1, 5, 2, dtype=_F64)), "expected scalar type Float but found Double"),
+        # a transposed conv's bias of another dtype: oneDNN refuses it, slow_conv_transpose3d names it
+        (lambda: NF.conv_transpose1d(minitorch.ones(3, 1, 2), minitorch.ones(1, 5, 2), minitorch.ones(5, dtype=_F64)),
+         "Input type (torch.FloatTensor) and bias type (torch.DoubleTensor) should be the same or input should be a MKLDNN tensor and bias is a dense tensor"),
+        (lambda: NF.conv_transpose3d(minitorch.ones(1, 1, 2, 2, 2, dtype=_F64), minitorch.ones(1, 5, 2, 2, 2, dtype=_F64), minitorch.ones(5)),
+         "expected scalar type Double but found Float"),
+    ],
+)  # fmt: skip
+def test_conv_weight_dtype_error_names_the_backend_pytorch_picks(call, msg):
+    with pytest.raises(RuntimeError) as info:
+        call()
+    assert str(info.value) == msg
+
+
+def test_conv_backend_wording_follows_threads_and_the_mkldnn_switch():
+    x, w = minitorch.ones(1, 1, 5, 5), minitorch.ones(2, 1, 4, 4, dtype=_F64)  # a 4x4 kernel: oneDNN
+    with pytest.raises(RuntimeError, match="should be the same or input should be a MKLDNN tensor"):
+        NF.conv2d(x, w)
+    with (
+        minitorch.backends.mkldnn.flags(enabled=False),
+        pytest.raises(RuntimeError, match="^expected scalar type Float but found Double$"),
+    ):
+        NF.conv2d(x, w)
+    # a 1x1 kernel on two images: oneDNN only with more than one thread
+    x, w = minitorch.ones(2, 1, 5, 5), minitorch.ones(2, 1, 1, 1, dtype=_F64)
+    n = minitorch.get_num_threads()
+    try:
+        minitorch.set_num_threads(1)
+        with pytest.raises(RuntimeError, match="^expected scalar type Float but found Double$"):
+            NF.conv2d(x, w)
+        minitorch.set_num_threads(2)
+        with pytest.raises(RuntimeError, match="should be the same or input should be a MKLDNN tensor"):
+            NF.conv2d(x, w)
+    finally:
+        minitorch.set_num_threads(n)
+
+
+@pytest.mark.parametrize(
+    "fn", ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
+)
+def test_conv_empty_input_is_pytorchs_empty_backend(fn):
+    """No kernel runs on an empty input: a weight of another dtype is taken, the result has the product's dtype
+    (a 0-d weight element's with an empty batch, the whole weight's with no channels), and every dtype passes."""
+    nd = int(fn[-2])
+    transposed = "transpose" in fn
+    f = getattr(NF, fn)
+    sp = (4,) * nd
+    wshape = (1, 5, *(2,) * nd) if transposed else (5, 1, *(2,) * nd)
+    out_sp = (5,) * nd if transposed else (3,) * nd
+    for xdt, wdt, want in (
+        (minitorch.float32, _F64, minitorch.float32),
+        (minitorch.int64, _F64, _F64),
+        (_F64, minitorch.int64, _F64),
+        (minitorch.bool, minitorch.bool, minitorch.bool),
+        (minitorch.int32, minitorch.int32, minitorch.int32),
+    ):
+        r = f(minitorch.empty(0, 1, *sp, dtype=xdt), minitorch.ones(wshape, dtype=wdt))
+        assert r.dtype == want and tuple(r.shape) == (0, 5, *out_sp), (xdt, wdt)
+    x = minitorch.empty(0, 1, *sp, requires_grad=True)
+    w = minitorch.ones(wshape, dtype=_F64, requires_grad=True)
+    r = f(x, w)
+    assert r.requires_grad
+    r.sum().backward()
+    assert x.grad.shape == x.shape and w.grad.dtype == _F64 and not w.grad.any()
+    if not transposed:  # a zero-channel input: zero output channels, the promoted dtype
+        r = f(minitorch.empty(3, 0, *sp), minitorch.empty(5, 0, *(2,) * nd, dtype=_F64), minitorch.ones(5))
+        assert r.dtype == _F64 and tuple(r.shape) == (3, 0, *out_sp)

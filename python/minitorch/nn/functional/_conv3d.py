@@ -189,6 +189,20 @@ def _check_conv_shapes(x, weight, bias, stride, padding, dilation, groups, trans
             )
 
 
+def _empty_backend_dtypes(x, weight, bias):
+    """PyTorch's empty-input backend multiplies instead of convolving: no kernel refuses a weight of another
+    dtype, the result takes the product's dtype (the whole weight's promotion with a zero-channel input, the
+    first element's, a 0-d operand, otherwise); all three are cast to it (differentiably) for the usual path."""
+    if x.numel() or x.dtype == weight.dtype or x.device != weight.device:
+        return x, weight, bias
+    dt = (
+        _C.promote_types(x.dtype, weight.dtype)
+        if x.shape[1] == 0
+        else _C.result_type(x, weight.reshape(-1)[0])
+    )
+    return x.to(dt), weight.to(dt), None if bias is None else bias.to(dt)
+
+
 def _check_empty(x):
     if x.numel() == 0 and x.shape[0] != 0 and x.shape[1] != 0:
         raise RuntimeError(
@@ -196,9 +210,10 @@ def _check_empty(x):
         )
 
 
-def _check_conv_types(x, weight, bias, transposed):
-    """The type checks of PyTorch's CPU backends: oneDNN's for float32 inputs, slow_conv3d's otherwise."""
-    onednn = x.dtype == _C.float32 and not x.is_cuda
+def _check_conv_types(x, weight, bias, transposed, stride, dilation, groups):
+    """The type checks of PyTorch's CPU backends: oneDNN's where PyTorch would pick it (_C._conv_picks_onednn:
+    float32 unless its heuristics prefer the native kernel), slow_conv3d's otherwise."""
+    onednn = x.dtype == _C.float32 and _C._conv_picks_onednn(x, weight, stride, dilation, groups)
     if x.dtype != weight.dtype or x.device != weight.device:
         if onednn or x.device != weight.device:
             raise RuntimeError(
@@ -214,6 +229,10 @@ def _check_conv_types(x, weight, bias, transposed):
                 f"Input type ({x.type()}) and bias type ({bias.type()}) should be the same or input should be a "
                 "MKLDNN tensor and bias is a dense tensor"
             )
+        if transposed and not x.is_cuda and x.device == bias.device:  # slow_conv_transpose3d's own check
+            raise RuntimeError(
+                f"expected scalar type {scalar_name(x.dtype)} but found {scalar_name(bias.dtype)}"
+            )
         raise RuntimeError(
             f"Input type ({cpp_name(x.dtype)}) and bias type ({cpp_name(bias.dtype)}) should be the same"
         )
@@ -223,6 +242,8 @@ def _check_conv_kernel_dtype(x, transposed):
     """NotImplementedError for the dtypes PyTorch's 3-D kernels lack (CPU: bool for conv3d; everything but
     floating types and int64 for conv_transpose3d)."""
     dt = x.dtype
+    if x.numel() == 0:  # PyTorch's empty-input backend runs no kernel
+        return
     if transposed and not (dt.is_floating_point or dt == _C.int64):
         dev = "cuda" if x.is_cuda else "cpu"
         raise NotImplementedError(
@@ -281,7 +302,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     xs = _pad3(x, extra) if any(a or b for a, b in extra) else x
     _check_conv_shapes(xs, weight, bias, stride, sym, dilation, groups, False)
     _check_empty(xs)
-    _check_conv_types(xs, weight, bias, False)
+    xs, weight, bias = _empty_backend_dtypes(xs, weight, bias)
+    _check_conv_types(xs, weight, bias, False, stride, dilation, groups)
     if any(d == 0 for d in dilation):
         raise RuntimeError("non-positive dilation is not supported")
     _check_conv_kernel_dtype(xs, False)
@@ -292,6 +314,12 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
             for i in range(3)
         ]
         out = xs.reshape(-1)[:0].reshape(xs.shape[0], 0, *out_sz)
+    elif xs.numel() == 0 and not xs.dtype.is_floating_point:  # no kernel (nor gradient) for an empty batch
+        out_sz = [
+            (xs.shape[2 + i] + 2 * sym[i] - dilation[i] * (weight.shape[2 + i] - 1) - 1) // stride[i] + 1
+            for i in range(3)
+        ]
+        out = _C.empty((0, weight.shape[0], *out_sz), dtype=xs.dtype, device=xs.device)
     elif not xs.dtype.is_floating_point:
         out = _conv3d_int(xs, weight, bias, stride, sym, dilation, groups)
     else:
@@ -405,6 +433,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     dilation, output_padding = _expand(dilation, k, "dilation"), _expand(output_padding, k, "output_padding")
     _check_conv_shapes(x, weight, bias, stride, padding, dilation, groups, True, output_padding)
     _check_empty(x)
+    x, weight, bias = _empty_backend_dtypes(x, weight, bias)
     if any(not (op < s or op < d) for op, s, d in zip(output_padding, stride, dilation)):
         names = ("depth", "height", "width")
         parts = [f"output_padding_{nm}: {v}" for nm, v in zip(names, output_padding)]
@@ -426,9 +455,11 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
         )
     if any(d == 0 for d in dilation):
         raise RuntimeError("dimensions are invalid")
-    _check_conv_types(x, weight, bias, True)
+    _check_conv_types(x, weight, bias, True, stride, dilation, groups)
     _check_conv_kernel_dtype(x, True)
-    if not x.dtype.is_floating_point:
+    if x.numel() == 0 and not x.dtype.is_floating_point:  # no kernel (nor gradient) for an empty batch
+        out = _C.empty((0, weight.shape[1] * groups, *out_sz), dtype=x.dtype, device=x.device)
+    elif not x.dtype.is_floating_point:
         out = _conv_transpose3d_int(x, weight, bias, stride, padding, output_padding, groups, dilation)
     else:
         out = _conv_transpose3d_float(
