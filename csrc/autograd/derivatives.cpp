@@ -342,6 +342,20 @@ Tensor plus_keeping_number(const Tensor& b, int64_t c) {
                            : mt::add(b, S(c));
 }
 
+// pow's gradient for its base, b * a ** (b - 1), and none where b == 0 (PyTorch's pow_backward): a ** -1 at
+// a == 0 would make 0 * inf = NaN, which the third derivative of x ** 2 at x == 0 meets (x ** 1, then x **
+// 0). A number exponent of 0 gives zeros with no graph behind them, as PyTorch's Scalar overload does, so no
+// higher derivative reaches a ** -1 either.
+Tensor pow_self_grad(const Tensor& g, const Tensor& a, const Tensor& b) {
+  if (b.impl()->is_wrapped_number()) {
+    const Scalar v = mt::item(b);
+    if (v.is_complex() ? v.to_complex() == std::complex<double>(0.0) : v.to_double() == 0.0)
+      return zeros(g.sizes(), g.dtype(), g.device());
+  }
+  Tensor t = mt::mul(g, mt::conj(mt::mul(b, mt::pow(a, plus_keeping_number(b, -1)))));
+  return b.impl()->is_wrapped_number() ? t : mt::where(mt::eq(b, S(0)), S(0), t);
+}
+
 // pow's gradient for its exponent: 0 ** b with b >= 0 has no log term (PyTorch masks it the same way). The
 // base's log is taken in the result's dtype, as PyTorch promotes it first: log of an integer base (7 ** x)
 // would otherwise round to float32 under a float64 exponent, and a real base under a complex exponent to NaN.

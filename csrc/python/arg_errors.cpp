@@ -874,16 +874,42 @@ PyObject* dispatch(PyObject* self, PyObject* const* args, size_t nargsf, PyObjec
   return nullptr;
 }
 
+// Outside a transform the protocol is off, yet a program may hold a tensor-like there: an fx Proxy over a
+// graph it builds by hand (`torch.cat([Proxy(a, tracer), Proxy(b, tracer)])`), a user's __torch_function__
+// type. PyTorch's parser looks for one before binding; we look only once nothing bound the call (a
+// TypeError), so eager calls pay nothing, and a value no overload takes reaches its __torch_function__ as in
+// PyTorch. `method` names a Tensor method, else `record` is a function's. The binding error stands when no
+// argument overrides.
+PyObject* torch_function_after_bind_error(PyObject* record, const char* method, PyObject* const* args,
+                                          size_t nargsf, PyObject* kwnames) {
+  if (!PyErr_ExceptionMatches(PyExc_TypeError)) return nullptr;
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  bool handled = false;
+  PyObject* r = method ? tensor_method_torch_function(method, args, nargsf, kwnames, &handled)
+                       : function_torch_function(record, args, nargsf, kwnames, &handled);
+  if (handled || PyErr_Occurred()) {
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    return r;
+  }
+  PyErr_Restore(type, value, tb);
+  return nullptr;
+}
+
 // A Tensor method looks for __torch_function__ arguments first (torch_function.cpp), then binds as any
 // function.
 PyObject* dispatch_method(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  const char* name = py::detail::function_record_ptr_from_PyObject(self)->name;
   if (g_tf_on) {
     bool handled = false;
-    PyObject* r = tensor_method_torch_function(py::detail::function_record_ptr_from_PyObject(self)->name,
-                                               args, nargsf, kwnames, &handled);
+    PyObject* r = tensor_method_torch_function(name, args, nargsf, kwnames, &handled);
     if (handled) return r;
   }
-  return dispatch(self, args, nargsf, kwnames);
+  PyObject* r = dispatch(self, args, nargsf, kwnames);
+  if (!r && !g_tf_on) return torch_function_after_bind_error(self, name, args, nargsf, kwnames);
+  return r;
 }
 
 // A module function (or static method) does the same, so that one bound to a name before the protocol was
@@ -895,7 +921,9 @@ PyObject* dispatch_function(PyObject* self, PyObject* const* args, size_t nargsf
     PyObject* r = function_torch_function(self, args, nargsf, kwnames, &handled);
     if (handled) return r;
   }
-  return dispatch(self, args, nargsf, kwnames);
+  PyObject* r = dispatch(self, args, nargsf, kwnames);
+  if (!r && !g_tf_on) return torch_function_after_bind_error(self, nullptr, args, nargsf, kwnames);
+  return r;
 }
 
 enum class Route { plain, method, function };

@@ -188,6 +188,7 @@ bool tensor_method_dispatches(const char* name) {
 
 PyObject* tensor_method_torch_function(const char* name, PyObject* const* args, size_t nargsf,
                                        PyObject* kwnames, bool* handled) {
+  if (!g_tf_hook || !g_tf_predicate) return nullptr;  // minitorch.overrides not imported yet
   int hit = any_overrides(args, nargsf, kwnames);
   if (hit == 0) return nullptr;
   *handled = true;
@@ -201,7 +202,7 @@ PyObject* tensor_method_torch_function(const char* name, PyObject* const* args, 
 
 PyObject* function_torch_function(PyObject* record, PyObject* const* args, size_t nargsf, PyObject* kwnames,
                                   bool* handled) {
-  if (!g_tf_function_hook) return nullptr;
+  if (!g_tf_function_hook || !g_tf_predicate) return nullptr;
   int hit = any_overrides(args, nargsf, kwnames);
   if (hit == 0) return nullptr;
   *handled = true;

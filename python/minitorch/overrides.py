@@ -21,7 +21,10 @@ NotImplemented for a foreign operand, so Python asks the other operand's reflect
 tensor-like itself (it handles them, as fx's Proxy does), and reads of a namespace's dict itself
 (``vars(torch)["add"]``) handed to a mode with no overriding argument. A builtin bound to a name before the
 dispatch was switched on (``from torch import add``) dispatches when an argument overrides
-(`_builtin_function_dispatch`). The
+(`_builtin_function_dispatch`). Outside any extent, a builtin (function or Tensor method) that no overload binds
+looks for an overriding argument before raising its TypeError (csrc/python/arg_errors.cpp), so an fx Proxy
+over a graph built by hand, or a user's tensor-like, reaches its __torch_function__ as in PyTorch; a function
+written in Python that hands it on to a builtin (``F.relu``) is then seen as that builtin (``torch.relu``). The
 patch is process-wide (module classes and class attributes are), modes are per thread.
 """
 

@@ -238,3 +238,37 @@ def test_infinite_gradient_outside_stays_out():
     assert gx.tolist() == [INF, 0.0, INF] and glo.tolist() == [0.0, INF, INF]
     (gr,) = torch.autograd.grad(torch.relu(x), (x,), g)
     assert gr.tolist() == [INF, 0.0, 0.0]
+
+
+# pow's base gradient at 0 where the exponent is 0: b * a ** (b - 1) would be 0 * inf; PyTorch gives 0 (no graph
+# behind it for a number exponent), so x ** 2's third derivative at x == 0 is finite (pinn_burgers.py's residual)
+POW_AT_ZERO = r"""
+def cases(torch):
+    x = torch.tensor([-1.0, 0.0, 0.5], dtype=torch.float64, requires_grad=True)
+
+    def derivs(f, n):
+        out, y = [], f(x)
+        for _ in range(n):
+            (y,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+            out.append(y.tolist())
+        return out
+
+    e = torch.tensor([0.0, 1.0, 2.0], dtype=torch.float64)
+    z = torch.zeros(3, dtype=torch.float64, requires_grad=True)
+    (g_tensor_exp,) = torch.autograd.grad((z ** e).sum(), z)
+    return [
+        derivs(lambda v: v ** 2, 3),
+        derivs(lambda v: v ** 1, 2),
+        derivs(lambda v: v ** 0, 1),
+        derivs(lambda v: torch.pow(v, 3.0), 4),
+        derivs(lambda v: v.pow(2) * torch.sin(v), 3),
+        g_tensor_exp.tolist(),
+    ]
+"""
+
+
+def test_pow_higher_derivatives_at_zero():
+    ours, theirs = cases_here_and_in_pytorch(POW_AT_ZERO, [("torch", torch)])
+    assert ours[:4] == theirs[:4] and ours[5] == theirs[5]
+    np.testing.assert_allclose(ours[4], theirs[4], rtol=1e-14)  # sin's terms may round in another order
+    assert ours[0] == [[-2.0, 0.0, 1.0], [2.0, 2.0, 2.0], [0.0, 0.0, 0.0]]

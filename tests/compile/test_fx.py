@@ -8,6 +8,7 @@ import pickle
 
 import numpy as np
 import pytest
+from utils import cases_here_and_in_pytorch
 
 import minitorch as torch
 import minitorch.nn.functional as F
@@ -700,6 +701,74 @@ def test_replace_pattern():
 
     gm2 = fx.symbolic_trace(g)
     assert fx.replace_pattern(gm2, pattern, replacement) == []
+
+
+# pytorch/examples fx/subgraph_rewriter_basic_use.py and fx/proxy_based_graph_creation.py: the replacement goes
+# before the first user of the match's output (the order of PyTorch's generated code), and Proxies over a
+# hand-built graph record torch functions called outside any tracing (one shared tracer; two refuse to mix)
+FX_BY_HAND = r"""
+def cases(torch):
+    fx = torch.fx
+    Graph, GraphModule, Proxy = fx.Graph, fx.GraphModule, fx.Proxy
+    replace_pattern, symbolic_trace = fx.replace_pattern, fx.symbolic_trace
+    GraphAppendingTracer = fx.proxy.GraphAppendingTracer
+
+    class M(torch.nn.Module):
+        def forward(self, x, w1, w2):
+            m1 = torch.cat([torch.neg(w1), w2]).sum()
+            m2 = torch.cat([torch.neg(w1), w2]).sum()
+            return x + torch.max(m1) + torch.max(m2)
+
+    def pattern(a1, a2):
+        return torch.cat([torch.neg(a1), a2]).sum()
+
+    def replacement(w1, w2):
+        return torch.stack([w1, w2])
+
+    def ops(gm):
+        return [[n.op, n.name, getattr(n.target, "__name__", str(n.target))] for n in gm.graph.nodes]
+
+    traced = symbolic_trace(M())
+    n = len(replace_pattern(traced, pattern, replacement))
+    x, w1, w2 = torch.tensor([1.0, -2.0]), torch.tensor([0.5, 3.0]), torch.tensor([-1.0, 2.0])
+    out = [n, ops(traced), traced(x, w1, w2).tolist()]
+
+    # a pattern whose output nobody reads but the output node
+    def f(a, b):
+        return torch.relu(a + b)
+
+    g = symbolic_trace(f)
+    replace_pattern(g, lambda p, q: torch.relu(p + q), lambda p, q: torch.clamp(p + q, min=0.0))
+    out.append(ops(g))
+
+    graph = Graph()
+    tracer = GraphAppendingTracer(graph)
+    y = Proxy(graph.placeholder("x"), tracer)
+    z = Proxy(graph.placeholder("y"), tracer)
+    c = torch.neg(torch.tanh(torch.cat([y, z])))
+    d = torch.add(c, 1.0) * 2
+    graph.output(d.node)
+    mod = GraphModule(torch.nn.Module(), graph)
+    out.append(ops(mod))
+    out.append(mod(torch.tensor([0.5]), torch.tensor([-1.0, 2.0])).tolist())
+    try:
+        torch.cat([Proxy(graph.placeholder("p")), Proxy(graph.placeholder("q"))])
+        out.append("mixed")
+    except RuntimeError as e:
+        out.append(["RuntimeError", str(e).startswith("Found multiple different tracers")])
+    return out
+"""
+
+
+def test_graphs_edited_by_hand_as_pytorch():
+    ours, theirs = cases_here_and_in_pytorch(FX_BY_HAND, [("torch", torch)])
+    assert ours[0] == theirs[0] == 2
+    assert ours[1] == theirs[1]
+    assert ours[2] == theirs[2]
+    assert ours[3] == theirs[3]
+    assert ours[4] == theirs[4]
+    assert ours[5] == pytest.approx(theirs[5])
+    assert ours[6] == theirs[6] == ["RuntimeError", True]
 
 
 # ---------------------------------------------------------------- the FX tutorial's conv/BN fusion

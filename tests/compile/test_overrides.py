@@ -1,10 +1,12 @@
-"""minitorch.overrides: __torch_function__ dispatch switched on only inside enable_torch_function_dispatch()."""
+"""minitorch.overrides: __torch_function__ dispatch switched on inside enable_torch_function_dispatch(), and outside it
+for a call no overload binds."""
 
 import pickle
 import threading
 import typing
 
 import pytest
+from utils import cases_here_and_in_pytorch
 
 import minitorch as torch
 import minitorch.nn.functional as F
@@ -51,8 +53,6 @@ def _clear():
 def test_dispatch_inside_context_only():
     t = torch.ones(3)
     toy = Toy()
-    with pytest.raises(TypeError):
-        torch.add(t, toy)  # outside: the builtin refuses the object
     with enable_torch_function_dispatch():
         assert torch.add(t, toy) == "toy"
         assert F.relu(toy) == "toy"
@@ -362,5 +362,45 @@ def test_tensor_methods_opt_in():
     ]
     assert Toy.calls[0][2][0] is t  # self is the first argument, as PyTorch's
     assert vars(torch.Tensor)["add"] is add and vars(torch.Tensor)["__getitem__"] is getitem
-    with pytest.raises(TypeError):
-        t.add(Toy())
+    # outside, the restored method still hands a call it cannot bind to the tensor-like, as PyTorch's does
+    n = len(Toy.calls)
+    assert t.add(Toy()) == "toy" and len(Toy.calls) == n + 1
+
+
+# Outside any extent a tensor-like reaches its __torch_function__ once the builtin cannot bind it, as PyTorch's
+# parser hands it over; a call with nothing overriding keeps the binder's TypeError.
+OUTSIDE = r"""
+def cases(torch):
+    class Toy:
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return ["toy", func.__name__, len(args), sorted((kwargs or {}).keys())]
+
+    class Refuses:
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return NotImplemented
+
+    t = torch.ones(3)
+    run = runner(lambda v: v)
+    return [
+        run(lambda: torch.add(t, Toy())),
+        run(lambda: torch.add(t, other=Toy())),
+        run(lambda: torch.cat([t, Toy()])),
+        run(lambda: torch.tanh(Toy())),
+        run(lambda: t.mul(Toy())),
+        run(lambda: torch.add(t, "x")[0]),
+        run(lambda: torch.tanh(Refuses())),
+        run(lambda: torch.add(t, 2).tolist()),
+    ]
+"""
+
+
+def test_tensor_like_outside_an_extent_reaches_its_handler():
+    ours, theirs = cases_here_and_in_pytorch(OUTSIDE, [("torch", torch)])
+    assert ours[:5] == theirs[:5]
+    assert ours[5][0] == theirs[5][0] == "TypeError"  # nothing overrides: the binder's refusal stands
+    assert ours[6][0] == theirs[6][0] == "TypeError"  # every handler refused: PyTorch's words
+    assert ours[6] == theirs[6]
+    assert ours[7] == theirs[7] == [3.0, 3.0, 3.0]
+    assert not overrides.is_torch_function_dispatch_enabled()

@@ -159,7 +159,8 @@ class Proxy:
         return f"Proxy({self.node.name})"
 
     def __getattr__(self, k):
-        if k.startswith("__") and k.endswith("__"):
+        # pybind11's argument casters probe any object for its cross-module conduit: that is no tensor attribute
+        if (k.startswith("__") and k.endswith("__")) or k == "_pybind11_conduit_v1_":
             raise AttributeError(k)
         return Attribute(self, k)
 

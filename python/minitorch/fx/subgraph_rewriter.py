@@ -177,17 +177,19 @@ def _replace(gm, pattern, replacement, match_filters=None, ignore_literals=False
         for p in pattern_phs:
             if p in m:
                 m[p] = current(m[p])
-        order = {n: i for i, n in enumerate(graph.nodes)}
         returning = [m[r] for r in matcher.returning]
-        inputs = [m[p] for p in pattern_phs if p in m]
-        if len(returning) == 1:
-            point = graph.inserting_before(returning[0])
-        else:
-            first = min(returning, key=order.__getitem__)
-            if all(order[i] < order[first] for i in inputs):
-                point = graph.inserting_before(first)
-            else:
-                point = graph.inserting_after(max(inputs, key=order.__getitem__))
+        # PyTorch's place: before the first user of a returning node in graph order, else right after the
+        # last returning node (so the replaced graph reads in the order PyTorch's does)
+        users = {u for r in returning for u in r.users}
+        point = None
+        for n in graph.nodes:
+            if n in users:
+                point = graph.inserting_before(n)
+                break
+        if point is None:
+            point = graph.inserting_after(
+                max(returning, key={n: i for i, n in enumerate(graph.nodes)}.__getitem__)
+            )
         val_map = {r: m[p] for r, p in zip(replacement_phs, pattern_phs) if p in m}
         new_nodes, out = _splice(gm, graph, replacement_graph, replacement_mod, val_map, point)
         values = [out] if len(returning) == 1 else (list(out) if isinstance(out, (tuple, list)) else [out])
