@@ -135,6 +135,14 @@ __attribute__((target("avx2"))) void product_rows_avx2(const T* base, T* o, int6
       o[i] = static_cast<T>(product_impl(base + i * row, row));
   }
 }
+// Extrema of rows up to kBlock long the same way: simd_extremum's AVX2 loop inline (its bits), without the
+// per-row lambda, switch and capability test (amax along the rows of [256, 256] float32 at 0.91-0.95 of
+// PyTorch's speed).
+template <typename T>
+__attribute__((target("avx2"))) void extremum_rows_avx2(const T* base, T* o, int64_t b, int64_t e,
+                                                        int64_t row, bool is_max) {
+  for (int64_t i = b; i < e; ++i) o[i] = simd_extremum_impl<T, 32>(base + i * row, row, is_max);
+}
 #endif
 
 template <typename T>
@@ -169,6 +177,11 @@ void reduce_floating(const Tensor& out, const Tensor& in, int64_t row, ReduceOp 
 #ifdef MT_LOOPS_AVX2
     if (op == ReduceOp::prod && row <= kBlock && loops_use_avx2()) {
       over_rows([&](int64_t b, int64_t e) { product_rows_avx2<T>(base, o, b, e, row); });
+      return;
+    }
+    if ((op == ReduceOp::amax || op == ReduceOp::amin) && row <= kBlock && loops_use_avx2()) {
+      const bool is_max = op == ReduceOp::amax;
+      over_rows([&](int64_t b, int64_t e) { extremum_rows_avx2<T>(base, o, b, e, row, is_max); });
       return;
     }
 #endif
