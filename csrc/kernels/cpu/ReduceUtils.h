@@ -43,94 +43,6 @@ using reduce_rules::is_nan;
 constexpr int kLanes = 16;
 constexpr int64_t kBlock = 2048;
 
-struct Identity;
-
-// block_sum of float or double under the identity in 16-byte vectors written out, the same lanes, fold and
-// tail, so the same bits. GCC's code for the generic loop zeroed the 16 lanes in memory (rep stos) and folded
-// them there, which over short rows (sum(1) of [3872, 16] float32) cost 13 ns a row, a third of PyTorch's
-// speed. The first chunk starts the lanes as 0 + x, as the generic loop's adds do (-0 becomes +0).
-// kBytes: 16 (the baseline) or 32 (an AVX2 caller's): lane j holds the same values either way, so the bits
-// are.
-template <typename T, int kBytes = 16>
-__attribute__((always_inline)) inline double block_sum_vec(const T* q, int64_t m) {
-  constexpr int W = kBytes / static_cast<int>(sizeof(T)), V = kLanes / W;
-  typedef T vec __attribute__((vector_size(kBytes)));
-  T tail = 0;
-  if (m < kLanes) {
-    for (int64_t i = 0; i < m; ++i) tail += q[i];
-    return 0.0 + static_cast<double>(tail);  // the lanes fold to +0
-  }
-  vec acc[V];
-  for (int k = 0; k < V; ++k) {
-    vec a;
-    std::memcpy(&a, q + k * W, kBytes);
-    acc[k] = vec{} + a;
-  }
-  int64_t i = kLanes;
-  for (; i + kLanes <= m; i += kLanes)
-    for (int k = 0; k < V; ++k) {
-      vec a;
-      std::memcpy(&a, q + i + k * W, kBytes);
-      acc[k] += a;
-    }
-  for (; i < m; ++i) tail += q[i];
-  // lane j takes lane j + w for w = kLanes / 2 ... 1: whole vectors while w spans them, then inside acc[0]
-  for (int w = V / 2; w > 0; w /= 2)
-    for (int k = 0; k < w; ++k) acc[k] += acc[k + w];
-  T s[W];
-  std::memcpy(s, &acc[0], sizeof(s));
-  for (int w = W / 2; w > 0; w /= 2)
-    for (int j = 0; j < w; ++j) s[j] += s[j + w];
-  return static_cast<double>(s[0]) + static_cast<double>(tail);
-}
-
-// One block's sum: kLanes accumulators of op_t, folded pairwise, plus the tail, in double.
-template <typename T, typename op_t, typename F>
-double block_sum(const T* q, int64_t m, const F& f) {
-  if constexpr (std::is_same_v<F, Identity> && std::is_same_v<T, op_t> &&
-                (std::is_same_v<T, float> || std::is_same_v<T, double>))
-    return block_sum_vec(q, m);
-  op_t acc[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= m; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) acc[j] += f(q[i + j]);
-  op_t tail = 0;
-  for (; i < m; ++i) tail += f(q[i]);
-  for (int w = kLanes / 2; w > 0; w /= 2)
-    for (int j = 0; j < w; ++j) acc[j] += acc[j + w];
-  return static_cast<double>(acc[0]) + static_cast<double>(tail);
-}
-
-// sum of f(x) over p[0, n) for floating T, in blocks of kLanes accumulators of op_t added into a double.
-// Two whole blocks at a time, each with its own accumulators: one block's adds form kLanes / width chains
-// that each wait on the previous add (a 1M float32 sum ran at half PyTorch's speed, latency-bound); two
-// interleaved blocks double the independent chains. Each block's arithmetic and the order blocks enter the
-// total are unchanged, so the bits are.
-template <typename T, typename op_t, typename F>
-void sum_blocks_into(double& total, const T* p, int64_t n, const F& f) {
-  int64_t b0 = 0;
-  for (; b0 + 2 * kBlock <= n; b0 += 2 * kBlock) {
-    const T* q = p + b0;
-    const T* r = q + kBlock;
-    op_t acc[kLanes] = {}, acc2[kLanes] = {};
-    for (int64_t i = 0; i < kBlock; i += kLanes)
-      for (int j = 0; j < kLanes; ++j) {
-        acc[j] += f(q[i + j]);
-        acc2[j] += f(r[i + j]);
-      }
-    for (int w = kLanes / 2; w > 0; w /= 2)
-      for (int j = 0; j < w; ++j) {
-        acc[j] += acc[j + w];
-        acc2[j] += acc2[j + w];
-      }
-    // kBlock is a multiple of kLanes: no tail, which block_sum adds as + 0.0 (exact, sign of zero aside:
-    // acc + 0.0 turns a -0 block into +0 there, and total starts at +0 anyway)
-    total += static_cast<double>(acc[0]) + 0.0;
-    total += static_cast<double>(acc2[0]) + 0.0;
-  }
-  for (; b0 < n; b0 += kBlock) total += block_sum<T, op_t>(p + b0, std::min(kBlock, n - b0), f);
-}
-
 // The identity map: sums take their vectorized loops with it, extremum() its explicit-SIMD path.
 struct Identity {
   template <typename T>
@@ -183,6 +95,96 @@ __attribute__((always_inline)) inline void map_vec(V& a) {
     bits &= ~(I(1) << (8 * sizeof(T) - 1));
     std::memcpy(&a, &bits, sizeof(V));
   }
+}
+
+// block_sum of float or double under the identity (or F, one of the maps above, applied by map_vec to each
+// vector and by F to the tail) in 16-byte vectors written out, the same lanes, fold and tail, so the same
+// bits. GCC's code for the generic loop zeroed the 16 lanes in memory (rep stos) and folded them there, which
+// over short rows (sum(1) of [3872, 16] float32) cost 13 ns a row, a third of PyTorch's speed. The first
+// chunk starts the lanes as 0 + x, as the generic loop's adds do (-0 becomes +0). kBytes: 16 (the baseline)
+// or 32 (an AVX2 caller's): lane j holds the same values either way, so the bits are.
+template <typename T, int kBytes = 16, typename F = Identity>
+__attribute__((always_inline)) inline double block_sum_vec(const T* q, int64_t m) {
+  constexpr int W = kBytes / static_cast<int>(sizeof(T)), V = kLanes / W;
+  typedef T vec __attribute__((vector_size(kBytes)));
+  const F f{};
+  T tail = 0;
+  if (m < kLanes) {
+    for (int64_t i = 0; i < m; ++i) tail += f(q[i]);
+    return 0.0 + static_cast<double>(tail);  // the lanes fold to +0
+  }
+  vec acc[V];
+  for (int k = 0; k < V; ++k) {
+    vec a;
+    std::memcpy(&a, q + k * W, kBytes);
+    map_vec<F, T>(a);
+    acc[k] = vec{} + a;
+  }
+  int64_t i = kLanes;
+  for (; i + kLanes <= m; i += kLanes)
+    for (int k = 0; k < V; ++k) {
+      vec a;
+      std::memcpy(&a, q + i + k * W, kBytes);
+      map_vec<F, T>(a);
+      acc[k] += a;
+    }
+  for (; i < m; ++i) tail += f(q[i]);
+  // lane j takes lane j + w for w = kLanes / 2 ... 1: whole vectors while w spans them, then inside acc[0]
+  for (int w = V / 2; w > 0; w /= 2)
+    for (int k = 0; k < w; ++k) acc[k] += acc[k + w];
+  T s[W];
+  std::memcpy(s, &acc[0], sizeof(s));
+  for (int w = W / 2; w > 0; w /= 2)
+    for (int j = 0; j < w; ++j) s[j] += s[j + w];
+  return static_cast<double>(s[0]) + static_cast<double>(tail);
+}
+
+// One block's sum: kLanes accumulators of op_t, folded pairwise, plus the tail, in double.
+template <typename T, typename op_t, typename F>
+double block_sum(const T* q, int64_t m, const F& f) {
+  if constexpr ((std::is_same_v<F, Identity> || std::is_same_v<F, NanToZero> || std::is_same_v<F, Square> ||
+                 std::is_same_v<F, AbsValue>) &&
+                std::is_same_v<T, op_t> && (std::is_same_v<T, float> || std::is_same_v<T, double>))
+    return block_sum_vec<T, 16, F>(q, m);
+  op_t acc[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= m; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) acc[j] += f(q[i + j]);
+  op_t tail = 0;
+  for (; i < m; ++i) tail += f(q[i]);
+  for (int w = kLanes / 2; w > 0; w /= 2)
+    for (int j = 0; j < w; ++j) acc[j] += acc[j + w];
+  return static_cast<double>(acc[0]) + static_cast<double>(tail);
+}
+
+// sum of f(x) over p[0, n) for floating T, in blocks of kLanes accumulators of op_t added into a double.
+// Two whole blocks at a time, each with its own accumulators: one block's adds form kLanes / width chains
+// that each wait on the previous add (a 1M float32 sum ran at half PyTorch's speed, latency-bound); two
+// interleaved blocks double the independent chains. Each block's arithmetic and the order blocks enter the
+// total are unchanged, so the bits are.
+template <typename T, typename op_t, typename F>
+void sum_blocks_into(double& total, const T* p, int64_t n, const F& f) {
+  int64_t b0 = 0;
+  for (; b0 + 2 * kBlock <= n; b0 += 2 * kBlock) {
+    const T* q = p + b0;
+    const T* r = q + kBlock;
+    op_t acc[kLanes] = {}, acc2[kLanes] = {};
+    for (int64_t i = 0; i < kBlock; i += kLanes)
+      for (int j = 0; j < kLanes; ++j) {
+        acc[j] += f(q[i + j]);
+        acc2[j] += f(r[i + j]);
+      }
+    for (int w = kLanes / 2; w > 0; w /= 2)
+      for (int j = 0; j < w; ++j) {
+        acc[j] += acc[j + w];
+        acc2[j] += acc2[j + w];
+      }
+    // kBlock is a multiple of kLanes: no tail, which block_sum adds as + 0.0 (exact, sign of zero aside:
+    // acc + 0.0 turns a -0 block into +0 there, and total starts at +0 anyway)
+    total += static_cast<double>(acc[0]) + 0.0;
+    total += static_cast<double>(acc2[0]) + 0.0;
+  }
+  for (; b0 < n; b0 += kBlock) total += block_sum<T, op_t>(p + b0, std::min(kBlock, n - b0), f);
 }
 
 // sum of Identity, Square, AbsValue or NanToZero of float or double: sum_blocks_into's blocks, lanes and

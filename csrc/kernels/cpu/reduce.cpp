@@ -78,10 +78,11 @@ bool logsumexp_row_vec(const T* p, int64_t n, double* r) {
   }
 }
 
-enum class ShortRowKind { sum, mean, norm1, norm2 };
+enum class ShortRowKind { sum, mean, nansum, norm1, norm2 };
 
 // Rows [b, e) of `row` <= kBlock values each: the generic path's bits (its total starts at +0; the 1- and
-// 2-norms sum their mapped buffer as blocked_sum_in does), in the baseline's 16-byte vectors or AVX2's 32.
+// 2-norms sum their mapped buffer as blocked_sum_in does, nansum masks NaN in the vectors as it does), in the
+// baseline's 16-byte vectors or AVX2's 32.
 template <typename T, int kBytes>
 __attribute__((always_inline)) inline void short_rows_impl(const T* base, T* o, int64_t b, int64_t e,
                                                            int64_t row, ShortRowKind kind) {
@@ -95,6 +96,10 @@ __attribute__((always_inline)) inline void short_rows_impl(const T* base, T* o, 
         for (int64_t k = 0; k < row; ++k) buf[k] = std::abs(p[k]);
       const double t = 0.0 + block_sum_vec<T, kBytes>(buf, row);
       o[i] = static_cast<T>(kind == ShortRowKind::norm2 ? std::sqrt(t) : t);
+      continue;
+    }
+    if (kind == ShortRowKind::nansum) {
+      o[i] = static_cast<T>(0.0 + block_sum_vec<T, kBytes, NanToZero>(p, row));
       continue;
     }
     const double t = 0.0 + block_sum_vec<T, kBytes>(p, row);
@@ -129,6 +134,14 @@ __attribute__((target("avx2"))) void product_rows_avx2(const T* base, T* o, int6
     else
       o[i] = static_cast<T>(product_impl(base + i * row, row));
   }
+}
+// Extrema of rows up to kBlock long the same way: simd_extremum's AVX2 loop inline (its bits), without the
+// per-row lambda, switch and capability test (amax along the rows of [256, 256] float32 at 0.91-0.95 of
+// PyTorch's speed).
+template <typename T>
+__attribute__((target("avx2"))) void extremum_rows_avx2(const T* base, T* o, int64_t b, int64_t e,
+                                                        int64_t row, bool is_max) {
+  for (int64_t i = b; i < e; ++i) o[i] = simd_extremum_impl<T, 32>(base + i * row, row, is_max);
 }
 #endif
 
@@ -166,10 +179,17 @@ void reduce_floating(const Tensor& out, const Tensor& in, int64_t row, ReduceOp 
       over_rows([&](int64_t b, int64_t e) { product_rows_avx2<T>(base, o, b, e, row); });
       return;
     }
+    if ((op == ReduceOp::amax || op == ReduceOp::amin) && row <= kBlock && loops_use_avx2()) {
+      const bool is_max = op == ReduceOp::amax;
+      over_rows([&](int64_t b, int64_t e) { extremum_rows_avx2<T>(base, o, b, e, row, is_max); });
+      return;
+    }
 #endif
-    if ((op == ReduceOp::sum || op == ReduceOp::mean || norm12) && row <= kBlock) {
+    if ((op == ReduceOp::sum || op == ReduceOp::mean || op == ReduceOp::nansum || norm12) && row <= kBlock) {
       const ShortRowKind kind = norm12 ? (arg == 2 ? ShortRowKind::norm2 : ShortRowKind::norm1)
-                                       : (op == ReduceOp::mean ? ShortRowKind::mean : ShortRowKind::sum);
+                                : op == ReduceOp::mean   ? ShortRowKind::mean
+                                : op == ReduceOp::nansum ? ShortRowKind::nansum
+                                                         : ShortRowKind::sum;
       over_rows([&](int64_t b, int64_t e) { short_rows<T>(base, o, b, e, row, kind); });
       return;
     }

@@ -634,6 +634,39 @@ def test_shift_kernel_dtypes_out_and_refusals(device):
         torch.tensor([5], device=device) << "a"
 
 
+@pytest.mark.parametrize(
+    "dtype, ndt, sdt",
+    [(torch.uint8, np.uint8, np.int8), (torch.int8, np.int8, np.int8), (torch.int16, np.int16, np.int16)],
+)
+def test_shifts_every_amount(device, dtype, ndt, sdt):
+    """every value against every amount (8-bit types; int16: every amount, sampled values), dense and strided,
+    against PyTorch's rule in int64: the amount read as signed, a left shift by a negative amount or the width
+    or more gives 0, a right one shifts by the sign's position (the CPU's 8- and 16-bit barrel shifter)"""
+    info, bits = np.iinfo(ndt), np.iinfo(ndt).bits
+    every = np.arange(info.min, info.max + 1, dtype=np.int64)
+    if bits == 8:
+        a, b = (g.ravel() for g in np.meshgrid(every, every))
+    else:
+        vals = np.concatenate([np.random.default_rng(3).choice(every, 300), [info.min, info.max, 0, 1, -1]])
+        a, b = (g.ravel() for g in np.meshgrid(vals, np.arange(-40, 41)))
+    a, b = a.astype(ndt), b.astype(ndt)
+    sb = b.astype(sdt).astype(np.int64)  # the amount read as signed
+    out_of_range = (sb < 0) | (sb >= bits)
+    left = np.where(out_of_range, 0, a.astype(np.int64) << np.clip(sb, 0, bits - 1)).astype(ndt)
+    top = bits - 1 if info.min < 0 else bits
+    right = (a.astype(np.int64) >> np.where((sb < 0) | (sb >= top), top, sb)).astype(ndt)
+    A, B = _t(a, dtype, device), _t(b, dtype, device)
+    assert np.array_equal(_np(A << B).astype(ndt), left)
+    assert np.array_equal(_np(A >> B).astype(ndt), right)
+    # strided operands (the TensorIter's generic loop) and a one-value amount
+    assert np.array_equal(_np(A[::3] << B[::3]).astype(ndt), left[::3])
+    assert np.array_equal(_np(A[1::3] >> B[1::3]).astype(ndt), right[1::3])
+    one = b == b[5]
+    A1 = _t(a[one], dtype, device)
+    assert np.array_equal(_np(A1 << B[5]).astype(ndt), left[one])
+    assert np.array_equal(_np(A1 >> B[5:6]).astype(ndt), right[one])
+
+
 @pytest.mark.parametrize("reduce", ["amax", "amin"])
 @pytest.mark.parametrize("include_self", [True, False])
 def test_scatter_reduce_extreme_gradients(reduce, include_self, device):
