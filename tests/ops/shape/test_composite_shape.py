@@ -563,6 +563,39 @@ def test_split_errors_and_gradients():
     assert gradcheck(lambda t: minitorch.hsplit(t, [1, 3]), (g,))
 
 
+def test_split_methods_take_index_lists_as_pytorch():
+    """x.vsplit([...]) and the other methods' index lists pass the parser's fast test (a list after the
+    sections overload: not a call `_varargs` could repack); separate ints, keywords and bad lists keep
+    PyTorch's readings and words"""
+    a = np.arange(48.0).reshape(4, 6, 2)
+    x = minitorch.tensor(a)
+    for call, want in [
+        (lambda: x.vsplit([1, 3]), np.vsplit(a, [1, 3])),
+        (lambda: x.vsplit((1,)), np.vsplit(a, [1])),
+        (lambda: x.vsplit([]), [a]),
+        (lambda: x.hsplit([2, 5]), np.hsplit(a, [2, 5])),
+        (lambda: x.dsplit([1]), np.dsplit(a, [1])),
+        (lambda: x.vsplit(2, 3), np.vsplit(a, [2, 3])),
+        (lambda: x.vsplit([1, True]), np.vsplit(a, [1, 1])),
+        (lambda: x.vsplit(indices=[1]), np.vsplit(a, [1])),
+        (lambda: x.vsplit(sections=2), np.vsplit(a, 2)),
+    ]:
+        got = call()
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            _same(g, w)
+    with pytest.raises(
+        TypeError, match=r"vsplit\(\) received an invalid combination of arguments - got \(list\)"
+    ):
+        x.vsplit([1.5])
+    with pytest.raises(
+        TypeError, match=r"vsplit\(\) received an invalid combination of arguments - got \(list\)"
+    ):
+        x.vsplit([True])
+    with pytest.raises(TypeError, match="argument 'indices' failed to unpack the object at pos 2"):
+        x.vsplit([1, "a"])
+
+
 # ---- dims, sorting, nonzero
 
 
