@@ -1406,6 +1406,36 @@ def test_row_copies_at_odd_offsets(row_bytes):
             np.testing.assert_array_equal(to_np(minitorch.tril(x[:, 1:], k)), np.tril(v[:, 1:], k))
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.float32, np.float64, np.complex128])
+def test_cat_inner_dim_short_runs(dtype):
+    """cat along an inner dim whose parts' rows are 16..127 bytes (moved inline) or longer, beside parts of
+    under 16 bytes a row (the per-input copies): every byte where NumPy's concatenate puts it, a 3-D batch, a
+    transposed part, and a result large enough to run in chunks"""
+    rng = np.random.default_rng(32)
+    width = np.dtype(dtype).itemsize
+    for rows, cols in [
+        (3, (16, 16, 16)),
+        (5, (1, 17, 5, 40)),
+        (9, (33, 2, 127)),
+        (4097, (16, 16, 16)),
+        (2, (3,)),
+    ]:
+        parts = [
+            np.frombuffer(
+                rng.integers(0, 256, size=rows * c * width, dtype=np.uint8).tobytes(), dtype
+            ).reshape(rows, c)
+            for c in cols
+        ]
+        got = minitorch.cat([minitorch.from_numpy(p.copy()) for p in parts], 1)
+        assert np.array_equal(got.numpy().view(np.uint8), np.concatenate(parts, 1).view(np.uint8))
+        b = [p.reshape(1, rows, -1).repeat(2, 0) for p in parts]
+        got = minitorch.cat([minitorch.from_numpy(p.copy()) for p in b], 2)
+        assert np.array_equal(got.numpy().view(np.uint8), np.concatenate(b, 2).view(np.uint8))
+        tr = minitorch.from_numpy(np.ascontiguousarray(parts[0].T)).t()
+        got = minitorch.cat([tr] + [minitorch.from_numpy(p.copy()) for p in parts[1:]], 1)
+        assert np.array_equal(got.numpy().view(np.uint8), np.concatenate(parts, 1).view(np.uint8))
+
+
 def test_cat_dim0_row_copies():
     """cat (and stack) along dim 0 of contiguous CPU inputs below 1 MiB moves each input with one copy (cat's
     row path, outer = 1); a transposed input, a dtype to promote, 1-D empties and tiny parts take the general
