@@ -852,6 +852,11 @@ def test_tensordot_inner_vdot_cross(device, dtype):
     _same(minitorch.tensordot(x, y, minitorch.tensor([[2], [0]])), np.tensordot(a, b, ([2], [0])))
     c, z = _inputs((5, 4), dtype, device, "transposed", 2)
     _same(minitorch.inner(x, z), np.inner(a, c))
+    # two matrices: one product of input and other's transpose (strided and transposed sides, one row each,
+    # no rows), the same values as tensordot's
+    for m, w in [(x[0], z), (z, z), (z[:1], z[2:3]), (z[:0], z)]:
+        _same(minitorch.inner(m, w), np.inner(m.cpu().numpy(), w.cpu().numpy()))
+        assert minitorch.equal(minitorch.inner(m, w), minitorch.tensordot(m, w, ([-1], [-1])))
     _same(x.inner(minitorch.tensor(2, dtype=dtype, device=device)), a * 2)
     _same(minitorch.vdot(z[0], z[1]), np.vdot(c[0], c[1]))
     _same(z[:, 0].vdot(z[:, 1]), np.vdot(c[:, 0], c[:, 1]))
