@@ -545,6 +545,7 @@ def _varargs(params, args, kwargs):
 
 # check_call's signature strings parsed once, with their fast test (`_fast_checks`)
 _PARSED = {}
+_PARSED_LISTS = {}  # id(list of parsed signatures) -> (that list, its signatures, their fast test)
 
 
 def check_call(fname, signatures, args, kwargs, positional=False, deprecated=()):
@@ -556,10 +557,19 @@ def check_call(fname, signatures, args, kwargs, positional=False, deprecated=())
     try:
         sigs, fast = _PARSED[tuple(signatures)]
     except (KeyError, TypeError):  # not seen yet, or signatures parsed already (lists: no key)
-        sigs = [_signature(s) if isinstance(s, str) else s for s in signatures]
-        fast = _fast_checks(sigs)
-        if all(isinstance(s, str) for s in signatures):
-            _PARSED[tuple(signatures)] = (sigs, fast)
+        # parsed signatures (`parsing`'s, held for the life of the function it wraps) by their list's id,
+        # the list kept beside its entry so that the id cannot be reused: building the fast test cost ~10 us
+        # a call (the calls of a composite whose fast test passes no call, histogram's, vsplit's method)
+        seen = _PARSED_LISTS.get(id(signatures))
+        if seen is not None and seen[0] is signatures:
+            sigs, fast = seen[1], seen[2]
+        else:
+            sigs = [_signature(s) if isinstance(s, str) else s for s in signatures]
+            fast = _fast_checks(sigs)
+            if all(isinstance(s, str) for s in signatures):
+                _PARSED[tuple(signatures)] = (sigs, fast)
+            elif isinstance(signatures, list) and len(_PARSED_LISTS) < 4096:
+                _PARSED_LISTS[id(signatures)] = (signatures, sigs, fast)
     if fast is not None and fast(args, kwargs):  # the common call, taken as it is (the binding below: ~8 us)
         return args
     given = args
@@ -668,6 +678,8 @@ def _fast_kind(p, bare_int_ok=False):
         types, test = set(), lambda v: type(v) in (tuple, list) and all(type(e) is int for e in v)
     elif k == "ScalarType":
         types, test = {_C.dtype}, lambda v: isinstance(v, _C.dtype)
+    elif k == "float[]":  # plain numbers only (a bool or a tensor element is check_call's to read or word)
+        types, test = set(), lambda v: type(v) in (tuple, list) and all(type(e) in (int, float) for e in v)
     elif k == "str":
         types, test = {str}, lambda v: isinstance(v, str)
     elif k in ("PyObject", "Device", "Layout"):  # kinds _accepts leaves to the function
@@ -747,13 +759,17 @@ _ANY_TYPES = _AnyTypes()
 
 def _fast_checks(sigs):
     """one test for all the signatures (a call one of them takes unchanged passes), or None; not where
-    check_call may repack separate ints as a sole int list (`_varargs`), which an earlier signature could do"""
+    check_call may repack separate ints as a sole int list (`_varargs`) before a later signature could take
+    them unchanged (a sole int list as the last signature, as a method's `x.vsplit(indices)` after
+    `x.vsplit(sections)`, passes only a list or tuple of ints, which `_varargs` leaves as it is)"""
     tests = [_fast_check(params) for params in sigs]
     if any(t is None for t in tests):
         return None
     if len(tests) == 1:
         return tests[0]
-    if any(sum(1 for p in params if not p.kw_only) == 1 and params[0].kind == "int[]" for params in sigs):
+    if any(
+        sum(1 for p in params if not p.kw_only) == 1 and params[0].kind == "int[]" for params in sigs[:-1]
+    ):
         return None
     return lambda args, kwargs: any(t(args, kwargs) for t in tests)
 

@@ -152,10 +152,11 @@ def repeat_interleave(input, repeats=_NO_REPEATS, dim=None, *, output_size=None)
         r = int(repeats) if isinstance(repeats, int) else int(repeats.item())
         if r < 0:
             raise RuntimeError("Repeats must be non-negative")
-        # a view that expands a new axis after d, then one reshape: no index list
+        # a view that expands a new axis after d, copied once (never a view of input: a reshape of the
+        # expansion of a one-long dim, or of r == 1, was input's own storage, which writes went through to)
         shape = list(x.shape)
         y = x.unsqueeze(d + 1).expand(*shape[: d + 1], r, *shape[d + 1 :])
-        out = y.reshape(*shape[:d], n * r, *shape[d + 1 :])
+        out = y.clone(memory_format=_C.contiguous_format).view(*shape[:d], n * r, *shape[d + 1 :])
     else:
         counts = _repeat_counts(repeats, n)
         idx = np.repeat(np.arange(n, dtype=np.int64), counts)

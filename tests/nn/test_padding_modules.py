@@ -165,3 +165,20 @@ def test_reflect_replicate_take_an_empty_batch_only(mode, k, device):
     # the module spelling, an integer input (the fuzzer's case: checked before any kernel)
     with pytest.raises(RuntimeError, match=r"but got: \[0, 3\]$"):
         nn.ReplicationPad1d([1, 4])(minitorch.empty((0, 3), dtype=minitorch.int64, device=device))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("nd,padding", [(1, 16), (1, (0, 9)), (2, (7, 0, 1, 12)), (3, (5, 1, 0, 6, 4, 4))])
+def test_replication_pad_wider_than_the_dim(nd, padding, device):
+    """a replicated edge repeats to any width (the edge slab expanded, not an index list), on a non-contiguous
+    input too; gradients sum each edge's repeats"""
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 3) + (4, 3, 2)[:nd])
+    p = (padding,) * (2 * nd) if isinstance(padding, int) else padding
+    widths = [(0, 0), (0, 0)] + [(p[2 * i], p[2 * i + 1]) for i in reversed(range(nd))]
+    layer = getattr(nn, f"ReplicationPad{nd}d")(padding)
+    for t in (minitorch.tensor(x, device=device), minitorch.tensor(x.swapaxes(0, 1).copy(), device=device)):
+        src = t if t.shape[0] == 2 else t.transpose(0, 1)
+        np.testing.assert_array_equal(layer(src).cpu().numpy(), np.pad(x, widths, mode="edge"))
+    t = minitorch.tensor(x[:1, :1], device=device, requires_grad=True)
+    assert minitorch.autograd.gradcheck(layer, (t,))

@@ -1010,6 +1010,40 @@ def test_transposed_copy_of_4byte_items_moves_every_bit(dtype):
             assert np.array_equal(got.numpy().view(np.int32), want), shape
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int16", "float32", "float64", "complex128"])
+def test_copy_of_a_broadcast_last_dim_repeats_each_item(dtype):
+    """x.unsqueeze(-1).expand(..., n).contiguous() (an int repeat_interleave) writes each item n times: every
+    bit pattern (NaN payloads, -0) where NumPy's repeat puts it, for each row length the copy fixes (2, 3, 4, 8,
+    16) and others, a source with gaps between its items, an empty source and one long enough to run in
+    chunks"""
+    rng = np.random.default_rng(9)
+    width = np.dtype(dtype).itemsize
+    for count, n in [
+        (1, 2),
+        (37, 2),
+        (50, 3),
+        (33, 4),
+        (9, 5),
+        (21, 8),
+        (7, 16),
+        (5, 17),
+        (0, 4),
+        (70000, 2),
+    ]:
+        raw = rng.integers(0, 256, size=count * width, dtype=np.uint8)
+        a = np.frombuffer(raw.tobytes(), dtype=np.uint8 if dtype == "bool" else dtype)
+        a = (a & 1).astype(bool) if dtype == "bool" else a
+        want = np.repeat(a, n).view(np.uint8)
+        gapped = minitorch.from_numpy(np.ascontiguousarray(np.stack([a, a], -1))).select(1, 0)
+        for x in (minitorch.from_numpy(a.copy()), gapped):
+            got = x.unsqueeze(-1).expand(count, n).contiguous()
+            assert got.is_contiguous() and got.shape == (count, n)
+            assert np.array_equal(got.numpy().reshape(-1).view(np.uint8), want), (count, n)
+        np.testing.assert_array_equal(
+            minitorch.from_numpy(a.copy()).repeat_interleave(n).numpy().view(np.uint8), want
+        )
+
+
 def test_transposed_copy_baseline():
     """MINITORCH_CPU_CAPABILITY=default: the item-by-item tiles, the same test in a fresh process."""
     from tests.utils import rerun_in_child

@@ -310,10 +310,67 @@ bool copy_transposed(const TensorIter& it) {
   return true;
 }
 
+// Each source item repeated along a dense row of n (x.unsqueeze(-1).expand(..., n).contiguous(): an int
+// repeat_interleave, an upsampled last dim): the iterator's two dims, the inner one broadcast (source stride
+// 0) into a dense destination. copy_rows moved the 2-4 items of such a row through its general row loop, 1.3
+// ns an item (1.45x PyTorch's time for x.repeat_interleave(2)); a loop over rows with the row length fixed
+// for the short ones moves a row per load.
+template <typename U, int64_t kN>
+__attribute__((always_inline)) inline void broadcast_rows(char* dst, const char* src, int64_t dst_row,
+                                                          int64_t src_row, int64_t n, int64_t r0,
+                                                          int64_t r1) {
+  const int64_t len = kN > 0 ? kN : n;
+  for (int64_t r = r0; r < r1; ++r) {
+    const U v = *reinterpret_cast<const U*>(src + r * src_row);
+    U* o = reinterpret_cast<U*>(dst + r * dst_row);
+    for (int64_t k = 0; k < len; ++k) o[k] = v;
+  }
+}
+
+template <size_t kItem>
+bool copy_broadcast_inner(const TensorIter& it) {
+  if constexpr (kItem == 1 || kItem == 2 || kItem == 4 || kItem == 8) {
+    if (it.ndim() != 2 || it.strides[1][0] != 0 || it.strides[0][0] != int64_t(kItem)) return false;
+    using U = std::conditional_t<
+        kItem == 1, uint8_t,
+        std::conditional_t<kItem == 2, uint16_t, std::conditional_t<kItem == 4, uint32_t, uint64_t>>>;
+    const int64_t n = it.shape[0], rows = it.shape[1];
+    const int64_t dst_row = it.strides[0][1], src_row = it.strides[1][1];
+    char* dst = it.data[0];
+    const char* src = it.data[1];
+    auto run = [&](int64_t b, int64_t e) {
+      switch (n) {
+        case 2:
+          return broadcast_rows<U, 2>(dst, src, dst_row, src_row, n, b, e);
+        case 3:
+          return broadcast_rows<U, 3>(dst, src, dst_row, src_row, n, b, e);
+        case 4:
+          return broadcast_rows<U, 4>(dst, src, dst_row, src_row, n, b, e);
+        case 8:
+          return broadcast_rows<U, 8>(dst, src, dst_row, src_row, n, b, e);
+        case 16:
+          return broadcast_rows<U, 16>(dst, src, dst_row, src_row, n, b, e);
+        default:
+          return broadcast_rows<U, 0>(dst, src, dst_row, src_row, n, b, e);
+      }
+    };
+    const int64_t grain = std::max<int64_t>(1, kGrainSize / n);
+    if (rows <= grain)
+      run(0, rows);
+    else
+      parallel_for(0, rows, grain, run);
+    return true;
+  } else {
+    (void)it;
+    return false;
+  }
+}
+
 template <size_t kItem>
 void copy_strided(const TensorIter& it) {
   if (it.numel == 0) return;
   if (copy_transposed<kItem>(it)) return;
+  if (copy_broadcast_inner<kItem>(it)) return;
   const int64_t rows = it.numel / it.shape[0];
   const int64_t grain = std::max<int64_t>(1, kGrainSize / it.shape[0]);
   if (rows <= grain)

@@ -172,3 +172,29 @@ def test_cuda_normals_are_standard_normal(dtype):
     assert np.isfinite(z).all() and np.abs(z).max() < 9
     w = minitorch.empty(1 << 16, device="cuda", dtype=dtype).normal_(2.0, 0.5).double().cpu().numpy()
     assert abs(w.mean() - 2) < 0.02 and abs(w.std() - 0.5) < 0.02
+
+
+def test_bernoulli_of_probabilities_draws_rand_below_p():
+    """torch.bernoulli(p) is one C++ call: the draws of rand (float32, float64 for a float64 p) compared below
+    p, in p's dtype and shape, the same bits with a generator or the default one; p may be strided or empty;
+    probabilities outside [0, 1] (NaN too) raise PyTorch's message"""
+    for dt in (minitorch.float16, minitorch.float32, minitorch.float64):
+        p = minitorch.rand(41, 23, dtype=minitorch.float64).to(dt).t()
+        udt = minitorch.float64 if dt == minitorch.float64 else minitorch.float32
+        for gen in (True, False):
+            g = minitorch.Generator().manual_seed(7) if gen else minitorch.manual_seed(7)
+            got = minitorch.bernoulli(p, generator=g) if gen else minitorch.bernoulli(p)
+            g = minitorch.Generator().manual_seed(7) if gen else minitorch.manual_seed(7)
+            u = minitorch.rand(23, 41, dtype=udt, generator=g) if gen else minitorch.rand(23, 41, dtype=udt)
+            assert got.dtype == dt and got.shape == (23, 41) and got._version == 0
+            np.testing.assert_array_equal(
+                got.float().numpy(), (u.numpy() < p.to(udt).numpy()).astype(np.float32)
+            )
+    assert minitorch.bernoulli(minitorch.zeros(0, 3)).shape == (0, 3)
+    assert minitorch.bernoulli(minitorch.zeros(0, dtype=minitorch.int64)).dtype == minitorch.int64
+    assert minitorch.rand(5).bernoulli().shape == (5,)
+    for bad in (1.5, -0.25, float("nan")):
+        with pytest.raises(RuntimeError, match=r"Expected p_in >= 0 && p_in <= 1 to be true"):
+            minitorch.bernoulli(minitorch.tensor([0.5, bad]))
+    with pytest.raises(NotImplementedError, match="bernoulli_tensor_cpu_p_"):
+        minitorch.bernoulli(minitorch.ones(2, dtype=minitorch.int64))

@@ -563,6 +563,39 @@ def test_split_errors_and_gradients():
     assert gradcheck(lambda t: minitorch.hsplit(t, [1, 3]), (g,))
 
 
+def test_split_methods_take_index_lists_as_pytorch():
+    """x.vsplit([...]) and the other methods' index lists pass the parser's fast test (a list after the
+    sections overload: not a call `_varargs` could repack); separate ints, keywords and bad lists keep
+    PyTorch's readings and words"""
+    a = np.arange(48.0).reshape(4, 6, 2)
+    x = minitorch.tensor(a)
+    for call, want in [
+        (lambda: x.vsplit([1, 3]), np.vsplit(a, [1, 3])),
+        (lambda: x.vsplit((1,)), np.vsplit(a, [1])),
+        (lambda: x.vsplit([]), [a]),
+        (lambda: x.hsplit([2, 5]), np.hsplit(a, [2, 5])),
+        (lambda: x.dsplit([1]), np.dsplit(a, [1])),
+        (lambda: x.vsplit(2, 3), np.vsplit(a, [2, 3])),
+        (lambda: x.vsplit([1, True]), np.vsplit(a, [1, 1])),
+        (lambda: x.vsplit(indices=[1]), np.vsplit(a, [1])),
+        (lambda: x.vsplit(sections=2), np.vsplit(a, 2)),
+    ]:
+        got = call()
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            _same(g, w)
+    with pytest.raises(
+        TypeError, match=r"vsplit\(\) received an invalid combination of arguments - got \(list\)"
+    ):
+        x.vsplit([1.5])
+    with pytest.raises(
+        TypeError, match=r"vsplit\(\) received an invalid combination of arguments - got \(list\)"
+    ):
+        x.vsplit([True])
+    with pytest.raises(TypeError, match="argument 'indices' failed to unpack the object at pos 2"):
+        x.vsplit([1, "a"])
+
+
 # ---- dims, sorting, nonzero
 
 
@@ -819,6 +852,11 @@ def test_tensordot_inner_vdot_cross(device, dtype):
     _same(minitorch.tensordot(x, y, minitorch.tensor([[2], [0]])), np.tensordot(a, b, ([2], [0])))
     c, z = _inputs((5, 4), dtype, device, "transposed", 2)
     _same(minitorch.inner(x, z), np.inner(a, c))
+    # two matrices: one product of input and other's transpose (strided and transposed sides, one row each,
+    # no rows), the same values as tensordot's
+    for m, w in [(x[0], z), (z, z), (z[:1], z[2:3]), (z[:0], z)]:
+        _same(minitorch.inner(m, w), np.inner(m.cpu().numpy(), w.cpu().numpy()))
+        assert minitorch.equal(minitorch.inner(m, w), minitorch.tensordot(m, w, ([-1], [-1])))
     _same(x.inner(minitorch.tensor(2, dtype=dtype, device=device)), a * 2)
     _same(minitorch.vdot(z[0], z[1]), np.vdot(c[0], c[1]))
     _same(z[:, 0].vdot(z[:, 1]), np.vdot(c[:, 0], c[:, 1]))
@@ -1371,6 +1409,36 @@ def test_row_copies_at_odd_offsets(row_bytes):
         for k in (-1, 0, 3):
             np.testing.assert_array_equal(to_np(minitorch.triu(x[:, 1:], k)), np.triu(v[:, 1:], k))
             np.testing.assert_array_equal(to_np(minitorch.tril(x[:, 1:], k)), np.tril(v[:, 1:], k))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.float32, np.float64, np.complex128])
+def test_cat_inner_dim_short_runs(dtype):
+    """cat along an inner dim whose parts' rows are 16..127 bytes (moved inline) or longer, beside parts of
+    under 16 bytes a row (the per-input copies): every byte where NumPy's concatenate puts it, a 3-D batch, a
+    transposed part, and a result large enough to run in chunks"""
+    rng = np.random.default_rng(32)
+    width = np.dtype(dtype).itemsize
+    for rows, cols in [
+        (3, (16, 16, 16)),
+        (5, (1, 17, 5, 40)),
+        (9, (33, 2, 127)),
+        (4097, (16, 16, 16)),
+        (2, (3,)),
+    ]:
+        parts = [
+            np.frombuffer(
+                rng.integers(0, 256, size=rows * c * width, dtype=np.uint8).tobytes(), dtype
+            ).reshape(rows, c)
+            for c in cols
+        ]
+        got = minitorch.cat([minitorch.from_numpy(p.copy()) for p in parts], 1)
+        assert np.array_equal(got.numpy().view(np.uint8), np.concatenate(parts, 1).view(np.uint8))
+        b = [p.reshape(1, rows, -1).repeat(2, 0) for p in parts]
+        got = minitorch.cat([minitorch.from_numpy(p.copy()) for p in b], 2)
+        assert np.array_equal(got.numpy().view(np.uint8), np.concatenate(b, 2).view(np.uint8))
+        tr = minitorch.from_numpy(np.ascontiguousarray(parts[0].T)).t()
+        got = minitorch.cat([tr] + [minitorch.from_numpy(p.copy()) for p in parts[1:]], 1)
+        assert np.array_equal(got.numpy().view(np.uint8), np.concatenate(parts, 1).view(np.uint8))
 
 
 def test_cat_dim0_row_copies():

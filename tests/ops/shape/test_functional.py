@@ -73,6 +73,30 @@ def test_repeat_interleave_int_repeats(dtype):
     np.testing.assert_array_equal(minitorch.tensor(5).repeat_interleave(2).numpy(), [5, 5])
 
 
+def test_repeat_interleave_int_repeats_is_a_new_tensor():
+    """the result never shares input's storage, as PyTorch's: a one-long repeated dim (or one repeat) made the
+    expansion's reshape a view, so writing the result wrote input and every repeat of the element"""
+    for x, r, dim in [
+        (minitorch.tensor([5.0]), 3, None),
+        (minitorch.tensor([[5.0, 6.0]]), 2, 0),
+        (minitorch.tensor([1.0, 2.0]), 1, None),
+        (minitorch.tensor([[1, 2], [3, 4]]), 1, 1),
+    ]:
+        before = x.clone()
+        y = x.repeat_interleave(r, dim=dim)
+        want = np.repeat(before.numpy(), r, axis=dim)
+        assert y.is_contiguous() and y.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+        y.view(-1)[0] = 7
+        np.testing.assert_array_equal(x.numpy(), before.numpy())
+        want.reshape(-1)[0] = 7
+        np.testing.assert_array_equal(y.numpy(), want)
+    # the gradient of each input element is the sum over its repeats
+    x = minitorch.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+    w = minitorch.arange(12.0).reshape(4, 3)
+    (x.repeat_interleave(4, dim=0) * w).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), w.numpy().sum(0, keepdims=True))
+
+
 def test_repeat_interleave_tensor_repeats_and_counts_overload():
     a = np.array([[1, 2], [3, 4]])
     x = minitorch.tensor(a)
