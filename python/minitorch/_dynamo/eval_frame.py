@@ -256,26 +256,75 @@ def _rank_key(t):
 
 
 class _Snapshot:
-    """RNG state and module buffers before a capture, restored when the capture breaks (the eager rerun
-    then sees them as the call found them)."""
+    """The state a capture can change in place, taken before it: the RNG states, the module buffers and the
+    tensor inputs (with their version counters). ``restore`` puts it back when the capture breaks (the eager
+    rerun or the split pieces then see it as the call found it); ``undo`` puts it back after a capture that
+    succeeded, so the first call runs the backend's compiled graph as every later call does (see
+    CompiledFunction._capture_and_compile)."""
 
-    def __init__(self, modules):
+    def __init__(self, modules, tensors=()):
         self.gen = _C.default_generator
         self.rng = self.gen.get_state()
-        self.buffers = []
-        seen = set()
-        for m in modules:
-            for b in m.buffers():
-                if id(b) not in seen:
-                    seen.add(id(b))
-                    self.buffers.append((b, b.detach().clone()))
+        self.cuda_rng = []
+        if _C._cuda_is_initialized():
+            for i in range(_C._cuda_device_count()):
+                g = _C._cuda_default_generator(i)
+                self.cuda_rng.append((g, g.get_state()))
+        self.saved = []  # (tensor, its version, a copy of its data)
+        self._ids = set()
+        with grad_mode.no_grad():
+            for m in modules:
+                for b in m.buffers():
+                    self._save(b)
+            for t in tensors:
+                self._save(t)
+
+    def _save(self, t):
+        if id(t) not in self._ids:
+            self._ids.add(id(t))
+            self.saved.append((t, t._version, t.detach().clone()))
+
+    def _rng_back(self):
+        self.gen.set_state(self.rng)
+        for g, state in self.cuda_rng:
+            g.set_state(state)
+
+    @staticmethod
+    def _changed(t, version, copy):
+        # the version counter misses writes through .data; equal() sees them (NaN reads as changed: harmless)
+        return t._version != version or t.shape != copy.shape or not t.equal(copy)
 
     def restore(self):
-        self.gen.set_state(self.rng)
+        self._rng_back()
         with grad_mode.no_grad():
-            for b, saved in self.buffers:
-                if b.shape == saved.shape:
-                    b.copy_(saved)
+            for t, version, copy in self.saved:
+                if t.shape == copy.shape and self._changed(t, version, copy):
+                    t.copy_(copy)
+
+    def undo(self, touched, saved=()):
+        """Puts back what the capture changed in place, or returns False having changed nothing when that
+        cannot be done: a tensor written in place that was not saved (a constant the code reached, a view of
+        a parameter), one whose new shape or autograd history a copy cannot undo (resize_, an in-place op on
+        a tensor with autograd history). touched: {id: (tensor, version before the capture read it)}; saved:
+        more (tensor, version, copy), taken by the capture before an in-place op wrote them."""
+        back = []
+        for t, version, copy in saved:
+            if id(t) not in self._ids:
+                self._ids.add(id(t))
+                self.saved.append((t, version, copy))
+        for t, version, copy in self.saved:
+            if self._changed(t, version, copy):
+                if t.shape != copy.shape or t.grad_fn is not None:
+                    return False
+                back.append((t, copy))
+        for i, (t, version) in touched.items():
+            if i not in self._ids and t._version != version:
+                return False
+        self._rng_back()
+        with grad_mode.no_grad():
+            for t, copy in back:
+                t.copy_(copy)
+        return True
 
 
 class _Entry:
@@ -586,7 +635,7 @@ class CompiledFunction:
             # a piece's one argument is the dict of live variables: name its tensors after the variables
             names = [("L_" + n[len("__mt_env_") :]) if n.startswith("__mt_env_") else n for n in names]
         owner = self._module if self._module is not None else self._capture_module
-        snapshot = _Snapshot([owner] if owner is not None else [])
+        snapshot = _Snapshot([owner] if owner is not None else [], leaves)
         target = fn if self._module is None else self._module
         # the Python values the code reads, as the call found them (Dynamo's guards are on the entry state); the
         # state it can change is recorded too, so what the capture changes is replayed on every later call
@@ -635,7 +684,17 @@ class CompiledFunction:
         finally:
             active.on = prev
         counters["frames"]["ok"] += 1
-        if res.effects is not None:
+        # The capture ran the code on the real values. As in Dynamo (whose capture is symbolic), the first
+        # call's result comes from the backend's compiled graph: what the capture changed is undone (the
+        # Python state the tracker recorded, the RNG, the buffers and inputs it wrote in place), then the
+        # compiled graph runs on the real inputs below and makes every change once. Where a change cannot be
+        # undone (a parameter written in place, an in-place op on a tensor with autograd history) the
+        # capture's own run stands as the first call's: its output, with its side effects written out. So it
+        # does where a node ran the user's own Python (a torch.compiler.disable'd helper): it ran once already.
+        undone = not res.ran_user_code and snapshot.undo(res.touched, res.saved)
+        if undone:
+            tracker.restore()
+        elif res.effects is not None:
             # the traced run's mutations put traced values where the eager run puts tensors: write its real ones
             res.effects.apply(res.extra_values, args, kwargs)
         guards, seen = [], set()
@@ -673,6 +732,8 @@ class CompiledFunction:
             self._cache.setdefault(self._key(leaves, spec), []).insert(0, entry)
         else:
             self._dyn_cache.setdefault(self._rank_key(leaves, spec), []).insert(0, entry)
+        if undone:
+            return entry.run(list(leaves) + list(nums), args, kwargs)
         return res.output
 
     def _compile(self, res):
