@@ -914,22 +914,34 @@ def capture(
     specialize=True,
     tracer_cls=None,
     side_effects=None,
+    lifted=(),
 ):
     """Captures fn(*args, **kwargs). leaves: the tensor inputs (placeholders, named by names); rebuild(list)
     gives (args, kwargs) with those leaves replaced. module: the nn.Module being compiled, installed in the
     graph's root as ``mod``. tracer_cls: a CaptureTracer subclass (make_fx's inlines every module).
     side_effects: a side_effects.Tracker of the state the call can reach; the traced values its mutations
     leave there become extra graph outputs: the graph returns ``(output, extras)`` and the result carries
-    ``effects`` and ``extra_values``. Raises GraphBreak, or the user's own exception from an op."""
+    ``effects`` and ``extra_values``. lifted: (put, take) pairs for the last len(lifted) leaves, tensors the
+    code reads from globals, cells and attributes: put(proxy) swaps the traced input in where the code reads
+    the tensor (returning what was there), take(proxy, old) puts the tensor back unless the code assigned
+    another value there. Raises GraphBreak, or the user's own exception from an op."""
     root = Module()
     if module is not None:
         root.add_module("mod", module)
 
     def call(values):
-        a, k = rebuild(values)
+        n = len(values) - len(lifted)
+        a, k = rebuild(values[:n])
         if side_effects is not None:
             side_effects.add_arguments(a, k)
-        return fn(*a, **k)
+        swapped = []
+        try:
+            for (put, take), proxy in zip(lifted, values[n:]):
+                swapped.append((take, proxy, put(proxy)))
+            return fn(*a, **k)
+        finally:
+            for take, proxy, old in reversed(swapped):
+                take(proxy, old)
 
     scope = {"_mt_call": call}
     exec(compile(_entry_source(names), _ENTRY_FILE, "exec"), scope)  # noqa: S102  (our two-line function)

@@ -3,13 +3,16 @@ the backend, and replays the compiled graph while the guards hold.
 
 Guards: for each tensor input its sizes, strides, dtype, device and requires_grad; every other argument by
 value (or identity when unhashable); grad mode; the ``training`` flag of every module the graph calls; the
-globals, closure variables and object attributes its code reads (guards.py). A call
+globals, closure variables and object attributes its code reads (guards.py; the tensors among them are
+graph inputs after the call's own, guarded on their metadata). A call
 that matches no cached graph captures a new one (a recompile), up to ``config.recompile_limit`` graphs per
 callable, after which new signatures run eagerly with one warning. With ``dynamic=None`` a recompile caused
 only by sizes tries a size-generic graph first (``dynamic=True`` starts with one, ``dynamic=False`` never
 does), as Dynamo's automatic dynamic shapes; likewise an int or float argument whose value changed becomes a
 graph input at that recompile, unless it steers Python control flow (then it stays a constant).
-The Python side effects a capture makes are replayed after each call of its graph (side_effects.py).
+The Python side effects a capture makes are replayed after each call of its graph (side_effects.py). The
+first call's result too comes from the backend's compiled graph, as in Dynamo: what the capture's run changed
+is undone first (_Snapshot.undo).
 
 Graph breaks: when capture meets Python it cannot put in a graph (``GraphBreak``), the callable is split
 at the breaking statement (resume.py): the statements before it are one graph, the statement runs eagerly,
@@ -367,6 +370,9 @@ class _Entry:
 
     def run(self, leaves, args, kwargs):
         """The compiled graph on this call's tensors, then its side effects."""
+        guard = self.py_guard
+        if guard is not None and guard.values is not None:
+            leaves = [*leaves, *guard.values(args, kwargs)]  # the tensors read from attributes and globals
         if self.effects is None:
             return self.fn(*leaves)
         out, extra = self.fn(*leaves)
@@ -635,12 +641,17 @@ class CompiledFunction:
             # a piece's one argument is the dict of live variables: name its tensors after the variables
             names = [("L_" + n[len("__mt_env_") :]) if n.startswith("__mt_env_") else n for n in names]
         owner = self._module if self._module is not None else self._capture_module
-        snapshot = _Snapshot([owner] if owner is not None else [], leaves)
         target = fn if self._module is None else self._module
         # the Python values the code reads, as the call found them (Dynamo's guards are on the entry state); the
         # state it can change is recorded too, so what the capture changes is replayed on every later call
         stores = []
         py_guard = py_guards.sources(target, args, kwargs, stores)
+        # the tensors it reads from globals, cells and attributes are graph inputs after the call's own
+        lifted = list(py_guard.lifted) if py_guard is not None else []
+        lifted_values = [py_guard.read(c, args, kwargs) for c in lifted]
+        if lifted:
+            names = names + _lifted_names(lifted, names)
+        snapshot = _Snapshot([owner] if owner is not None else [], list(leaves) + lifted_values)
         tracker = _side_effects.Tracker()
         owner_self = target if isinstance(target, Module) else getattr(target, "__self__", None)
         if owner_self is not None:
@@ -655,12 +666,13 @@ class CompiledFunction:
                 fn if self._module is None else self._module,
                 args,
                 kwargs,
-                list(leaves) + list(nums),
+                list(leaves) + list(nums) + lifted_values,
                 _rebuilder(args, kwargs, dyn, len(leaves)) if nums else _rebuilder(args, kwargs),
                 names,
                 module=owner if owner is not None else _bound_module(fn),
                 specialize=specialize,
                 side_effects=tracker,
+                lifted=[_swap(py_guard, c, args, kwargs) for c in lifted],
             )
         except GraphBreak as gb:
             # what the capture did before it broke is undone: the split pieces (or the eager run) do it once
@@ -852,6 +864,41 @@ class CompiledFunction:
 
 def _none():
     return None
+
+
+def _lifted_names(checks, taken):
+    """Placeholder names of the tensors read from globals, cells and attributes (Dynamo's L_self_h style)."""
+    out, seen = [], set(taken)
+    for c in checks:
+        if c.kind == "global":
+            parts = ["G", str(c.key)]
+        elif c.kind == "cell":
+            parts = ["L", "cell"]
+        elif c.kind == "const":
+            parts = ["L", "self"]
+        else:
+            parts = ["L", str(c.key[1])]
+        n = "_".join(parts + list(c.attrs))
+        n = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in n)
+        while n in seen:
+            n += "_"
+        seen.add(n)
+        out.append(n)
+    return out
+
+
+def _swap(guard, check, args, kwargs):
+    """(put, take) for capture(): the traced input swapped in where the code reads check's tensor, and the
+    tensor put back after unless the code stored something else there (a side effect, replayed)."""
+
+    def put(proxy):
+        return guard.install(check, args, kwargs, proxy)
+
+    def take(proxy, old):
+        if guard.read(check, args, kwargs) is proxy:
+            guard.install(check, args, kwargs, old)
+
+    return put, take
 
 
 _MISSING = object()
