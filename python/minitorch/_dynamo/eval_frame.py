@@ -9,7 +9,8 @@ that matches no cached graph captures a new one (a recompile), up to ``config.re
 callable, after which new signatures run eagerly with one warning. With ``dynamic=None`` a recompile caused
 only by sizes tries a size-generic graph first (``dynamic=True`` starts with one, ``dynamic=False`` never
 does), as Dynamo's automatic dynamic shapes; likewise an int or float argument whose value changed becomes a
-graph input at that recompile, unless it steers Python control flow (then it stays a constant).
+graph input at that recompile, unless it steers Python control flow (then it stays a constant); so does a
+number read from a closure cell or a float global (guards.number_sources), as in Dynamo.
 The Python side effects a capture makes are replayed after each call of its graph (side_effects.py). The
 first call's result too comes from the backend's compiled graph, as in Dynamo: what the capture's run changed
 is undone first (_Snapshot.undo).
@@ -443,6 +444,10 @@ class CompiledFunction:
         self._seen_numbers = {}
         self._dyn_numbers = {}
         self._static_numbers = {}
+        # the same for the numbers read from globals and closure cells (guards.number_sources), by source key
+        self._seen_sources = {}
+        self._dyn_sources = set()
+        self._static_sources = set()
         self._cache = {}
         self._dyn_cache = {}
         self._no_dynamic = set()
@@ -629,6 +634,23 @@ class CompiledFunction:
         _, nums, spec = _flatten_numbers(args, kwargs, dyn)
         return dyn, nums, spec
 
+    def _sources_to_trace(self, guard, stores):
+        """_numbers_to_trace for the numbers read from globals and closure cells: those that changed since the
+        first capture become graph inputs of guard (lifted, guarded on their type). The keys lifted."""
+        if self._dynamic is False or not config.automatic_dynamic_shapes:
+            return frozenset()
+        lift = set()
+        for key, value in py_guards.number_sources(guard, stores):
+            first = self._seen_sources.setdefault(key, value)
+            if key in self._static_sources:
+                continue
+            if key in self._dyn_sources or not (first == value or _both_nan(first, value)):
+                lift.add(key)
+        if lift:
+            self._dyn_sources |= lift
+            guard.lift_numbers(lift)
+        return frozenset(lift)
+
     def _capture_and_compile(self, args, kwargs, leaves, spec, rk, specialize, dyn=frozenset(), nums=()):
         fn = self._torchdynamo_orig_callable
         target = self._module if self._module is not None else fn
@@ -646,12 +668,16 @@ class CompiledFunction:
         # state it can change is recorded too, so what the capture changes is replayed on every later call
         stores = []
         py_guard = py_guards.sources(target, args, kwargs, stores)
+        dyn_sources = self._sources_to_trace(py_guard, stores)
         # the tensors it reads from globals, cells and attributes are graph inputs after the call's own
         lifted = list(py_guard.lifted) if py_guard is not None else []
         lifted_values = [py_guard.read(c, args, kwargs) for c in lifted]
         if lifted:
             names = names + _lifted_names(lifted, names)
-        snapshot = _Snapshot([owner] if owner is not None else [], list(leaves) + lifted_values)
+        snapshot = _Snapshot(
+            [owner] if owner is not None else [],
+            list(leaves) + [v for v in lifted_values if isinstance(v, _C.Tensor)],
+        )
         tracker = _side_effects.Tracker()
         owner_self = target if isinstance(target, Module) else getattr(target, "__self__", None)
         if owner_self is not None:
@@ -678,6 +704,12 @@ class CompiledFunction:
             # what the capture did before it broke is undone: the split pieces (or the eager run) do it once
             tracker.restore()
             snapshot.restore()
+            if dyn_sources and gb.shape_only:
+                # a global or cell number steered Python control flow: it stays a constant, guarded by value
+                self._static_sources |= dyn_sources
+                self._dyn_sources -= dyn_sources
+                active.on = prev
+                return self._capture_and_compile(args, kwargs, leaves, spec, rk, specialize, dyn, nums)
             if nums and gb.shape_only:
                 # a number decided Python control flow (or a size): it stays a constant, guarded by value
                 _, _, nspec = _flatten_numbers(args, kwargs, None)

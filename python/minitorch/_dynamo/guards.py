@@ -24,7 +24,7 @@ import math
 import sys
 import types
 
-__all__ = ["Guard", "sources"]
+__all__ = ["Guard", "number_sources", "source_key", "sources"]
 
 _MISSING = object()
 _SCALARS = (bool, int, float, complex, str, bytes, type(None))
@@ -182,6 +182,8 @@ def _same(v, snap):
         return type(v) is float and math.isnan(v)
     if tag == "tensor":
         return _is_tensor(v) and _tensor_meta(v) == snap[1]
+    if tag == "type":
+        return type(v) is snap[1]
     # shallow: the same container holding the same (==) items
     return v is snap[1] and type(v) is snap[2] and v == snap[3]
 
@@ -347,6 +349,26 @@ def _is_tensor(v):
     return isinstance(v, _C.Tensor)
 
 
+def source_key(c):
+    """Where check c reads its value, the same for the checks of later captures of one callable."""
+    return (c.kind, id(c.root), c.key, c.attrs)
+
+
+def number_sources(guard, stores):
+    """(key, value) of the numbers the code reads that Dynamo makes symbolic once they change (automatic
+    dynamic): ints and floats in closure cells, floats in globals. An int global, a global the code assigns
+    and attributes of objects stay constants, as in Dynamo (PyTorch 2.15's counts)."""
+    stored = {(id(g), name) for kind, g, name in stores if kind == "global"}
+    out = []
+    for c in guard.checks if guard is not None else ():
+        if c.attrs or c.kind not in ("global", "cell") or c.snap[0] != "eq" or c.snap[1] not in (int, float):
+            continue
+        if c.kind == "global" and ((id(c.root), c.key) in stored or c.snap[1] is int):
+            continue
+        out.append((source_key(c), c.snap[2]))
+    return out
+
+
 def _tensor_cls():
     from minitorch import _C
 
@@ -368,9 +390,20 @@ class Guard:
                 seen.add(k)
                 unique.append(c)
         self.checks = unique
-        self.lifted = [c for c in unique if c.lift]
+        self._regenerate()
+
+    def _regenerate(self):
+        self.lifted = [c for c in self.checks if c.lift]
         self.fast = self._generate()
         self.values = self._generate_values() if self.lifted else None
+
+    def lift_numbers(self, keys):
+        """The numbers at these source keys become graph inputs guarded on their type (automatic dynamic)."""
+        for c in self.checks:
+            if source_key(c) in keys and c.snap[0] == "eq":
+                c.snap = ("type", c.snap[1])
+                c.lift = True
+        self._regenerate()
 
     def _generate(self):
         """holds() as one generated function with every check inlined (a call pays a few dict reads and
@@ -401,7 +434,10 @@ class Guard:
                     lines.append(f"        v = attr(v, A{i}_{j})")
                 now = static_attr(now, a) if now is not _MISSING else _MISSING
             snap = c.snap
-            if snap[0] == "tensor":
+            if snap[0] == "type":
+                scope[f"T{i}"] = snap[1]
+                test = f"type(v) is T{i}"
+            elif snap[0] == "tensor":
                 scope[f"S{i}"], scope["TENSOR"], scope["meta"] = snap[1], _tensor_cls(), _tensor_meta
                 test = f"isinstance(v, TENSOR) and meta(v) == S{i}"
             elif snap[0] == "is":
