@@ -132,6 +132,17 @@ def make_cell():
     return f, lambda: h
 
 
+class Weighted(torch.nn.Module):
+    """A plain attribute that requires grad (not a Parameter): its gradient flows through the graph input."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.ones(3, requires_grad=True)
+
+    def forward(self, x):
+        return (x * self.w).sum()
+
+
 def run_all():
     results.clear()
     m = Cache()
@@ -150,4 +161,12 @@ def run_all():
     check("global tensor rebound", f_rebind_global, xs, lambda: G)
     f, read = make_cell()
     check("closure cell tensor rebound", f, xs, read)
+    w = Weighted()
+    check("backward inside the compiled function", lambda x: w(x).backward(), xs[:3], lambda: w.w.grad)
+    w = Weighted()
+    cw = torch.compile(w, backend=be)
+    graphs.clear()
+    for (x,) in xs[:3]:
+        cw(x).backward()
+    results["attribute that requires grad"] = {"state": plain(w.w.grad), "graphs": len(graphs)}
     return results

@@ -92,3 +92,18 @@ def test_lifted_tensor_is_a_named_placeholder():
     m.h = torch.zeros(2, dtype=torch.float64)  # another dtype: a third
     cm(torch.ones(2))
     assert len(seen) == 3 and m.h.dtype == torch.float64
+
+
+def test_class_attribute_tensor_stays_a_guarded_constant():
+    # PyTorch lifts it too (one graph); here it is a constant guarded by identity: the values follow, each new
+    # tensor recompiles
+    class M(torch.nn.Module):
+        table = torch.arange(3.0)
+
+        def forward(self, x):
+            return x + self.table
+
+    cm = torch.compile(M(), backend="eager")
+    assert cm(torch.ones(3)).tolist() == [1.0, 2.0, 3.0]
+    M.table = torch.full((3,), 5.0)
+    assert cm(torch.ones(3)).tolist() == [6.0, 6.0, 6.0]

@@ -253,10 +253,16 @@ def _writes_in_place(node, kwargs):
     return name.endswith("_") and not name.startswith("_")
 
 
-def _user_function(fn):
-    """Whether a node's target is a Python function of the user's (not minitorch's, not a builtin)."""
-    if not isinstance(fn, types.FunctionType):
+def _irreversible(node):
+    """Whether running node changes state a copy cannot put back: a Python function of the user's (not
+    minitorch's, not a builtin), or a backward pass (it accumulates into .grad)."""
+    fn = node.target
+    if node.op == "call_method":
+        return fn == "backward"
+    if node.op != "call_function" or not isinstance(fn, types.FunctionType):
         return False
+    if fn.__name__ in ("backward", "grad") and (fn.__module__ or "").startswith("minitorch.autograd"):
+        return True
     return (getattr(fn, "__module__", None) or "").partition(".")[0] != "minitorch"
 
 
@@ -660,9 +666,10 @@ class CaptureTracer(Tracer):
         # {id: (tensor, version, copy)} of those about to be written in place (a parameter under no_grad, a
         # buffer of a module called): what the caller puts back before the first call runs the graph
         self.saved = {}
-        # a node ran the user's own Python (a torch.compiler.disable'd helper, a custom op): what it did at
-        # capture cannot be undone, so the capture's run is the first call's (eval_frame.py)
-        self.ran_user_code = False
+        # a node ran the user's own Python (a torch.compiler.disable'd helper, a custom op) or a backward pass
+        # (gradients accumulated): what it did at capture cannot be undone, so the capture's run is the first
+        # call's (eval_frame.py)
+        self.irreversible = False
 
     # ---- proxies and nodes
     def proxy(self, node):
@@ -695,8 +702,8 @@ class CaptureTracer(Tracer):
             args = map_arg(node.args, self.values.__getitem__)
             kwargs = map_arg(node.kwargs, self.values.__getitem__)
             data_dep = any(n in self.dds for n in node.all_input_nodes) or self._data_op(node, args)
-            if op == "call_function" and not self.ran_user_code and _user_function(node.target):
-                self.ran_user_code = True
+            if not self.irreversible and _irreversible(node):
+                self.irreversible = True
             if op == "call_module":
                 for t in self.root.get_submodule(node.target).buffers():
                     self._save_before_write(t)
@@ -1034,7 +1041,7 @@ def capture(
     res.extra_values = extra_values
     res.touched = tracer.touched
     res.saved = list(tracer.saved.values())
-    res.ran_user_code = tracer.ran_user_code
+    res.irreversible = tracer.irreversible
     return res
 
 

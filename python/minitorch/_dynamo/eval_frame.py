@@ -734,8 +734,9 @@ class CompiledFunction:
         # compiled graph runs on the real inputs below and makes every change once. Where a change cannot be
         # undone (a parameter written in place, an in-place op on a tensor with autograd history) the
         # capture's own run stands as the first call's: its output, with its side effects written out. So it
-        # does where a node ran the user's own Python (a torch.compiler.disable'd helper): it ran once already.
-        undone = not res.ran_user_code and snapshot.undo(res.touched, res.saved)
+        # does where a node ran the user's own Python (a torch.compiler.disable'd helper) or a backward pass:
+        # it ran once already.
+        undone = not res.irreversible and snapshot.undo(res.touched, res.saved)
         if undone:
             tracker.restore()
         elif res.effects is not None:

@@ -196,16 +196,24 @@ def _tensor_check(kind, root, key, path, value, start, parent):
     """The check of a tensor the code reads from a global, a closure cell or an attribute: as Dynamo, a graph
     input guarded on its sizes, strides, dtype, device and requires_grad, not on its identity (a state tensor
     replaced each call, ``self.h = self.h * a + x``, reuses the graph). A parameter stays guarded by identity
-    (the graph reads it as an attribute); a buffer is read live too (get_attr), so only its metadata is."""
+    (the graph reads it as an attribute); a buffer is read live too (get_attr), so only its metadata is; a
+    class attribute (not the instance's own) stays a constant of the graph, guarded by identity."""
     from minitorch.nn.parameter import Parameter
 
+    meta = ("tensor", _tensor_meta(value))
     if isinstance(value, Parameter):
         return _Check(kind, root, key, path, ("is", value), start)
-    buffer = False
-    if path and isinstance(parent, _module_cls()):
-        d = object.__getattribute__(parent, "__dict__")
-        buffer = path[-1] not in d
-    return _Check(kind, root, key, path, ("tensor", _tensor_meta(value)), start, lift=not buffer)
+    if not path:
+        return _Check(kind, root, key, path, meta, start, lift=True)
+    d = object.__getattribute__(parent, "__dict__") if isinstance(parent, _module_cls()) else None
+    if d is None and type(parent).__getattribute__ is object.__getattribute__:
+        d = getattr(parent, "__dict__", None)
+    if type(d) is dict and d.get(path[-1], _MISSING) is value:
+        # an instance attribute: swapped for the traced input at capture
+        return _Check(kind, root, key, path, meta, start, lift=True)
+    if type(d) is dict and isinstance(parent, _module_cls()) and d.get("_buffers", {}).get(path[-1]) is value:
+        return _Check(kind, root, key, path, meta, start)
+    return _Check(kind, root, key, path, ("is", value), start)
 
 
 def _guardable(value):
