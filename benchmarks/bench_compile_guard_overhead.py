@@ -3,7 +3,8 @@ a tiny compiled function and a small compiled module, timed with those guards ch
 (minitorch only), beside PyTorch's torch.compile of the same code (backend "eager": the graph runs as is, so
 the time is the call's dispatch and guard cost plus two tiny ops). One thread each. "number" calls a compiled
 ``x * n`` with n changing on every call (a graph input after the first recompile, as PyTorch's automatic
-dynamic).
+dynamic). "state" calls a compiled module whose tensor attribute is replaced on every call
+(``self.h = self.h * 0.5 + x``, an RNN's hidden state): a graph input guarded on its metadata, as in PyTorch.
 
 Usage: PYTHONPATH=python python benchmarks/bench_compile_guard_overhead.py [--torch-python PY]
 """
@@ -78,6 +79,19 @@ def cycling(x):
 
 
 out["number"] = per_call(cycling, x)
+
+
+class State(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.h = torch.zeros(4)
+
+    def forward(self, x):
+        self.h = self.h * 0.5 + x
+        return self.h
+
+
+out["state"] = per_call(torch.compile(State(), backend="eager"), x)
 print(json.dumps(out))
 """
 
@@ -98,7 +112,7 @@ def main():
     ours_off = run(sys.executable, "minitorch", "1")
     theirs = run(a.torch_python, "torch", "0") if os.path.exists(a.torch_python) else None
     print(f"{'case':8} {'guards on':>10} {'guards off':>10} {'added':>8} {'PyTorch':>10} {'R':>6}")
-    for case in ("tiny", "module", "number"):
+    for case in ("tiny", "module", "number", "state"):
         on, off = ours_on[case] * 1e6, ours_off[case] * 1e6
         t = theirs[case] * 1e6 if theirs else float("nan")
         print(f"{case:8} {on:9.2f}us {off:9.2f}us {on - off:7.2f}us {t:9.2f}us {t / on:6.2f}")

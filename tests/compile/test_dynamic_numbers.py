@@ -1,5 +1,5 @@
-"""Automatic dynamic for Python numbers passed to a compiled function: the first change of an int or float
-argument recompiles with it as a graph input, so a loop over many values compiles twice, not once per value
+"""Automatic dynamic for Python numbers passed to a compiled function (or read from a global or a closure
+cell): the first change of an int or float recompiles with it as a graph input, so a loop over many values compiles twice, not once per value
 (counted with a counting backend here and under PyTorch, the oracle); a number that decides Python control flow
 or is formatted stays a constant, guarded by value; the results equal eager's."""
 
@@ -81,6 +81,94 @@ def branch(x, n):
 check("branch", branch, ints)
 check("dynamic=True", lambda x, n: x * n, ints, dynamic=True)
 check("dynamic=False", lambda x, n: x * n, ints, dynamic=False)
+
+
+# numbers read from a global or a closure cell, changed between the calls
+def check_set(name, f, set_value, values, reset=lambda: None):
+    # set_value(v) before each call; the eager run follows the compiled one, after reset()
+    calls.clear()
+    torch._dynamo.reset()
+    cf = torch.compile(f, backend=be)
+    outs, eager = [], []
+    for v in values:
+        set_value(v)
+        outs.append(plain(cf(x)))
+    reset()
+    for v in values:
+        set_value(v)
+        eager.append(plain(f(x)))
+    results[name] = {"outs": outs, "eager": eager, "graphs": len(calls)}
+
+
+S = 1.0
+
+
+def set_s(v):
+    global S
+    S = v
+
+
+def read_global(x):
+    return x * S + 1
+
+
+def global_branch(x):
+    if S > 100:
+        return x - 1
+    return x + S
+
+
+def make_cell():
+    k = 3
+
+    def f(x):
+        return x + k * 2
+
+    def put(v):
+        nonlocal k
+        k = v
+
+    return f, put
+
+
+N = 0
+
+
+def bump_global(x):
+    global N
+    N = N + 1
+    return x * N
+
+
+def reset_n():
+    global N
+    N = 0
+
+
+def make_counter():
+    n = 0
+
+    def f(x):
+        nonlocal n
+        n += 1
+        return x * n
+
+    def reset():
+        nonlocal n
+        n = 0
+
+    return f, reset
+
+
+# as Dynamo: a float global and an int or float in a closure cell become graph inputs once they change; an
+# int global, a global the code assigns and a number that steers an `if` stay constants
+check_set("global float read", read_global, set_s, [0.5, 1.5, 2.5, 3.5, 4.5])
+check_set("global int read stays static", read_global, set_s, [1, 2, 3, 4, 5])
+check_set("global float in a branch stays static", global_branch, set_s, [1.0, 2.0, 3.0, 4.0, 5.0])
+check_set("closure cell int read", *make_cell(), [1, 2, 3, 4, 5])
+check_set("global int the code assigns", bump_global, lambda v: None, range(5), reset_n)
+counter, reset_counter = make_counter()
+check_set("nonlocal counter", counter, lambda v: None, range(5), reset_counter)
 print(json.dumps(results))
 """
 
@@ -88,6 +176,8 @@ print(json.dumps(results))
 COUNT_DIFFERENCES = {
     # PyTorch keeps n symbolic and guards n > 2 (3 graphs); here a number that steers an `if` stays a constant
     "branch": "control flow on the number specializes it",
+    # the same for a float global: PyTorch keeps it symbolic and guards S > 100 (2 graphs), here 5
+    "global float in a branch stays static": "control flow on the number specializes it",
 }
 
 
@@ -121,6 +211,14 @@ def test_results_equal_eager_and_loops_compile_twice():
     assert results["dynamic=False"]["graphs"] == 5
     assert results["range() stays static"]["graphs"] == 5
     assert results["str() stays static"]["graphs"] == 5
+    for name in ("global float read", "closure cell int read", "nonlocal counter"):
+        assert results[name]["graphs"] == 2, (name, results[name])
+    for name in (
+        "global int read stays static",
+        "global float in a branch stays static",
+        "global int the code assigns",
+    ):
+        assert results[name]["graphs"] == 5, (name, results[name])
 
 
 def test_counts_match_pytorch():

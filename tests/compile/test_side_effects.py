@@ -22,10 +22,9 @@ CASES_FILE = os.path.join(HERE, "_side_effect_cases.py")
 
 # cases whose backend call counts differ from PyTorch's, and why (the states and outputs are the same)
 COUNT_DIFFERENCES = {
-    # our guard on the dict holds its tensor value by identity (Dynamo's guards only the keys and what is read)
-    "dict item assignment": "dict values guarded by identity",
-    # PyTorch turns an int that changed into a symbolic one (automatic dynamic) even in a closure cell
-    "nonlocal counter": "ints outside the arguments stay specialized",
+    # our guard on the dict holds its tensor value by identity (Dynamo's guards only the keys and what is
+    # read) and its int item stays a constant (automatic dynamic covers arguments, globals and cells only)
+    "dict item assignment": "dict values guarded by identity, dict ints static",
     # Dynamo replays Python's random draws around one graph; here the call breaks it
     "python random": "random.random() is a graph break",
 }

@@ -13,9 +13,10 @@ or, where it cannot, runs it eagerly as a whole.
 With ``specialize=False`` (dynamic shapes) shapes stay symbolic (fx Proxies), so the graph holds for any
 sizes; code that branches on a size then breaks and the caller captures a specialized graph instead.
 
-The first call's result is the traced run's own output (computed once, with its autograd graph, its RNG draws
-and its side effects happening exactly once); later calls run the compiled graph. Before a capture that breaks
-the caller restores the RNG state and the module buffers, then runs the split pieces (or the callable eagerly).
+The caller (eval_frame.py) undoes what the traced run changed (RNG, buffers, inputs written in place, Python
+side effects) and runs the compiled graph for the first call's result too, as Dynamo; where that cannot be
+undone, the traced run's own output is the first call's. Before a capture that breaks the caller restores
+the same state, then runs the split pieces (or the callable eagerly).
 """
 
 import builtins
@@ -26,6 +27,7 @@ import sys
 import threading
 import time
 import traceback
+import types
 
 from minitorch import _C, overrides
 from minitorch._dynamo import config as _config
@@ -233,6 +235,35 @@ _GUARDED_ATTR_TYPES = (bool, int, float, str, type(None))
 
 def _is_tensor(v):
     return isinstance(v, _C.Tensor)
+
+
+def _writes_in_place(node, kwargs):
+    """Whether a node may write its first argument (or an out= tensor) in place: x.add_(), x[i] = v, x += y,
+    torch.relu_(x), F.relu(x, inplace=True), out=."""
+    if "out" in kwargs or kwargs.get("inplace") is True:
+        return True
+    t = node.target
+    if node.op == "call_method":
+        return t.endswith("_") and not t.startswith("_") or t in ("__setitem__",) or t.startswith("__i")
+    if node.op != "call_function":
+        return False
+    name = getattr(t, "__name__", "")
+    if getattr(t, "__module__", "") in ("_operator", "operator"):
+        return name == "setitem" or name.startswith("i")
+    return name.endswith("_") and not name.startswith("_")
+
+
+def _irreversible(node):
+    """Whether running node changes state a copy cannot put back: a Python function of the user's (not
+    minitorch's, not a builtin), or a backward pass (it accumulates into .grad)."""
+    fn = node.target
+    if node.op == "call_method":
+        return fn == "backward"
+    if node.op != "call_function" or not isinstance(fn, types.FunctionType):
+        return False
+    if fn.__name__ in ("backward", "grad") and (fn.__module__ or "").startswith("minitorch.autograd"):
+        return True
+    return (getattr(fn, "__module__", None) or "").partition(".")[0] != "minitorch"
 
 
 # print inside a capture is a graph break, as in Dynamo: a graph would run it once, at capture time, and the
@@ -629,6 +660,16 @@ class CaptureTracer(Tracer):
         self.extra_params = {}
         self.touched_modules = []
         self.attr_reads = {}
+        # {id: (tensor, version)} of the tensors from before the capture that it read (get_attr values, the
+        # parameters and buffers of modules it called), as first read: what changed in place is found after
+        self.touched = {}
+        # {id: (tensor, version, copy)} of those about to be written in place (a parameter under no_grad, a
+        # buffer of a module called): what the caller puts back before the first call runs the graph
+        self.saved = {}
+        # a node ran the user's own Python (a torch.compiler.disable'd helper, a custom op) or a backward pass
+        # (gradients accumulated): what it did at capture cannot be undone, so the capture's run is the first
+        # call's (eval_frame.py)
+        self.irreversible = False
 
     # ---- proxies and nodes
     def proxy(self, node):
@@ -655,10 +696,21 @@ class CaptureTracer(Tracer):
                     val = getattr(val, part)
             finally:
                 self._mt_passthrough -= 1
+            if isinstance(val, _C.Tensor):
+                self.touched.setdefault(id(val), (val, val._version))
         else:
             args = map_arg(node.args, self.values.__getitem__)
             kwargs = map_arg(node.kwargs, self.values.__getitem__)
             data_dep = any(n in self.dds for n in node.all_input_nodes) or self._data_op(node, args)
+            if not self.irreversible and _irreversible(node):
+                self.irreversible = True
+            if op == "call_module":
+                for t in self.root.get_submodule(node.target).buffers():
+                    self._save_before_write(t)
+            elif _writes_in_place(node, kwargs):
+                for a in itertools.chain(args[:1], kwargs.values()):
+                    if isinstance(a, _C.Tensor) and id(a) in self.touched:
+                        self._save_before_write(a)
             self._mt_passthrough += 1
             try:
                 if op == "call_function":
@@ -667,6 +719,8 @@ class CaptureTracer(Tracer):
                     val = getattr(args[0], node.target)(*args[1:], **kwargs)
                 else:
                     mod = self.root.get_submodule(node.target)
+                    for t in itertools.chain(mod.parameters(), mod.buffers()):
+                        self.touched.setdefault(id(t), (t, t._version))
                     val = mod(*args, **kwargs)
             except GraphBreak:
                 raise
@@ -679,6 +733,11 @@ class CaptureTracer(Tracer):
         node.meta["grad_enabled"] = grad_mode.is_grad_enabled()
         record(node, val)
         self.values[node] = val
+
+    def _save_before_write(self, t):
+        if id(t) not in self.saved:
+            with grad_mode.no_grad():
+                self.saved[id(t)] = (t, t._version, t.detach().clone())
 
     def _data_op(self, node, args):
         if node.op == "call_method":
@@ -862,22 +921,34 @@ def capture(
     specialize=True,
     tracer_cls=None,
     side_effects=None,
+    lifted=(),
 ):
     """Captures fn(*args, **kwargs). leaves: the tensor inputs (placeholders, named by names); rebuild(list)
     gives (args, kwargs) with those leaves replaced. module: the nn.Module being compiled, installed in the
     graph's root as ``mod``. tracer_cls: a CaptureTracer subclass (make_fx's inlines every module).
     side_effects: a side_effects.Tracker of the state the call can reach; the traced values its mutations
     leave there become extra graph outputs: the graph returns ``(output, extras)`` and the result carries
-    ``effects`` and ``extra_values``. Raises GraphBreak, or the user's own exception from an op."""
+    ``effects`` and ``extra_values``. lifted: (put, take) pairs for the last len(lifted) leaves, tensors the
+    code reads from globals, cells and attributes: put(proxy) swaps the traced input in where the code reads
+    the tensor (returning what was there), take(proxy, old) puts the tensor back unless the code assigned
+    another value there. Raises GraphBreak, or the user's own exception from an op."""
     root = Module()
     if module is not None:
         root.add_module("mod", module)
 
     def call(values):
-        a, k = rebuild(values)
+        n = len(values) - len(lifted)
+        a, k = rebuild(values[:n])
         if side_effects is not None:
             side_effects.add_arguments(a, k)
-        return fn(*a, **k)
+        swapped = []
+        try:
+            for (put, take), proxy in zip(lifted, values[n:]):
+                swapped.append((take, proxy, put(proxy)))
+            return fn(*a, **k)
+        finally:
+            for take, proxy, old in reversed(swapped):
+                take(proxy, old)
 
     scope = {"_mt_call": call}
     exec(compile(_entry_source(names), _ENTRY_FILE, "exec"), scope)  # noqa: S102  (our two-line function)
@@ -949,6 +1020,11 @@ def capture(
             graph.erase_node(node)
     root.__class__ = Module
     gm = GraphModule(root, graph, "GraphModule")
+    for name, child in root._modules.items():
+        if name in gm._modules:
+            # the compiled module itself, not GraphModule's copy of the attributes read: a buffer the code
+            # assigns (self.ema = ...) holds a traced value in the copy, and each call must read the live one
+            gm._modules[name] = child
     modules = []
     seen = set()
     for m in (
@@ -963,6 +1039,9 @@ def capture(
     res = CaptureResult(gm, output, list(leaves), modules, specialize, tracer.attr_reads.values())
     res.effects = effects
     res.extra_values = extra_values
+    res.touched = tracer.touched
+    res.saved = list(tracer.saved.values())
+    res.irreversible = tracer.irreversible
     return res
 
 

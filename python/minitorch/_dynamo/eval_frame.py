@@ -3,13 +3,17 @@ the backend, and replays the compiled graph while the guards hold.
 
 Guards: for each tensor input its sizes, strides, dtype, device and requires_grad; every other argument by
 value (or identity when unhashable); grad mode; the ``training`` flag of every module the graph calls; the
-globals, closure variables and object attributes its code reads (guards.py). A call
+globals, closure variables and object attributes its code reads (guards.py; the tensors among them are
+graph inputs after the call's own, guarded on their metadata). A call
 that matches no cached graph captures a new one (a recompile), up to ``config.recompile_limit`` graphs per
 callable, after which new signatures run eagerly with one warning. With ``dynamic=None`` a recompile caused
 only by sizes tries a size-generic graph first (``dynamic=True`` starts with one, ``dynamic=False`` never
 does), as Dynamo's automatic dynamic shapes; likewise an int or float argument whose value changed becomes a
-graph input at that recompile, unless it steers Python control flow (then it stays a constant).
-The Python side effects a capture makes are replayed after each call of its graph (side_effects.py).
+graph input at that recompile, unless it steers Python control flow (then it stays a constant); so does a
+number read from a closure cell or a float global (guards.number_sources), as in Dynamo.
+The Python side effects a capture makes are replayed after each call of its graph (side_effects.py). The
+first call's result too comes from the backend's compiled graph, as in Dynamo: what the capture's run changed
+is undone first (_Snapshot.undo).
 
 Graph breaks: when capture meets Python it cannot put in a graph (``GraphBreak``), the callable is split
 at the breaking statement (resume.py): the statements before it are one graph, the statement runs eagerly,
@@ -256,26 +260,75 @@ def _rank_key(t):
 
 
 class _Snapshot:
-    """RNG state and module buffers before a capture, restored when the capture breaks (the eager rerun
-    then sees them as the call found them)."""
+    """The state a capture can change in place, taken before it: the RNG states, the module buffers and the
+    tensor inputs (with their version counters). ``restore`` puts it back when the capture breaks (the eager
+    rerun or the split pieces then see it as the call found it); ``undo`` puts it back after a capture that
+    succeeded, so the first call runs the backend's compiled graph as every later call does (see
+    CompiledFunction._capture_and_compile)."""
 
-    def __init__(self, modules):
+    def __init__(self, modules, tensors=()):
         self.gen = _C.default_generator
         self.rng = self.gen.get_state()
-        self.buffers = []
-        seen = set()
-        for m in modules:
-            for b in m.buffers():
-                if id(b) not in seen:
-                    seen.add(id(b))
-                    self.buffers.append((b, b.detach().clone()))
+        self.cuda_rng = []
+        if _C._cuda_is_initialized():
+            for i in range(_C._cuda_device_count()):
+                g = _C._cuda_default_generator(i)
+                self.cuda_rng.append((g, g.get_state()))
+        self.saved = []  # (tensor, its version, a copy of its data)
+        self._ids = set()
+        with grad_mode.no_grad():
+            for m in modules:
+                for b in m.buffers():
+                    self._save(b)
+            for t in tensors:
+                self._save(t)
+
+    def _save(self, t):
+        if id(t) not in self._ids:
+            self._ids.add(id(t))
+            self.saved.append((t, t._version, t.detach().clone()))
+
+    def _rng_back(self):
+        self.gen.set_state(self.rng)
+        for g, state in self.cuda_rng:
+            g.set_state(state)
+
+    @staticmethod
+    def _changed(t, version, copy):
+        # the version counter misses writes through .data; equal() sees them (NaN reads as changed: harmless)
+        return t._version != version or t.shape != copy.shape or not t.equal(copy)
 
     def restore(self):
-        self.gen.set_state(self.rng)
+        self._rng_back()
         with grad_mode.no_grad():
-            for b, saved in self.buffers:
-                if b.shape == saved.shape:
-                    b.copy_(saved)
+            for t, version, copy in self.saved:
+                if t.shape == copy.shape and self._changed(t, version, copy):
+                    t.copy_(copy)
+
+    def undo(self, touched, saved=()):
+        """Puts back what the capture changed in place, or returns False having changed nothing when that
+        cannot be done: a tensor written in place that was not saved (a constant the code reached, a view of
+        a parameter), one whose new shape or autograd history a copy cannot undo (resize_, an in-place op on
+        a tensor with autograd history). touched: {id: (tensor, version before the capture read it)}; saved:
+        more (tensor, version, copy), taken by the capture before an in-place op wrote them."""
+        back = []
+        for t, version, copy in saved:
+            if id(t) not in self._ids:
+                self._ids.add(id(t))
+                self.saved.append((t, version, copy))
+        for t, version, copy in self.saved:
+            if self._changed(t, version, copy):
+                if t.shape != copy.shape or t.grad_fn is not None:
+                    return False
+                back.append((t, copy))
+        for i, (t, version) in touched.items():
+            if i not in self._ids and t._version != version:
+                return False
+        self._rng_back()
+        with grad_mode.no_grad():
+            for t, copy in back:
+                t.copy_(copy)
+        return True
 
 
 class _Entry:
@@ -318,6 +371,9 @@ class _Entry:
 
     def run(self, leaves, args, kwargs):
         """The compiled graph on this call's tensors, then its side effects."""
+        guard = self.py_guard
+        if guard is not None and guard.values is not None:
+            leaves = [*leaves, *guard.values(args, kwargs)]  # the tensors read from attributes and globals
         if self.effects is None:
             return self.fn(*leaves)
         out, extra = self.fn(*leaves)
@@ -388,6 +444,10 @@ class CompiledFunction:
         self._seen_numbers = {}
         self._dyn_numbers = {}
         self._static_numbers = {}
+        # the same for the numbers read from globals and closure cells (guards.number_sources), by source key
+        self._seen_sources = {}
+        self._dyn_sources = set()
+        self._static_sources = set()
         self._cache = {}
         self._dyn_cache = {}
         self._no_dynamic = set()
@@ -574,6 +634,23 @@ class CompiledFunction:
         _, nums, spec = _flatten_numbers(args, kwargs, dyn)
         return dyn, nums, spec
 
+    def _sources_to_trace(self, guard, stores):
+        """_numbers_to_trace for the numbers read from globals and closure cells: those that changed since the
+        first capture become graph inputs of guard (lifted, guarded on their type). The keys lifted."""
+        if self._dynamic is False or not config.automatic_dynamic_shapes:
+            return frozenset()
+        lift = set()
+        for key, value in py_guards.number_sources(guard, stores):
+            first = self._seen_sources.setdefault(key, value)
+            if key in self._static_sources:
+                continue
+            if key in self._dyn_sources or not (first == value or _both_nan(first, value)):
+                lift.add(key)
+        if lift:
+            self._dyn_sources |= lift
+            guard.lift_numbers(lift)
+        return frozenset(lift)
+
     def _capture_and_compile(self, args, kwargs, leaves, spec, rk, specialize, dyn=frozenset(), nums=()):
         fn = self._torchdynamo_orig_callable
         target = self._module if self._module is not None else fn
@@ -586,12 +663,21 @@ class CompiledFunction:
             # a piece's one argument is the dict of live variables: name its tensors after the variables
             names = [("L_" + n[len("__mt_env_") :]) if n.startswith("__mt_env_") else n for n in names]
         owner = self._module if self._module is not None else self._capture_module
-        snapshot = _Snapshot([owner] if owner is not None else [])
         target = fn if self._module is None else self._module
         # the Python values the code reads, as the call found them (Dynamo's guards are on the entry state); the
         # state it can change is recorded too, so what the capture changes is replayed on every later call
         stores = []
         py_guard = py_guards.sources(target, args, kwargs, stores)
+        dyn_sources = self._sources_to_trace(py_guard, stores)
+        # the tensors it reads from globals, cells and attributes are graph inputs after the call's own
+        lifted = list(py_guard.lifted) if py_guard is not None else []
+        lifted_values = [py_guard.read(c, args, kwargs) for c in lifted]
+        if lifted:
+            names = names + _lifted_names(lifted, names)
+        snapshot = _Snapshot(
+            [owner] if owner is not None else [],
+            list(leaves) + [v for v in lifted_values if isinstance(v, _C.Tensor)],
+        )
         tracker = _side_effects.Tracker()
         owner_self = target if isinstance(target, Module) else getattr(target, "__self__", None)
         if owner_self is not None:
@@ -606,17 +692,24 @@ class CompiledFunction:
                 fn if self._module is None else self._module,
                 args,
                 kwargs,
-                list(leaves) + list(nums),
+                list(leaves) + list(nums) + lifted_values,
                 _rebuilder(args, kwargs, dyn, len(leaves)) if nums else _rebuilder(args, kwargs),
                 names,
                 module=owner if owner is not None else _bound_module(fn),
                 specialize=specialize,
                 side_effects=tracker,
+                lifted=[_swap(py_guard, c, args, kwargs) for c in lifted],
             )
         except GraphBreak as gb:
             # what the capture did before it broke is undone: the split pieces (or the eager run) do it once
             tracker.restore()
             snapshot.restore()
+            if dyn_sources and gb.shape_only:
+                # a global or cell number steered Python control flow: it stays a constant, guarded by value
+                self._static_sources |= dyn_sources
+                self._dyn_sources -= dyn_sources
+                active.on = prev
+                return self._capture_and_compile(args, kwargs, leaves, spec, rk, specialize, dyn, nums)
             if nums and gb.shape_only:
                 # a number decided Python control flow (or a size): it stays a constant, guarded by value
                 _, _, nspec = _flatten_numbers(args, kwargs, None)
@@ -635,7 +728,18 @@ class CompiledFunction:
         finally:
             active.on = prev
         counters["frames"]["ok"] += 1
-        if res.effects is not None:
+        # The capture ran the code on the real values. As in Dynamo (whose capture is symbolic), the first
+        # call's result comes from the backend's compiled graph: what the capture changed is undone (the
+        # Python state the tracker recorded, the RNG, the buffers and inputs it wrote in place), then the
+        # compiled graph runs on the real inputs below and makes every change once. Where a change cannot be
+        # undone (a parameter written in place, an in-place op on a tensor with autograd history) the
+        # capture's own run stands as the first call's: its output, with its side effects written out. So it
+        # does where a node ran the user's own Python (a torch.compiler.disable'd helper) or a backward pass:
+        # it ran once already.
+        undone = not res.irreversible and snapshot.undo(res.touched, res.saved)
+        if undone:
+            tracker.restore()
+        elif res.effects is not None:
             # the traced run's mutations put traced values where the eager run puts tensors: write its real ones
             res.effects.apply(res.extra_values, args, kwargs)
         guards, seen = [], set()
@@ -673,6 +777,8 @@ class CompiledFunction:
             self._cache.setdefault(self._key(leaves, spec), []).insert(0, entry)
         else:
             self._dyn_cache.setdefault(self._rank_key(leaves, spec), []).insert(0, entry)
+        if undone:
+            return entry.run(list(leaves) + list(nums), args, kwargs)
         return res.output
 
     def _compile(self, res):
@@ -791,6 +897,41 @@ class CompiledFunction:
 
 def _none():
     return None
+
+
+def _lifted_names(checks, taken):
+    """Placeholder names of the tensors read from globals, cells and attributes (Dynamo's L_self_h style)."""
+    out, seen = [], set(taken)
+    for c in checks:
+        if c.kind == "global":
+            parts = ["G", str(c.key)]
+        elif c.kind == "cell":
+            parts = ["L", "cell"]
+        elif c.kind == "const":
+            parts = ["L", "self"]
+        else:
+            parts = ["L", str(c.key[1])]
+        n = "_".join(parts + list(c.attrs))
+        n = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in n)
+        while n in seen:
+            n += "_"
+        seen.add(n)
+        out.append(n)
+    return out
+
+
+def _swap(guard, check, args, kwargs):
+    """(put, take) for capture(): the traced input swapped in where the code reads check's tensor, and the
+    tensor put back after unless the code stored something else there (a side effect, replayed)."""
+
+    def put(proxy):
+        return guard.install(check, args, kwargs, proxy)
+
+    def take(proxy, old):
+        if guard.read(check, args, kwargs) is proxy:
+            guard.install(check, args, kwargs, old)
+
+    return put, take
 
 
 _MISSING = object()

@@ -9,7 +9,9 @@ side_effects.py), and each call of a cached graph first checks them (``Guard.hol
 
 What is checked: numbers, strings, bools and None by type and ``==``; lists, tuples, dicts and sets of
 guardable values by their contents (a deep copy, up to ``_BUDGET`` values; a bigger container by a shallow
-copy compared with ``==``); every other object by identity. Attributes are read only where reading runs no
+copy compared with ``==``); a tensor (not a parameter) by its sizes, strides, dtype, device and requires_grad,
+as Dynamo: it is a graph input (``Guard.lifted``, read again at each call by ``Guard.values``), so a state
+tensor replaced on every call (``self.h = f(self.h, x)``) keeps its graph; every other object by identity. Attributes are read only where reading runs no
 code (the instance ``__dict__`` or a plain class attribute, no property), so checking a guard has no side
 effects. What differs from Dynamo: the reads are found statically in the code of the callable and of the user
 functions and submodules reached through its globals, cells and attributes (a function passed as an argument
@@ -22,7 +24,7 @@ import math
 import sys
 import types
 
-__all__ = ["Guard", "sources"]
+__all__ = ["Guard", "number_sources", "source_key", "sources"]
 
 _MISSING = object()
 _SCALARS = (bool, int, float, complex, str, bytes, type(None))
@@ -122,11 +124,13 @@ def _chains(code, freevars_top, params):
 
 
 class _Check:
-    """One guarded value: how to read it again (a root and attributes) and what it was."""
+    """One guarded value: how to read it again (a root and attributes) and what it was. lift: a tensor the
+    graph takes as an input (read again at each call), not a constant."""
 
-    __slots__ = ("attrs", "key", "kind", "root", "snap", "start")
+    __slots__ = ("attrs", "key", "kind", "lift", "root", "snap", "start")
 
-    def __init__(self, kind, root, key, attrs, snap, start=None):
+    def __init__(self, kind, root, key, attrs, snap, start=None, lift=False):
+        self.lift = lift
         self.start = start  # the root's value at the capture (where its attributes were found)
         self.kind = kind  # "global": root is the globals dict, "cell", "arg": key indexes args or kwargs
         self.root = root
@@ -176,8 +180,40 @@ def _same(v, snap):
         return tuple(v) == snap[2]
     if tag == "nan":
         return type(v) is float and math.isnan(v)
+    if tag == "tensor":
+        return _is_tensor(v) and _tensor_meta(v) == snap[1]
+    if tag == "type":
+        return type(v) is snap[1]
     # shallow: the same container holding the same (==) items
     return v is snap[1] and type(v) is snap[2] and v == snap[3]
+
+
+def _tensor_meta(t):
+    return (t.shape, t.stride(), t.dtype, t.device, t.requires_grad, type(t))
+
+
+def _tensor_check(kind, root, key, path, value, start, parent):
+    """The check of a tensor the code reads from a global, a closure cell or an attribute: as Dynamo, a graph
+    input guarded on its sizes, strides, dtype, device and requires_grad, not on its identity (a state tensor
+    replaced each call, ``self.h = self.h * a + x``, reuses the graph). A parameter stays guarded by identity
+    (the graph reads it as an attribute); a buffer is read live too (get_attr), so only its metadata is; a
+    class attribute (not the instance's own) stays a constant of the graph, guarded by identity."""
+    from minitorch.nn.parameter import Parameter
+
+    meta = ("tensor", _tensor_meta(value))
+    if isinstance(value, Parameter):
+        return _Check(kind, root, key, path, ("is", value), start)
+    if not path:
+        return _Check(kind, root, key, path, meta, start, lift=True)
+    d = object.__getattribute__(parent, "__dict__") if isinstance(parent, _module_cls()) else None
+    if d is None and type(parent).__getattribute__ is object.__getattribute__:
+        d = getattr(parent, "__dict__", None)
+    if type(d) is dict and d.get(path[-1], _MISSING) is value:
+        # an instance attribute: swapped for the traced input at capture
+        return _Check(kind, root, key, path, meta, start, lift=True)
+    if type(d) is dict and isinstance(parent, _module_cls()) and d.get("_buffers", {}).get(path[-1]) is value:
+        return _Check(kind, root, key, path, meta, start)
+    return _Check(kind, root, key, path, ("is", value), start)
 
 
 def _guardable(value):
@@ -291,16 +327,22 @@ def _collect(fn, args, kwargs, checks, depth, seen, stores=None):
         # the root itself (an argument is already guarded by the cache key), then each attribute read after it
         path, start = [], value
         if kind != "arg" and kind != "const":
-            checks.append(_Check(kind, root, key, (), _freeze(value, [_BUDGET])))
+            if _is_tensor(value):
+                checks.append(_tensor_check(kind, root, key, (), value, None, None))
+            else:
+                checks.append(_Check(kind, root, key, (), _freeze(value, [_BUDGET])))
             reached.append(value)
         for a in attrs:
             if isinstance(value, _SCALARS) or _is_tensor(value):
                 break
-            value = static_attr(value, a)
+            parent, value = value, static_attr(value, a)
             if value is _MISSING or not _guardable(value):
                 break
             path.append(a)
-            checks.append(_Check(kind, root, key, tuple(path), _freeze(value, [_BUDGET]), start))
+            if _is_tensor(value):
+                checks.append(_tensor_check(kind, root, key, tuple(path), value, start, parent))
+            else:
+                checks.append(_Check(kind, root, key, tuple(path), _freeze(value, [_BUDGET]), start))
             reached.append(value)
     if depth < _DEPTH:
         for value in reached:
@@ -315,10 +357,37 @@ def _is_tensor(v):
     return isinstance(v, _C.Tensor)
 
 
-class Guard:
-    """The checks of one captured graph (see the module docstring)."""
+def source_key(c):
+    """Where check c reads its value, the same for the checks of later captures of one callable."""
+    return (c.kind, id(c.root), c.key, c.attrs)
 
-    __slots__ = ("checks", "fast")
+
+def number_sources(guard, stores):
+    """(key, value) of the numbers the code reads that Dynamo makes symbolic once they change (automatic
+    dynamic): ints and floats in closure cells, floats in globals. An int global, a global the code assigns
+    and attributes of objects stay constants, as in Dynamo (PyTorch 2.15's counts)."""
+    stored = {(id(g), name) for kind, g, name in stores if kind == "global"}
+    out = []
+    for c in guard.checks if guard is not None else ():
+        if c.attrs or c.kind not in ("global", "cell") or c.snap[0] != "eq" or c.snap[1] not in (int, float):
+            continue
+        if c.kind == "global" and ((id(c.root), c.key) in stored or c.snap[1] is int):
+            continue
+        out.append((source_key(c), c.snap[2]))
+    return out
+
+
+def _tensor_cls():
+    from minitorch import _C
+
+    return _C.Tensor
+
+
+class Guard:
+    """The checks of one captured graph (see the module docstring). lifted: the checks of the tensors the
+    graph takes as inputs after the call's own (``values`` reads them for a call)."""
+
+    __slots__ = ("checks", "fast", "lifted", "values")
 
     def __init__(self, checks):
         # duplicates (a name read twice) checked once
@@ -329,7 +398,20 @@ class Guard:
                 seen.add(k)
                 unique.append(c)
         self.checks = unique
+        self._regenerate()
+
+    def _regenerate(self):
+        self.lifted = [c for c in self.checks if c.lift]
         self.fast = self._generate()
+        self.values = self._generate_values() if self.lifted else None
+
+    def lift_numbers(self, keys):
+        """The numbers at these source keys become graph inputs guarded on their type (automatic dynamic)."""
+        for c in self.checks:
+            if source_key(c) in keys and c.snap[0] == "eq":
+                c.snap = ("type", c.snap[1])
+                c.lift = True
+        self._regenerate()
 
     def _generate(self):
         """holds() as one generated function with every check inlined (a call pays a few dict reads and
@@ -360,7 +442,13 @@ class Guard:
                     lines.append(f"        v = attr(v, A{i}_{j})")
                 now = static_attr(now, a) if now is not _MISSING else _MISSING
             snap = c.snap
-            if snap[0] == "is":
+            if snap[0] == "type":
+                scope[f"T{i}"] = snap[1]
+                test = f"type(v) is T{i}"
+            elif snap[0] == "tensor":
+                scope[f"S{i}"], scope["TENSOR"], scope["meta"] = snap[1], _tensor_cls(), _tensor_meta
+                test = f"isinstance(v, TENSOR) and meta(v) == S{i}"
+            elif snap[0] == "is":
                 scope[f"S{i}"] = snap[1]
                 test = f"v is S{i}"
             elif snap[0] == "eq":
@@ -376,36 +464,85 @@ class Guard:
         exec(compile("\n".join(lines) + "\n", "<torch.compile guards>", "exec"), scope)  # noqa: S102
         return scope["check"]
 
+    def _generate_values(self):
+        """values(args, kwargs): the lifted tensors of a call, read as the generated check reads them."""
+        lines = ["def values(args, kwargs):", "    try:", "        return ["]
+        scope = {"attr": static_attr}
+        for i, c in enumerate(self.lifted):
+            scope[f"R{i}"], scope[f"K{i}"] = c.root, (c.key[1] if isinstance(c.key, tuple) else c.key)
+            if c.kind == "global":
+                get = f"R{i}[K{i}]"
+            elif c.kind == "cell":
+                get = f"R{i}.cell_contents"
+            elif c.kind == "const":
+                get = f"R{i}"
+            elif c.key[0] == "pos":
+                get = f"args[{c.key[1]}]"
+            else:
+                get = f"kwargs[K{i}]"
+            for j, a in enumerate(c.attrs):
+                scope[f"A{i}_{j}"] = a
+                get = f"attr({get}, A{i}_{j})"
+            lines.append(f"            {get},")
+        lines += ["        ]", "    except Exception:", "        return slow(args, kwargs)"]
+        scope["slow"] = lambda args, kwargs: [self.read(c, args, kwargs) for c in self.lifted]
+        exec(compile("\n".join(lines) + "\n", "<torch.compile guards>", "exec"), scope)  # noqa: S102
+        return scope["values"]
+
+    @staticmethod
+    def read(c, args, kwargs):
+        """The value check c reads on this call (_MISSING where it is gone)."""
+        kind = c.kind
+        if kind == "global":
+            v = c.root.get(c.key, _MISSING)
+        elif kind == "cell":
+            try:
+                v = c.root.cell_contents
+            except ValueError:
+                return _MISSING
+        elif kind == "const":
+            v = c.root
+        else:
+            k = c.key
+            if k[0] == "pos":
+                v = args[k[1]] if k[1] < len(args) else _MISSING
+            else:
+                v = kwargs.get(k[1], _MISSING)
+        for a in c.attrs:
+            if v is _MISSING:
+                return v
+            try:
+                # where the capture found it (a check exists only where no data descriptor shadows it)
+                v = v.__dict__[a]
+            except (AttributeError, KeyError, TypeError):
+                v = static_attr(v, a)
+        return v
+
     def holds(self, args, kwargs):
         """Whether every guarded value is what it was at the capture."""
         for c in self.checks:
-            kind = c.kind
-            if kind == "global":
-                v = c.root.get(c.key, _MISSING)
-            elif kind == "cell":
-                try:
-                    v = c.root.cell_contents
-                except ValueError:
-                    return False
-            elif kind == "const":
-                v = c.root
-            else:
-                k = c.key
-                if k[0] == "pos":
-                    v = args[k[1]] if k[1] < len(args) else _MISSING
-                else:
-                    v = kwargs.get(k[1], _MISSING)
-            for a in c.attrs:
-                if v is _MISSING:
-                    return False
-                try:
-                    # where the capture found it (a check exists only where no data descriptor shadows it)
-                    v = v.__dict__[a]
-                except (AttributeError, KeyError, TypeError):
-                    v = static_attr(v, a)
-            if not _same(v, c.snap):
+            v = self.read(c, args, kwargs)
+            if v is _MISSING or not _same(v, c.snap):
                 return False
         return True
+
+    @staticmethod
+    def install(c, args, kwargs, value):
+        """Puts value where check c reads (a traced input in place of the tensor, for the capture); returns
+        what was there."""
+        if c.kind == "global":
+            old = c.root[c.key]
+            c.root[c.key] = value
+            return old
+        if c.kind == "cell":
+            old = c.root.cell_contents
+            c.root.cell_contents = value
+            return old
+        parent = Guard.read(_Check(c.kind, c.root, c.key, c.attrs[:-1], None), args, kwargs)
+        d = object.__getattribute__(parent, "__dict__")
+        old = d[c.attrs[-1]]
+        d[c.attrs[-1]] = value
+        return old
 
     def describe(self):
         """One line per check: where the value is read and what it must be (for recompile reasons)."""

@@ -9,7 +9,9 @@ record; what changed becomes an ``Effects``: the final contents, with every trac
 turned into an extra output of the graph, assigned after each call of the graph, as Dynamo's codegen writes
 ``log[:] = [...]``/``setattr``/``STORE_GLOBAL`` after the graph. The entry state is part of the guard (the
 recorded contents of each mutated object), so the final contents the replay writes are the eager ones; a
-changed entry state recompiles, as Dynamo's list-length and value guards do. A capture that breaks has its
+changed entry state recompiles, as Dynamo's list-length and value guards do; in an attribute dict (and a
+module's ``_buffers``) a tensor the graph reads as an input or a live buffer may be another one of the same
+metadata (guards.py guards that), so replacing it each call reuses the graph. A capture that breaks has its
 recorded state put back first, so the split pieces run its statements once (``restore``).
 
 What is not seen: a mutation of an object the walk does not reach (deeper than ``_DEPTH`` levels, past
@@ -76,7 +78,14 @@ def _same_item(a, b):
     return ta is type(b) and ta in _SCALARS and a == b
 
 
-def _same(kind, now, snap):
+def _dict_kind(kind):
+    # "attrs" (an object's __dict__) and "keys" (a module's _buffers) are dicts written key by key
+    return "dict" if kind in ("attrs", "keys") else kind
+
+
+def _same(kind, now, snap, live=None):
+    """now holds what snap held; live: ids of tensors the graph reads afresh at each call (not constants of
+    it), where any tensor in their place will do (its metadata is guarded elsewhere)."""
     if len(now) != len(snap):
         return False
     if kind == "list":
@@ -88,6 +97,11 @@ def _same(kind, now, snap):
         }
     if list(now) != list(snap):  # keys, in order (dict keys are hashable, compared as dicts compare them)
         return False
+    if live:
+        for k, v in snap.items():
+            if not _same_item(now[k], v) and not (id(v) in live and isinstance(now[k], _C.Tensor)):
+                return False
+        return True
     return all(_same_item(now[k], snap[k]) for k in snap)
 
 
@@ -97,9 +111,8 @@ class _Record:
     __slots__ = ("kind", "obj", "path", "snap")
 
     def __init__(self, kind, obj, path, snap):
-        self.kind = (
-            kind  # "list", "set", "dict", "attrs" (obj's __dict__), "global" (obj: globals, name), "cell"
-        )
+        self.kind = kind  # "list", "set", "dict", "attrs" (obj's __dict__), "keys" (a module's _buffers),
+        # "global" (obj: globals, name), "cell"
         self.obj = obj
         self.path = path
         self.snap = snap
@@ -113,13 +126,13 @@ class _Record:
                 return self.obj.cell_contents
             except ValueError:
                 return _MISSING
-        return _shallow(self.obj, "dict" if self.kind == "attrs" else self.kind)
+        return _shallow(self.obj, _dict_kind(self.kind))
 
     def changed(self):
         now = self.now()
         if self.kind in ("global", "cell"):
             return not _same_item(now, self.snap)
-        return not _same("dict" if self.kind == "attrs" else self.kind, now, self.snap)
+        return not _same(_dict_kind(self.kind), now, self.snap)
 
     def restore(self):
         if self.kind == "global":
@@ -208,7 +221,7 @@ class Tracker:
             if is_module:
                 # a module's own registries: assigning a tensor to a buffer's name changes _buffers
                 if k == "_buffers":
-                    self._add("dict", v, (path[0], path[1] + (("attr", k),)))
+                    self._add("keys", v, (path[0], path[1] + (("attr", k),)))
                 if k.startswith("_"):
                     continue
             self.add_root(v, (path[0], path[1] + (("attr", k),)), depth + 1)
@@ -219,7 +232,7 @@ class Tracker:
             return
         self._budget -= 1 + (len(obj) if kind != "attrs" else 0)
         self._ids[key] = True
-        self.records.append(_Record(kind, obj, path, _shallow(obj, "dict" if kind == "attrs" else kind)))
+        self.records.append(_Record(kind, obj, path, _shallow(obj, _dict_kind(kind))))
 
     def add_guarded(self, guard, stores, args, kwargs):
         """The roots guards.py found (guard: its Guard of the call, or None; stores: what guards.sources put in
@@ -324,7 +337,8 @@ class Tracker:
             elif kind == "dict":
                 final = [(k, template(v, 0, kept)) for k, v in now.items()]
             else:
-                # an attribute dict: only the attributes that changed are written, the removed ones deleted
+                # an attribute dict (or _buffers): only the entries that changed are written, the removed ones
+                # deleted
                 final = [
                     (k, template(v, 0, kept))
                     for k, v in now.items()
@@ -341,22 +355,39 @@ class Tracker:
             elif kind not in ("list", "dict") or any(step[0] == "attr" for step in r.path[1]):
                 # not a container the call rebuilds from the cache key: its entry contents are guarded too
                 guards.append((r, r.path))
-        return Effects(steps, guards), outs
+        # the tensors of attributes the graph reads as inputs (or as live buffers) may be replaced between
+        # calls (``self.h = ...``): in an attribute dict, only a tensor the graph holds as a constant must
+        # stay that very tensor
+        graph = getattr(tracer, "graph", None)
+        baked = {
+            id(tracer.values[n])
+            for n in (graph.nodes if graph is not None else ())
+            if n.op == "get_attr" and "." not in n.target and n in tracer.values
+        }  # the root's own attributes: constants (and parameters from outside the module)
+        live = frozenset(
+            id(v)
+            for r, _ in guards
+            if r.kind in ("attrs", "keys")
+            for v in r.snap.values()
+            if isinstance(v, _C.Tensor) and id(v) not in baked
+        )
+        return Effects(steps, guards, live), outs
 
 
 class Effects:
     """The side effects of one captured graph, written after each call of it (see the module docstring)."""
 
-    __slots__ = ("guards", "steps")
+    __slots__ = ("guards", "live", "steps")
 
-    def __init__(self, steps, guards):
+    def __init__(self, steps, guards, live=frozenset()):
         self.steps = steps
         self.guards = guards
+        self.live = live
 
     def holds(self, args, kwargs):
         """Whether each mutated object holds what it held when the capture began."""
         for r, path in self.guards:
-            kind = "dict" if r.kind == "attrs" else r.kind
+            kind = _dict_kind(r.kind)
             if path is None:
                 now = r.now()
             else:
@@ -366,7 +397,7 @@ class Effects:
                 if obj is _MISSING or obj is None or type(obj) is not type(r.snap):
                     return False
                 now = _shallow(obj, kind)
-            if not _same(kind, now, r.snap):
+            if not _same(kind, now, r.snap, self.live if r.kind != kind else None):
                 return False
         return True
 
