@@ -9,8 +9,13 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/cpu/Loops.h"
 #include "kernels/cpu/ParallelRows.h"
 #include "ops/upsample.h"
+
+#ifdef MT_LOOPS_AVX2
+#include <immintrin.h>
+#endif
 
 namespace mt {
 namespace {
@@ -172,6 +177,164 @@ void vertical_u8(uint8_t* y, const uint8_t* x, int64_t planes, int64_t iH, int64
   });
 }
 
+#ifdef MT_LOOPS_AVX2
+// ---- uint8 with AVX2 (MINITORCH_CPU_CAPABILITY avx2 or avx512; default runs the loops above): the same
+// int32 sums bit for bit, whatever the order (products below 2^23, every add wraps mod 2^32 as the scalar
+// one's), and the same shift and clamp (packs to int16 then uint8 saturate, so clamp to [0, 255]). Pairs of
+// taps multiply and add in one vpmaddwd, as PyTorch's kernel does.
+
+// The horizontal pass's weights for eight outputs at a time, taps padded to chunks of eight and laid out in
+// the order the kernel reads them: group g, chunk c, pair p holds output 8g+p's eight weights then 8g+4+p's,
+// so one hadd tree leaves outputs 8g..8g+7 in order. `groups` counts the leading groups whose every read
+// (chunks of eight bytes from xmin) stays inside the input row; the outputs after them run the scalar loop.
+struct FixedGroups {
+  int64_t chunks = 0, groups = 0;
+  std::vector<int16_t> w;
+};
+
+FixedGroups to_groups(const FixedRows& r, int64_t in) {
+  FixedGroups g;
+  const int64_t out = static_cast<int64_t>(r.xmin.size());
+  g.chunks = (r.width + 7) / 8;
+  const int64_t span = 8 * g.chunks;
+  while (8 * (g.groups + 1) <= out) {
+    bool fits = true;
+    for (int64_t o = 8 * g.groups; o < 8 * (g.groups + 1); ++o) fits = fits && r.xmin[o] + span <= in;
+    if (!fits) break;
+    ++g.groups;
+  }
+  g.w.assign(static_cast<size_t>(g.groups * g.chunks * 64), 0);
+  for (int64_t gi = 0; gi < g.groups; ++gi)
+    for (int64_t c = 0; c < g.chunks; ++c)
+      for (int64_t p = 0; p < 4; ++p)
+        for (int64_t half = 0; half < 2; ++half) {
+          const int64_t o = 8 * gi + p + 4 * half;
+          int16_t* dst = g.w.data() + ((gi * g.chunks + c) * 4 + p) * 16 + half * 8;
+          for (int64_t t = 0; t < 8; ++t) {
+            const int64_t j = 8 * c + t;
+            if (j < r.xsize[o]) dst[t] = r.w[o * r.width + j];
+          }
+        }
+  return g;
+}
+
+__attribute__((target("avx2"))) inline __m256i chunk_pair(const uint8_t* a, const uint8_t* b,
+                                                          const int16_t* w) {
+  int64_t lo, hi;
+  std::memcpy(&lo, a, 8);
+  std::memcpy(&hi, b, 8);
+  const __m256i x = _mm256_cvtepu8_epi16(_mm_set_epi64x(hi, lo));
+  return _mm256_madd_epi16(x, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w)));
+}
+
+// int32 sums to bytes: add the rounding bias, shift arithmetically, saturate to int16 then to uint8
+__attribute__((target("avx2"))) inline __m256i fixed_round(__m256i v, __m256i bias, __m128i shift) {
+  return _mm256_sra_epi32(_mm256_add_epi32(v, bias), shift);
+}
+
+// rows [r0, r1) of the horizontal pass (a function of its own: a lambda does not take its caller's target)
+__attribute__((target("avx2"))) void horizontal_rows_avx2(uint8_t* y, const uint8_t* x, int64_t r0,
+                                                          int64_t r1, int64_t iW, int64_t oW,
+                                                          const FixedRows& r, const FixedGroups& g) {
+  const uint32_t b = r.precision ? (1u << (r.precision - 1)) : 0u;
+  const __m256i bias = _mm256_set1_epi32(static_cast<int32_t>(b));
+  const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(r.precision));
+  for (int64_t k = r0; k < r1; ++k) {
+    const uint8_t* xr = x + k * iW;
+    uint8_t* yr = y + k * oW;
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      const int64_t* xm = r.xmin.data() + 8 * gi;
+      const int16_t* w = g.w.data() + gi * g.chunks * 64;
+      __m256i s[4];
+      for (int p = 0; p < 4; ++p) {
+        const uint8_t* lo = xr + xm[p];
+        const uint8_t* hi = xr + xm[p + 4];
+        __m256i acc = chunk_pair(lo, hi, w + p * 16);
+        for (int64_t c = 1; c < g.chunks; ++c)
+          acc = _mm256_add_epi32(acc, chunk_pair(lo + 8 * c, hi + 8 * c, w + (c * 4 + p) * 16));
+        s[p] = acc;
+      }
+      // lane 0 of each s[p] holds output 8g+p's partial sums, lane 1 output 8g+4+p's
+      const __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
+      const __m256i v = fixed_round(h, bias, shift);
+      const __m128i p16 = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(yr + 8 * gi), _mm_packus_epi16(p16, p16));
+    }
+    for (int64_t o = 8 * g.groups; o < oW; ++o) {
+      const int16_t* w = r.w.data() + o * r.width;
+      const uint8_t* xs = xr + r.xmin[o];
+      uint32_t acc = b;
+      for (int64_t j = 0; j < r.xsize[o]; ++j)
+        acc += static_cast<uint32_t>(static_cast<int32_t>(xs[j]) * static_cast<int32_t>(w[j]));
+      yr[o] = fixed_result(acc, r.precision);
+    }
+  }
+}
+
+void horizontal_u8_avx2(uint8_t* y, const uint8_t* x, int64_t rows, int64_t iW, int64_t oW,
+                        const FixedRows& r, const FixedGroups& g) {
+  parallel_rows(rows, oW * r.width,
+                [&](int64_t r0, int64_t r1) { horizontal_rows_avx2(y, x, r0, r1, iW, oW, r, g); });
+}
+
+// 32 columns of one output row: taps in pairs, bytes of the two rows interleaved then widened, one vpmaddwd
+// per eight columns and pair; the unpacks' lane order is undone by the packs' own.
+__attribute__((target("avx2"))) inline void vertical_block_avx2(uint8_t* y, const uint8_t* xs, int64_t W,
+                                                                const int16_t* w, int64_t n, __m256i bias,
+                                                                __m128i shift) {
+  const __m256i zero = _mm256_setzero_si256();
+  __m256i s0 = bias, s1 = bias, s2 = bias, s3 = bias;
+  for (int64_t j = 0; j < n; j += 2) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xs + j * W));
+    const bool two = j + 1 < n;
+    const __m256i b = two ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xs + (j + 1) * W)) : zero;
+    const uint32_t w1 = two ? static_cast<uint16_t>(w[j + 1]) : 0u;
+    const __m256i wp = _mm256_set1_epi32(static_cast<int32_t>(static_cast<uint16_t>(w[j]) | (w1 << 16)));
+    const __m256i lo = _mm256_unpacklo_epi8(a, b), hi = _mm256_unpackhi_epi8(a, b);
+    s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_unpacklo_epi8(lo, zero), wp));
+    s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_unpackhi_epi8(lo, zero), wp));
+    s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(_mm256_unpacklo_epi8(hi, zero), wp));
+    s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(_mm256_unpackhi_epi8(hi, zero), wp));
+  }
+  const __m256i p01 = _mm256_packs_epi32(_mm256_sra_epi32(s0, shift), _mm256_sra_epi32(s1, shift));
+  const __m256i p23 = _mm256_packs_epi32(_mm256_sra_epi32(s2, shift), _mm256_sra_epi32(s3, shift));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(y), _mm256_packus_epi16(p01, p23));
+}
+
+__attribute__((target("avx2"))) void vertical_rows_avx2(uint8_t* y, const uint8_t* x, int64_t r0, int64_t r1,
+                                                        int64_t iH, int64_t oH, int64_t W,
+                                                        const FixedRows& r) {
+  const uint32_t b = r.precision ? (1u << (r.precision - 1)) : 0u;
+  const __m256i bias = _mm256_set1_epi32(static_cast<int32_t>(b));
+  const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(r.precision));
+  for (int64_t k = r0; k < r1; ++k) {
+    const int64_t o = k % oH, pl = k / oH;
+    const int16_t* w = r.w.data() + o * r.width;
+    const uint8_t* xs = x + (pl * iH + r.xmin[o]) * W;
+    uint8_t* yr = y + k * W;
+    int64_t c = 0;
+    for (; c + 32 <= W; c += 32) vertical_block_avx2(yr + c, xs + c, W, w, r.xsize[o], bias, shift);
+    if (c < W && W >= 32) {
+      // the last 32 columns again: the overlap is rewritten with the same bytes
+      vertical_block_avx2(yr + W - 32, xs + W - 32, W, w, r.xsize[o], bias, shift);
+      continue;
+    }
+    for (; c < W; ++c) {
+      uint32_t acc = b;
+      for (int64_t j = 0; j < r.xsize[o]; ++j)
+        acc += static_cast<uint32_t>(static_cast<int32_t>(xs[j * W + c]) * static_cast<int32_t>(w[j]));
+      yr[c] = fixed_result(acc, r.precision);
+    }
+  }
+}
+
+void vertical_u8_avx2(uint8_t* y, const uint8_t* x, int64_t planes, int64_t iH, int64_t oH, int64_t W,
+                      const FixedRows& r) {
+  parallel_rows(planes * oH, W * r.width,
+                [&](int64_t r0, int64_t r1) { vertical_rows_avx2(y, x, r0, r1, iH, oH, W, r); });
+}
+#endif
+
 // Runs the passes PyTorch runs: W then H, each only where the size changes; a buffer between them.
 template <typename T, typename Rows, typename H, typename V>
 void separable(const Tensor& out, const Tensor& input, const UpsampleAaArgs& a, const Rows& rh,
@@ -214,6 +377,15 @@ void upsample_aa_byte(const Tensor& out, const Tensor& input, const UpsampleAaAr
     return to_fixed(rows_for<double>(a, d));
   };
   FixedRows rh = rows(0), rw = rows(1);
+#ifdef MT_LOOPS_AVX2
+  if (loops_use_avx2()) {
+    const FixedGroups g = to_groups(rw, a.in[1]);
+    auto hpass = [&](uint8_t* y, const uint8_t* x, int64_t n, int64_t iW, int64_t oW, const FixedRows& r) {
+      horizontal_u8_avx2(y, x, n, iW, oW, r, g);
+    };
+    return separable<uint8_t>(out, input, a, rh, rw, hpass, vertical_u8_avx2);
+  }
+#endif
   separable<uint8_t>(out, input, a, rh, rw, horizontal_u8, vertical_u8);
 }
 

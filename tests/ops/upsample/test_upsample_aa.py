@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from utils import run_oracle
+from utils import child_json, run_oracle
 
 import minitorch
 import minitorch.nn.functional as F
@@ -288,6 +288,7 @@ def test_uint8_against_pytorch(channels):
                 ((6, 1), [3, 4], None),
                 ((50, 50), [50, 13], None),
                 ((224, 32), [128, 32], None),
+                ((40, 160), [20, 45], None),
             ]:
                 x = rng.integers(0, 256, (2, channels) + hw)
                 cases.append({"x": x.tolist(), "mode": mode, "aa": aa, "ac": ac, "size": size, "sf": sf})
@@ -305,3 +306,29 @@ def test_uint8_against_pytorch(channels):
         what = (c["mode"], c["aa"], c["ac"], c["size"], c["sf"], np.array(c["x"]).shape)
         np.testing.assert_array_equal(y.numpy(), np.array(r, dtype=np.uint8), err_msg=str(what))
     assert compared > len(cases) // 2
+
+
+# uint8's passes at each capability (read once per process): the scalar loops (default) and the AVX2 kernels
+# (avx2; an AVX-512 CPU runs them there too) give the same bytes, at sizes where the vector loops run whole
+# groups and blocks, their tails, and several chunks of taps; this process's own path is the one checked
+# against PyTorch above
+_UINT8_CAPS = r"""
+import hashlib, json, numpy as np, minitorch, minitorch.nn.functional as F
+rng = np.random.default_rng(5)
+out = []
+for hw, size in [((224, 224), (112, 112)), ((61, 300), (130, 41)), ((33, 70), (95, 161)), ((120, 31), (7, 64))]:
+    for c in (1, 3, 4):
+        x = minitorch.from_numpy(rng.integers(0, 256, (2, c) + hw).astype(np.uint8))
+        for mode, aa in [("bilinear", True), ("bicubic", True), ("lanczos", True), ("bicubic", False)]:
+            y = F.interpolate(x, size=size, mode=mode, antialias=aa).numpy()
+            out.append(hashlib.sha256(y.tobytes()).hexdigest())
+print(json.dumps([minitorch.backends.cpu.get_cpu_capability(), out]))
+"""
+
+
+def test_uint8_same_bytes_at_each_capability():
+    base = child_json(_UINT8_CAPS, MINITORCH_CPU_CAPABILITY="default")
+    assert base[0] == "DEFAULT"
+    for cap in ["avx2", "avx512"]:
+        got = child_json(_UINT8_CAPS, MINITORCH_CPU_CAPABILITY=cap)
+        assert got[1] == base[1], got[0]
