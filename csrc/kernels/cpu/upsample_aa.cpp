@@ -177,6 +177,28 @@ void vertical_u8(uint8_t* y, const uint8_t* x, int64_t planes, int64_t iH, int64
   });
 }
 
+// Channels-last (NHWC): a row holds W pixels of C bytes; each output pixel's C sums read the same taps.
+void horizontal_u8_nhwc(uint8_t* y, const uint8_t* x, int64_t rows, int64_t iW, int64_t oW, int64_t C,
+                        const FixedRows& r) {
+  const uint32_t bias = r.precision ? (1u << (r.precision - 1)) : 0u;
+  parallel_rows(rows, oW * C * r.width, [&](int64_t r0, int64_t r1) {
+    for (int64_t k = r0; k < r1; ++k) {
+      const uint8_t* xr = x + k * iW * C;
+      uint8_t* yr = y + k * oW * C;
+      for (int64_t o = 0; o < oW; ++o) {
+        const int16_t* w = r.w.data() + o * r.width;
+        const uint8_t* xs = xr + r.xmin[o] * C;
+        for (int64_t c = 0; c < C; ++c) {
+          uint32_t acc = bias;
+          for (int64_t j = 0; j < r.xsize[o]; ++j)
+            acc += static_cast<uint32_t>(static_cast<int32_t>(xs[j * C + c]) * static_cast<int32_t>(w[j]));
+          yr[o * C + c] = fixed_result(acc, r.precision);
+        }
+      }
+    }
+  });
+}
+
 #ifdef MT_LOOPS_AVX2
 // ---- uint8 with AVX2 (MINITORCH_CPU_CAPABILITY avx2 or avx512; default runs the loops above): the same
 // int32 sums bit for bit, whatever the order (products below 2^23, every add wraps mod 2^32 as the scalar
@@ -277,6 +299,136 @@ void horizontal_u8_avx2(uint8_t* y, const uint8_t* x, int64_t rows, int64_t iW, 
                 [&](int64_t r0, int64_t r1) { horizontal_rows_avx2(y, x, r0, r1, iW, oW, r, g); });
 }
 
+// Channels-last with 3 or 4 channels: two output pixels a step (one per 128-bit lane), a pair of taps per
+// vpmaddwd: the bytes of the pixels of taps j and j+1 shuffled to int16 (tap j, tap j+1) per channel. Weight
+// pairs per output pair are laid out as the kernel reads them: pair q of outputs (2p, 2p+1) is four copies of
+// output 2p's (w[2q], w[2q+1]) then 2p+1's. `pairs` counts the leading output pairs whose reads stay inside
+// the input row.
+struct FixedPixelPairs {
+  int64_t taps = 0, pairs = 0;  // taps: pairs of taps per output
+  std::vector<int32_t> w;
+};
+
+FixedPixelPairs to_pixel_pairs(const FixedRows& r, int64_t in, int64_t C) {
+  FixedPixelPairs g;
+  const int64_t out = static_cast<int64_t>(r.xmin.size());
+  g.taps = (r.width + 1) / 2;
+  // the last 16-byte load (four taps) or 8-byte one (two) of output o ends inside the row
+  auto fits = [&](int64_t o) { return (r.xmin[o] + 2 * g.taps - 2) * C + 16 <= in * C; };
+  while (2 * (g.pairs + 1) <= out && fits(2 * g.pairs) && fits(2 * g.pairs + 1)) ++g.pairs;
+  g.w.assign(static_cast<size_t>(g.pairs * g.taps * 8), 0);
+  for (int64_t o = 0; o < 2 * g.pairs; ++o)
+    for (int64_t q = 0; q < g.taps; ++q) {
+      auto tap = [&](int64_t j) {
+        return j < r.xsize[o] ? static_cast<uint32_t>(static_cast<uint16_t>(r.w[o * r.width + j])) : 0u;
+      };
+      const int32_t pair = static_cast<int32_t>(tap(2 * q) | (tap(2 * q + 1) << 16));
+      int32_t* dst = g.w.data() + ((o / 2) * g.taps + q) * 8 + (o % 2) * 4;
+      for (int t = 0; t < 4; ++t) dst[t] = pair;
+    }
+  return g;
+}
+
+__attribute__((target("avx2"))) inline __m256i load_two16(const uint8_t* a, const uint8_t* b) {
+  return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a))),
+                                 _mm_loadu_si128(reinterpret_cast<const __m128i*>(b)), 1);
+}
+__attribute__((target("avx2"))) inline __m256i load_two8(const uint8_t* a, const uint8_t* b) {
+  int64_t lo, hi;
+  std::memcpy(&lo, a, 8);
+  std::memcpy(&hi, b, 8);
+  return _mm256_set_epi64x(0, hi, 0, lo);
+}
+
+// R (1 or 2) rows starting at row k: the rows share each weight load. Four taps a step from one 16-byte load
+// per pixel run (two shuffles), a last pair of taps from an 8-byte one.
+template <int C, int R>
+__attribute__((target("avx2"))) void nhwc_rows_avx2(uint8_t* y, const uint8_t* x, int64_t k, int64_t iW,
+                                                    int64_t oW, const FixedRows& r,
+                                                    const FixedPixelPairs& g) {
+  const uint32_t b = r.precision ? (1u << (r.precision - 1)) : 0u;
+  const __m256i bias = _mm256_set1_epi32(static_cast<int32_t>(b));
+  const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(r.precision));
+  const char z = -128;  // pshufb: a zero byte
+  // int16 (tap j, tap j+1) per channel from the pixels of taps j, j+1 (lo) and j+2, j+3 (hi)
+  const __m256i lo =
+      _mm256_broadcastsi128_si256(C == 4 ? _mm_setr_epi8(0, z, 4, z, 1, z, 5, z, 2, z, 6, z, 3, z, 7, z)
+                                         : _mm_setr_epi8(0, z, 3, z, 1, z, 4, z, 2, z, 5, z, z, z, z, z));
+  const __m256i hi =
+      _mm256_broadcastsi128_si256(C == 4 ? _mm_setr_epi8(8, z, 12, z, 9, z, 13, z, 10, z, 14, z, 11, z, 15, z)
+                                         : _mm_setr_epi8(6, z, 9, z, 7, z, 10, z, 8, z, 11, z, z, z, z, z));
+  const uint8_t* xr[R];
+  uint8_t* yr[R];
+  for (int i = 0; i < R; ++i) {
+    xr[i] = x + (k + i) * iW * C;
+    yr[i] = y + (k + i) * oW * C;
+  }
+  for (int64_t p = 0; p < g.pairs; ++p) {
+    const int64_t oa = r.xmin[2 * p] * C, ob = r.xmin[2 * p + 1] * C;
+    const int32_t* w = g.w.data() + p * g.taps * 8;
+    __m256i acc[R];
+    for (int i = 0; i < R; ++i) acc[i] = bias;
+    int64_t q = 0;
+    for (; q + 2 <= g.taps; q += 2) {
+      const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + q * 8));
+      const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + q * 8 + 8));
+      for (int i = 0; i < R; ++i) {
+        const __m256i v = load_two16(xr[i] + oa + 2 * q * C, xr[i] + ob + 2 * q * C);
+        acc[i] =
+            _mm256_add_epi32(acc[i], _mm256_add_epi32(_mm256_madd_epi16(_mm256_shuffle_epi8(v, lo), w0),
+                                                      _mm256_madd_epi16(_mm256_shuffle_epi8(v, hi), w1)));
+      }
+    }
+    if (q < g.taps) {
+      const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + q * 8));
+      for (int i = 0; i < R; ++i) {
+        const __m256i v = load_two8(xr[i] + oa + 2 * q * C, xr[i] + ob + 2 * q * C);
+        acc[i] = _mm256_add_epi32(acc[i], _mm256_madd_epi16(_mm256_shuffle_epi8(v, lo), w0));
+      }
+    }
+    // 4-byte stores; with C = 3 the fourth byte lands on the next output pixel, written after this one (the
+    // row's last pixel stores its 3 bytes only)
+    const bool last = 2 * p + 2 == oW;
+    for (int i = 0; i < R; ++i) {
+      const __m256i s = _mm256_sra_epi32(acc[i], shift);
+      const __m256i px = _mm256_packus_epi16(_mm256_packs_epi32(s, s), s);
+      const int32_t p0 = _mm256_extract_epi32(px, 0), p1 = _mm256_extract_epi32(px, 4);
+      std::memcpy(yr[i] + 2 * p * C, &p0, 4);
+      if (C == 4 || !last)
+        std::memcpy(yr[i] + (2 * p + 1) * C, &p1, 4);
+      else
+        std::memcpy(yr[i] + (2 * p + 1) * C, &p1, 3);
+    }
+  }
+  for (int i = 0; i < R; ++i)
+    for (int64_t o = 2 * g.pairs; o < oW; ++o) {
+      const int16_t* w = r.w.data() + o * r.width;
+      const uint8_t* xs = xr[i] + r.xmin[o] * C;
+      for (int64_t c = 0; c < C; ++c) {
+        uint32_t acc = b;
+        for (int64_t j = 0; j < r.xsize[o]; ++j)
+          acc += static_cast<uint32_t>(static_cast<int32_t>(xs[j * C + c]) * static_cast<int32_t>(w[j]));
+        yr[i][o * C + c] = fixed_result(acc, r.precision);
+      }
+    }
+}
+
+template <int C>
+void nhwc_rows_avx2(uint8_t* y, const uint8_t* x, int64_t r0, int64_t r1, int64_t iW, int64_t oW,
+                    const FixedRows& r, const FixedPixelPairs& g) {
+  int64_t k = r0;
+  for (; k + 2 <= r1; k += 2) nhwc_rows_avx2<C, 2>(y, x, k, iW, oW, r, g);
+  if (k < r1) nhwc_rows_avx2<C, 1>(y, x, k, iW, oW, r, g);
+}
+
+void horizontal_nhwc_avx2(uint8_t* y, const uint8_t* x, int64_t rows, int64_t iW, int64_t oW, int64_t C,
+                          const FixedRows& r, const FixedPixelPairs& g) {
+  parallel_rows(rows, oW * C * r.width, [&](int64_t r0, int64_t r1) {
+    if (C == 4) return nhwc_rows_avx2<4>(y, x, r0, r1, iW, oW, r, g);
+    nhwc_rows_avx2<3>(y, x, r0, r1, iW, oW, r, g);
+  });
+}
+
 // 32 columns of one output row: taps in pairs, bytes of the two rows interleaved then widened, one vpmaddwd
 // per eight columns and pair; the unpacks' lane order is undone by the packs' own.
 __attribute__((target("avx2"))) inline void vertical_block_avx2(uint8_t* y, const uint8_t* xs, int64_t W,
@@ -369,6 +521,41 @@ void upsample_aa_float(const Tensor& out, const Tensor& input, const UpsampleAaA
   separable<T>(out, input, a, rh, rw, horizontal<T>, vertical<T>);
 }
 
+// Channels-last: the same passes over N images of H rows of W pixels of C bytes; the vertical pass is the
+// NCHW one with W * C columns.
+void upsample_aa_byte_nhwc(const Tensor& out, const Tensor& input, const UpsampleAaArgs& a,
+                           const FixedRows& rh, const FixedRows& rw) {
+  const int64_t N = input.sizes()[0], C = input.sizes()[1];
+  const int64_t iH = a.in[0], iW = a.in[1], oH = a.out[0], oW = a.out[1];
+  const uint8_t* x = input.data<uint8_t>();
+  uint8_t* y = out.data<uint8_t>();
+  const bool do_w = iW != oW, do_h = iH != oH;
+  if (!do_w && !do_h) {
+    std::memcpy(y, x, static_cast<size_t>(N * iH * iW * C));
+    return;
+  }
+  std::vector<uint8_t> tmp;
+  if (do_w) {
+    uint8_t* dst = y;
+    if (do_h) {
+      tmp.resize(static_cast<size_t>(N * iH * oW * C));
+      dst = tmp.data();
+    }
+#ifdef MT_LOOPS_AVX2
+    if (loops_use_avx2() && (C == 3 || C == 4))
+      horizontal_nhwc_avx2(dst, x, N * iH, iW, oW, C, rw, to_pixel_pairs(rw, iW, C));
+    else
+#endif
+      horizontal_u8_nhwc(dst, x, N * iH, iW, oW, C, rw);
+    x = dst;
+  }
+  if (!do_h) return;
+#ifdef MT_LOOPS_AVX2
+  if (loops_use_avx2()) return vertical_u8_avx2(y, x, N, iH, oH, oW * C, rh);
+#endif
+  vertical_u8(y, x, N, iH, oH, oW * C, rh);
+}
+
 void upsample_aa_byte(const Tensor& out, const Tensor& input, const UpsampleAaArgs& a) {
   auto rows = [&](int d) {
     if (a.in[d] == a.out[d]) return FixedRows();
@@ -377,6 +564,7 @@ void upsample_aa_byte(const Tensor& out, const Tensor& input, const UpsampleAaAr
     return to_fixed(rows_for<double>(a, d));
   };
   FixedRows rh = rows(0), rw = rows(1);
+  if (a.channels_last) return upsample_aa_byte_nhwc(out, input, a, rh, rw);
 #ifdef MT_LOOPS_AVX2
   if (loops_use_avx2()) {
     const FixedGroups g = to_groups(rw, a.in[1]);
