@@ -240,13 +240,12 @@ FixedGroups to_groups(const FixedRows& r, int64_t in) {
   return g;
 }
 
-__attribute__((target("avx2"))) inline __m256i chunk_pair(const uint8_t* a, const uint8_t* b,
-                                                          const int16_t* w) {
+__attribute__((target("avx2"))) inline __m256i chunk_pair(const uint8_t* a, const uint8_t* b, __m256i w) {
   int64_t lo, hi;
   std::memcpy(&lo, a, 8);
   std::memcpy(&hi, b, 8);
   const __m256i x = _mm256_cvtepu8_epi16(_mm_set_epi64x(hi, lo));
-  return _mm256_madd_epi16(x, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w)));
+  return _mm256_madd_epi16(x, w);
 }
 
 // int32 sums to bytes: add the rounding bias, shift arithmetically, saturate to int16 then to uint8
@@ -254,34 +253,43 @@ __attribute__((target("avx2"))) inline __m256i fixed_round(__m256i v, __m256i bi
   return _mm256_sra_epi32(_mm256_add_epi32(v, bias), shift);
 }
 
-// rows [r0, r1) of the horizontal pass (a function of its own: a lambda does not take its caller's target)
-__attribute__((target("avx2"))) void horizontal_rows_avx2(uint8_t* y, const uint8_t* x, int64_t r0,
-                                                          int64_t r1, int64_t iW, int64_t oW,
-                                                          const FixedRows& r, const FixedGroups& g) {
+// R rows from row k of the horizontal pass (R of them share each weight load)
+template <int R>
+__attribute__((target("avx2"))) void horizontal_rows_avx2(uint8_t* y, const uint8_t* x, int64_t k, int64_t iW,
+                                                          int64_t oW, const FixedRows& r,
+                                                          const FixedGroups& g) {
   const uint32_t b = r.precision ? (1u << (r.precision - 1)) : 0u;
   const __m256i bias = _mm256_set1_epi32(static_cast<int32_t>(b));
   const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(r.precision));
-  for (int64_t k = r0; k < r1; ++k) {
-    const uint8_t* xr = x + k * iW;
-    uint8_t* yr = y + k * oW;
-    for (int64_t gi = 0; gi < g.groups; ++gi) {
-      const int64_t* xm = r.xmin.data() + 8 * gi;
-      const int16_t* w = g.w.data() + gi * g.chunks * 64;
-      __m256i s[4];
+  for (int64_t gi = 0; gi < g.groups; ++gi) {
+    const int64_t* xm = r.xmin.data() + 8 * gi;
+    const int16_t* w = g.w.data() + gi * g.chunks * 64;
+    __m256i s[R][4];
+    for (int p = 0; p < 4; ++p) {
+      const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + p * 16));
+      for (int i = 0; i < R; ++i)
+        s[i][p] = chunk_pair(x + (k + i) * iW + xm[p], x + (k + i) * iW + xm[p + 4], w0);
+    }
+    for (int64_t c = 1; c < g.chunks; ++c)
       for (int p = 0; p < 4; ++p) {
-        const uint8_t* lo = xr + xm[p];
-        const uint8_t* hi = xr + xm[p + 4];
-        __m256i acc = chunk_pair(lo, hi, w + p * 16);
-        for (int64_t c = 1; c < g.chunks; ++c)
-          acc = _mm256_add_epi32(acc, chunk_pair(lo + 8 * c, hi + 8 * c, w + (c * 4 + p) * 16));
-        s[p] = acc;
+        const __m256i wc = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + (c * 4 + p) * 16));
+        for (int i = 0; i < R; ++i) {
+          const uint8_t* xr = x + (k + i) * iW + 8 * c;
+          s[i][p] = _mm256_add_epi32(s[i][p], chunk_pair(xr + xm[p], xr + xm[p + 4], wc));
+        }
       }
-      // lane 0 of each s[p] holds output 8g+p's partial sums, lane 1 output 8g+4+p's
-      const __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
+    for (int i = 0; i < R; ++i) {
+      // lane 0 of each s[i][p] holds output 8g+p's partial sums, lane 1 output 8g+4+p's
+      const __m256i h =
+          _mm256_hadd_epi32(_mm256_hadd_epi32(s[i][0], s[i][1]), _mm256_hadd_epi32(s[i][2], s[i][3]));
       const __m256i v = fixed_round(h, bias, shift);
       const __m128i p16 = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(yr + 8 * gi), _mm_packus_epi16(p16, p16));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(y + (k + i) * oW + 8 * gi), _mm_packus_epi16(p16, p16));
     }
+  }
+  for (int i = 0; i < R; ++i) {
+    const uint8_t* xr = x + (k + i) * iW;
+    uint8_t* yr = y + (k + i) * oW;
     for (int64_t o = 8 * g.groups; o < oW; ++o) {
       const int16_t* w = r.w.data() + o * r.width;
       const uint8_t* xs = xr + r.xmin[o];
@@ -295,8 +303,11 @@ __attribute__((target("avx2"))) void horizontal_rows_avx2(uint8_t* y, const uint
 
 void horizontal_u8_avx2(uint8_t* y, const uint8_t* x, int64_t rows, int64_t iW, int64_t oW,
                         const FixedRows& r, const FixedGroups& g) {
-  parallel_rows(rows, oW * r.width,
-                [&](int64_t r0, int64_t r1) { horizontal_rows_avx2(y, x, r0, r1, iW, oW, r, g); });
+  parallel_rows(rows, oW * r.width, [&](int64_t r0, int64_t r1) {
+    int64_t k = r0;
+    for (; k + 2 <= r1; k += 2) horizontal_rows_avx2<2>(y, x, k, iW, oW, r, g);
+    for (; k < r1; ++k) horizontal_rows_avx2<1>(y, x, k, iW, oW, r, g);
+  });
 }
 
 // Channels-last with 3 or 4 channels: two output pixels a step (one per 128-bit lane), a pair of taps per
@@ -417,8 +428,8 @@ template <int C>
 void nhwc_rows_avx2(uint8_t* y, const uint8_t* x, int64_t r0, int64_t r1, int64_t iW, int64_t oW,
                     const FixedRows& r, const FixedPixelPairs& g) {
   int64_t k = r0;
-  for (; k + 2 <= r1; k += 2) nhwc_rows_avx2<C, 2>(y, x, k, iW, oW, r, g);
-  if (k < r1) nhwc_rows_avx2<C, 1>(y, x, k, iW, oW, r, g);
+  for (; k + 4 <= r1; k += 4) nhwc_rows_avx2<C, 4>(y, x, k, iW, oW, r, g);
+  for (; k < r1; ++k) nhwc_rows_avx2<C, 1>(y, x, k, iW, oW, r, g);
 }
 
 void horizontal_nhwc_avx2(uint8_t* y, const uint8_t* x, int64_t rows, int64_t iW, int64_t oW, int64_t C,
