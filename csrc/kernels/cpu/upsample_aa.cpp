@@ -3,6 +3,11 @@
 // horizontal pass over W, then a vertical pass over H; a dim that keeps its size is skipped, as PyTorch's
 // skips it. uint8 runs in fixed point as PyTorch's AVX2 kernel (UpSampleKernelAVXAntialias.h): int16 weights
 // scaled by 2^precision, a rounding bias, an int32 sum, a shift, clamping to [0, 255] after each pass.
+// uint8's passes have AVX2 kernels (vpmaddwd over pairs of taps) that MINITORCH_CPU_CAPABILITY avx2 and
+// avx512 run, and scalar loops that default runs; integer sums, so both give the same bytes. No AVX-512 copy
+// was tried: the passes are bound by loads and shuffles, which the AVX-512 EPYC (Zen 4) runs at 512 bits as
+// two 256-bit halves. A channels-last uint8 input with 3 or 4 channels is resized as it lies (NHWC), as
+// PyTorch's kernel does.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
