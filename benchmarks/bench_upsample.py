@@ -1,15 +1,18 @@
 """F.interpolate (nearest, bilinear, bicubic; forward and backward) beside NumPy (nearest as repeat, the
 interpolating modes as the separable matmuls they are) and PyTorch when it imports; then antialias=True
-(bilinear, bicubic, lanczos) on a 3x224x224 float32 and uint8 image beside PyTorch. Markdown tables.
+(bilinear, bicubic, lanczos) on 3-channel float32 and uint8 images, down and up, NCHW and channels_last,
+beside PyTorch. Markdown tables. MINITORCH_CPU_CAPABILITY and ATEN_CPU_CAPABILITY pick each library's path.
 
 A report, not a test. Usage: PYTHONPATH=python python benchmarks/bench_upsample.py [--device cpu|cuda]
-[--repeats 5] [--min-time 0.1] [--threads N] [--only all|aa]  (default: the CPU, then CUDA when a GPU is present)
+[--repeats 5] [--min-time 0.1] [--threads N] [--only all|aa|aa-uint8] [--stat median|min]  (default: the CPU,
+then CUDA when a GPU is present)
 """
 
 import argparse
 import os
 import platform
 import sys
+import time
 
 import numpy as np
 
@@ -23,7 +26,7 @@ except ImportError:
     real_torch = None
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _timing import bench, fmt
+from _timing import bench, fmt, loops_for
 
 # (input shape, output spatial size)
 SHAPES = [((8, 64, 32, 32), (64, 64)), ((1, 3, 256, 256), (512, 512)), ((16, 32, 64, 64), (32, 32))]
@@ -82,32 +85,53 @@ def cases_for(a, size, device, pt_ok):
     return rows
 
 
-# antialias=True: torchvision's Resize of one image (uint8 and float32), down and up
-AA_SIZES = [(128, 128), (320, 320)]
+# antialias=True: torchvision's Resize of one image (uint8 and float32), down and up: (input H x W, output size)
+AA_CASES = [
+    ((224, 224), (112, 112)),
+    ((224, 224), (128, 128)),
+    ((512, 512), (224, 224)),
+    ((224, 224), (320, 320)),
+]
 
 
-def aa_rows(rng):
-    img = rng.integers(0, 256, (1, 3, 224, 224)).astype(np.uint8)
-    for dtype in ("uint8", "float32"):
-        a = img if dtype == "uint8" else img.astype(np.float32) / 255
-        x = minitorch.from_numpy(a)
-        t = real_torch.from_numpy(a) if real_torch is not None else None
-        for size in AA_SIZES:
-            for mode in ("bilinear", "bicubic", "lanczos"):
-                fns = {
-                    "mt": lambda x=x, size=size, mode=mode: F.interpolate(
-                        x, size=size, mode=mode, antialias=True
-                    )
-                }
+def aa_rows(rng, dtypes=("uint8", "float32")):
+    for (h, w), size in AA_CASES:
+        img = rng.integers(0, 256, (1, 3, h, w)).astype(np.uint8)
+        shp = f"1x3x{h}x{w} -> " + "x".join(map(str, size))
+        for dtype in dtypes:
+            a = img if dtype == "uint8" else img.astype(np.float32) / 255
+            # channels_last as torchvision hands a decoded HWC image over (uint8: PyTorch's kernel skips its
+            # repacking there); bilinear only, the other filters run the same passes
+            layouts = ("nchw", "nhwc") if dtype == "uint8" else ("nchw",)
+            for layout in layouts:
+                x = minitorch.from_numpy(a)
+                t = real_torch.from_numpy(a) if real_torch is not None else None
+                if layout == "nhwc":
+                    x = x.contiguous(memory_format=minitorch.channels_last)
+                    t = t.contiguous(memory_format=real_torch.channels_last) if t is not None else None
+                modes = ("bilinear", "bicubic", "lanczos") if layout == "nchw" else ("bilinear",)
+                for mode in modes:
+                    fns = {
+                        "mt": lambda x=x, size=size, mode=mode: F.interpolate(
+                            x, size=size, mode=mode, antialias=True
+                        )
+                    }
+                    if t is not None:
+                        fns["pt"] = lambda t=t, size=size, mode=mode: real_F.interpolate(
+                            t, size=size, mode=mode, antialias=True
+                        )
+                    tag = "" if layout == "nchw" else " channels_last"
+                    yield f"{mode} aa {dtype}{tag}", shp, fns
+            if (
+                dtype == "uint8"
+            ):  # antialias=False runs the same fixed-point passes (x, t: channels_last here)
+                fns = {"mt": lambda x=x, size=size: F.interpolate(x, size=size, mode="bilinear")}
                 if t is not None:
-                    fns["pt"] = lambda t=t, size=size, mode=mode: real_F.interpolate(
-                        t, size=size, mode=mode, antialias=True
-                    )
-                yield f"{mode} aa {dtype}", "1x3x224x224 -> " + "x".join(map(str, size)), fns
-        if dtype == "float32":
-            xg = x.clone().requires_grad_(True)
-            tg = t.clone().requires_grad_(True) if t is not None else None
-            for size in AA_SIZES:
+                    fns["pt"] = lambda t=t, size=size: real_F.interpolate(t, size=size, mode="bilinear")
+                yield "bilinear uint8 channels_last", shp, fns
+            if dtype == "float32" and size in ((128, 128), (320, 320)):
+                xg = minitorch.from_numpy(a).requires_grad_(True)
+                tg = real_torch.from_numpy(a).requires_grad_(True) if real_torch is not None else None
                 go = minitorch.ones(1, 3, *size)
                 fns = {
                     "mt": lambda size=size, go=go, xg=xg: minitorch.autograd.grad(
@@ -119,7 +143,21 @@ def aa_rows(rng):
                     fns["pt"] = lambda size=size, gpt=gpt, tg=tg: real_torch.autograd.grad(
                         real_F.interpolate(tg, size=size, mode="bilinear", antialias=True), tg, gpt
                     )
-                yield "bilinear aa float32 backward", "1x3x224x224 -> " + "x".join(map(str, size)), fns
+                yield "bilinear aa float32 backward", shp, fns
+
+
+def best_of(cases, repeats, min_time):
+    """bench's interleaved repeats, the fastest batch of each column: on a shared, loaded machine the other
+    processes only ever add time, so the minimum is the steadier estimate (--stat min)."""
+    loops = {k: loops_for(fn, min_time) for k, fn in cases.items()}
+    best = {k: float("inf") for k in cases}
+    for _ in range(repeats):
+        for k, fn in cases.items():
+            t0 = time.perf_counter()
+            for _ in range(loops[k]):
+                fn()
+            best[k] = min(best[k], (time.perf_counter() - t0) / loops[k])
+    return best
 
 
 def synced(fn, sync):
@@ -136,17 +174,21 @@ def main():
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--min-time", type=float, default=0.1)
     p.add_argument("--threads", type=int, help="threads for both libraries (default: theirs)")
-    p.add_argument("--only", choices=["all", "aa"], default="all")
+    p.add_argument("--only", choices=["all", "aa", "aa-uint8"], default="all")
+    p.add_argument(
+        "--stat", choices=["median", "min"], default="median", help="antialias rows: per-call time"
+    )
     args = p.parse_args()
     if args.threads:
         minitorch.set_num_threads(args.threads)
         if real_torch is not None:
             real_torch.set_num_threads(args.threads)
     devices = [args.device] if args.device else ["cpu"] + (["cuda"] if minitorch.cuda.is_available() else [])
+    cap = real_torch.backends.cpu.get_cpu_capability() if real_torch else "-"
     print(
         f"# bench_upsample: {platform.machine()}, {os.cpu_count()} CPUs, minitorch threads "
-        f"{minitorch.get_num_threads()}, NumPy {np.__version__}, "
-        f"PyTorch {real_torch.__version__ if real_torch else 'not installed'}"
+        f"{minitorch.get_num_threads()} ({minitorch.backends.cpu.get_cpu_capability()}), NumPy {np.__version__}, "
+        f"PyTorch {real_torch.__version__ if real_torch else 'not installed'} ({cap})"
     )
     rng = np.random.default_rng(0)
     for dev in devices if args.only == "all" else []:
@@ -172,8 +214,8 @@ def main():
     print("\n## cpu, antialias=True\n")
     print("| op | input -> size | minitorch | PyTorch | PyTorch / mt |")
     print("|---|---|---|---|---|")
-    for name, shp, fns in aa_rows(rng):
-        r = bench(fns, args.repeats, args.min_time)
+    for name, shp, fns in aa_rows(rng, ("uint8",) if args.only == "aa-uint8" else ("uint8", "float32")):
+        r = (best_of if args.stat == "min" else bench)(fns, args.repeats, args.min_time)
         tm, tp = r["mt"], r.get("pt")
         print(f"| {name} | {shp} | {fmt(tm)} | {fmt(tp)} | {f'{tp / tm:.2f}' if tp else '-'} |")
 

@@ -59,8 +59,18 @@ Tensor native::upsample_backward(const Tensor& grad_out, const UpsampleArgs& arg
 }
 
 Tensor native::upsample_aa_impl(const Tensor& input, const UpsampleAaArgs& args) {
-  Tensor out = make_empty({input.sizes()[0], input.sizes()[1], args.out[0], args.out[1]}, input.dtype(),
-                          input.device());
+  const DimVector os = {input.sizes()[0], input.sizes()[1], args.out[0], args.out[1]};
+  const int64_t C = input.sizes()[1];
+  if (input.device().is_cpu() && input.dtype() == ScalarType::Byte && (C == 3 || C == 4) &&
+      !input.is_contiguous() && input.numel() > 0 &&
+      input.strides() == channels_last_strides(input.sizes())) {
+    Tensor out = empty_strided_dense(os, channels_last_strides(os), input.dtype(), input.device());
+    UpsampleAaArgs a = args;
+    a.channels_last = true;
+    upsample_aa_stub.get(input.device())(out, input, a);
+    return out;
+  }
+  Tensor out = make_empty(os, input.dtype(), input.device());
   if (out.numel() == 0) return out;
   upsample_aa_stub.get(input.device())(out, contiguous(input), args);
   return in_layout_of(out, {&input});

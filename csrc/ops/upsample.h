@@ -51,6 +51,9 @@ struct UpsampleAaArgs {
   int64_t in[2] = {1, 1};  // H, W
   int64_t out[2] = {1, 1};
   double scale[2] = {0, 0};  // user scale factor per dim, <= 0 when none
+  // The CPU uint8 kernel reads a channels-last input and writes a channels-last output as they lie (NHWC),
+  // as PyTorch's does for 3 and 4 channels, instead of two layout copies around the NCHW passes.
+  bool channels_last = false;
 };
 Tensor upsample_aa_impl(const Tensor& input, const UpsampleAaArgs& args);
 // Its gradient: the adjoint of the two passes (linear in grad_out; its adjoint is upsample_aa_impl).

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from utils import run_oracle
+from utils import child_json, run_oracle
 
 import minitorch
 import minitorch.nn.functional as F
@@ -258,10 +258,12 @@ import json, sys, numpy as np, torch, torch.nn.functional as F
 out = []
 for c in json.load(sys.stdin):
     x = torch.tensor(np.array(c["x"], dtype=np.uint8))
+    if c["cl"]:
+        x = x.contiguous(memory_format=torch.channels_last)
     try:
         y = F.interpolate(x, size=c["size"], scale_factor=c["sf"], mode=c["mode"], align_corners=c["ac"],
                           antialias=c["aa"])
-        out.append(y.tolist())
+        out.append([y.tolist(), list(y.stride())])
     except RuntimeError as e:  # PyTorch's AVX2 kernel asserts on some 1x1 outputs: no value to compare
         out.append(None)
 print(json.dumps(out))
@@ -288,13 +290,20 @@ def test_uint8_against_pytorch(channels):
                 ((6, 1), [3, 4], None),
                 ((50, 50), [50, 13], None),
                 ((224, 32), [128, 32], None),
+                ((40, 160), [20, 45], None),
             ]:
                 x = rng.integers(0, 256, (2, channels) + hw)
-                cases.append({"x": x.tolist(), "mode": mode, "aa": aa, "ac": ac, "size": size, "sf": sf})
+                # channels-last: 3 and 4 channels run the NHWC kernels, the others the NCHW ones between copies
+                cl = bool(rng.integers(0, 2))
+                cases.append(
+                    {"x": x.tolist(), "mode": mode, "aa": aa, "ac": ac, "size": size, "sf": sf, "cl": cl}
+                )
     theirs = run_oracle(_UINT8_ORACLE, cases)
     compared = 0
     for c, r in zip(cases, theirs):
         x = minitorch.tensor(np.array(c["x"], dtype=np.uint8))
+        if c["cl"]:
+            x = x.contiguous(memory_format=minitorch.channels_last)
         y = F.interpolate(
             x, size=c["size"], scale_factor=c["sf"], mode=c["mode"], align_corners=c["ac"], antialias=c["aa"]
         )
@@ -302,6 +311,34 @@ def test_uint8_against_pytorch(channels):
         if r is None:
             continue
         compared += 1
-        what = (c["mode"], c["aa"], c["ac"], c["size"], c["sf"], np.array(c["x"]).shape)
-        np.testing.assert_array_equal(y.numpy(), np.array(r, dtype=np.uint8), err_msg=str(what))
+        what = (c["mode"], c["aa"], c["ac"], c["size"], c["sf"], c["cl"], np.array(c["x"]).shape)
+        np.testing.assert_array_equal(y.numpy(), np.array(r[0], dtype=np.uint8), err_msg=str(what))
+        assert list(y.stride()) == r[1], what
     assert compared > len(cases) // 2
+
+
+# uint8's passes at each capability (read once per process): the scalar loops (default) and the AVX2 kernels
+# (avx2; an AVX-512 CPU runs them there too) give the same bytes, NCHW and channels-last, at sizes where the
+# vector loops run whole groups and blocks, their tails, and several chunks of taps; this process's own path
+# is the one checked against PyTorch above
+_UINT8_CAPS = r"""
+import hashlib, json, numpy as np, minitorch, minitorch.nn.functional as F
+rng = np.random.default_rng(5)
+out = []
+for hw, size in [((224, 224), (112, 112)), ((61, 300), (130, 41)), ((33, 70), (95, 161)), ((120, 31), (7, 64))]:
+    for c in (1, 3, 4):
+        x = minitorch.from_numpy(rng.integers(0, 256, (2, c) + hw).astype(np.uint8))
+        for mode, aa in [("bilinear", True), ("bicubic", True), ("lanczos", True), ("bicubic", False)]:
+            for t in (x, x.contiguous(memory_format=minitorch.channels_last)):
+                y = F.interpolate(t, size=size, mode=mode, antialias=aa).numpy()
+                out.append(hashlib.sha256(y.tobytes()).hexdigest())
+print(json.dumps([minitorch.backends.cpu.get_cpu_capability(), out]))
+"""
+
+
+def test_uint8_same_bytes_at_each_capability():
+    base = child_json(_UINT8_CAPS, MINITORCH_CPU_CAPABILITY="default")
+    assert base[0] == "DEFAULT"
+    for cap in ["avx2", "avx512"]:
+        got = child_json(_UINT8_CAPS, MINITORCH_CPU_CAPABILITY=cap)
+        assert got[1] == base[1], got[0]
