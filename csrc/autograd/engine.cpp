@@ -178,7 +178,7 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner) const {
   }
   if (data_.version() != version_) {
     std::string what =
-        "[" + legacy_type_name(data_.dtype(), data_.is_cuda()) + " " + shape_str(data_.sizes()) + "]";
+        "[" + error_type_name(data_.dtype(), data_.is_cuda()) + " " + shape_str(data_.sizes()) + "]";
     std::string where;
     // the node as PyTorch 2.15 names it here: its op, without the Backward<n> suffix ("output 0 of Exp")
     auto op_of = [](std::string name) {

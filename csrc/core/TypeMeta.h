@@ -40,10 +40,28 @@ inline const char* cpp_type_name(ScalarType t) {
   }
 }
 
-// "torch.FloatTensor", "torch.cuda.LongTensor": PyTorch's legacy tensor type names (Tensor::toString), which
-// its conv and embedding argument checks, hook errors and saved-tensor version errors print.
+// "torch.FloatTensor", "torch.cuda.LongTensor": PyTorch's legacy tensor type names (Tensor.type()).
 inline std::string legacy_type_name(ScalarType t, bool cuda) {
   return std::string(cuda ? "torch.cuda." : "torch.") + dtype_short_name(t) + "Tensor";
+}
+
+// A tensor type as PyTorch's error messages print it: Tensor::toString ("CPUFloatType"), which its Python
+// layer rewrites to the legacy class name for the eight types that have one ("torch.FloatTensor"); bool,
+// bfloat16, complex and the unsigned wide types keep "CPUBoolType", "CUDAComplexFloatType".
+inline std::string error_type_name(ScalarType t, bool cuda) {
+  switch (t) {
+    case ScalarType::Byte:
+    case ScalarType::Char:
+    case ScalarType::Short:
+    case ScalarType::Int:
+    case ScalarType::Long:
+    case ScalarType::Half:
+    case ScalarType::Float:
+    case ScalarType::Double:
+      return legacy_type_name(t, cuda);
+    default:
+      return std::string(cuda ? "CUDA" : "CPU") + dtype_short_name(t) + "Type";
+  }
 }
 
 }  // namespace mt

@@ -11,6 +11,7 @@
 #include "core/TypeMeta.h"
 #include "generated/native.h"
 #include "ops/autocast.h"
+#include "ops/complex.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/factory.h"
@@ -75,8 +76,8 @@ void check_bias_dtype(const Tensor& input, const Tensor& weight, std::optional<T
              " can't be cast to the desired output type ", dtype_short_name(t));
     bias = to(*bias, t, bias->device());
   } else if (!(mkldnn && transposed)) {
-    MT_ERROR("Input type (", legacy_type_name(t, input.is_cuda()), ") and bias type (",
-             legacy_type_name(bias->dtype(), bias->is_cuda()), ") should be the same");
+    MT_ERROR("Input type (", error_type_name(t, input.is_cuda()), ") and bias type (",
+             error_type_name(bias->dtype(), bias->is_cuda()), ") should be the same");
   }
 }
 
@@ -84,25 +85,24 @@ void check_weight_dtype(const Tensor& input, const Tensor& weight, const std::op
                         IntArrayRef stride, IntArrayRef dilation, int64_t groups) {
   const bool cpu = input.device().is_cpu() && weight.device().is_cpu();
   const ScalarType t = input.dtype();
-  const bool bf16 = cpu && t == ScalarType::BFloat16;
   auto mkldnn_error = [&](const Tensor& other, const char* what) {
-    // PyTorch names a bfloat16 input by its legacy type-object name
-    MT_ERROR("Input type (", bf16 ? "CPUBFloat16Type" : legacy_type_name(t, false), ") and ", what, " type (",
-             legacy_type_name(other.dtype(), false),
+    MT_ERROR("Input type (", error_type_name(t, false), ") and ", what, " type (",
+             error_type_name(other.dtype(), false),
              ") should be the same or input should be a MKLDNN tensor and ", what, " is a dense tensor");
   };
-  if (cpu && t != weight.dtype()) {
+  // a complex input is checked by PyTorch's complex path itself (the same-type message below)
+  if (cpu && t != weight.dtype() && !is_complex(t)) {
     if (picks_onednn(t, input.sizes(), weight.sizes(), stride, dilation, groups))
       mkldnn_error(weight, "weight");
     MT_ERROR("expected scalar type ", dtype_short_name(t), " but found ", dtype_short_name(weight.dtype()));
   }
   MT_CHECK(t == weight.dtype() && input.device() == weight.device(), "Input type (",
-           legacy_type_name(t, input.is_cuda()), ") and weight type (",
-           legacy_type_name(weight.dtype(), weight.is_cuda()), ") should be the same");
+           error_type_name(t, input.is_cuda()), ") and weight type (",
+           error_type_name(weight.dtype(), weight.is_cuda()), ") should be the same");
   if (bias && bias->dtype() != t) mkldnn_error(*bias, "bias");  // a bfloat16 transpose's (others cast it)
   if (bias)
-    MT_CHECK(input.device() == bias->device(), "Input type (", legacy_type_name(t, input.is_cuda()),
-             ") and bias type (", legacy_type_name(bias->dtype(), bias->is_cuda()), ") should be the same");
+    MT_CHECK(input.device() == bias->device(), "Input type (", error_type_name(t, input.is_cuda()),
+             ") and bias type (", error_type_name(bias->dtype(), bias->is_cuda()), ") should be the same");
 }
 
 // After the shape checks, as PyTorch: its kernels refuse other dtypes with NotImplementedError naming the
@@ -119,6 +119,7 @@ bool check_kernel_dtype(const Tensor& input, const DimVector& dilation, bool tra
   // an empty input reaches no kernel in PyTorch (its empty backend): every dtype passes, the integer path
   // making the empty result
   if (input.numel() == 0 && !is_inexact(t)) return true;
+  if (is_complex(t)) return false;  // three real convolutions (complex_conv)
   const bool integer = input.device().is_cpu() && is_integral(t, false) &&
                        (t == ScalarType::Long || (!transposed && !dilated));
   MT_CHECK_NOT_IMPLEMENTED(is_floating(t) || integer, "\"", kernel, dev, "\" not implemented for '",
@@ -276,6 +277,23 @@ void empty_backend_dtypes(Tensor& input, Tensor& weight, std::optional<Tensor>& 
   if (bias) bias = to(*bias, dt, bias->device());  // added in place to the product: input's dtype promoted
 }
 
+// PyTorch's complex convolution: three real ones over the parts (Gauss's trick, its complex_convolution),
+// (a + ib) * (c + id) = (ac - bd) + i((a + b)(c + d) - ac - bd), the bias's parts added after. Composed of
+// differentiable ops, so gradients (and every device) come with it. `conv` is the real convolution.
+template <typename Conv>
+Tensor complex_conv(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, Conv conv) {
+  const Tensor ir = real(input), ii = imag(input), wr = real(weight), wi = imag(weight);
+  const Tensor a = conv(ir, wr), b = conv(ii, wi), c = conv(add(ir, ii), add(wr, wi));
+  Tensor re = sub(a, b), im = sub(sub(c, a), b);
+  if (bias) {
+    DimVector shape(static_cast<size_t>(re.dim()), 1);
+    shape[1] = -1;
+    re = add(re, reshape(real(*bias), shape));
+    im = add(im, reshape(imag(*bias), shape));
+  }
+  return complex(re, im);
+}
+
 ConvArgs make_args(const DimVector& stride, const DimVector& padding, const DimVector& dilation,
                    int64_t groups) {
   ConvArgs a;
@@ -352,6 +370,12 @@ Tensor conv_nd(const Tensor& input_, const Tensor& weight_, const std::optional<
   empty_backend_dtypes(input, weight, b);
   const bool integer = check_kernel_dtype(input, dilation, false);
   check_weight_dtype(input, weight, b, stride, dilation, groups);
+  if (is_complex(input.dtype())) {
+    Tensor out = complex_conv(input, weight, b, [&](const Tensor& x, const Tensor& w) {
+      return conv_nd(x, w, std::nullopt, stride_, padding_, dilation_, groups, nd, same);
+    });
+    return batched ? out : squeeze(out, {0});
+  }
   const ConvArgs args = make_args(stride, padding, dilation, groups);
   Tensor out = integer ? conv_int(to4d(input, nd), to4d(weight, nd), b, args)
                        : convolution(to4d(input, nd), to4d(weight, nd), b, args);
@@ -385,6 +409,12 @@ Tensor conv_transpose_nd(const Tensor& input_, const Tensor& weight_, const std:
   empty_backend_dtypes(input, weight, b);
   const bool integer = check_kernel_dtype(input, dilation, true);
   check_weight_dtype(input, weight, b, stride, dilation, groups);
+  if (is_complex(input.dtype())) {
+    Tensor out = complex_conv(input, weight, b, [&](const Tensor& x, const Tensor& w) {
+      return conv_transpose_nd(x, w, std::nullopt, stride_, padding_, output_padding_, groups, dilation_, nd);
+    });
+    return batched ? out : squeeze(out, {0});
+  }
   DimVector out_sizes = {input.sizes()[0], weight.sizes()[1] * groups};
   if (nd == 1) out_sizes.push_back(1);
   bool small = false;

@@ -552,7 +552,7 @@ CtcArgs ctc_args(const Tensor& log_probs, const Tensor& targets, IntArrayRef inp
            "-dimensional tensor for argument #2 'targets'", kCtcWhere);
   MT_CHECK(targets.dtype() == ScalarType::Long || targets.dtype() == ScalarType::Int,
            "Expected tensor for argument #2 'targets' to have scalar type Int; but got ",
-           legacy_type_name(targets.dtype(), targets.is_cuda()), " instead", kCtcWhere);
+           error_type_name(targets.dtype(), targets.is_cuda()), " instead", kCtcWhere);
   MT_CHECK_NOT_IMPLEMENTED(log_probs.dtype() == ScalarType::Float || log_probs.dtype() == ScalarType::Double,
                            "\"ctc_loss_", log_probs.is_cuda() ? "cuda" : "cpu", "\" not implemented for '",
                            dtype_short_name(log_probs.dtype()), "'");

@@ -339,7 +339,7 @@ void check_indices(const Tensor& indices, const char* op) {
       indices.dtype() == ScalarType::Long || indices.dtype() == ScalarType::Int,
       "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "
       "got ",
-      legacy_type_name(indices.dtype(), indices.is_cuda()), " instead (while checking arguments for ", op,
+      error_type_name(indices.dtype(), indices.is_cuda()), " instead (while checking arguments for ", op,
       ")");
 }
 }  // namespace

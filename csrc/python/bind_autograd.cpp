@@ -66,8 +66,8 @@ autograd::Hook wrap_hook(py::function fn) {
     // the rest of the graph was built for
     if (g.defined()) {
       MT_CHECK(t.dtype() == g.dtype() && t.is_cuda() == g.is_cuda(), "hook '", name,
-               "' has changed the type of value (was ", legacy_type_name(g.dtype(), g.is_cuda()), " got ",
-               legacy_type_name(t.dtype(), t.is_cuda()), ")");
+               "' has changed the type of value (was ", error_type_name(g.dtype(), g.is_cuda()), " got ",
+               error_type_name(t.dtype(), t.is_cuda()), ")");
       MT_CHECK(t.sizes() == g.sizes(), "hook '", name, "' has changed the size of value");
     }
     return t;

@@ -1352,3 +1352,96 @@ def test_conv_empty_input_is_pytorchs_empty_backend(fn):
     if not transposed:  # a zero-channel input: zero output channels, the promoted dtype
         r = f(minitorch.empty(3, 0, *sp), minitorch.empty(5, 0, *(2,) * nd, dtype=_F64), minitorch.ones(5))
         assert r.dtype == _F64 and tuple(r.shape) == (3, 0, *out_sp)
+
+
+def _np_conv_nd(x, w, b, stride, padding, dilation, groups):
+    """Direct complex128 correlation (PyTorch's conv) by sliding windows: the NumPy reference."""
+    nd = x.ndim - 2
+    x = np.pad(x, [(0, 0), (0, 0)] + [(padding, padding)] * nd)
+    k = w.shape[2:]
+    span = [dilation * (kk - 1) + 1 for kk in k]
+    win = np.lib.stride_tricks.sliding_window_view(x, span, axis=tuple(range(2, 2 + nd)))
+    win = win[(...,) + tuple(slice(None, None, dilation) for _ in range(nd))]
+    win = win[(slice(None), slice(None)) + tuple(slice(None, None, stride) for _ in range(nd))]
+    cin_g, cout_g = w.shape[1], w.shape[0] // groups
+    outs = []
+    letters = "defg"[:nd]
+    for g in range(groups):
+        xs = win[:, g * cin_g : (g + 1) * cin_g]
+        ws = w[g * cout_g : (g + 1) * cout_g]
+        outs.append(np.einsum(f"nc{letters}{letters.upper()},oc{letters.upper()}->no{letters}", xs, ws))
+    out = np.concatenate(outs, 1)
+    return out + b.reshape((1, -1) + (1,) * nd)
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+@pytest.mark.parametrize("dtype", [minitorch.complex64, minitorch.complex128])
+def test_complex_conv_matches_numpy(nd, dtype):
+    """Complex convolutions (PyTorch computes them as three real ones): values against a complex128 NumPy
+    correlation, with stride, padding, dilation, groups, a strided input and an unbatched one."""
+    rng = np.random.default_rng(nd)
+    conv = getattr(NF, f"conv{nd}d")
+
+    def c(*shape):
+        return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+    x, w, b = c(2, 4, *(7,) * nd), c(6, 2, *(3,) * nd), c(6)
+    tol = 1e-4 if dtype == minitorch.complex64 else 1e-10
+    for stride, padding, dilation, groups in ((1, 0, 1, 2), (2, 1, 2, 2), (1, 1, 1, 1)):
+        wg = w if groups == 2 else c(6, 4, *(3,) * nd)
+        got = conv(
+            minitorch.tensor(x, dtype=dtype), minitorch.tensor(wg, dtype=dtype), minitorch.tensor(b, dtype=dtype),
+            stride=stride, padding=padding, dilation=dilation, groups=groups,
+        )  # fmt: skip
+        want = _np_conv_nd(x, wg, b, stride, padding, dilation, groups)
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got.numpy(), want, rtol=tol, atol=tol * 10)
+    xt = minitorch.tensor(np.swapaxes(x, -1, -2).copy(), dtype=dtype).transpose(-1, -2)  # strided
+    got = conv(xt, minitorch.tensor(w, dtype=dtype), None, groups=2)
+    np.testing.assert_allclose(got.numpy(), _np_conv_nd(x, w, 0 * b, 1, 0, 1, 2), rtol=tol, atol=tol * 10)
+    got = conv(minitorch.tensor(x[0], dtype=dtype), minitorch.tensor(w, dtype=dtype), groups=2)
+    assert tuple(got.shape) == tuple(_np_conv_nd(x[:1], w, 0 * b, 1, 0, 1, 2).shape[1:])
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_complex_conv_transpose_is_the_adjoint_and_gradients(nd):
+    """conv_transpose is conv's transpose for complex tensors too (<conv_t(y, w), x> = <y, conv(x, w)>, a
+    bilinear pairing), and both differentiate (gradcheck in complex128)."""
+    rng = np.random.default_rng(10 + nd)
+    conv, convt = getattr(NF, f"conv{nd}d"), getattr(NF, f"conv_transpose{nd}d")
+
+    def c(*shape):
+        return minitorch.tensor(rng.standard_normal(shape) + 1j * rng.standard_normal(shape))
+
+    x, w = c(1, 2, *(5,) * nd), c(3, 2, *(2,) * nd)
+    y = conv(x, w, stride=2)
+    ybar = c(*y.shape)
+    lhs = (convt(ybar, w, stride=2, output_padding=1) * x).sum()
+    rhs = (ybar * y).sum()
+    np.testing.assert_allclose(lhs.item(), rhs.item(), rtol=1e-12)
+    small = [
+        c(1, 2, *(3,) * nd).requires_grad_(),
+        c(2, 2, *(2,) * nd).requires_grad_(),
+        c(2).requires_grad_(),
+    ]
+    assert minitorch.autograd.gradcheck(lambda a, k, bb: conv(a, k, bb, padding=1), small)
+    small_t = [small[0], c(2, 2, *(2,) * nd).requires_grad_(), small[2]]
+    assert minitorch.autograd.gradcheck(lambda a, k, bb: convt(a, k, bb, stride=2), small_t)
+
+
+def test_complex_conv_errors_name_the_types_as_pytorch():
+    x = minitorch.ones(1, 2, 4, 4, dtype=minitorch.complex64)
+    w = minitorch.ones(3, 2, 2, 2, dtype=minitorch.complex64)
+    cases = [
+        (lambda: NF.conv2d(x, w.real), "Input type (CPUComplexFloatType) and weight type (torch.FloatTensor) should be the same"),
+        (lambda: NF.conv3d(x[:, :, None], w.real[:, :, None]), "Input type (CPUComplexFloatType) and weight type (torch.FloatTensor) should be the same"),
+        (lambda: NF.conv2d(x, w, minitorch.ones(3)), "Input type (c10::complex<float>) and bias type (float) should be the same"),
+        # two images: oneDNN's words
+        (lambda: NF.conv2d(x.real.expand(2, 2, 4, 4), w), "Input type (torch.FloatTensor) and weight type (CPUComplexFloatType) should be the same or input should be a MKLDNN tensor and weight is a dense tensor"),
+        (lambda: NF.embedding(minitorch.ones(2, dtype=minitorch.bool), minitorch.ones(3, 3)),
+         "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got CPUBoolType instead (while checking arguments for embedding)"),
+    ]  # fmt: skip
+    for call, msg in cases:
+        with pytest.raises(RuntimeError) as info:
+            call()
+        assert str(info.value) == msg

@@ -210,15 +210,43 @@ def _check_empty(x):
         )
 
 
+_LEGACY_TYPE_NAMES = {_C.uint8, _C.int8, _C.int16, _C.int32, _C.int64, _C.float16, _C.float32, _C.float64}
+
+
+def _error_type(t):
+    """A tensor type as PyTorch's error messages print it: the legacy class name ("torch.FloatTensor") for the
+    eight types that have one, Tensor::toString's "CPUComplexFloatType" otherwise (csrc's error_type_name)."""
+    if t.dtype in _LEGACY_TYPE_NAMES:
+        return t.type()
+    return f"{'CUDA' if t.is_cuda else 'CPU'}{scalar_name(t.dtype)}Type"
+
+
+def _complex_conv(x, weight, bias, conv):
+    """PyTorch's complex convolution: three real ones over the parts (Gauss's trick, as csrc's complex_conv),
+    the bias's parts added after; differentiable, as it is made of differentiable ops."""
+    xr, xi, wr, wi = x.real, x.imag, weight.real, weight.imag
+    a, b, c = conv(xr, wr), conv(xi, wi), conv(xr + xi, wr + wi)
+    re, im = a - b, c - a - b
+    if bias is not None:
+        shape = (1, -1) + (1,) * (re.dim() - 2)
+        re, im = re + bias.real.reshape(shape), im + bias.imag.reshape(shape)
+    return _C._complex(re, im)
+
+
 def _check_conv_types(x, weight, bias, transposed, stride, dilation, groups):
     """The type checks of PyTorch's CPU backends: oneDNN's where PyTorch would pick it (_C._conv_picks_onednn:
-    float32 unless its heuristics prefer the native kernel), slow_conv3d's otherwise."""
+    float32 unless its heuristics prefer the native kernel), slow_conv3d's otherwise; a complex input's are its
+    complex path's (the same-type message)."""
     onednn = x.dtype == _C.float32 and _C._conv_picks_onednn(x, weight, stride, dilation, groups)
     if x.dtype != weight.dtype or x.device != weight.device:
+        if x.is_complex() and x.device == weight.device:
+            raise RuntimeError(
+                f"Input type ({_error_type(x)}) and weight type ({_error_type(weight)}) should be the same"
+            )
         if onednn or x.device != weight.device:
             raise RuntimeError(
-                f"Input type ({x.type()}) and weight type ({weight.type()}) should be the same or input should "
-                "be a MKLDNN tensor and weight is a dense tensor"
+                f"Input type ({_error_type(x)}) and weight type ({_error_type(weight)}) should be the same or "
+                "input should be a MKLDNN tensor and weight is a dense tensor"
             )
         raise RuntimeError(
             f"expected scalar type {scalar_name(x.dtype)} but found {scalar_name(weight.dtype)}"
@@ -226,8 +254,8 @@ def _check_conv_types(x, weight, bias, transposed, stride, dilation, groups):
     if bias is not None and (x.dtype != bias.dtype or x.device != bias.device):
         if transposed and onednn:
             raise RuntimeError(
-                f"Input type ({x.type()}) and bias type ({bias.type()}) should be the same or input should be a "
-                "MKLDNN tensor and bias is a dense tensor"
+                f"Input type ({_error_type(x)}) and bias type ({_error_type(bias)}) should be the same or input "
+                "should be a MKLDNN tensor and bias is a dense tensor"
             )
         if transposed and not x.is_cuda and x.device == bias.device:  # slow_conv_transpose3d's own check
             raise RuntimeError(
@@ -306,6 +334,9 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     _check_conv_types(xs, weight, bias, False, stride, dilation, groups)
     if any(d == 0 for d in dilation):
         raise RuntimeError("non-positive dilation is not supported")
+    if xs.is_complex():
+        out = _complex_conv(xs, weight, bias, lambda a, w: conv3d(a, w, None, stride, sym, dilation, groups))
+        return out if batched else out.squeeze(0)
     _check_conv_kernel_dtype(xs, False)
     if xs.shape[1] == 0:
         # PyTorch's empty-input backend answers a zero-channel input with zero output channels
@@ -456,6 +487,14 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if any(d == 0 for d in dilation):
         raise RuntimeError("dimensions are invalid")
     _check_conv_types(x, weight, bias, True, stride, dilation, groups)
+    if x.is_complex():
+        out = _complex_conv(
+            x,
+            weight,
+            bias,
+            lambda a, w: conv_transpose3d(a, w, None, stride, padding, output_padding, groups, dilation),
+        )
+        return out if batched else out.squeeze(0)
     _check_conv_kernel_dtype(x, True)
     if x.numel() == 0 and not x.dtype.is_floating_point:  # no kernel (nor gradient) for an empty batch
         out = _C.empty((0, weight.shape[1] * groups, *out_sz), dtype=x.dtype, device=x.device)
