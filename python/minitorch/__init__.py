@@ -208,7 +208,11 @@ _C._install_fast_methods(Tensor)
 from minitorch._device import _install as _install_device_context
 
 _install_device_context()
+from minitorch._pickle_names import name_exported_functions
+
+name_exported_functions()  # pickle.dumps(torch.cond) finds torch.cond (the checked wrapper, not what it wraps)
 del (
+    name_exported_functions,
     _install_tensor_methods,
     _ops_all,
     _dist_sampling,
