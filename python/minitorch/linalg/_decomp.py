@@ -1631,6 +1631,7 @@ def torch_symeig(input, eigenvectors=False, upper=True, *, out=None):
 
 
 torch_symeig.__qualname__ = "_symeig"  # Python's TypeError for a call that does not fit names it as PyTorch's
+_symeig = torch_symeig  # where pickle finds it by that name (PyTorch's is torch._linalg_utils._symeig)
 
 
 def torch_eig(self, eigenvectors=False, *, e=None, v=None):
