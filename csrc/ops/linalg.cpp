@@ -88,7 +88,7 @@ Tensor bmm_unchecked(const Tensor& a, const Tensor& b) {
 Tensor native::mm(const Tensor& a, const Tensor& b) {
   MT_CHECK(a.dim() == 2, "self must be a matrix");
   MT_CHECK(b.dim() == 2, "mat2 must be a matrix");
-  MT_CHECK(a.sizes()[1] == b.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", a.sizes()[0], "x",
+  MT_CHECK(a.sizes()[1] == b.sizes()[0], "mm: mat1 and mat2 shapes cannot be multiplied (", a.sizes()[0], "x",
            a.sizes()[1], " and ", b.sizes()[0], "x", b.sizes()[1], ")");
   check_same_device(a, b);
   check_gemm_dtype(a, b, false, a.sizes()[0] * b.sizes()[1] == 0 || a.sizes()[1] == 0);
@@ -164,8 +164,8 @@ Tensor native::addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, con
            dtype_short_name(m1.dtype()), " and ", dtype_short_name(m2.dtype()));
   MT_CHECK(m1.dim() == 2, "mat1 must be a matrix, got ", m1.dim(), "-D tensor");
   MT_CHECK(m2.dim() == 2, "mat2 must be a matrix, got ", m2.dim(), "-D tensor");
-  MT_CHECK(m1.sizes()[1] == m2.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", m1.sizes()[0], "x",
-           m1.sizes()[1], " and ", m2.sizes()[0], "x", m2.sizes()[1], ")");
+  MT_CHECK(m1.sizes()[1] == m2.sizes()[0], "addmm: mat1 and mat2 shapes cannot be multiplied (",
+           m1.sizes()[0], "x", m1.sizes()[1], " and ", m2.sizes()[0], "x", m2.sizes()[1], ")");
   check_same_device(m1, m2);
   check_same_device(self, m1);
   // an empty contraction scales self by beta in PyTorch's kernel before its dtype dispatch: a number other

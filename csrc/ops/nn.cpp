@@ -64,8 +64,9 @@ Tensor native::linear(const Tensor& input, const Tensor& weight, const OptTensor
   int64_t in = input.sizes()[input.dim() - 1], out_f = weight.sizes()[0];
   int64_t rows = in == 0 ? compute_numel(IntArrayRef(input.sizes().data(), size_t(input.dim() - 1)))
                          : input.numel() / in;
-  MT_CHECK(in == weight.sizes()[1], "mat1 and mat2 shapes cannot be multiplied (", rows, "x", in, " and ",
-           weight.sizes()[1], "x", out_f, ")");
+  // the words of the GEMM PyTorch's linear runs: addmm with a bias, mm without
+  MT_CHECK(in == weight.sizes()[1], bias ? "addmm" : "mm", ": mat1 and mat2 shapes cannot be multiplied (",
+           rows, "x", in, " and ", weight.sizes()[1], "x", out_f, ")");
   MT_CHECK(input.dtype() == weight.dtype(), "mat1 and mat2 must have the same dtype, but got ",
            dtype_short_name(input.dtype()), " and ", dtype_short_name(weight.dtype()));
   check_device(input, weight);

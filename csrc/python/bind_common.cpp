@@ -322,7 +322,45 @@ PyObject* size_subscript(PyObject* self, PyObject* item) {
   Py_DECREF(r);
   return out;
 }
-PyType_Slot size_slots[] = {{Py_mp_subscript, reinterpret_cast<void*>(&size_subscript)}, {0, nullptr}};
+// Size(iterable) as PyTorch's THPSize_pynew: ints (NumPy integers kept as they are), anything else with
+// __index__ giving an int (a one-element integer tensor, a bool) replaced by that int, and a TypeError naming
+// the first item of another kind
+PyObject* size_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  PyObject* self = PyTuple_Type.tp_new(type, args, kwargs);
+  if (!self) return nullptr;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self); ++i) {
+    PyObject* item = PyTuple_GET_ITEM(self, i);
+    const char* tp = Py_TYPE(item)->tp_name;
+    if (PyLong_Check(item) && !PyBool_Check(item)) {
+      int overflow = 0;
+      PyLong_AsLongLongAndOverflow(item, &overflow);
+      if (!overflow) continue;
+      Py_DECREF(self);
+      PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long");
+      return nullptr;
+    }
+    if (std::strncmp(tp, "numpy.int", 9) == 0 || std::strncmp(tp, "numpy.uint", 10) == 0) continue;
+    // a nested tensor's ragged size (nested/_nested_tensor.py's RaggedSize, PyTorch's SymInt j1) as it is
+    if (PyObject_HasAttrString(reinterpret_cast<PyObject*>(Py_TYPE(item)), "_mt_symint")) continue;
+    PyObject* number = PyNumber_Index(item);
+    if (number && !PyBool_Check(number)) {
+      Py_DECREF(item);  // the tuple is new and ours alone: its item is replaced in place
+      PyTuple_SET_ITEM(self, i, number);
+      continue;
+    }
+    Py_XDECREF(number);
+    PyErr_Clear();
+    const std::string name = arg_type_name(py::handle(item));
+    Py_DECREF(self);
+    PyErr_Format(PyExc_TypeError, "torch.Size() takes an iterable of 'int' (item %zd is '%s')", i,
+                 name.c_str());
+    return nullptr;
+  }
+  return self;
+}
+PyType_Slot size_slots[] = {{Py_mp_subscript, reinterpret_cast<void*>(&size_subscript)},
+                            {Py_tp_new, reinterpret_cast<void*>(&size_new)},
+                            {0, nullptr}};
 PyType_Spec size_spec = {"minitorch._C._SizeBase", 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
                          size_slots};
 }  // namespace

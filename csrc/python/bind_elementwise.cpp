@@ -174,12 +174,66 @@ const char* other_name(const std::string& n) {
   return n == "pow" ? "exponent" : "other";
 }
 
+bool is_number_operand(PyObject* o) {
+  return is_python_scalar(o) || is_numpy_scalar(o);
+}
+
+// PyTorch's TypeError for an operand that is neither a tensor nor a number (an ndarray, a list; the operators
+// take an ndarray, these spellings do not): add/sub/mul/div take a number as a tensor, so theirs is the
+// Tensor parameter's; the others list their Tensor and Number signatures. `a` is null for a method or
+// in-place form. (A keyword argument is worded as a positional one.)
+[[noreturn]] void refuse_operands(const std::string& name, Numbers k, PyObject* a, PyObject* b) {
+  const bool a_ok = !a || PyObject_TypeCheck(a, g_tensor_type) || is_number_operand(a);
+  const std::string other = other_name(name);
+  const std::string base = name.back() == '_' ? name.substr(0, name.size() - 1) : name;
+  if (k == Numbers::none || base == "add" || base == "sub" || base == "mul" || base == "div")
+    throw py::type_error(name + "(): argument '" + (a_ok ? other : "input") + "' (position " +
+                         (a_ok && a ? "2" : "1") + ") must be Tensor, not " + arg_type_name(a_ok ? b : a));
+  std::vector<std::string> sigs;
+  // the spellings that take numbers anywhere list their own overloads (subtract's alpha, divide's
+  // rounding_mode; the Number overload has no out=)
+  const std::string out = ", *, Tensor out = None)";
+  if (base == "subtract")
+    sigs =
+        a ? std::vector<std::string>{"(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)",
+                                     "(Tensor input, Number other, Number alpha = 1)"}
+          : std::vector<std::string>{"(Tensor other, *, Number alpha = 1)",
+                                     "(Number other, Number alpha = 1)"};
+  else if (base == "divide")
+    sigs =
+        a ? std::vector<std::string>{"(Tensor input, Tensor other, *, Tensor out = None)",
+                                     "(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)",
+                                     "(Tensor input, Number other)",
+                                     "(Tensor input, Number other, *, str rounding_mode)"}
+          : std::vector<std::string>{"(Tensor other)", "(Tensor other, *, str rounding_mode)",
+                                     "(Number other)", "(Number other, *, str rounding_mode)"};
+  else if (!a)
+    sigs = {"(Tensor " + other + ")", "(Number " + other + ")"};
+  else if (k == Numbers::anywhere)
+    sigs = {"(Tensor input, Tensor other" + out, "(Tensor input, Number other)"};
+  if (!sigs.empty()) {
+    py::tuple args = a ? py::tuple(py::make_tuple(py::handle(a), py::handle(b)))
+                       : py::tuple(py::make_tuple(py::handle(b)));
+    throw py::type_error(format_invalid_args(name, args, py::dict(), sigs));
+  }
+  sigs = {"(Tensor input, Tensor " + other + out};
+  if (k == Numbers::self_or_other)
+    sigs.push_back("(Number self, Tensor " + other +
+                   (name == "remainder" || name.rfind("bitwise", 0) == 0 ? ")" : out));
+  sigs.push_back("(Tensor input, Number " + other + out);
+  throw py::type_error(
+      format_invalid_args(name, py::make_tuple(py::handle(a), py::handle(b)), py::dict(), sigs));
+}
+
 // PyTorch's TypeError for operands its parser refuses (see Numbers); a tensor is never refused. `a` is null
 // for a method or in-place form, whose self is the tensor.
 void check_number_operands(const char* name, Numbers k, PyObject* a, PyObject* b) {
-  if (k == Numbers::anywhere) return;
   const bool a_tensor = !a || PyObject_TypeCheck(a, g_tensor_type),
              b_tensor = PyObject_TypeCheck(b, g_tensor_type);
+  if (!(a_tensor || is_number_operand(a)) || !(b_tensor || is_number_operand(b))) {
+    refuse_operands(name, k, a, b);
+  }
+  if (k == Numbers::anywhere) return;
   if (a_tensor && (b_tensor || k != Numbers::none)) return;
   if (k == Numbers::self_or_other && b_tensor) return;
   const std::string n = name, other = other_name(n);
@@ -219,19 +273,26 @@ void bind_alpha(py::module_& m, TensorClass& cls, const Spelling& s) {
   MT_INTERNAL_ASSERT((op == BinaryOp::add || op == BinaryOp::sub) && !s.torch_inplace, s.name,
                      ": alpha is add's and sub's keyword");
   const bool subtract = op == BinaryOp::sub;
-  auto fn = [subtract](py::handle a, py::handle b, py::handle alpha) {
-    Tensor x = to_operand(a, "input"), y = to_operand(b);
-    Scalar s = parse_scalar(alpha, "alpha");
-    return nogil([&] { return subtract ? sub(x, y, s) : add(x, y, s); }, x, y);
+  const std::string sname = s.name;
+  // (the method's self is a tensor: its other is position 1 in PyTorch's message)
+  auto make_fn = [subtract, sname](bool method) {
+    return [subtract, sname, method](py::handle a, py::handle b, py::handle alpha) {
+      check_number_operands(sname.c_str(), Numbers::anywhere, method ? nullptr : a.ptr(), b.ptr());
+      Tensor x = to_operand(a, "input"), y = to_operand(b);
+      Scalar s = parse_scalar(alpha, "alpha");
+      return nogil([&] { return subtract ? sub(x, y, s) : add(x, y, s); }, x, y);
+    };
   };
-  auto fn_ = [subtract](py::object self, py::handle b, py::handle alpha) {
+  auto fn = make_fn(false), method_fn = make_fn(true);
+  auto fn_ = [subtract, iname = sname + "_"](py::object self, py::handle b, py::handle alpha) {
+    check_number_operands(iname.c_str(), Numbers::anywhere, nullptr, b.ptr());
     Tensor self_t = self.cast<Tensor>(), other = to_operand(b);
     Scalar s = parse_scalar(alpha, "alpha");
     nogil([&] { add_scaled_(self_t, other, s, subtract); }, self_t, other);
     return self;
   };
   m.def(s.name, fn, py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-  if (s.method) cls.def(s.name, fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  if (s.method) cls.def(s.name, method_fn, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
   if (s.inplace)
     cls.def(inplace_name(s.name).c_str(), fn_, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
   // a third positional argument: PyTorch's (Tensor input, Number other, Number alpha=1) under every spelling,
@@ -245,9 +306,9 @@ void bind_alpha(py::module_& m, TensorClass& cls, const Spelling& s) {
   });
   if (s.method)
     cls.def(name.c_str(),
-            [fn, name, old_form](py::handle a, py::handle second, py::handle third, py::kwargs kw) {
+            [method_fn, name, old_form](py::handle a, py::handle second, py::handle third, py::kwargs kw) {
               auto [other, alpha] = third_positional(name, true, old_form, second, third, kw);
-              return fn(a, other, alpha);
+              return method_fn(a, other, alpha);
             });
   if (s.inplace)
     cls.def(inplace_name(name.c_str()).c_str(),
@@ -261,11 +322,17 @@ void bind_alpha(py::module_& m, TensorClass& cls, const Spelling& s) {
 void bind_rounding_mode(py::module_& m, TensorClass& cls, const Spelling& s) {
   MT_INTERNAL_ASSERT(static_cast<BinaryOp>(s.op) == BinaryOp::div && !s.torch_inplace, s.name,
                      ": rounding_mode is div's keyword");
-  auto div_fn = [](py::handle a, py::handle b, std::optional<std::string> mode) {
-    Tensor x = to_operand(a, "input"), y = to_operand(b);
-    return nogil([&] { return div(x, y, mode); }, x, y);
+  const std::string sname = s.name;
+  auto make_div = [sname](bool method) {
+    return [sname, method](py::handle a, py::handle b, std::optional<std::string> mode) {
+      check_number_operands(sname.c_str(), Numbers::anywhere, method ? nullptr : a.ptr(), b.ptr());
+      Tensor x = to_operand(a, "input"), y = to_operand(b);
+      return nogil([&] { return div(x, y, mode); }, x, y);
+    };
   };
-  auto div_ = [](py::object self, py::handle b, std::optional<std::string> mode) {
+  auto div_fn = make_div(false);
+  auto div_ = [iname = sname + "_"](py::object self, py::handle b, std::optional<std::string> mode) {
+    check_number_operands(iname.c_str(), Numbers::anywhere, nullptr, b.ptr());
     BinaryOp op = !mode ? BinaryOp::div : *mode == "trunc" ? BinaryOp::trunc_divide : BinaryOp::floor_divide;
     MT_CHECK(!mode || *mode == "trunc" || *mode == "floor",
              "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'");
@@ -275,7 +342,7 @@ void bind_rounding_mode(py::module_& m, TensorClass& cls, const Spelling& s) {
   m.def(s.name, div_fn, py::arg("input"), py::arg("other"), py::kw_only(),
         py::arg("rounding_mode") = py::none());
   if (s.method)
-    cls.def(s.name, div_fn, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+    cls.def(s.name, make_div(true), py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
   if (s.inplace)
     cls.def(inplace_name(s.name).c_str(), div_, py::arg("other"), py::kw_only(),
             py::arg("rounding_mode") = py::none());
@@ -336,7 +403,8 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
   });
   for (const Spelling& s : kUnarySpellings) {
     UnaryOp o = static_cast<UnaryOp>(s.op);
-    m.def(s.name, [o](const Tensor& x) { return un(o, x); }, py::arg("input"));
+    m.def(
+        s.name, [o](const Tensor& x) { return un(o, x); }, py::arg("input"));
     if (s.method) cls.def(s.name, [o](const Tensor& x) { return un(o, x); });
     if (s.inplace)
       cls.def(inplace_name(s.name).c_str(), [o](py::object self) {

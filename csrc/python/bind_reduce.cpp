@@ -36,6 +36,11 @@ struct OptDimList {
 struct DimArg {
   py::handle h;
 };
+// all/any's `int[]? dim=None`: None, or a list or tuple (its first element an int or a one-element integer or
+// bool tensor); no lone value stands for it (that is their `int dim` overload's)
+struct OptIntListArg {
+  py::handle h;
+};
 }  // namespace mt
 
 namespace pybind11 {
@@ -114,13 +119,31 @@ struct type_caster<mt::OptDimList> {
   static handle cast(const mt::OptDimList& d, return_value_policy, handle) { return d.h.inc_ref(); }
 };
 template <>
+struct type_caster<mt::OptIntListArg> {
+  PYBIND11_TYPE_CASTER(mt::OptIntListArg, const_name("tuple of ints | None"));
+  bool load(handle src, bool) {
+    PyObject* o = src.ptr();
+    value.h = src;
+    int64_t v = 0;
+    if (o == Py_None || ((PyList_Check(o) || PyTuple_Check(o)) &&
+                         (PySequence_Fast_GET_SIZE(o) == 0 ||
+                          mt::int_list_item(PySequence_Fast_GET_ITEM(o, 0), true, false, &v))))
+      return true;
+    return mt::refuse(o, "tuple of ints | None");
+  }
+  static handle cast(const mt::OptIntListArg& d, return_value_policy, handle) { return d.h.inc_ref(); }
+};
+template <>
 struct type_caster<mt::DimArg> {
   PYBIND11_TYPE_CASTER(mt::DimArg, const_name("int"));
   bool load(handle src, bool convert) {
     value.h = src;
     int64_t v = 0;
-    if (mt::load_strict_int(src.ptr(), &v, true)) return true;
-    if (!src.is_none() && make_caster<mt::SizedIntListArg>().load(src, convert)) return true;
+    // PyTorch's `int dim`: an int or a 0-dim integer tensor (not bool, not one of shape [1])
+    if (mt::load_strict_int(src.ptr(), &v)) return true;
+    if ((PyList_Check(src.ptr()) || PyTuple_Check(src.ptr())) &&
+        make_caster<mt::SizedIntListArg>().load(src, convert))
+      return true;
     return mt::refuse(src.ptr(), "int");
   }
   static handle cast(const mt::DimArg& d, return_value_policy, handle) { return d.h.inc_ref(); }
@@ -232,8 +255,30 @@ void init_reduce(py::module_& m, TensorClass& cls) {
         return nogil([&] { return f(x, dims, keepdim); }, x);
       };
     };
-    m.def(name, call(2), py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
-    cls.def(name, call(1), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+    if (!logical) {
+      m.def(name, call(2), py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+      cls.def(name, call(1), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+      continue;
+    }
+    // all/any: PyTorch's three signatures in its order, (), (int[]? dim=None, keepdim) and (int dim,
+    // keepdim), so a lone value is an int dim's (a 0-dim integer tensor, not a bool one) and a call none
+    // takes gets its "invalid combination" TypeError
+    auto whole = [f = fn](const Tensor& x) { return nogil([&] { return f(x, IntArrayRef(), false); }, x); };
+    auto listed = [call](int pos) {
+      return [c = call(pos)](const Tensor& x, OptIntListArg dim, StrictBool keepdim) {
+        return c(x, dim.h, keepdim);
+      };
+    };
+    auto one = [f = fn](const Tensor& x, StrictInt dim, StrictBool keepdim) {
+      const int64_t d = dim;
+      return nogil([&] { return f(x, IntArrayRef(&d, 1), keepdim); }, x);
+    };
+    m.def(name, whole, py::arg("input"));
+    m.def(name, listed(2), py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+    m.def(name, one, py::arg("input"), py::arg("dim"), py::arg("keepdim") = false);
+    cls.def(name, whole);
+    cls.def(name, listed(1), py::arg("dim") = py::none(), py::arg("keepdim") = false);
+    cls.def(name, one, py::arg("dim"), py::arg("keepdim") = false);
   }
 
   // count_nonzero: PyTorch's two signatures in its order, (int? dim=None) and (int[] dim); its method also

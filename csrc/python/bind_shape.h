@@ -15,8 +15,8 @@ struct IntListArg {
 };
 
 // PyTorch's sized `int[N]` where a row has overloads (conv2d's stride, whose other row takes a string
-// padding): as IntListArg, or one int (a one-element integer tensor too) standing for the whole list, as
-// PyTorch's parser takes a sized list.
+// padding): as IntListArg, or one int (a one-element integer or bool tensor too) standing for the whole list,
+// as PyTorch's parser takes a sized list.
 struct SizedIntListArg {
   py::handle h;
   operator py::handle() const { return h; }  // NOLINT: the row's conversion reads it as the object
@@ -65,10 +65,12 @@ struct type_caster<mt::SizedIntListArg> {
   bool load(handle src, bool) {
     PyObject* o = src.ptr();
     int64_t v = 0;
-    if (((PyList_Check(o) || PyTuple_Check(o)) &&
-         (PySequence_Fast_GET_SIZE(o) == 0 ||
-          mt::load_strict_int(PySequence_Fast_GET_ITEM(o, 0), &v, true))) ||
-        mt::load_strict_int(o, &v, true)) {
+    // PyTorch's is_int_or_symint for the lone value and the first element: an int, or a one-element tensor of
+    // an integer type or bool (sum(x, torch.tensor(True)) reduces dim 1)
+    const bool list = PyList_Check(o) || PyTuple_Check(o);
+    if ((list && (PySequence_Fast_GET_SIZE(o) == 0 ||
+                  mt::int_list_item(PySequence_Fast_GET_ITEM(o, 0), true, false, &v))) ||
+        (!list && mt::int_list_item(o, true, false, &v))) {
       value.h = src;
       return true;
     }

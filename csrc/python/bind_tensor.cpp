@@ -805,9 +805,11 @@ PyObject* f_convert(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyO
   });
 }
 
-#define MT_FAST(name, fn)                                                                                 \
-  {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&fn)), METH_FASTCALL | METH_KEYWORDS, \
-   nullptr}
+#define MT_FAST(name, fn)                                                                                  \
+  {                                                                                                        \
+    name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&fn)), METH_FASTCALL | METH_KEYWORDS, \
+        nullptr                                                                                            \
+  }
 // in FastSlot's order
 PyMethodDef fast_slow_methods[] = {
     MT_FAST("ndimension", f_ndimension),
@@ -988,7 +990,7 @@ void init_tensor(py::module_& m, TensorClass& cls) {
               return mf == MemoryFormat::Preserve ? self : py::cast(contiguous_as(t, mf));
             return py::cast(to_as(t, t.dtype(), Device(DeviceType::CPU), false, false, mf));
           },
-          py::arg("memory_format") = py::none())
+          py::kw_only(), py::arg("memory_format") = py::none())  // keyword only, as PyTorch's
       .def(
           "cuda",
           [](const Tensor& t, py::object device, StrictBool non_blocking, py::handle memory_format) {
@@ -1025,7 +1027,7 @@ void init_tensor(py::module_& m, TensorClass& cls) {
             MemoryFormat mf = parse_memory_format(memory_format, "clone", MemoryFormat::Preserve);
             return nogil([&] { return clone_as(t, mf); }, t);
           },
-          py::arg("memory_format") = py::none())
+          py::kw_only(), py::arg("memory_format") = py::none())
       // PyTorch's Python signature names the source `other`; a number is copied as a 0-dim tensor of its own
       // kind (300 into uint8 wraps to 44, as a copy does)
       .def(

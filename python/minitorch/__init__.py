@@ -200,6 +200,9 @@ from minitorch import masked  # noqa: F401  (torch.masked: masked reductions and
 from minitorch import nested  # torch.nested: NestedTensor, a batch of tensors of different sizes
 
 nested._install_tensor_methods(Tensor)  # Tensor.is_nested
+# x.trace(1), s.values(1): PyTorch's TypeError for a method that takes no arguments
+for _cls in (Tensor, sparse.SparseCooTensor, sparse.SparseCompressedTensor):
+    _argcheck.self_only_methods(_cls)
 # the methods written in Python look for __torch_function__ arguments while a transform runs, as the C++ ones do
 _C._guard_tensor_methods(Tensor)
 # the small methods (ndimension, stride, contiguous, x.float() of a float tensor, new, ...) answer their common call
@@ -208,7 +211,12 @@ _C._install_fast_methods(Tensor)
 from minitorch._device import _install as _install_device_context
 
 _install_device_context()
+from minitorch._pickle_names import name_exported_functions
+
+name_exported_functions()  # pickle.dumps(torch.cond) finds torch.cond (the checked wrapper, not what it wraps)
 del (
+    name_exported_functions,
+    _cls,
     _install_tensor_methods,
     _ops_all,
     _dist_sampling,

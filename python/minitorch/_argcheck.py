@@ -298,6 +298,47 @@ def no_arguments_error(fname, nargs, kwargs):
     return TypeError(f"TensorBase.{fname}() takes no arguments ({nargs} given)")
 
 
+# Tensor methods taking only self that PyTorch writes in Python (torch/_tensor.py): an extra argument gets
+# Python's own TypeError there, naming the method by its qualified name "Tensor.<name>"
+_PYTHON_SELF_ONLY_METHODS = frozenset({"is_shared", "share_memory_", "storage", "to_sparse_coo"})
+# the private Tensor methods of PyTorch's among them (the sparse layouts' raw parts)
+_PRIVATE_TENSOR_METHODS = frozenset({"_indices", "_values", "_nnz"})
+
+
+def self_only_methods(cls):
+    """Gives each of cls's methods written in Python that take only self the TypeError PyTorch raises for an
+    argument: METH_NOARGS's (no_arguments_error) for the ones PyTorch defines in C (x.trace(1), x.values(1)),
+    Python's naming "Tensor.<name>" for the ones it writes in Python (x.storage(1))."""
+    for name, fn in list(vars(cls).items()):
+        # (a `translating` wrapper words it already; a private name is a helper of ours, not PyTorch's method)
+        if name.startswith("_") and name not in _PRIVATE_TENSOR_METHODS:
+            continue
+        if not isinstance(fn, types.FunctionType) or hasattr(fn, "__wrapped__"):
+            continue
+        try:
+            params = list(inspect.signature(fn).parameters.values())
+        except (TypeError, ValueError):
+            continue
+        if len(params) != 1 or params[0].kind != params[0].POSITIONAL_OR_KEYWORD:
+            continue
+        if name in _PYTHON_SELF_ONLY_METHODS:
+            fn.__qualname__ = f"Tensor.{name}"
+            continue
+        setattr(cls, name, _no_arguments(fn, name))
+
+
+def _no_arguments(fn, name):
+    @functools.wraps(fn)
+    def method(self, *args, **kwargs):
+        if args or kwargs:
+            raise no_arguments_error(name, len(args), kwargs)
+        return fn(self)
+
+    method.__name__, method.__qualname__ = name, f"TensorBase.{name}"
+    method.__signature__ = inspect.signature(fn)  # the stubs' (and help()'s) parameters stay fn's
+    return method
+
+
 def python_in_pytorch(fn):
     """marks fn as one PyTorch writes in Python: no argument parser stands in front of it there, so `translating`
     leaves its errors as they are (an unpacking ValueError, an AttributeError on a plain value)"""

@@ -114,10 +114,6 @@ OUT_DTYPE = (
     "its one signature is the plausible one and words the count"
 )
 DIVERGES = {
-    "torch.mm(a, torch.tensor([[1.0, 2.0, 3.0]]))": (
-        _raises("mat1 and mat2 shapes cannot be multiplied (2x2 and 1x3)", "RuntimeError"),
-        "ops/linalg.cpp's check, without the 'mm: ' PyTorch 2.15 puts before it",
-    ),
     "torch.addmm(a, a, b, 0.5)": (
         _raises("addmm() takes 3 positional arguments but 4 were given"),
         OUT_DTYPE,

@@ -1,6 +1,8 @@
 """torch.fft: discrete Fourier transforms over the three FFT primitives of _C, with PyTorch's arguments, dtype
 rules, errors and derivatives (the primitives' autograd lives in _prims.py)."""
 
+import numpy as np
+
 from minitorch import _C, _argcheck
 from minitorch._creation import tensor as _tensor
 from minitorch._dtype_names import scalar_name as _scalar_name
@@ -55,19 +57,61 @@ def _check_input(fname, x):
         )
 
 
-def _check_args(fname, n=None, dim=None, s=None, dims=None, norm=None):
-    """PyTorch's parser's TypeErrors for arguments of the wrong kind (its words: fft_<name>(): argument ...)."""
-    for name, v in (("n", n), ("dim", dim)):
-        if v is not None and (not isinstance(v, int) or isinstance(v, bool)):
-            raise TypeError(f"fft_{fname}(): argument '{name}' must be int, not {type(v).__name__}")
-    for name, v in (("s", s), ("dim", dims)):
-        ok = v is None or (isinstance(v, int) and not isinstance(v, bool))
-        if not ok and isinstance(v, (tuple, list)):
-            ok = all(isinstance(e, int) and not isinstance(e, bool) for e in v)
-        if not ok:
+def _index(v, one_element, bools=False):
+    """The int PyTorch's parser reads from v, None for the wrong kind: a Python int (not a bool), a NumPy
+    integer, or an integer tensor that is 0-dim (an `int`) or of one element (one_element: a SymInt, an int
+    list's); a bool tensor only where bools (an int list's element that is no SymInt)."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, _C.Tensor) and (v.numel() == 1 if one_element else v.dim() == 0):
+        if v.dtype == _C.bool:
+            return int(v.item()) if bools else None
+        if not (v.is_floating_point() or v.is_complex()):
+            return int(v.item())
+    return None
+
+
+def _int_list(fname, name, v, symint):
+    """An `int[1]?` (a `SymInt[1]?` where symint) as PyTorch's parser reads it: a list or tuple of ints, or one
+    value standing for a list of one."""
+    if not isinstance(v, (tuple, list)):
+        i = _index(v, True, bools=True)
+        if i is None:
             raise TypeError(f"fft_{fname}(): argument '{name}' must be tuple of ints, not {type(v).__name__}")
+        return [i]
+    out = []
+    for e in v:
+        i = _index(e, True, bools=True)
+        if i is None:
+            raise TypeError(f"fft_{fname}(): argument '{name}' must be tuple of ints, not {type(v).__name__}")
+        if symint and isinstance(e, _C.Tensor) and e.dtype == _C.bool:
+            # PyTorch's parser takes it, then its SymInt conversion asserts
+            raise RuntimeError(
+                "Expected scalar.isIntegral( false) to be true, but got false.  (Could this error message be "
+                "improved?  If so, please report an enhancement request to PyTorch.)"
+            )
+        out.append(i)
+    return out
+
+
+def _check_args(fname, n=None, dim=None, s=None, dims=None, norm=None):
+    """(n, dim, s, dims) as PyTorch's parser reads them (ints, lists of ints), or its TypeError for an argument
+    of the wrong kind (its words: fft_<name>(): argument ...)."""
+    out = []
+    for name, v, one_element in (("n", n, True), ("dim", dim, False)):
+        if v is not None:
+            i = _index(v, one_element)
+            if i is None:
+                raise TypeError(f"fft_{fname}(): argument '{name}' must be int, not {type(v).__name__}")
+            v = i
+        out.append(v)
+    for name, v, symint in (("s", s, True), ("dim", dims, False)):
+        out.append(None if v is None else _int_list(fname, name, v, symint))
     if norm is not None and not isinstance(norm, str):
         raise TypeError(f"fft_{fname}(): argument 'norm' must be str, not {type(norm).__name__}")
+    return out
 
 
 def _promote(x, require_complex):
@@ -134,7 +178,7 @@ def _out(fname, result, out, want_complex, op=None):
 
 def _c2c_1d(fname, x, n, dim, norm, forward, out):
     _check_input(fname, x)
-    _check_args(fname, n=n, dim=dim, norm=norm)
+    n, dim, _, _ = _check_args(fname, n=n, dim=dim, norm=norm)
     # PyTorch transforms a real input with r2c (a forward one) or r2c then conj (an inverse one, a composite)
     op = "_fft_c2c" if x.dtype.is_complex else ("_fft_r2c" if forward else None)
     x = _promote(x, True)
@@ -149,7 +193,7 @@ def _c2c_1d(fname, x, n, dim, norm, forward, out):
 
 def _r2c_1d(fname, x, n, dim, norm, forward, out):
     _check_input(fname, x)
-    _check_args(fname, n=n, dim=dim, norm=norm)
+    n, dim, _, _ = _check_args(fname, n=n, dim=dim, norm=norm)
     if x.dtype.is_complex:
         raise TypeError(f"{fname} expects a real input tensor, but got {_scalar_name(x.dtype)}")
     x = _promote(x, False)
@@ -165,7 +209,7 @@ def _r2c_1d(fname, x, n, dim, norm, forward, out):
 
 def _c2r_1d(fname, x, n, dim, norm, forward, out):
     _check_input(fname, x)
-    _check_args(fname, n=n, dim=dim, norm=norm)
+    n, dim, _, _ = _check_args(fname, n=n, dim=dim, norm=norm)
     if out is not None and not out.dtype.is_floating_point:
         raise RuntimeError(
             f"{fname} expects a floating point output tensor, but got {_scalar_name(out.dtype)}"
@@ -245,7 +289,7 @@ def _shape_and_dims(x, s, dim):
 
 def _c2c_nd(fname, x, s, dim, norm, forward, out):
     _check_input(fname, x)
-    _check_args(fname, s=s, dims=dim, norm=norm)
+    _, _, s, dim = _check_args(fname, s=s, dims=dim, norm=norm)
     x = _promote(x, True)
     sizes, dims = _shape_and_dims(x, s, dim)
     x = _resize(x, dims, sizes)
@@ -267,7 +311,7 @@ def _c2r_shape_and_dims(fname, x, s, dim):
 
 def _rfftn(fname, x, s, dim, norm, out):
     _check_input(fname, x)
-    _check_args(fname, s=s, dims=dim, norm=norm)
+    _, _, s, dim = _check_args(fname, s=s, dims=dim, norm=norm)
     if x.dtype.is_complex:
         raise TypeError(f"rfftn expects a real-valued input tensor, but got {_scalar_name(x.dtype)}")
     sizes, dims = _shape_and_dims(x, s, dim)
@@ -279,7 +323,7 @@ def _rfftn(fname, x, s, dim, norm, out):
 
 def _irfftn(fname, x, s, dim, norm, out):
     _check_input(fname, x)
-    _check_args(fname, s=s, dims=dim, norm=norm)
+    _, _, s, dim = _check_args(fname, s=s, dims=dim, norm=norm)
     sizes, dims, last = _c2r_shape_and_dims("irfftn", x, s, dim)
     x = _resize(_promote(x, True), dims, sizes)
     return _out(fname, c2r(x, dims, _norm_mode(norm, False), last), out, False, "_fft_c2r")
@@ -287,7 +331,7 @@ def _irfftn(fname, x, s, dim, norm, out):
 
 def _hfftn(fname, x, s, dim, norm, out):
     _check_input(fname, x)
-    _check_args(fname, s=s, dims=dim, norm=norm)
+    _, _, s, dim = _check_args(fname, s=s, dims=dim, norm=norm)
     sizes, dims, last = _c2r_shape_and_dims("hfftn", x, s, dim)
     x = _resize(_promote(x, True), dims, sizes)
     mode = _norm_mode(norm, True)
@@ -298,7 +342,7 @@ def _hfftn(fname, x, s, dim, norm, out):
 
 def _ihfftn(fname, x, s, dim, norm, out):
     _check_input(fname, x)
-    _check_args(fname, s=s, dims=dim, norm=norm)
+    _, _, s, dim = _check_args(fname, s=s, dims=dim, norm=norm)
     sizes, dims = _shape_and_dims(x, s, dim)
     if not sizes:
         raise RuntimeError("ihfftn must transform at least one axis")
@@ -376,14 +420,14 @@ def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 
 
 def _freq_args(fname, n, d, dtype):
-    if not isinstance(n, int) or isinstance(n, bool):
+    if _index(n, False) is None:
         raise TypeError(f"fft_{fname}(): argument 'n' (position 1) must be int, not {type(n).__name__}")
     if not isinstance(d, (int, float)) or isinstance(d, bool):
         raise TypeError(f"fft_{fname}(): argument 'd' (position 2) must be float, not {type(d).__name__}")
     dtype = _C.get_default_dtype() if dtype is None else dtype
     if not (dtype.is_floating_point or dtype.is_complex):
         raise RuntimeError(f"{fname} requires a floating point or complex dtype")
-    return dtype
+    return _index(n, False), dtype
 
 
 def _freq_result(values, n, d, dtype, device, requires_grad, out):
@@ -402,7 +446,7 @@ def fftfreq(
     n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
 ):
     """The sample frequencies of an n-point fft with sample spacing d: [0, 1, ..., -(n//2), ..., -1] / (d*n)."""
-    dtype = _freq_args("fftfreq", n, d, dtype if out is None or dtype is not None else out.dtype)
+    n, dtype = _freq_args("fftfreq", n, d, dtype if out is None or dtype is not None else out.dtype)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     values = list(range((n - 1) // 2 + 1)) + list(range(-(n // 2), 0))
@@ -413,7 +457,7 @@ def rfftfreq(
     n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
 ):
     """The sample frequencies of an n-point rfft with sample spacing d: [0, 1, ..., n//2] / (d*n)."""
-    dtype = _freq_args("rfftfreq", n, d, dtype if out is None or dtype is not None else out.dtype)
+    n, dtype = _freq_args("rfftfreq", n, d, dtype if out is None or dtype is not None else out.dtype)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n // 2 + 1}: [{n // 2 + 1}]")
     return _freq_result(list(range(n // 2 + 1)), n, d, dtype, device, requires_grad, out)
@@ -421,7 +465,7 @@ def rfftfreq(
 
 def _shift(fname, x, dim, inverse):
     _check_input(fname, x)
-    _check_args(fname, dims=dim)
+    dim = _check_args(fname, dims=dim)[3]
     if dim is None:
         dims = list(range(x.dim()))
     else:

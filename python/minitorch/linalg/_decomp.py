@@ -1201,17 +1201,28 @@ def lstsq(input, b, rcond=None, *, driver=None):
     on the CPU; gels, the only driver, on CUDA)."""
     fn = "torch.linalg.lstsq"
     A, B = input, b
+    # PyTorch's checks in its order: ranks, dtypes, the rows, the driver, then the dtype's kind
     if A.dim() < 2:
         raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
     if B.dim() < 1:
         raise RuntimeError(f"{fn}: other must have at least 1 dimension.")
-    if A.dtype not in _INEXACT or B.dtype not in _INEXACT:
-        raise RuntimeError("This function doesn't handle types other than float and double")
     if A.dtype != B.dtype:
         raise RuntimeError(
             f"{fn}: Expected input and other to have the same dtype, but got input's dtype {scalar_name(A.dtype)} "
             f"and other's dtype {scalar_name(B.dtype)}"
         )
+    if not 0 <= A.dim() - B.dim() <= 1:
+        raise RuntimeError(
+            f"{fn}: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1"
+        )
+    # PyTorch's linalg_solve_is_vector_rhs: a vector (batch) is the input's shape without its last dim; another
+    # other of one dim less is a matrix whose batch PyTorch pads with a trailing 1 (its unsqueeze(-3)) before
+    # broadcasting (a (1, 2, 2, 2) input and a (2, 2, 1) other give a (2, 2, 2, 1) solution)
+    vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    Bm = B.unsqueeze(-1) if vector else B.unsqueeze(-3) if B.dim() == A.dim() - 1 else B
+    if Bm.shape[-2] != A.shape[-2]:
+        raise RuntimeError(f"{fn}: input.size(-2) should match other.size({-1 if vector else -2})")
+    _check_same(A, Bm, fn)
     # PyTorch's CUDA lstsq has gels only (cuSOLVER's QR): its default there, and the only driver it takes
     if driver is None:
         driver = "gels" if A.is_cuda else "gelsy"
@@ -1219,11 +1230,14 @@ def lstsq(input, b, rcond=None, *, driver=None):
         raise RuntimeError(f"{fn}: `driver` other than `gels` is not supported on CUDA")
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError(f"{fn}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
-    vector = B.dim() == A.dim() - 1
-    Bm = B.unsqueeze(-1) if vector else B
-    if Bm.shape[-2] != A.shape[-2]:
-        raise RuntimeError(f"{fn}: input.size(-2) should match other.size(-2)")
-    _check_same(A, Bm, fn)
+    if A.dtype not in _INEXACT:
+        # without rcond PyTorch first computes its default from the dtype's epsilon, which only float types
+        # have; given one, the kernel's dtype dispatch refuses
+        if rcond is None:
+            raise RuntimeError("This function doesn't handle types other than float and double")
+        raise NotImplementedError(
+            f"\"linalg_lstsq_{A.device.type}\" not implemented for '{scalar_name(A.dtype)}'"
+        )
     A2, B2 = _batch_broadcast(A, Bm, fn, 2)
     m, n = A.shape[-2], A.shape[-1]
     rc = -1.0 if rcond is None else float(rcond)
@@ -1245,11 +1259,25 @@ def lstsq(input, b, rcond=None, *, driver=None):
         residuals = _C.empty((0,), dtype=_real_dtype(A.dtype), device=A.device)
     if driver == "gels":
         rank = _C.empty((0,), dtype=_C.int64, device=A.device)
+    # rank and singular values are the input's, over its own batch (not the batch broadcast with other's):
+    # the broadcast copies of one matrix hold the same values, the first is kept
+    batch = tuple(A.shape[:-2])
+    if tuple(A2.shape[:-2]) != batch:
+        rank = _input_batch(rank, batch, 0)
+        sv = _input_batch(sv, batch, 1)
     if (A.requires_grad or B.requires_grad) and _C.is_grad_enabled():
         sol = _LstsqGrad.apply(A2, B2, sol)
     if vector:
         sol = sol.squeeze(-1)
     return _LSTSQ((sol, residuals, rank, sv))
+
+
+def _input_batch(t, batch, tail):
+    """t (over a broadcast batch, then `tail` dims) cut to the input's own batch; an empty result as it is."""
+    if t.numel() == 0:
+        return t
+    lead = t.dim() - tail - len(batch)
+    return t[(0,) * lead + tuple(slice(0, 1) if b == 1 else slice(None) for b in batch)]
 
 
 class _LstsqGrad(Function):
@@ -1633,6 +1661,7 @@ def torch_symeig(input, eigenvectors=False, upper=True, *, out=None):
 
 
 torch_symeig.__qualname__ = "_symeig"  # Python's TypeError for a call that does not fit names it as PyTorch's
+_symeig = torch_symeig  # where pickle finds it by that name (PyTorch's is torch._linalg_utils._symeig)
 
 
 def torch_eig(self, eigenvectors=False, *, e=None, v=None):

@@ -45,6 +45,7 @@ class RaggedSize:
     """The size of a ragged dimension (PyTorch's nested int ``j1``): equal only to itself and its copies."""
 
     __slots__ = ("_id",)
+    _mt_symint = True  # torch.Size takes it as an item, as PyTorch's takes a SymInt (bind_common.cpp)
 
     def __init__(self, ident):
         self._id = ident

@@ -318,7 +318,7 @@ def test_errors_mm(device):
     _raises(RuntimeError, "mat2 must be a matrix", lambda: torch.mm(f32, torch.ones(3, device=device)))
     _raises(
         RuntimeError,
-        "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)",
+        "mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)",
         lambda: torch.mm(f32, torch.ones(4, 5, device=device)),
     )
     _raises(
@@ -333,7 +333,7 @@ def test_errors_mm(device):
     )
     _raises(
         RuntimeError,
-        "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)",
+        "mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)",
         lambda: f32 @ torch.ones(4, 5, device=device),
     )
     _raises(
@@ -418,7 +418,7 @@ def test_errors_addmm(device):
     )
     _raises(
         RuntimeError,
-        "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)",
+        "addmm: mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)",
         lambda: torch.addmm(torch.ones(2, device=device), m, m),
     )
 
@@ -427,7 +427,7 @@ def test_errors_matmul_folded(device):
     a = torch.ones(2, 3, 4, device=device)
     _raises(
         RuntimeError,
-        "mat1 and mat2 shapes cannot be multiplied (6x4 and 5x2)",
+        "mm: mat1 and mat2 shapes cannot be multiplied (6x4 and 5x2)",
         lambda: a @ torch.ones(5, 2, device=device),
     )
     _raises(

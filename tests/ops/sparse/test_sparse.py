@@ -422,7 +422,9 @@ def test_matmul_errors():
     with pytest.raises(RuntimeError, match="^tensor.sspaddmm"):
         minitorch.smm(minitorch.ones(2, 3), minitorch.ones(3, 2))
     # a dense mm still raises its own error
-    with pytest.raises(RuntimeError, match=r"^mat1 and mat2 shapes cannot be multiplied \(2x2 and 3x3\)$"):
+    with pytest.raises(
+        RuntimeError, match=r"^mm: mat1 and mat2 shapes cannot be multiplied \(2x2 and 3x3\)$"
+    ):
         minitorch.mm(minitorch.ones(2, 2), minitorch.ones(3, 3))
 
 
