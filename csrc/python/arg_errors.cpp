@@ -31,6 +31,8 @@ PyObject* tensor_method_torch_function(const char* name, PyObject* const* args, 
 PyObject* function_torch_function(PyObject* record, PyObject* const* args, size_t nargsf, PyObject* kwnames,
                                   bool* handled);
 bool tensor_method_dispatches(const char* name);
+// imports minitorch.overrides once, which registers the hooks (a fresh `import minitorch` has not)
+void import_overrides();
 
 namespace {
 
@@ -885,6 +887,7 @@ PyObject* torch_function_after_bind_error(PyObject* record, const char* method, 
   if (!PyErr_ExceptionMatches(PyExc_TypeError)) return nullptr;
   PyObject *type, *value, *tb;
   PyErr_Fetch(&type, &value, &tb);
+  import_overrides();  // the hooks are its: the first refused call imports it
   bool handled = false;
   PyObject* r = method ? tensor_method_torch_function(method, args, nargsf, kwnames, &handled)
                        : function_torch_function(record, args, nargsf, kwnames, &handled);

@@ -216,6 +216,17 @@ PyObject* function_torch_function(PyObject* record, PyObject* const* args, size_
   return r;
 }
 
+void import_overrides() {
+  static bool imported = false;
+  if (imported) return;
+  imported = true;
+  PyObject* mod = PyImport_ImportModule("minitorch.overrides");
+  if (mod)
+    Py_DECREF(mod);
+  else
+    PyErr_Clear();  // a failed import leaves the calls' own errors standing
+}
+
 void init_torch_function(py::module_& m) {
   TensorMethodType.tp_name = "minitorch._C._TensorMethod";
   TensorMethodType.tp_basicsize = sizeof(TensorMethod);
@@ -240,6 +251,10 @@ void init_torch_function(py::module_& m) {
         Py_XSETREF(g_tf_predicate, predicate.inc_ref().ptr());
       },
       "Registers overrides' handler of Tensor methods with an overriding argument and its type predicate.");
+  m.def(
+      "_import_overrides", [] { import_overrides(); },
+      "Imports minitorch.overrides once (its hooks and handlers register themselves): the first call a "
+      "tensor-like refuses does, as a C++ import outside the Python package's import graph.");
   m.def(
       "_set_builtin_function_hook",
       [](py::function hook) { Py_XSETREF(g_tf_function_hook, hook.inc_ref().ptr()); },

@@ -36,7 +36,7 @@ import sys
 import threading
 import types
 
-from minitorch import _C
+from minitorch import _C, _argcheck
 
 __all__ = [
     "BaseTorchFunctionMode",
@@ -567,6 +567,18 @@ def _tensor_method_dispatch(name, args, kwargs):
 
 
 _C._set_tensor_method_hooks(_tensor_method_dispatch, _type_overrides)
+
+
+def _python_function_answer(func, candidates, args, kwargs):
+    """_argcheck's fallback for a Python-written torch function that a call holding tensor-likes made fail:
+    their __torch_function__ answers (PyTorch's functions test for them before running)."""
+    relevant = [v for v in candidates if _type_overrides(type(v))]
+    if not relevant:
+        return _argcheck._NO_ANSWER
+    return handle_torch_function(func, relevant, *args, **kwargs)
+
+
+_argcheck._tensor_like_handler = _python_function_answer
 
 # Functions bound before the dispatch was switched on ---------------------------------------------------------
 # `from torch import sin` or `act = torch.tanh` at import time binds the builtin itself, which the namespaces'

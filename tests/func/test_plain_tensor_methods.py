@@ -3,6 +3,9 @@ reach its __torch_function__ as PyTorch's C++ methods do: results against a loop
 in-place refusals in PyTorch's words, tangents against the function forms and by hand."""
 
 import json
+import os
+import subprocess
+import sys
 import typing
 import warnings
 
@@ -243,10 +246,42 @@ def test_user_tensor_like_reaches_plain_methods_as_in_pytorch():
     assert got_calls == want["calls"]
 
 
-def test_protocol_off_outside_transforms():
-    # the protocol is switched on only while a transform (or enable_torch_function_dispatch) runs
+def test_tensor_like_reaches_its_handler_outside_transforms():
+    # outside a transform the protocol runs only where no overload accepts the call (successful calls pay
+    # nothing): there a tensor-like's handler answers, as PyTorch's (w.mul(Toy()) is 'toy' there too)
     w = torch.ones(3)
-    with pytest.raises(TypeError):
-        w.mul(Toy())
-    with pytest.raises(TypeError):
-        w.hypot(Toy())
+    assert w.mul(Toy()) == "toy"
+    assert w.hypot(Toy()) == "toy"
+    assert torch.mul(w, Toy()) == "toy"
+    with pytest.raises(TypeError):  # no handler: the overloads' TypeError
+        w.mul(object())
+
+
+def test_tensor_like_reaches_its_handler_in_a_fresh_process():
+    """`import minitorch` alone (minitorch.overrides not imported yet): a tensor-like's handler answers the
+    C++ functions, the Python-written ones (hypot, linalg) and methods: the answers PyTorch 2.15 gives."""
+    script = (
+        "import json, sys\n"
+        "import {mod} as torch\n"
+        "class Toy:\n"
+        "    @classmethod\n"
+        "    def __torch_function__(cls, func, types, args=(), kwargs=None):\n"
+        "        return 'toy'\n"
+        "w = torch.ones(3)\n"
+        "calls = ['torch.hypot(w, Toy())', 'w.hypot(Toy())', 'torch.atan2(w, Toy())', 'torch.cat([w, Toy()])',\n"
+        "         'torch.nn.functional.relu(Toy())', 'torch.lerp(w, Toy(), 0.5)', 'torch.linalg.norm(Toy())',\n"
+        "         'torch.stack([Toy(), w])', 'torch.add(w, object())', 'torch.hypot(w, object())']\n"
+        "out = []\n"
+        "for c in calls:\n"
+        "    try:\n"
+        "        out.append(eval(c))\n"
+        "    except TypeError as e:\n"
+        "        out.append('TypeError')\n"
+        "print(json.dumps(out))\n"
+    )
+    got = subprocess.run(
+        [sys.executable, "-c", script.format(mod="minitorch")], capture_output=True, text=True, check=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )  # fmt: skip
+    ours = json.loads(got.stdout.strip().splitlines()[-1])
+    assert ours == ["toy"] * 8 + ["TypeError"] * 2
