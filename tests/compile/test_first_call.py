@@ -4,51 +4,20 @@ once per call, and what the capture ran on real values (inputs and buffers writt
 effects, random draws) happens once. The functions are in tests/compile/_first_call_cases.py, run here and
 under PyTorch (the oracle of the outputs, states and counts)."""
 
-import importlib.util
-import json
-import os
-import warnings
-
 import pytest
 
 import minitorch as torch
-from minitorch import _dynamo
-from tests.utils import run_oracle
+from tests.compile import _case_files
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-CASES_FILE = os.path.join(HERE, "_first_call_cases.py")
+CASES = "_first_call_cases.py"
 
 # cases whose counts differ from PyTorch's, and why (outputs and states are the same)
 COUNT_DIFFERENCES = {}
 
-_ORACLE = r"""
-import importlib.util, json, sys, warnings
-import torch
-p = json.load(sys.stdin)
-spec = importlib.util.spec_from_file_location("_first_call_cases_torch", p["file"])
-mod = importlib.util.module_from_spec(spec)
-mod.torch = torch
-spec.loader.exec_module(mod)
-warnings.simplefilter("ignore")
-print(json.dumps(mod.run_all()))
-"""
-
-
-def load(name="_first_call_cases_minitorch"):
-    spec = importlib.util.spec_from_file_location(name, CASES_FILE)
-    mod = importlib.util.module_from_spec(spec)
-    mod.torch = torch
-    spec.loader.exec_module(mod)
-    return mod
-
 
 @pytest.fixture(scope="module")
 def ours():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        results = load().run_all()
-    _dynamo.reset()
-    return json.loads(json.dumps(results))
+    return _case_files.run_here(CASES)
 
 
 def test_first_call_runs_the_compiled_graph(ours):
@@ -62,7 +31,7 @@ def test_first_call_runs_the_compiled_graph(ours):
 
 
 def test_outputs_states_and_counts_match_pytorch(ours):
-    theirs = run_oracle(_ORACLE, {"file": CASES_FILE})
+    theirs = _case_files.run_in_pytorch(CASES)
     assert set(ours) == set(theirs)
     for name, want in theirs.items():
         got = ours[name]

@@ -5,20 +5,15 @@ what it did, so the statements before the break run once per call. The functions
 tests/compile/_side_effect_cases.py, run here and under PyTorch (the oracle of the states, outputs and backend
 call counts)."""
 
-import importlib.util
-import json
-import os
 import warnings
 
 import pytest
 
 import minitorch as torch
-from minitorch import _dynamo
 from minitorch._dynamo.exc import Unsupported
-from tests.utils import run_oracle
+from tests.compile import _case_files
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-CASES_FILE = os.path.join(HERE, "_side_effect_cases.py")
+CASES = "_side_effect_cases.py"
 
 # cases whose backend call counts differ from PyTorch's, and why (the states and outputs are the same)
 COUNT_DIFFERENCES = {
@@ -29,34 +24,10 @@ COUNT_DIFFERENCES = {
     "python random": "random.random() is a graph break",
 }
 
-_ORACLE = r"""
-import importlib.util, json, sys, warnings
-import torch
-p = json.load(sys.stdin)
-spec = importlib.util.spec_from_file_location("_side_effect_cases_torch", p["file"])
-mod = importlib.util.module_from_spec(spec)
-mod.torch = torch
-spec.loader.exec_module(mod)
-warnings.simplefilter("ignore")
-print(json.dumps(mod.run_all()))
-"""
-
-
-def load(name="_side_effect_cases_minitorch"):
-    spec = importlib.util.spec_from_file_location(name, CASES_FILE)
-    mod = importlib.util.module_from_spec(spec)
-    mod.torch = torch
-    spec.loader.exec_module(mod)
-    return mod
-
 
 @pytest.fixture(scope="module")
 def ours():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        results = load().run_all()
-    _dynamo.reset()
-    return json.loads(json.dumps(results))
+    return _case_files.run_here(CASES)
 
 
 def test_side_effects_equal_eager(ours):
@@ -67,7 +38,7 @@ def test_side_effects_equal_eager(ours):
 
 
 def test_states_outputs_and_counts_match_pytorch(ours):
-    theirs = run_oracle(_ORACLE, {"file": CASES_FILE})
+    theirs = _case_files.run_in_pytorch(CASES)
     assert set(ours) == set(theirs)
     for name in theirs:
         assert ours[name]["state"] == theirs[name]["state"], name
@@ -101,7 +72,7 @@ def test_fullgraph_replays_and_refuses_what_it_cannot():
         [torch.cos(torch.tensor(1.0)).item()] * 2,
         [torch.cos(torch.tensor(2.0)).item()] * 2,
     ]
-    mod = load("_side_effect_cases_fullgraph")
+    mod = _case_files.load(CASES, "_side_effect_cases_fullgraph")
     with pytest.raises(Unsupported, match="^logging.Logger method not supported for non-export cases"):
         torch.compile(mod.f_log, backend="eager", fullgraph=True)(torch.ones(2))
     assert mod.RECORDS == []

@@ -5,48 +5,17 @@ the limit, and a new value of the same metadata is read, not a stale constant. T
 tests/compile/_tensor_state_cases.py, run here and under PyTorch (the oracle of the outputs, states and graph
 counts)."""
 
-import importlib.util
-import json
-import os
-import warnings
-
 import pytest
 
 import minitorch as torch
-from minitorch import _dynamo
-from tests.utils import run_oracle
+from tests.compile import _case_files
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-CASES_FILE = os.path.join(HERE, "_tensor_state_cases.py")
-
-_ORACLE = r"""
-import importlib.util, json, sys, warnings
-import torch
-p = json.load(sys.stdin)
-spec = importlib.util.spec_from_file_location("_tensor_state_cases_torch", p["file"])
-mod = importlib.util.module_from_spec(spec)
-mod.torch = torch
-spec.loader.exec_module(mod)
-warnings.simplefilter("ignore")
-print(json.dumps(mod.run_all()))
-"""
-
-
-def load(name="_tensor_state_cases_minitorch"):
-    spec = importlib.util.spec_from_file_location(name, CASES_FILE)
-    mod = importlib.util.module_from_spec(spec)
-    mod.torch = torch
-    spec.loader.exec_module(mod)
-    return mod
+CASES = "_tensor_state_cases.py"
 
 
 @pytest.fixture(scope="module")
 def ours():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        results = load().run_all()
-    _dynamo.reset()
-    return json.loads(json.dumps(results))
+    return _case_files.run_here(CASES)
 
 
 def test_state_tensors_are_graph_inputs(ours):
@@ -58,7 +27,7 @@ def test_state_tensors_are_graph_inputs(ours):
 
 
 def test_outputs_states_and_counts_match_pytorch(ours):
-    theirs = run_oracle(_ORACLE, {"file": CASES_FILE})
+    theirs = _case_files.run_in_pytorch(CASES)
     assert set(ours) == set(theirs)
     for name, want in theirs.items():
         assert ours[name] == want, (name, ours[name], want)
