@@ -898,29 +898,27 @@ def parsing(fn, signatures, name=None, method=False, upfront=True, positional=Fa
 
         def general(args, kwargs):
             try:
-                return bound(args, kwargs)
+                if kwargs:  # (the common call has none: no function call for it)
+                    kwargs = canonical_kwargs(kwargs, names)
+                if ints_from is not None and not kwargs and len(args) >= ints_from and _all_ints(args, skip):
+                    return fn(*args[:skip], args[skip:])
+                rest = args[skip:]
+                if fast is not None and fast(rest, kwargs):
+                    return fn(*args, **kwargs)
+                parsed = check_call(fname, sigs, rest, kwargs, positional, deprecated)
+                if isinstance(parsed, _DeprecatedCall):
+                    return parsed.call(fn, fname, args[:skip], listed)
+                if parsed is not rest:  # separate ints taken as the int list
+                    args = args[:skip] + parsed
+                return fn(*args, **kwargs)
             except _REFUSALS:
                 # a tensor-like argument's __torch_function__ answers a call that failed (PyTorch's Python
-                # functions test for one first; here only once the call raised, so valid calls pay nothing)
+                # functions test for one first; here only once the call raised, so valid calls pay nothing);
+                # inline, not a nested call: warnings' stacklevels count this wrapper as one frame
                 r = _tensor_like_answers(public[0], args, kwargs)
                 if r is _NO_ANSWER:
                     raise
                 return r
-
-        def bound(args, kwargs):
-            if kwargs:  # (the common call has none: no function call for it)
-                kwargs = canonical_kwargs(kwargs, names)
-            if ints_from is not None and not kwargs and len(args) >= ints_from and _all_ints(args, skip):
-                return fn(*args[:skip], args[skip:])
-            rest = args[skip:]
-            if fast is not None and fast(rest, kwargs):
-                return fn(*args, **kwargs)
-            parsed = check_call(fname, sigs, rest, kwargs, positional, deprecated)
-            if isinstance(parsed, _DeprecatedCall):
-                return parsed.call(fn, fname, args[:skip], listed)
-            if parsed is not rest:  # separate ints taken as the int list
-                args = args[:skip] + parsed
-            return fn(*args, **kwargs)
 
         checked = functools.wraps(fn)(_positional_fast_path(fn, sigs, skip, general))
         checked._parse = parse
@@ -930,31 +928,28 @@ def parsing(fn, signatures, name=None, method=False, upfront=True, positional=Fa
     @functools.wraps(fn)
     def on_error(*args, **kwargs):
         try:
-            return on_error_bound(args, kwargs)
+            if kwargs:
+                kwargs = canonical_kwargs(kwargs, names)
+            if ints_from is not None and not kwargs and len(args) >= ints_from and _all_ints(args, skip):
+                return fn(*args[:skip], args[skip:])
+            try:
+                return fn(*args, **kwargs)
+            except _REFUSALS:
+                rest = args[skip:]
+                try:
+                    parsed = check_call(fname, sigs, rest, kwargs, positional, deprecated)
+                except TypeError as e:
+                    raise e from None
+                if parsed is rest:
+                    raise
+            if isinstance(parsed, _DeprecatedCall):
+                return parsed.call(fn, fname, args[:skip], listed)
+            return fn(*(args[:skip] + parsed), **kwargs)  # separate ints taken as the int list
         except _REFUSALS:
             r = _tensor_like_answers(public[0], args, kwargs)  # as general's
             if r is _NO_ANSWER:
                 raise
             return r
-
-    def on_error_bound(args, kwargs):
-        if kwargs:
-            kwargs = canonical_kwargs(kwargs, names)
-        if ints_from is not None and not kwargs and len(args) >= ints_from and _all_ints(args, skip):
-            return fn(*args[:skip], args[skip:])
-        try:
-            return fn(*args, **kwargs)
-        except (AttributeError, RuntimeError, IndexError, ValueError, TypeError, NotImplementedError):
-            rest = args[skip:]
-            try:
-                parsed = check_call(fname, sigs, rest, kwargs, positional, deprecated)
-            except TypeError as e:
-                raise e from None
-            if parsed is rest:
-                raise
-        if isinstance(parsed, _DeprecatedCall):
-            return parsed.call(fn, fname, args[:skip], listed)
-        return fn(*(args[:skip] + parsed), **kwargs)  # separate ints taken as the int list
 
     on_error._parse = parse
     public[0] = on_error
