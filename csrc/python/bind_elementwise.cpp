@@ -403,8 +403,7 @@ void init_elementwise(py::module_& m, TensorClass& cls) {
   });
   for (const Spelling& s : kUnarySpellings) {
     UnaryOp o = static_cast<UnaryOp>(s.op);
-    m.def(
-        s.name, [o](const Tensor& x) { return un(o, x); }, py::arg("input"));
+    m.def(s.name, [o](const Tensor& x) { return un(o, x); }, py::arg("input"));
     if (s.method) cls.def(s.name, [o](const Tensor& x) { return un(o, x); });
     if (s.inplace)
       cls.def(inplace_name(s.name).c_str(), [o](py::object self) {

@@ -805,11 +805,9 @@ PyObject* f_convert(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyO
   });
 }
 
-#define MT_FAST(name, fn)                                                                                  \
-  {                                                                                                        \
-    name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&fn)), METH_FASTCALL | METH_KEYWORDS, \
-        nullptr                                                                                            \
-  }
+#define MT_FAST(name, fn)                                                                                 \
+  {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&fn)), METH_FASTCALL | METH_KEYWORDS, \
+   nullptr}
 // in FastSlot's order
 PyMethodDef fast_slow_methods[] = {
     MT_FAST("ndimension", f_ndimension),
