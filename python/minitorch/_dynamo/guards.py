@@ -39,6 +39,22 @@ def _skipped_module(value):
     return root in _SKIP_MODULES
 
 
+def _root_expr(c, i, scope, global_get):
+    """The generated code's expression for where check c's value starts (an argument, a global, a cell, a
+    constant), its root and key bound in scope as R{i}/K{i}; global_get is the global's read ({i} filled in):
+    the guard's tolerates a missing name, the lifted values' does not."""
+    scope[f"R{i}"], scope[f"K{i}"] = c.root, (c.key[1] if isinstance(c.key, tuple) else c.key)
+    if c.kind == "global":
+        return global_get.format(i=i)
+    if c.kind == "cell":
+        return f"R{i}.cell_contents"
+    if c.kind == "const":
+        return f"R{i}"
+    if c.key[0] == "pos":
+        return f"args[{c.key[1]}]"
+    return f"kwargs[K{i}]"
+
+
 def static_attr(obj, name):
     """obj.name where reading it runs no code (the instance __dict__, a plain class attribute), else _MISSING."""
     cls = type(obj)
@@ -420,17 +436,7 @@ class Guard:
         scope = {"M": _MISSING, "same": _same, "attr": static_attr}
         lines = ["def check(args, kwargs):", "    try:"]
         for i, c in enumerate(self.checks):
-            scope[f"R{i}"], scope[f"K{i}"] = c.root, (c.key[1] if isinstance(c.key, tuple) else c.key)
-            if c.kind == "global":
-                get = f"R{i}.get(K{i}, M)"
-            elif c.kind == "cell":
-                get = f"R{i}.cell_contents"
-            elif c.kind == "const":
-                get = f"R{i}"
-            elif c.key[0] == "pos":
-                get = f"args[{c.key[1]}]"
-            else:
-                get = f"kwargs[K{i}]"
+            get = _root_expr(c, i, scope, "R{i}.get(K{i}, M)")
             lines.append(f"        v = {get}")
             now = c.start
             for j, a in enumerate(c.attrs):
@@ -469,17 +475,7 @@ class Guard:
         lines = ["def values(args, kwargs):", "    try:", "        return ["]
         scope = {"attr": static_attr}
         for i, c in enumerate(self.lifted):
-            scope[f"R{i}"], scope[f"K{i}"] = c.root, (c.key[1] if isinstance(c.key, tuple) else c.key)
-            if c.kind == "global":
-                get = f"R{i}[K{i}]"
-            elif c.kind == "cell":
-                get = f"R{i}.cell_contents"
-            elif c.kind == "const":
-                get = f"R{i}"
-            elif c.key[0] == "pos":
-                get = f"args[{c.key[1]}]"
-            else:
-                get = f"kwargs[K{i}]"
+            get = _root_expr(c, i, scope, "R{i}[K{i}]")
             for j, a in enumerate(c.attrs):
                 scope[f"A{i}_{j}"] = a
                 get = f"attr({get}, A{i}_{j})"
