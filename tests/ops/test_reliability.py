@@ -8920,3 +8920,28 @@ def test_methods_without_parameters_refuse_arguments_in_cpythons_words():
             getattr(x.clone(), name)(1, foo=2)
     with pytest.raises(TypeError, match=r"^TensorBase\.sign\(\) takes no keyword arguments$"):
         x.sign(out=x)
+
+
+def test_fuzz_4516_instance_norm_repeats_and_adaptive_pool_tensor_sizes():
+    """Fuzz seed 4516: ATen's instance_norm repeats weight, bias and the running stats over the batch before any
+    check (repeat's refusal of a matrix comes first, and with use_input_stats=False it was accepted); the global
+    average shortcut of adaptive_avg_pool2d must not take the truth value of tensors in output_size"""
+    setup = "x = torch.arange(16.).reshape(4, 2, 2); m = torch.zeros(2, 2); v = torch.ones(2)"
+    calls = [
+        "F.instance_norm(x, m)",
+        "F.instance_norm(x, m, v, use_input_stats=False)",
+        "F.instance_norm(x, v, m, use_input_stats=False)",
+        "F.instance_norm(x, weight=m)",
+        "F.instance_norm(x, bias=m, use_input_stats=True)",
+        "F.instance_norm(x, v, None)",
+        "F.instance_norm(x, torch.zeros(3), None)",
+        "F.instance_norm(x, torch.tensor(0.0), torch.tensor(1.0))",
+        "F.instance_norm(x, v, v, use_input_stats=False)",
+        "F.adaptive_avg_pool2d(x, torch.empty((2, 0, 2), dtype=torch.bool))",
+        "F.adaptive_avg_pool2d(x, torch.tensor([[1, 1], [1, 1]]))",
+        "F.adaptive_avg_pool2d(x, torch.tensor([1, 1]))",
+        "F.adaptive_avg_pool2d(x, [torch.tensor(1), torch.tensor(1)])",
+        "F.adaptive_avg_pool2d(x, torch.tensor(1))",
+        "F.adaptive_avg_pool2d(x, (1, None))",
+    ]
+    _par21_compare(setup, calls)

@@ -117,6 +117,12 @@ def instance_norm(
         raise RuntimeError(
             "Expected running_mean and running_var to be defined when use_input_stats is false"
         )
+    # ATen repeats each per-channel tensor over the batch (`repeat({n})`) before anything checks it
+    for t in (weight, bias, running_mean, running_var):
+        if t is not None and t.dim() > 1:
+            raise RuntimeError(
+                "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+            )
     n, c = input.shape[0], input.shape[1]
     if input.numel() == 0:
         # ATen's batch_norm returns an empty input's copy before its checks and kernel (no size or dtype

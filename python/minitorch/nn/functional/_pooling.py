@@ -171,9 +171,18 @@ def _two_sizes(size, message):
     return size
 
 
+def _is_one(v):
+    # a tensor of other than one element is left to the parser's refusal (its truth value would raise first)
+    return bool(v == 1) if not isinstance(v, _C.Tensor) or v.numel() == 1 else False
+
+
 def adaptive_avg_pool2d(input, output_size):
     size = _two_sizes(_list_with_default(output_size, input), "adaptive_avg_pool2d: output_size must be 2")
-    if (size == 1 or (isinstance(size, (list, tuple)) and list(size) == [1, 1])) and type(size) is not bool:
+    if isinstance(size, (list, tuple)):
+        one = len(size) == 2 and all(_is_one(v) for v in size)
+    else:
+        one = _is_one(size)
+    if one and type(size) is not bool:
         # ATen's global-average shortcut: a mean over the last two dims, whatever the rank (its IndexError
         # for fewer than two)
         return input.mean((-1, -2), keepdim=True)
