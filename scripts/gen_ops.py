@@ -95,6 +95,9 @@ ARG_TYPES = {
     # tensor) stands for the whole list, also where the row has overloads; the op reads the one-element list as
     # every entry's value
     **{f"int[{k}]": ("IntListKind", "DimVector {n} = ints_arg({n}_obj, {where});") for k in (1, 2, 3)},
+    # PyTorch's sized SymInt list (conv2d's SymInt[2] stride): as int[N], but a bool tensor element is refused
+    # (c10's "Expected scalar.isIntegral( false)" RuntimeError) where an int list reads it as 0 or 1
+    **{f"SymInt[{k}]": ("IntListKind", "DimVector {n} = sized_symints_arg({n}_obj, {where});") for k in (1, 2, 3)},
     # an int list whose entries may be None (the adaptive pools' output_size: None keeps that input size)
     "int?[]": ("IntListKind", "std::vector<std::optional<int64_t>> {n} = opt_ints_arg({n}_obj, {where});"),
     # a shape given as one argument (full's size, unflatten's sizes): a list or tuple, no bare int
@@ -362,10 +365,10 @@ def _params(text, lineno, fail):
 def _default_cpp(type_, default, lineno, fail):
     """A Python default as the C++ value of py::arg(...) = <value>."""
     if default == "None":
-        if not (type_.endswith("?") or type_.startswith("int[")):
+        if not (type_.endswith("?") or type_.startswith(("int[", "SymInt["))):
             fail(lineno, f"default None needs an optional type ('{type_}?'), not {type_!r}")
         return "py::none()"
-    if type_.startswith("int[") and re.match(r"^-?[0-9]+$", default):
+    if re.match(r"^(int|SymInt)\[[0-9]\]$", type_) and re.match(r"^-?[0-9]+$", default):
         return f"int64_t({default})"  # one int standing for the list (conv2d's stride=1)
     if type_ in ("bool", "bool?"):
         if default not in ("True", "False"):
@@ -1374,7 +1377,7 @@ STRICT_HANDLES = {
     "Generator?": "GeneratorArg",
     "int[]": "IntListArg",
     # a sized list (conv2d's int[2] stride) also takes one int standing for it (bind_shape.h)
-    **{f"int[{k}]": "SizedIntListArg" for k in (1, 2, 3)},
+    **{f"{t}[{k}]": "SizedIntListArg" for t in ("int", "SymInt") for k in (1, 2, 3)},
 }
 
 
@@ -1543,6 +1546,12 @@ DimVector ints_arg(py::handle h, const ArgWhere& w, bool sized = true) {
 // PyTorch's SymInt[] (full's size): a list or tuple whose tensor entries are read by item()
 DimVector symints_arg(py::handle h, const ArgWhere& w) {
   return int_list_value(h, w.fn, w.name, w.pos, /*symint=*/true, /*sized=*/false);
+}
+
+// PyTorch's SymInt[N] (conv2d's stride): one int or a list, a bool tensor element refused (symint)
+DimVector sized_symints_arg(py::handle h, const ArgWhere& w) {
+  if (h.is_none()) return {};
+  return int_list_value(h, w.fn, w.name, w.pos, /*symint=*/true, /*sized=*/true);
 }
 
 // an int list without a default: None is the parser's TypeError (int_list_arg reads None as an empty list)

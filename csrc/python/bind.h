@@ -104,6 +104,9 @@ DimVector int_list_arg(py::handle h, const char* fn, const char* name, int pos);
 // tensor); later ones are unpacked by __index__ (a bool there is 0 or 1). A SymInt list (symint) reads a
 // tensor by item(), whose check refuses a bool one with ATen's RuntimeError. False: the wrong kind.
 bool int_list_item(PyObject* e, bool first, bool symint, int64_t* v);
+// The first element's kind, as PyTorch's parser checks it before choosing an overload: int_list_item's first
+// element, a Python int of any size among them (past int64 it is the unpacking's TypeError, later).
+bool int_list_head(PyObject* e);
 // An int-list value with PyTorch's TypeErrors (int_list_arg's words): `pos` is its position in the call
 // (1-based; 0: given by keyword, whose wrong first element makes the whole value the wrong kind); sized: one
 // int (or one-element integer tensor) stands for the list, as for PyTorch's int[1]/int[2]/int[3].

@@ -194,6 +194,11 @@ bool list_item(PyObject* e, bool first, bool symint, int64_t* v, const char* fn,
 
 }  // namespace
 
+bool int_list_head(PyObject* e) {
+  int64_t v = 0;
+  return (PyLong_Check(e) && !PyBool_Check(e)) || int_list_item(e, true, false, &v);
+}
+
 DimVector int_list_value(py::handle h, const char* fn, const char* name, int pos, bool symint, bool sized) {
   DimVector out;
   int64_t v = 0;
@@ -218,12 +223,13 @@ DimVector int_list_value(py::handle h, const char* fn, const char* name, int pos
     }
     return out;
   }
-  // one int standing for a sized list is unpacked whole: past int64, the plain ValueError
+  // one int standing for a sized list is unpacked whole: past int64, the plain ValueError; a lone bool tensor
+  // is 1 even for a SymInt[N] (only a list's elements meet c10's SymInt refusal)
   if (sized && PyLong_Check(o) && !PyBool_Check(o)) {
     int overflow = 0;
     v = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (overflow) throw py::value_error("Overflow when unpacking long long");
-  } else if (!sized || !int_list_item(o, true, symint, &v)) {
+  } else if (!sized || !int_list_item(o, true, /*symint=*/false, &v)) {
     throw py::type_error(arg() + at() + " must be tuple of ints, not " + arg_type_name(h));
   }
   out.push_back(v);
@@ -249,12 +255,10 @@ DimVector int_list_varargs(const char* fn, const char* name, const py::args& arg
       throw py::type_error(std::string(fn) + "() got multiple values for argument '" + name + "'");
     }
     // given by keyword, an int list is a list or tuple: no bare int stands for it
-    int64_t v = 0;
     PyObject* o = kw.ptr();
     bool list = PyList_Check(o) || PyTuple_Check(o);
-    if (!overloads.empty() && (!list || (PySequence_Fast_GET_SIZE(o) != 0 &&
-                                         !int_list_item(PySequence_Fast_GET_ITEM(o, 0), true, false, &v) &&
-                                         !PyLong_Check(PySequence_Fast_GET_ITEM(o, 0)))))
+    if (!overloads.empty() &&
+        (!list || (PySequence_Fast_GET_SIZE(o) != 0 && !int_list_head(PySequence_Fast_GET_ITEM(o, 0)))))
       throw invalid(kw);
     return int_list_value(kw, fn, name, 0, symint, /*sized=*/false);
   }
@@ -265,15 +269,11 @@ DimVector int_list_varargs(const char* fn, const char* name, const py::args& arg
   // PyTorch's parser reads separate ints as the list (x.view(2, 3)) when the first argument is an int (or
   // stands for one); otherwise the one argument must be the list
   PyObject* first = args[0].ptr();
-  int64_t v = 0;
-  bool varargs = (PyLong_Check(first) && !PyBool_Check(first)) || int_list_item(first, true, false, &v);
-  if (varargs) return int_list_value(args, fn, name, 1, symint, /*sized=*/false);
+  if (int_list_head(first)) return int_list_value(args, fn, name, 1, symint, /*sized=*/false);
   if (!overloads.empty()) {
     bool list = PyList_Check(first) || PyTuple_Check(first);
     if (n > 1 || !list ||
-        (PySequence_Fast_GET_SIZE(first) != 0 &&
-         !int_list_item(PySequence_Fast_GET_ITEM(first, 0), true, false, &v) &&
-         !PyLong_Check(PySequence_Fast_GET_ITEM(first, 0))))
+        (PySequence_Fast_GET_SIZE(first) != 0 && !int_list_head(PySequence_Fast_GET_ITEM(first, 0))))
       throw invalid(py::handle());
   }
   if (n > 1)

@@ -124,10 +124,9 @@ struct type_caster<mt::OptIntListArg> {
   bool load(handle src, bool) {
     PyObject* o = src.ptr();
     value.h = src;
-    int64_t v = 0;
-    if (o == Py_None || ((PyList_Check(o) || PyTuple_Check(o)) &&
-                         (PySequence_Fast_GET_SIZE(o) == 0 ||
-                          mt::int_list_item(PySequence_Fast_GET_ITEM(o, 0), true, false, &v))))
+    if (o == Py_None ||
+        ((PyList_Check(o) || PyTuple_Check(o)) &&
+         (PySequence_Fast_GET_SIZE(o) == 0 || mt::int_list_head(PySequence_Fast_GET_ITEM(o, 0)))))
       return true;
     return mt::refuse(o, "tuple of ints | None");
   }

@@ -46,12 +46,10 @@ struct type_caster<mt::IntListArg> {
   PYBIND11_TYPE_CASTER(mt::IntListArg, const_name("tuple of ints"));
   bool load(handle src, bool) {
     PyObject* o = src.ptr();
-    int64_t v = 0;
     // a list PyTorch's parser takes by its first element (is_int_or_symint: a one-element integral tensor
     // too); the elements are read with the op's own words later
     if ((PyList_Check(o) || PyTuple_Check(o)) &&
-        (PySequence_Fast_GET_SIZE(o) == 0 ||
-         mt::int_list_item(PySequence_Fast_GET_ITEM(o, 0), true, false, &v))) {
+        (PySequence_Fast_GET_SIZE(o) == 0 || mt::int_list_head(PySequence_Fast_GET_ITEM(o, 0)))) {
       value.h = src;
       return true;
     }
@@ -68,8 +66,7 @@ struct type_caster<mt::SizedIntListArg> {
     // PyTorch's is_int_or_symint for the lone value and the first element: an int, or a one-element tensor of
     // an integer type or bool (sum(x, torch.tensor(True)) reduces dim 1)
     const bool list = PyList_Check(o) || PyTuple_Check(o);
-    if ((list && (PySequence_Fast_GET_SIZE(o) == 0 ||
-                  mt::int_list_item(PySequence_Fast_GET_ITEM(o, 0), true, false, &v))) ||
+    if ((list && (PySequence_Fast_GET_SIZE(o) == 0 || mt::int_list_head(PySequence_Fast_GET_ITEM(o, 0)))) ||
         (!list && mt::int_list_item(o, true, false, &v))) {
       value.h = src;
       return true;

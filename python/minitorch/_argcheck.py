@@ -386,7 +386,7 @@ _KNOWN_KINDS = set(_KIND_WORDS) | {"int[]", "object"}
 
 
 class _Param:
-    __slots__ = ("default", "has_default", "kind", "kw_only", "name", "optional", "size", "word")
+    __slots__ = ("default", "has_default", "kind", "kw_only", "name", "optional", "size", "symint", "word")
 
     def __init__(self, text, kw_only):
         kind, rest = text.strip().split(None, 1)
@@ -395,6 +395,8 @@ class _Param:
         self.optional = kind.endswith("?")
         kind = kind.rstrip("?")
         self.size = None
+        # a sized SymInt list (conv3d's stride) refuses its list's bool tensor elements (c10's SymInt)
+        self.symint = kind.startswith("SymInt[") and kind != "SymInt[]"
         if kind.endswith("]") and not kind.endswith("[]"):  # int[3]: a bare int stands for all three
             kind, size = kind[:-1].split("[")
             kind, self.size = kind + "[]", int(size)
@@ -547,11 +549,16 @@ def _element_error(fname, p, v):
         return None
     if p.kind != "int[]" or not isinstance(v, (list, tuple)):
         return None
-    for i, e in enumerate(v[1:], 1):
-        if not _list_int(e, False):
+    for i, e in enumerate(v):
+        if i and not _list_int(e, False):
             return TypeError(
                 f"{fname}(): argument '{p.name}' failed to unpack the object at pos {i + 1} with error "
                 f'"type must be tuple of ints,but got {_type_name(e)}"'
+            )
+        if p.symint and _is_tensor(e) and e.dtype == _C.bool:
+            return RuntimeError(
+                "Expected scalar.isIntegral( false) to be true, but got false.  (Could this error message be "
+                "improved?  If so, please report an enhancement request to PyTorch.)"
             )
     return None
 

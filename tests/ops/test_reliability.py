@@ -8945,3 +8945,52 @@ def test_fuzz_4516_instance_norm_repeats_and_adaptive_pool_tensor_sizes():
         "F.adaptive_avg_pool2d(x, (1, None))",
     ]
     _par21_compare(setup, calls)
+
+
+def test_conv_symint_lists_and_first_element_overflow():
+    """The convolutions' stride/padding/dilation are PyTorch's SymInt[N]: a bool tensor in the list is c10's
+    RuntimeError (it was read as 1), a lone one stands for 1; F.conv2d is PyTorch's C++ op, so a refusal lists
+    the arguments as given. An int list whose first element overflows int64 is the unpacking's TypeError (the
+    overload check took it for a ValueError)"""
+    setup = (
+        "x = torch.ones(4, 4); im = torch.ones(1, 1, 6, 6); w = torch.ones(1, 1, 3, 3)\n"
+        "v = torch.ones(1, 1, 4, 4, 4); w3 = torch.ones(1, 1, 2, 2, 2)"
+    )
+    calls = [
+        "F.conv2d(im, w, stride=[torch.tensor(True), 1])",
+        "F.conv2d(im, w, padding=[torch.tensor(True), 1])",
+        "F.conv2d(im, w, None, [torch.tensor(1), True])",
+        "F.conv2d(im, w, stride=torch.tensor(True))",
+        "F.conv2d(im, w, dilation=[True, 1])",
+        "F.conv2d(im, w, groups=torch.tensor(1))",
+        "F.conv2d(im, w, foo=1)",
+        "F.conv2d(im, w, None, 1, 0, 1, 1, 1)",
+        "F.conv1d(im[0], w[0], stride=[torch.tensor(True)])",
+        "F.conv_transpose2d(im, w, stride=[torch.tensor(True), 1])",
+        "F.conv_transpose1d(im[0], w[0], output_padding=[torch.tensor(True)])",
+        "F.conv3d(v, w3, stride=[torch.tensor(True), 1, 1])",
+        "F.conv3d(v, w3, stride=torch.tensor(True))",
+        "F.conv_transpose3d(v, w3, stride=[torch.tensor(True), 1, 1])",
+        "torch.sum(x, 2**70)",
+    ]
+    _par21_compare(setup, calls)
+    # PyTorch's first line ends inside the quote (c10's backtrace follows in its message); ours closes it
+    x = minitorch.ones(4, 4)
+    for call, fn, arg, pos in [
+        (lambda: minitorch.tensor_split(x, [2**70]), "tensor_split", "indices", 1),
+        (lambda: x.tensor_split([1, 2**70]), "tensor_split", "indices", 2),
+        (lambda: minitorch.sum(x, [2**70]), "sum", "dim", 1),
+        (lambda: x.sum([2**70, 1]), "sum", "dim", 1),
+        (lambda: x.view([2**70]), "view", "size", 1),
+        (lambda: x.view((2**70,)), "view", "size", 1),
+        (lambda: x.view(2**70), "view", "size", 1),
+        (lambda: x.permute(2**70, 0), "permute", "dims", 1),
+        (lambda: x.roll([2**70], [0]), "roll", "shifts", 1),
+        (lambda: minitorch.zeros(2**70), "zeros", "size", 1),
+    ]:
+        with pytest.raises(TypeError) as e:
+            call()
+        assert str(e.value) == (
+            f"{fn}(): argument '{arg}' failed to unpack the object at pos {pos} with error "
+            '"Overflow when unpacking long long"'
+        )

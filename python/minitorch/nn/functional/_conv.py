@@ -1,32 +1,55 @@
 """nn.functional's convolutions: 1-D and 2-D as native ops, 3-D composed in _conv3d."""
 
+import inspect
+
 from minitorch import _C, _argcheck
 from minitorch.nn.functional._conv3d import conv3d, conv_transpose3d
 
 _nn = _C._nn
 
 
-def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    return _nn.conv1d(input, weight, bias, stride, padding, dilation, groups)
+# PyTorch's F.conv2d is its C++ op: the call reaches our binding as given, so a refusal lists the arguments
+# as passed ("got (Tensor, Tensor, dilation=list)"); the signatures below are for readers and inspect
 
 
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    return _nn.conv2d(input, weight, bias, stride, padding, dilation, groups)
+def conv1d(*args, **kwargs):
+    return _nn.conv1d(*args, **kwargs)
 
 
-def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    return _nn.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+def conv2d(*args, **kwargs):
+    return _nn.conv2d(*args, **kwargs)
 
 
-def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    return _nn.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+def conv_transpose1d(*args, **kwargs):
+    return _nn.conv_transpose1d(*args, **kwargs)
+
+
+def conv_transpose2d(*args, **kwargs):
+    return _nn.conv_transpose2d(*args, **kwargs)
+
+
+def _signature(*names):
+    P = inspect.Parameter
+    defaults = {"bias": None, "stride": 1, "padding": 0, "output_padding": 0, "dilation": 1, "groups": 1}
+    return inspect.Signature(
+        [P(n, P.POSITIONAL_OR_KEYWORD, default=defaults.get(n, P.empty)) for n in ("input", "weight") + names]
+    )
+
+
+conv1d.__signature__ = conv2d.__signature__ = _signature("bias", "stride", "padding", "dilation", "groups")
+conv_transpose1d.__signature__ = conv_transpose2d.__signature__ = _signature(
+    "bias", "stride", "padding", "output_padding", "groups", "dilation"
+)
 
 
 # the convolutions are C++ ops in PyTorch: its parser decides every argument's kind first
-_CONV3D = "Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, {} padding={}, int[3] dilation=1, int groups=1"
-conv3d = _argcheck.parsing(conv3d, [_CONV3D.format("int[3]", "0"), _CONV3D.format("str", '"valid"')])
+_CONV3D = (
+    "Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, {} padding={}, SymInt[3] dilation=1, "
+    "SymInt groups=1"
+)
+conv3d = _argcheck.parsing(conv3d, [_CONV3D.format("SymInt[3]", "0"), _CONV3D.format("str", '"valid"')])
 conv_transpose3d = _argcheck.parsing(
     conv_transpose3d,
-    [("Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] output_padding=0, "
-      "int groups=1, int[3] dilation=1")],
+    [("Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, "
+      "SymInt[3] output_padding=0, SymInt groups=1, SymInt[3] dilation=1")],
 )  # fmt: skip
