@@ -97,7 +97,10 @@ ARG_TYPES = {
     **{f"int[{k}]": ("IntListKind", "DimVector {n} = ints_arg({n}_obj, {where});") for k in (1, 2, 3)},
     # PyTorch's sized SymInt list (conv2d's SymInt[2] stride): as int[N], but a bool tensor element is refused
     # (c10's "Expected scalar.isIntegral( false)" RuntimeError) where an int list reads it as 0 or 1
-    **{f"SymInt[{k}]": ("IntListKind", "DimVector {n} = sized_symints_arg({n}_obj, {where});") for k in (1, 2, 3)},
+    **{
+        f"SymInt[{k}]": ("IntListKind", "DimVector {n} = sized_symints_arg({n}_obj, {where});")
+        for k in (1, 2, 3)
+    },
     # an int list whose entries may be None (the adaptive pools' output_size: None keeps that input size)
     "int?[]": ("IntListKind", "std::vector<std::optional<int64_t>> {n} = opt_ints_arg({n}_obj, {where});"),
     # a shape given as one argument (full's size, unflatten's sizes): a list or tuple, no bare int
