@@ -126,6 +126,7 @@ GEMM_CASES = [
     ("baddbmm(ba, ba, bb, out=bo)", "torch.baddbmm(ba, ba, bb, out=bo)"),
     ("mv(a, v)", "torch.mv(a, v)"),
     ("mv(a, v, out=vo)", "torch.mv(a, v, out=vo)"),
+    ("addmv(v, a, v)", "torch.addmv(v, a, v)"),
     ("addmv(v, a, v, out=vo)", "torch.addmv(v, a, v, out=vo)"),
     ("dot(v, v, out=s)", "torch.dot(v, v, out=s)"),
     ("outer(v, v, out=o)", "torch.outer(v, v, out=o)"),

@@ -1,8 +1,9 @@
 """Issue 32's reductions beside PyTorch: sum/prod/amax/amin along the outer dim (dim 0 of 2-D and 3-D tensors,
 keepdim), a middle dim and the rows, float32 and float64; topk with small and large k (sorted or not, largest
-or smallest); layer_norm rows of 64. One process per CPU capability; rows marked "1 thr" run at
-set_num_threads(1) both and are timed in the calling thread's CPU time (min of repeats), rows marked "2 thr" at
-two threads both, in wall time (min of repeats: the second thread's work is not in the caller's CPU time).
+or smallest); layer_norm rows of 64; median of all values; prod along 1024-long rows. One process per CPU
+capability; rows marked "1 thr" run at set_num_threads(1) both and are timed in the calling thread's CPU time
+(min of repeats), rows marked "2 thr" at two threads both, in wall time (min of repeats: the second thread's
+work is not in the caller's CPU time).
 
   PYTHONPATH=python /tmp/tv/bin/python benchmarks/bench_reduce_dims.py [--caps avx2] [--baseline DIR] [-k ...]
 
@@ -19,8 +20,8 @@ from _timing import capability_main, thread_cpu_min
 
 # (name, timed expression over torch and the inputs, input key, threads). Inputs: x [512, 512] standard
 # normal, u [512, 512] uniform in [0.5, 1.5] (products neither overflow nor underflow: PyTorch's float
-# accumulator would meet denormals), y [32, 128, 64], t [64, 100], s [16, 4096], g [4096, 64], each in the
-# row's dtype.
+# accumulator would meet denormals), y [32, 128, 64], t [64, 100], s [16, 4096], g [4096, 64], m [256, 256]
+# normal, w [1024, 1024] uniform as u, each in the row's dtype.
 CASES = [
     ("sum(x, 0)", "torch.sum(x, 0)", 1),
     ("sum(x, 0)", "torch.sum(x, 0)", 2),
@@ -46,6 +47,8 @@ CASES = [
     ("topk(s, 512, sorted=False) [16, 4096]", "torch.topk(s, 512, sorted=False)", 1),
     ("topk(s, 16) [16, 4096]", "torch.topk(s, 16)", 2),
     ("layer_norm(g, (64,)) [4096, 64]", "torch.nn.functional.layer_norm(g, (64,))", 1),
+    ("median(m) all values [256, 256]", "torch.median(m)", 1),
+    ("prod(w, 1) [1024, 1024]", "torch.prod(w, 1)", 1),
 ]
 DTYPES = ["float32", "float64"]
 
@@ -69,6 +72,8 @@ def child(number, repeat, only):
         "t": rng.standard_normal((64, 100)),
         "s": rng.standard_normal((16, 4096)),
         "g": rng.standard_normal((4096, 64)),
+        "m": rng.standard_normal((256, 256)),
+        "w": rng.uniform(0.5, 1.5, (1024, 1024)),
     }
     out = {
         "caps": [minitorch.backends.cpu.get_cpu_capability(), real.backends.cpu.get_cpu_capability()],

@@ -32,6 +32,7 @@ enum class Policy : uint8_t { Same, Lower, Fp32, Promote, Banned };
   _(bmm,                    Lower,   Lower)              \
   _(addmm,                  Lower,   Lower)              \
   _(mv,                     Lower,   Same)               \
+  _(addmv,                  Lower,   Same)               \
   _(matmul,                 Lower,   Lower)              \
   _(linear,                 Lower,   Lower)              \
   _(conv1d,                 Lower,   Lower)              \

@@ -156,49 +156,43 @@ Tensor outer(const Tensor& a, const Tensor& b) {
   return mul(unsqueeze(a, 1), b);
 }
 
-Tensor native::addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta,
-                     const Scalar& alpha) {
-  MT_CHECK(self.dtype() == m2.dtype(), "self and mat2 must have the same dtype, but got ",
-           dtype_short_name(self.dtype()), " and ", dtype_short_name(m2.dtype()));
-  MT_CHECK(m1.dtype() == m2.dtype(), "mat1 and mat2 must have the same dtype, but got ",
-           dtype_short_name(m1.dtype()), " and ", dtype_short_name(m2.dtype()));
-  MT_CHECK(m1.dim() == 2, "mat1 must be a matrix, got ", m1.dim(), "-D tensor");
-  MT_CHECK(m2.dim() == 2, "mat2 must be a matrix, got ", m2.dim(), "-D tensor");
-  MT_CHECK(m1.sizes()[1] == m2.sizes()[0], "addmm: mat1 and mat2 shapes cannot be multiplied (",
-           m1.sizes()[0], "x", m1.sizes()[1], " and ", m2.sizes()[0], "x", m2.sizes()[1], ")");
-  check_same_device(m1, m2);
-  check_same_device(self, m1);
-  // an empty contraction scales self by beta in PyTorch's kernel before its dtype dispatch: a number other
-  // than 0 cannot be cast to a bool result there
-  const bool empty = m1.sizes()[0] == 0 || m2.sizes()[1] == 0;
-  if (m1.dtype() == ScalarType::Bool && !empty && m1.sizes()[1] == 0 && !beta.is_bool()) {
-    MT_CHECK(beta.to_double() == 0.0, "result type ", beta.is_floating() ? "Float" : "Long",
-             " can't be cast to the desired output type Bool");
+GemmScales integral_gemm_scales(ScalarType dtype, const Scalar& beta, const Scalar& alpha, bool beta_used,
+                                bool alpha_used, bool scales_self_first) {
+  const bool inexact_beta = beta.is_floating() || beta.is_complex();
+  const char* beta_type = beta.is_complex() ? "ComplexFloat" : beta.is_floating() ? "Float" : "Long";
+  if (dtype == ScalarType::Bool) {  // the bool kernel reads bool(beta), bool(alpha)
+    if (scales_self_first && !beta.is_bool())
+      MT_CHECK(beta.to_complex() == 0.0, "result type ", beta_type,
+               " can't be cast to the desired output type Bool");
+    return {beta, alpha};
   }
-  check_gemm_dtype(m1, m2, false, empty || m1.sizes()[1] == 0);
-  if (!is_inexact(m1.dtype()) && m1.dtype() != ScalarType::Bool) {
-    // PyTorch's integer kernel: over an empty contraction self is scaled by beta first, where a floating or
-    // complex beta other than 0 cannot be cast to the result; otherwise both scales are converted to the
-    // dtype (truncated, range-checked) and the product computed with those
-    const bool inexact_beta = beta.is_floating() || beta.is_complex();
-    if (m1.sizes()[1] == 0 && !empty && inexact_beta && beta.to_complex() != 0.0)
-      MT_ERROR("result type ", beta.is_complex() ? "ComplexFloat" : "Float",
-               " can't be cast to the desired output type ", dtype_short_name(m1.dtype()));
-    // alpha only scales a product that exists (PyTorch converts it inside the GEMM's loop); an unchecked
-    // scale is unused, so it becomes 0 rather than a conversion of a value int64 may not hold
-    const bool beta_used = !empty, alpha_used = !empty && m1.sizes()[1] != 0;
-    if (beta_used) check_scalar_fits(beta, m1.dtype());
-    if (alpha_used) check_scalar_fits(alpha, m1.dtype());
-    if (inexact_beta || alpha.is_floating() || alpha.is_complex()) {
-      auto truncated = [](const Scalar& v, bool used) {
-        if (!v.is_floating() && !v.is_complex()) return v;
-        return Scalar(used ? static_cast<int64_t>(v.to_complex().real()) : int64_t(0));
-      };
-      return native::addmm(self, m1, m2, truncated(beta, beta_used), truncated(alpha, alpha_used));
+  if (is_inexact(dtype)) {  // converted to the dtype too: a complex scale for a real one, or out of its range
+    if (!is_complex(dtype)) {
+      if (beta_used) check_scalar_fits(beta, dtype);
+      if (alpha_used) check_scalar_fits(alpha, dtype);
     }
+    return {beta, alpha};
   }
-  DimVector shape{m1.sizes()[0], m2.sizes()[1]};
-  Tensor bias = mt::expand(self, shape);  // errors in PyTorch's words when self does not broadcast
+  if (scales_self_first && inexact_beta && beta.to_complex() != 0.0)
+    MT_ERROR("result type ", beta_type, " can't be cast to the desired output type ",
+             dtype_short_name(dtype));
+  // alpha only scales a product that exists (PyTorch converts it inside the GEMM's loop); an unchecked scale
+  // is unused, so it becomes 0 rather than a conversion of a value int64 may not hold
+  auto converted = [dtype](const Scalar& v, bool used) {
+    if (used) check_scalar_fits(v, dtype);
+    if (!v.is_floating() && !v.is_complex()) return v;
+    return Scalar(used ? static_cast<int64_t>(v.to_complex().real()) : int64_t(0));
+  };
+  return {converted(beta, beta_used), converted(alpha, alpha_used)};
+}
+
+namespace {
+
+// beta * bias + alpha * (m1 @ m2) after the checks, bias already of the product's shape [m, n] and the scales
+// the kernel reads (integral_gemm_scales)
+Tensor scaled_mm(const Tensor& bias, const Tensor& m1, const Tensor& m2, const Scalar& beta,
+                 const Scalar& alpha) {
+  IntArrayRef shape = bias.sizes();
   Tensor out = make_empty(shape, m1.dtype(), m1.device());
   FreshWrites fresh;
   // beta == 0 ignores self entirely (NaN/inf in it must not leak), as BLAS does.
@@ -213,6 +207,63 @@ Tensor native::addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, con
   gemm_into(native::unsqueeze(out, 0), native::unsqueeze(m1, 0), native::unsqueeze(m2, 0), alpha,
             use_bias ? beta : Scalar(int64_t(0)));
   return out;
+}
+
+}  // namespace
+
+Tensor native::addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta,
+                     const Scalar& alpha) {
+  MT_CHECK(self.dtype() == m2.dtype(), "self and mat2 must have the same dtype, but got ",
+           dtype_short_name(self.dtype()), " and ", dtype_short_name(m2.dtype()));
+  MT_CHECK(m1.dtype() == m2.dtype(), "mat1 and mat2 must have the same dtype, but got ",
+           dtype_short_name(m1.dtype()), " and ", dtype_short_name(m2.dtype()));
+  MT_CHECK(m1.dim() == 2, "mat1 must be a matrix, got ", m1.dim(), "-D tensor");
+  MT_CHECK(m2.dim() == 2, "mat2 must be a matrix, got ", m2.dim(), "-D tensor");
+  MT_CHECK(m1.sizes()[1] == m2.sizes()[0], "addmm: mat1 and mat2 shapes cannot be multiplied (",
+           m1.sizes()[0], "x", m1.sizes()[1], " and ", m2.sizes()[0], "x", m2.sizes()[1], ")");
+  check_same_device(m1, m2);
+  check_same_device(self, m1);
+  // an empty contraction scales self by beta in PyTorch's kernel before its dtype dispatch
+  const bool empty = m1.sizes()[0] == 0 || m2.sizes()[1] == 0, k0 = m1.sizes()[1] == 0;
+  check_gemm_dtype(m1, m2, false, empty || k0);
+  // (PyTorch's addmm kernel converts the scales of float16 and bfloat16 to float, its opmath type)
+  const ScalarType dt = m1.dtype(),
+                   scale_dt = dt == ScalarType::Half || dt == ScalarType::BFloat16 ? ScalarType::Float : dt;
+  const GemmScales s = integral_gemm_scales(scale_dt, beta, alpha, !empty, !empty && !k0, !empty && k0);
+  DimVector shape{m1.sizes()[0], m2.sizes()[1]};
+  // expand errors in PyTorch's words when self does not broadcast
+  return scaled_mm(mt::expand(self, shape), m1, m2, s.beta, s.alpha);
+}
+
+Tensor native::addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta,
+                     const Scalar& alpha) {
+  // PyTorch's addmv meta function: the ranks, then the sizes (its message reads self.size(0))
+  MT_CHECK(mat.dim() == 2 && vec.dim() == 1 && self.dim() <= 1, "vector + matrix @ vector expected, got ",
+           self.dim(), ", ", mat.dim(), ", ", vec.dim());
+  const int64_t m = mat.sizes()[0], k = mat.sizes()[1];
+  if (k != vec.sizes()[0] || (m != self.numel() && self.numel() != 1)) {
+    MT_CHECK_INDEX(self.dim() > 0, "Dimension specified as 0 but tensor has no dimensions");
+    MT_ERROR("size mismatch, got input (", self.sizes()[0], "), mat (", m, "x", k, "), vec (", vec.sizes()[0],
+             ")");
+  }
+  check_same_device(mat, vec);
+  check_same_device(self, mat);
+  MT_CHECK(self.dtype() == mat.dtype() && mat.dtype() == vec.dtype(),
+           "addmv input tensors must have the same dtype, but got ", dtype_short_name(self.dtype()), ", ",
+           dtype_short_name(mat.dtype()), ", and ", dtype_short_name(vec.dtype()));
+  const ScalarType dt = vec.dtype();
+  Tensor bias = mt::expand(self, {m});
+  if (m * k == 0) {
+    // PyTorch's shortcut for an empty matrix: self times beta as a scalar of self's dtype (bool too), alpha
+    // unread; beta == 0 ignores self (NaN included)
+    if (beta.to_complex() == 0.0) return zeros({m}, dt, mat.device());
+    const Scalar be = integral_gemm_scales(dt, beta, alpha, true, false, false).beta;
+    return mul(bias, scalar_tensor(be, dt, mat.device()));
+  }
+  check_gemm_dtype(mat, vec, true);
+  const GemmScales s = integral_gemm_scales(dt, beta, alpha, true, true, false);
+  return native::squeeze(
+      scaled_mm(native::unsqueeze(bias, 1), mat, native::unsqueeze(vec, 1), s.beta, s.alpha), {1});
 }
 
 // ---- out= written by the GEMM (linalg.h's *_into): the checks the general path's result would pass, then

@@ -18,6 +18,24 @@ Tensor dot(const Tensor& a, const Tensor& b);
 Tensor outer(const Tensor& a, const Tensor& b);
 // beta * self + alpha * (m1 @ m2)
 Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha);
+// beta * self + alpha * (mat @ vec), self of [m] or one element
+Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta,
+             const Scalar& alpha);
+
+// The scales PyTorch's integer and bool GEMM kernels read (addmm, addmv here; baddbmm and addbmm through
+// _C._gemm_scales): for an integer dtype, a floating or complex beta/alpha converted to it, truncated toward
+// zero and range-checked ("value cannot be converted to type uint8_t without overflow"); a scale the kernel
+// never reads (beta_used / alpha_used false: an empty result, an empty contraction's alpha) is not checked
+// and comes back 0 when it was inexact. scales_self_first: an empty contraction where the kernel scales self
+// by beta before its dtype dispatch (addmm, baddbmm, addbmm; not addmv): a floating or complex beta other
+// than 0 cannot be cast to an integer result there, nor any number but a bool to a bool one. Floating and
+// complex dtypes (and a bool result's scales) come back as given, a used one range-checked for a real
+// floating dtype (a complex scale for float32 is "value cannot be converted to type float without overflow").
+struct GemmScales {
+  Scalar beta, alpha;
+};
+GemmScales integral_gemm_scales(ScalarType dtype, const Scalar& beta, const Scalar& alpha, bool beta_used,
+                                bool alpha_used, bool scales_self_first);
 Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands);
 
 // out= written by the GEMM itself (bind_out.cpp's direct path, no temporary and copy): true when it wrote

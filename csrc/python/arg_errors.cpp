@@ -543,7 +543,9 @@ std::string reword(const py::detail::function_record* chain, PyObject* const* ar
   for (auto& c : cands) {
     Py_ssize_t required = 0, all = static_cast<Py_ssize_t>(c.sig.params.size());
     for (const Param& p : c.sig.params) required += !p.has_default;
-    if (out_every && !method) ++all;  // PyTorch's signature has the out= this one lacks
+    // PyTorch's signature has the out= this one lacks: where every one of its signatures does, and beside
+    // deprecated signatures (addmv's: its one listed signature is then measured by its count, out included)
+    if ((out_every || (hidden && with_out)) && !method) ++all;
     if (given >= required && (given <= all || c.sig.has_args || c.sig.has_kwargs)) plausible.push_back(&c);
   }
   // a Scalar|Tensor parameter stands for two of PyTorch's signatures: any call none takes is the combination

@@ -429,14 +429,14 @@ bool try_direct_result(const OutOp& op, const CallArgs& args) {
   return true;
 }
 
-// torch.mm / bmm / mv / dot / matmul / addmm / outer / ger with out= an out the product fits (ops/linalg.h's
-// *_into: the GEMM writes into out, no temporary and copy: mm of 16x16 float32 R 0.44 against PyTorch
-// before). Positional tensors (addmm's beta and alpha as keywords), plain tensors, no autocast; false leaves
-// the call to the general path, whose checks and errors then run.
+// torch.mm / bmm / mv / dot / matmul / addmm / addmv / outer / ger with out= an out the product fits
+// (ops/linalg.h's *_into: the GEMM writes into out, no temporary and copy: mm of 16x16 float32 R 0.44 against
+// PyTorch before). Positional tensors (addmm's and addmv's beta and alpha as keywords), plain tensors, no
+// autocast; false leaves the call to the general path, whose checks and errors then run.
 bool try_direct_gemm(const OutOp& op, const CallArgs& args) {
   if (autocast::active()) return false;
   const std::string name = op.name;
-  const bool scaled = name == "addmm";
+  const bool scaled = name == "addmm" || name == "addmv";
   const size_t n = args.size();
   if (n != (scaled ? 3u : 2u)) return false;
   for (size_t i = 0; i < n; ++i)
@@ -470,7 +470,10 @@ bool try_direct_gemm(const OutOp& op, const CallArgs& args) {
   if (name == "matmul") return run([&] { return matmul_into(out, a, b); });
   if (scaled) {
     const Tensor m2 = args[2].cast<Tensor>();
-    return nogil_if(big_product(b, m2), [&] { return addmm_into(out, a, b, m2, beta, alpha); });
+    return nogil_if(big_product(b, m2), [&] {
+      return name == "addmm" ? addmm_into(out, a, b, m2, beta, alpha)
+                             : addmv_into(out, a, b, m2, beta, alpha);
+    });
   }
   return false;
 }
@@ -518,7 +521,8 @@ Writer writer_of(const OutOp& op) {
       {"amax", Writer::result},       {"amin", Writer::result},      {"logsumexp", Writer::result},
       {"mm", Writer::gemm},           {"bmm", Writer::gemm},         {"mv", Writer::gemm},
       {"dot", Writer::gemm},          {"matmul", Writer::gemm},      {"addmm", Writer::gemm},
-      {"outer", Writer::gemm},        {"ger", Writer::gemm},         {"topk", Writer::topk}};
+      {"addmv", Writer::gemm},        {"outer", Writer::gemm},       {"ger", Writer::gemm},
+      {"topk", Writer::topk}};
   for (const auto& [name, w] : by_name)
     if (std::strcmp(op.name, name) == 0) return w;
   return Writer::none;
@@ -619,6 +623,15 @@ py::object call_with_out(const OutOp& op, const py::object& fn, const py::args& 
       py::object r = call();
       note_out_taken(false);
       return r;
+    } catch (py::error_already_set& e) {
+      note_out_taken(false);
+      // PyTorch's parser checks out (its signature's last parameter) before it looks for unknown keywords
+      if (e.matches(PyExc_TypeError) && !py::isinstance<TensorImpl>(out) && !py::isinstance<py::tuple>(out) &&
+          !py::isinstance<py::list>(out) &&
+          std::string(py::str(e.value())).find("() got an unexpected keyword argument '") !=
+              std::string::npos)
+        MT_CHECK_TYPE(false, shown, "(): argument 'out' must be Tensor, not ", type_name(out));
+      throw;
     } catch (...) {
       note_out_taken(false);
       throw;
@@ -682,21 +695,26 @@ void init_out(py::module_& m) {
   for (const ElementwiseOut& e : kElementwiseOut)
     if (e.on) add_out_overload(m, e.op);
   for (const OutOp& op : kFuncOut) add_out_overload(m, op);
-  // baddbmm / addmv (python/minitorch/_composite_math.py) with out=: True when the GEMM wrote out directly
-  // (ops/linalg.h's *_into, try_direct_gemm's conditions); False: the composite computes and writes as
+  // baddbmm (python/minitorch/_composite_math.py) with out=: True when the GEMM wrote out directly
+  // (ops/linalg.h's baddbmm_into, try_direct_gemm's conditions); False: the composite computes and writes as
   // before.
-  m.def("_scaled_gemm_out", [](const std::string& name, py::handle out_h, py::handle self_h, py::handle a_h,
-                               py::handle b_h, py::handle beta_h, py::handle alpha_h) {
+  m.def("_scaled_gemm_out", [](py::handle out_h, py::handle self_h, py::handle a_h, py::handle b_h,
+                               py::handle beta_h, py::handle alpha_h) {
     Scalar beta, alpha;
     if (autocast::active() || !plain_tensor(out_h) || !plain_tensor(self_h) || !plain_tensor(a_h) ||
         !plain_tensor(b_h) || !plain_number(beta_h, beta) || !plain_number(alpha_h, alpha))
       return false;
     const Tensor out = out_h.cast<Tensor>(), self = self_h.cast<Tensor>(), a = a_h.cast<Tensor>(),
                  b = b_h.cast<Tensor>();
-    return nogil_if(big_product(a, b), [&] {
-      return name == "baddbmm" ? baddbmm_into(out, self, a, b, beta, alpha)
-                               : name == "addmv" && addmv_into(out, self, a, b, beta, alpha);
-    });
+    return nogil_if(big_product(a, b), [&] { return baddbmm_into(out, self, a, b, beta, alpha); });
+  });
+  // the scales PyTorch's integer and bool GEMM kernels read, for baddbmm / addbmm (_composite_math.py's
+  // _integral_scales): ops/linalg.h's integral_gemm_scales, the rule addmm and addmv follow in C++
+  m.def("_gemm_scales", [](py::handle dtype, py::handle beta, py::handle alpha, bool beta_used,
+                           bool alpha_used, bool scales_self_first) {
+    const GemmScales s = integral_gemm_scales(parse_dtype(dtype), parse_scalar(beta), parse_scalar(alpha),
+                                              beta_used, alpha_used, scales_self_first);
+    return py::make_tuple(scalar_to_py(s.beta), scalar_to_py(s.alpha));
   });
   // torch.cross / linalg.cross after their checks (python/minitorch/linalg's cross): the device's cross
   // kernel writes out when out_takes it (returned), else a fresh result for the caller's out= checks; None

@@ -2496,6 +2496,15 @@ def addmm(
 def addmm(*args, **kwargs) -> typing.Any: ...
 @typing.overload
 def addmm(*args, **kwargs) -> typing.Any: ...
+def addmv(
+    input: Tensor,
+    mat: Tensor,
+    vec: Tensor,
+    *,
+    beta: typing.Any = 1,
+    alpha: typing.Any = 1,
+    out: Tensor | None = None,
+) -> Tensor: ...
 @typing.overload
 def all(input: Tensor, dim: typing.Any = None, keepdim: builtins.bool = False) -> Tensor: ...
 @typing.overload

@@ -373,37 +373,29 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
 _export(addcdiv, inplace=addcdiv_)
 
 
-def _integral_scales(input, prod, beta, alpha, k, empty_scales_self):
-    """PyTorch's integer GEMM kernels (addmv, baddbmm, addbmm) take beta and alpha converted to the result's
-    dtype: truncated, range-checked ("value cannot be converted ... without overflow"); alpha only when there
-    is a product to scale (k > 0). Over an empty contraction baddbmm/addbmm (empty_scales_self) scale self by
-    beta first, with a result-type check that refuses any floating or complex beta but 0."""
-    dt = prod.dtype
-    if _is_float(input) or _is_float(prod) or dt == _C.bool or prod.numel() == 0:
+def _integral_scales(input, prod, beta, alpha, k, scales_self_first):
+    """The scales PyTorch's integer and bool GEMM kernels read (baddbmm, addbmm): ops/linalg.h's
+    integral_gemm_scales, the rule addmm and addmv follow in C++ (k: the contraction's length)."""
+    if _is_float(input) or _is_float(prod) or (input.dtype == _C.bool) != (prod.dtype == _C.bool):
         return beta, alpha
     # a 0-d tensor given for a Scalar is its number (PyTorch's parser), not an operand that promotes
     beta, alpha = (v.item() if isinstance(v, _C.Tensor) else v for v in (beta, alpha))
-    inexact = (builtins.float, builtins.complex)
-    if k == 0 and empty_scales_self and isinstance(beta, inexact) and beta != 0:
-        kind = "Float" if isinstance(beta, builtins.float) else "ComplexFloat"
-        raise RuntimeError(f"result type {kind} can't be cast to the desired output type {scalar_name(dt)}")
-    scales = []
-    for v in (beta, alpha) if k else (beta,):
-        if not isinstance(v, builtins.bool):
-            _C._check_scalar_fits(v, dt)
-        scales.append(builtins.int(v.real) if isinstance(v, inexact) else v)
-    return scales if k else (scales[0], 0)  # an empty product: alpha scales nothing
+    used = prod.numel() > 0
+    return _C._gemm_scales(
+        prod.dtype, beta, alpha, used, used and k > 0, used and k == 0 and scales_self_first
+    )
 
 
-def _beta_alpha(input, prod, beta, alpha, k=None, *, empty_scales_self=True, integral_checked=False):
+def _beta_alpha(input, prod, beta, alpha, k=None, *, integral_checked=False):
     """beta * input + alpha * prod, with input ignored (NaNs included) when beta == 0, as BLAS does. Integer
-    products take floating scales as their kernels do (_integral_scales; k the contraction's length), except
-    where PyTorch's kernel refuses them (integral_checked: addr's)."""
+    products take floating scales as their kernels do (_integral_scales; k the contraction's length, over
+    which an empty one scales input first), except where PyTorch's kernel refuses them (integral_checked:
+    addr's)."""
     if integral_checked:
         _check_alpha("alpha", alpha, input, prod)
         _check_alpha("beta", beta, input, prod)
     else:
-        beta, alpha = _integral_scales(input, prod, beta, alpha, k, empty_scales_self)
+        beta, alpha = _integral_scales(input, prod, beta, alpha, k, True)
     if input.dtype == _C.bool and prod.dtype == _C.bool:
         # PyTorch's bool kernel: an int scale is a bool
         alpha, beta = builtins.bool(alpha), builtins.bool(beta)
@@ -415,15 +407,6 @@ def _beta_alpha(input, prod, beta, alpha, k=None, *, empty_scales_self=True, int
         # zeros in input's dtype and shape keep PyTorch's promotion and broadcasting without reading input
         return _C.add(prod, _C.zeros_like(input))
     return _C.add(prod, input if beta == 1 else _C.mul(input, beta))
-
-
-def _bool_empty_contraction(input, factor, k, beta):
-    """PyTorch's bool product over an empty contraction scales self by beta in place before any dtype
-    dispatch: a number beta other than 0 cannot be cast to bool there"""
-    bools = input.dtype == _C.bool and factor.dtype == _C.bool
-    if k == 0 and bools and not isinstance(beta, builtins.bool) and beta != 0 and input.numel():
-        kind = "Float" if isinstance(beta, builtins.float) else "Long"
-        raise RuntimeError(f"result type {kind} can't be cast to the desired output type Bool")
 
 
 def _expand_for_bmm(input, batch1, batch2, batched):
@@ -445,10 +428,9 @@ _SCALED = "Tensor input, Tensor {}, Tensor {}, *, Scalar beta=1, Scalar alpha=1,
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (batch1 @ batch2), batched over dim 0."""
     # an out the product fits: the GEMM writes it (bind_out.cpp's _scaled_gemm_out), else the checks below
-    if out is not None and _C._scaled_gemm_out("baddbmm", out, input, batch1, batch2, beta, alpha):
+    if out is not None and _C._scaled_gemm_out(out, input, batch1, batch2, beta, alpha):
         return out
     _expand_for_bmm(input, batch1, batch2, True)
-    _bool_empty_contraction(input, batch1, batch1.shape[-1], beta)
     r = _beta_alpha(input, _C.bmm(batch1, batch2), beta, alpha, batch1.shape[-1])
     return write_out(r, out, "baddbmm")
 
@@ -462,28 +444,23 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
             "batch1 must be a 3D tensor" if batch1.dim() != 3 else "batch2 must be a 3D tensor"
         )
     b, n, k = batch1.shape
-    _bool_empty_contraction(input, batch1, b * k, beta)
     m1 = batch1.permute(1, 0, 2).reshape(n, b * k)
     m2 = batch2.reshape(b * k, batch2.shape[2])
     r = _beta_alpha(input, _C.mm(m1, m2), beta, alpha, b * k)
     return write_out(r, out, "addbmm", dtype_error=_ADDBMM_OUT, warn_resize=False)
 
 
-@_argcheck.parses(_SCALED.format("mat", "vec"), upfront=False)
-def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
-    """beta * input + alpha * (mat @ vec)."""
-    if out is not None and _C._scaled_gemm_out("addmv", out, input, mat, vec, beta, alpha):
-        return out
-    if not (mat.dim() == 2 and vec.dim() == 1 and input.dim() <= 1):
-        raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, {vec.dim()}")
-    if mat.shape[1] != vec.shape[0] or not (mat.shape[0] == input.numel() or input.numel() == 1):
-        if input.dim() == 0:  # PyTorch's message reads input.size(0)
-            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+@_argcheck.parses(_SCALED.format("mat", "vec"), name="addmv", upfront=False)
+def _addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    """addmv's body for its in-place forms (Tensor.addmv_, minitorch.addmv_; addmv itself is the ops.schema
+    row): PyTorch's size check of self against the result after addmv's own checks."""
+    r = _C.addmv(input, mat, vec, beta=beta, alpha=alpha)
+    if r.shape != input.shape:
         raise RuntimeError(
-            f"size mismatch, got input ({input.shape[0]}), mat ({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})"
+            f"Bad in-place call: input tensor size {list(input.shape)} and output tensor size {list(r.shape)} "
+            "should match"
         )
-    r = _beta_alpha(input, _C.mv(mat, vec), beta, alpha, mat.shape[1], empty_scales_self=False)
-    return write_out(r, out, "addmv")
+    return r
 
 
 @_argcheck.parses(_SCALED.format("vec1", "vec2"), upfront=False)
@@ -502,8 +479,12 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     return write_out(r, out, "addr", "castable")
 
 
-for _f in (baddbmm, addbmm, addmv, addr):
-    _export_with_inplace(_f, torch_inplace=_f is addmv)
+for _f in (baddbmm, addbmm, addr):
+    _export_with_inplace(_f)
+_addmv.__name__ = "addmv"
+addmv_ = _inplace_of(_addmv)
+TENSOR_METHODS["addmv_"] = addmv_
+__all__.append("addmv_")
 
 
 def _bcast(a, b):

@@ -203,6 +203,11 @@ CASES = {
     "mm": lambda: check(torch.mm, r(3, 4), r(4, 2, seed=1)),
     "bmm": lambda: check(torch.bmm, r(2, 3, 4), r(2, 4, 2, seed=1)),
     "mv": lambda: check(torch.mv, r(3, 4), r(4, seed=1)),
+    # self of the result's length, of one element and 0-d (broadcast: the engine sums its gradient back)
+    "addmv": lambda: [
+        check(lambda c, a, v: torch.addmv(c, a, v, beta=0.5, alpha=-2.0), c, r(3, 4, seed=1), r(4, seed=2))
+        for c in (r(3), r(1, seed=3), r((), seed=4))
+    ],
     "dot": lambda: check(torch.dot, r(4), r(4, seed=1)),
     "addmm": lambda: check(
         lambda c, a, b: torch.addmm(c, a, b, beta=0.5, alpha=2.0), r(3, 2), r(3, 4, seed=1), r(4, 2, seed=2)

@@ -301,3 +301,70 @@ def test_out_outer_castable():
         with pytest.raises(RuntimeError) as e:
             f(a.long(), b.long(), out=minitorch.empty(3, 2, dtype=minitorch.bool))
         assert str(e.value) == "result type Long can't be cast to the desired output type Bool"
+
+
+def test_out_addmv_forms():
+    """addmv's out= (an ops.schema row whose out= the GEMM writes, try_direct_gemm) against NumPy: self of the
+    result's length, of one element and 0-d (broadcast into out), contiguous and strided outs (every other
+    element of a buffer, a column of a matrix), out that is self; integer products take float scales
+    truncated toward zero, as PyTorch's kernel converts them."""
+    rng = np.random.default_rng(3)
+    a, v = rng.standard_normal((5, 4)), rng.standard_normal(4)
+    ta, tv = minitorch.tensor(a), minitorch.tensor(v)
+    f64 = minitorch.float64
+    for s in (rng.standard_normal(5), rng.standard_normal(1), np.asarray(rng.standard_normal())):
+        want = 0.5 * s - 2 * (a @ v)
+        for layout in ("contiguous", "every other", "column"):
+            buf = {
+                "contiguous": minitorch.full((5,), 7.0, dtype=f64),
+                "every other": minitorch.full((10,), 7.0, dtype=f64),
+                "column": minitorch.full((5, 3), 7.0, dtype=f64),
+            }[layout]
+            out = (
+                {"contiguous": buf, "every other": buf[::2]}[layout]
+                if buf.dim() == 1 and layout != "column"
+                else buf[:, 1]
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                r = minitorch.addmv(minitorch.tensor(s), ta, tv, beta=0.5, alpha=-2, out=out)
+            assert r is out and tuple(out.shape) == (5,)
+            np.testing.assert_allclose(to_np(out), want, rtol=1e-12, atol=1e-12, err_msg=layout)
+            assert (to_np(buf) == 7.0).sum() == buf.numel() - 5, layout
+    z = minitorch.tensor(s5 := rng.standard_normal(5))
+    assert minitorch.addmv(z, ta, tv, beta=2, out=z) is z
+    np.testing.assert_allclose(to_np(z), 2 * s5 + a @ v, rtol=1e-12)
+    ai, vi, si = (np.round(x * 4).astype(np.int64) for x in (a, v, s5))
+    out = minitorch.empty(5, dtype=minitorch.int64)
+    minitorch.addmv(
+        minitorch.tensor(si), minitorch.tensor(ai), minitorch.tensor(vi), beta=2.7, alpha=-1.5, out=out
+    )
+    np.testing.assert_array_equal(to_np(out), 2 * si - ai @ vi)
+
+
+def test_out_addmv_refusals_and_resize():
+    # PyTorch's structured addmv_out: out of another dtype refused before anything is written; out of
+    # another size resized (with the warning when it had elements), then written; inputs of mixed dtypes
+    # name all three
+    m, v, x = minitorch.ones(3, 2), minitorch.ones(2), minitorch.ones(3)
+    for dt, shown in ((minitorch.float64, "double"), (minitorch.int64, "long int")):
+        out = minitorch.full((3,), 7, dtype=dt)
+        with pytest.raises(RuntimeError) as e:
+            minitorch.addmv(x, m, v, out=out)
+        assert str(e.value) == f"Expected out tensor to have dtype float, but got {shown} instead"
+        assert (to_np(out) == 7).all()
+    with pytest.raises(RuntimeError) as e:
+        minitorch.addmv(x.double(), m, v, out=minitorch.empty(3))
+    assert str(e.value) == "addmv input tensors must have the same dtype, but got Double, Float, and Float"
+    out = minitorch.full((5,), 7.0)
+    with pytest.warns(
+        UserWarning,
+        match=r"was resized since it had shape \[5\], which does not match the required output shape \[3\]",
+    ):
+        minitorch.addmv(x, m, v, beta=2, out=out)
+    assert out.tolist() == [4.0, 4.0, 4.0]
+    out = minitorch.empty(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        minitorch.addmv(x, m, v, out=out)
+    assert out.tolist() == [3.0, 3.0, 3.0]

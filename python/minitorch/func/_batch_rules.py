@@ -1446,10 +1446,10 @@ def outer_rule(key, level, args, kwargs):
     return call("mul", call("unsqueeze", a, -1), b)
 
 
-@register_rule("addmv", "baddbmm", "addbmm", "addr")
+@register_rule("baddbmm", "addbmm", "addr")
 def addmm_rule(key, level, args, kwargs):
-    """Batching rule of addmm/addmv/baddbmm/addbmm/addr: decomposed into matmul, mul and add at the logical
-    level; beta=0 ignores the input (NaN included), as PyTorch."""
+    """Batching rule of addmm/addmv (their ops.schema rows' `vmap:`) and baddbmm/addbmm/addr: decomposed into
+    matmul, mul and add at the logical level; beta=0 ignores the input (NaN included), as PyTorch."""
     inp, m1, m2 = args[0], args[1], args[2]
     beta = _get(args, kwargs, 3, "beta", 1)
     alpha = _get(args, kwargs, 4, "alpha", 1)

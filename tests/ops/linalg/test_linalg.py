@@ -501,6 +501,64 @@ def test_integer_gemm_scales_convert_to_the_dtype(name):
         )
 
 
+@pytest.mark.parametrize("name", ["addmm", "addmv"])
+def test_floating_gemm_scales_convert_to_the_dtype(name):
+    """PyTorch's floating GEMM kernels convert beta and alpha to their type too: a complex scale, or one out of
+    the type's range, is refused (addmm converts float16's to float, its opmath type; addmv to float16)."""
+    shapes = {"addmm": ((2, 2), (2, 2), (2, 2)), "addmv": ((2,), (2, 2), (2,))}[name]
+    fn = getattr(torch, name)
+    half = "float" if name == "addmm" else "c10::Half"
+    for dt, shown in ((torch.float32, "float"), (torch.float64, "double"), (torch.float16, half)):
+        args = [torch.ones(*sh, dtype=dt) for sh in shapes]
+        kws = [{"alpha": 1j}, {"beta": 1j}]
+        if dt != torch.float64:
+            kws += [{"alpha": 1e300}, {"beta": -1e300}]
+        for kw in kws:
+            with pytest.raises(RuntimeError) as e:
+                fn(*args, **kw)
+            assert str(e.value) == f"value cannot be converted to type {shown} without overflow", kw
+        assert (fn(*args, alpha=3.0, beta=0.5) == 6.5).all()
+    h = [torch.ones(*sh, dtype=torch.float16) for sh in shapes]
+    if name == "addmm":  # in float's range: taken, the float16 result overflows
+        assert (fn(*h, alpha=1e5, beta=0) == float("inf")).all()
+    else:
+        with pytest.raises(
+            RuntimeError, match="^value cannot be converted to type c10::Half without overflow$"
+        ):
+            fn(*h, alpha=1e5)
+
+
+@pytest.mark.parametrize("name", ["addmm", "addmv", "baddbmm"])
+def test_bool_gemm_empty_contraction_scales(name):
+    """PyTorch's bool products over an empty contraction: addmm and baddbmm scale self by beta before their
+    dtype dispatch, where only a bool or a zero passes (the message names the number's type); addmv's
+    shortcut multiplies self by beta as a bool. A contraction that is not empty is refused as a kernel."""
+    shapes = {
+        "addmm": ((3, 4), (3, 0), (0, 4)),
+        "addmv": ((3,), (3, 0), (0,)),
+        "baddbmm": ((2, 3, 4), (2, 3, 0), (2, 0, 4)),
+    }[name]
+    fn = getattr(torch, name)
+    s, m1, m2 = (torch.ones(*sh, dtype=torch.bool) for sh in shapes)
+    for beta in (0, 0.0, 0j, False, True):
+        got = fn(s, m1, m2, beta=beta)
+        assert got.dtype == torch.bool and got.shape == s.shape and (got == bool(beta)).all()
+    for beta, kind in ((2, "Long"), (2.5, "Float"), (1j, "ComplexFloat")):
+        if name == "addmv":
+            assert fn(s, m1, m2, beta=beta).all()
+            continue
+        with pytest.raises(RuntimeError) as e:
+            fn(s, m1, m2, beta=beta)
+        assert str(e.value) == f"result type {kind} can't be cast to the desired output type Bool"
+    if name == "baddbmm":  # (its kernel's name is bmm's here)
+        return
+    k2 = [list(sh) for sh in shapes]
+    k2[1][-1] = k2[2][-2 if len(k2[2]) > 1 else 0] = 2
+    kernel = {"addmv": "addmv_impl_cpu"}.get(name, "addmm_impl_cpu_")
+    with pytest.raises(NotImplementedError, match=f"\"{kernel}\" not implemented for 'Bool'"):
+        fn(*(torch.ones(*sh, dtype=torch.bool) for sh in k2))
+
+
 def test_einsum_sublist_format(device):
     # einsum(op, sublist, ..., [output]): 0-25 are 'A'-'Z', 26-51 'a'-'z', Ellipsis is '...'
     rng = np.random.default_rng(11)
