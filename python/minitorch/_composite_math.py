@@ -2214,8 +2214,6 @@ _export_with_inplace(renorm)
 @_argcheck.parses("Tensor input, Tensor other, Scalar p=2")
 def dist(input, other, p=2):
     """The p-norm of input - other (broadcast)."""
-    from minitorch import linalg
-
     # p is a Scalar to PyTorch's parser: a bool (False: the 0-norm) or a 0-d tensor, which vector_norm's ord is not
     if type(p) is bool:
         p = int(p)
@@ -2228,6 +2226,12 @@ def dist(input, other, p=2):
         raise NotImplementedError(
             f"norm(): input dtype should be either floating point or complex. Got {scalar_name(diff.dtype)} instead."
         )
+    if diff.numel() and not diff.is_complex() and type(p) in (int, float):
+        # vector_norm's kernel without its wrapper's checks, which hold here (a real finite-or-inf order, every
+        # dim of a non-empty difference): the wrapper was a third of dist's time on 8x8 inputs
+        return _C.norm(diff, float(p), list(range(diff.dim())), False)
+    from minitorch import linalg
+
     return linalg.vector_norm(diff, p)
 
 
