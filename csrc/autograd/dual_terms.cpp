@@ -82,6 +82,14 @@ Tensor i1_prime(const Tensor& x) {
 Tensor i1_second(const Tensor& x, const Tensor& r) {
   return mt::where(mt::eq(x, S(0.0)), S(0.0), add(sub(r, div(i1_prime(x), x)), div(r, sq(x))));
 }
+// sinc'' = (-pi sin(pi x) - 2 sinc'(x)) / x, sinc' = (pi x cos(pi x) - sin(pi x)) / (pi x^2); 0 where the
+// backward's `where` takes its value (pi x^2 == 0)
+Tensor sinc_second(const Tensor& x) {
+  const Tensor px = mul(x, S(M_PI)), pxx = mul(sq(x), S(M_PI));
+  const Tensor d1 = div(sub(mul(px, mt::cos(px)), mt::sin(px)), pxx);
+  const Tensor d2 = div(sub(mul(mt::sin(px), S(-M_PI)), mul(d1, S(2.0))), x);
+  return mt::where(mt::eq(pxx, S(0.0)), S(0.0), d2);
+}
 // i1e' = i0e - i1e (sign + 1/x) (1/2 at 0)
 Tensor i1e_prime(const Tensor& x, const Tensor& i1e) {
   Tensor d = sub(mt::_special_i0e(x), mul(i1e, add(mt::sign(x), mt::reciprocal(x))));

@@ -156,6 +156,15 @@ MT_UNARY_FUNCTOR(Rsqrt, T(1) / sqrt(x))
 MT_UNARY_FUNCTOR(Reciprocal, T(1) / x)
 MT_UNARY_FUNCTOR(Sin, sin(x))
 MT_UNARY_FUNCTOR(Cos, cos(x))
+// sinc as PyTorch's kernel: 1 at 0, else sin(pi x) / (pi x) with pi x rounded once in T
+struct Sinc {
+  template <typename T>
+  MT_HD_INLINE T operator()(T x) const {
+    if (x == T(0)) return T(1);
+    const T p = T(3.14159265358979323846) * x;
+    return sin(p) / p;
+  }
+};
 MT_UNARY_FUNCTOR(Tan, std::tan(x))
 MT_UNARY_FUNCTOR(Asin, std::asin(x))
 MT_UNARY_FUNCTOR(Acos, std::acos(x))

@@ -167,6 +167,7 @@ bool complex_unary_supported(UnaryOp op) {
     case UnaryOp::acosh:
     case UnaryOp::atanh:
     case UnaryOp::sigmoid:
+    case UnaryOp::sinc:
       return true;
     default:
       return false;

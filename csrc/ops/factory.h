@@ -35,6 +35,11 @@ int64_t random_default_end(ScalarType dtype);
 // unless it is empty
 Tensor& random_default_(Tensor& self);
 Tensor& bernoulli_(Tensor& self, double p);
+// the in-place samplers of other distributions (ops/factory.cpp): a uniform (normal) draw mapped in place
+Tensor& exponential_(Tensor& self, double lambd);
+Tensor& log_normal_(Tensor& self, double mean, double std);
+Tensor& cauchy_(Tensor& self, double median, double sigma);
+Tensor& geometric_(Tensor& self, double p);
 Tensor rand(IntArrayRef sizes, ScalarType dtype, Device device);
 Tensor randn(IntArrayRef sizes, ScalarType dtype, Device device);
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, ScalarType dtype, Device device);

@@ -156,6 +156,21 @@ Tensor outer(const Tensor& a, const Tensor& b) {
   return mul(unsqueeze(a, 1), b);
 }
 
+Tensor kron(const Tensor& a, const Tensor& b) {
+  const int64_t nd = std::max(a.dim(), b.dim());
+  DimVector sa, sb, out;
+  for (int64_t d = 0; d < nd; ++d) {
+    const int64_t i = d - (nd - a.dim()), j = d - (nd - b.dim());
+    const int64_t m = i < 0 ? 1 : a.sizes()[i], n = j < 0 ? 1 : b.sizes()[j];
+    sa.push_back(m);
+    sa.push_back(1);
+    sb.push_back(1);
+    sb.push_back(n);
+    out.push_back(m * n);
+  }
+  return reshape(mul(reshape(a, sa), reshape(b, sb)), out);
+}
+
 GemmScales integral_gemm_scales(ScalarType dtype, const Scalar& beta, const Scalar& alpha, bool beta_used,
                                 bool alpha_used, bool scales_self_first) {
   const bool inexact_beta = beta.is_floating() || beta.is_complex();

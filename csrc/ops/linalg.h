@@ -16,6 +16,10 @@ Tensor bmm(const Tensor& a, const Tensor& b);
 Tensor mv(const Tensor& a, const Tensor& v);
 Tensor dot(const Tensor& a, const Tensor& b);
 Tensor outer(const Tensor& a, const Tensor& b);
+// torch.kron: blocks a[i] * b over a grid shaped like a (the lower rank padded with leading 1s), as one
+// broadcast multiply of the interleaved dims (a0, 1, a1, 1, ...) x (1, b0, 1, b1, ...) and a reshape,
+// PyTorch's composition (autograd records the two ops)
+Tensor kron(const Tensor& a, const Tensor& b);
 // beta * self + alpha * (m1 @ m2)
 Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha);
 // beta * self + alpha * (mat @ vec), self of [m] or one element

@@ -41,6 +41,7 @@
   _(select_stub, sort, SelectKernelFn) \
   _(triangle_stub, sort, TriangleFn) \
   _(searchsorted_stub, sort, SearchsortedFn) \
+  _(histogram_stub, sort, HistogramFn) \
   _(unique_consecutive_stub, sort, UniqueConsecutiveFn)
 #define MT_STUBS_LINALG_H(_) \
   _(gemm_stub, linalg, GemmKernelFn) \
@@ -120,7 +121,7 @@
 // clang-format on
 // How many rows each table has: ops/op_table.cpp checks both with a static_assert, so adding or removing a
 // row is a visible change to this file (and the tests that iterate the table see it).
-#define MT_NUM_DISPATCH_STUBS 85
+#define MT_NUM_DISPATCH_STUBS 86
 
 // ---- recording twins: _(name, ops/ family, return type, parameters), generated from csrc/ops/ops.schema's
 // `twin` rows; autograd/record.h declares them in mt::autograd, derivatives.cpp / views.cpp define them (a

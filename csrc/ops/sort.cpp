@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/FreshWrites.h"
@@ -439,6 +441,106 @@ Tensor searchsorted_sorted(const Tensor& sorted_sequence, const Tensor& values, 
   }
   searchsorted_stub.get(seq.device())(out, contiguous(seq), contiguous(values), right);
   return out;
+}
+
+// ---- histogram: one pass over the values (kernels/cpu/sort.cpp's histogram_cpu), where the Python
+// composites ran ~25 tensor calls (compare, interpolate, mask, scatter_add): 0.14-0.33 of PyTorch's speed on
+// an 8x8 input.
+
+namespace {
+
+// Python's f"{v:g}", which the messages were written with (nan without a sign)
+std::string g_str(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g", v);
+  return buf;
+}
+
+void check_hist_input(const Tensor& self, const char* name) {
+  MT_CHECK(self.device().is_cpu(), name, ": the kernel is the CPU's");
+  MT_CHECK_NOT_IMPLEMENTED(is_floating(self.dtype()), "\"", name, "\" not implemented for '",
+                           dtype_short_name(self.dtype()), "'");
+}
+
+// the counts of the flattened self (the kernel reads its values in order) into a fresh hist
+Tensor hist_count(const Tensor& self, int64_t bins, const std::optional<Tensor>& weight, const Tensor& edges,
+                  double lo, double hi, HistMode mode) {
+  Tensor hist = make_empty({bins}, self.dtype(), self.device());
+  const Tensor x = contiguous(self);
+  const Tensor w = weight ? contiguous(*weight) : Tensor();
+  histogram_stub.get(self.device())(hist, x, w, edges, lo, hi, mode);
+  return hist;
+}
+
+// torch.histogram's density: the counts over their total, over each bin's width (0 / 0 is NaN, as PyTorch's)
+Tensor hist_density(const Tensor& hist, const Tensor& edges) {
+  const int64_t bins = hist.numel();
+  const Tensor widths = mt::sub(narrow(edges, 0, 1, bins), narrow(edges, 0, 0, bins));
+  return mt::div(mt::div(hist, mt::sum(hist, {}, false)), widths);
+}
+
+}  // namespace
+
+Tensor histc_counts(const Tensor& self, int64_t bins, double lo, double hi) {
+  MT_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
+  check_hist_input(self, "histogram_cpu");
+  if (lo == hi && self.numel()) {
+    lo = item(amin(self, {}, false)).to_double();
+    hi = item(amax(self, {}, false)).to_double();
+  }
+  // PyTorch's histc_select_outer_bin_edges: one point widens by 1 each side, then the checks
+  if (lo == hi) {
+    lo -= 1;
+    hi += 1;
+  }
+  MT_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histc: range of [", g_str(lo), ", ", g_str(hi),
+           "] is not finite");
+  MT_CHECK(lo < hi, "torch.histc: max must be larger than min");
+  return hist_count(self, bins, std::nullopt, Tensor(), lo, hi, HistMode::linear);
+}
+
+std::tuple<Tensor, Tensor> histogram_bin_ct(const Tensor& self, int64_t bins,
+                                            const std::optional<std::vector<double>>& range,
+                                            const std::optional<Tensor>& weight, bool density) {
+  MT_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
+  check_hist_input(self, "histogramdd");
+  double lo = 0, hi = 1;
+  if (range) {
+    MT_CHECK(range->size() == 2,
+             "torch.histogramdd: for a 1-dimensional histogram range should have 2 elements, but got ",
+             range->size());
+    lo = (*range)[0];
+    hi = (*range)[1];
+  } else if (self.numel()) {
+    // PyTorch's min/max kernel there lacks the half types
+    MT_CHECK_NOT_IMPLEMENTED(self.dtype() != ScalarType::Half && self.dtype() != ScalarType::BFloat16,
+                             "\"histogramdd\" not implemented for '", dtype_short_name(self.dtype()), "'");
+    lo = item(amin(self, {}, false)).to_double();
+    hi = item(amax(self, {}, false)).to_double();
+  }
+  MT_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histogramdd: dimension 0's range [", g_str(lo),
+           ", ", g_str(hi), "] is not finite");
+  MT_CHECK(!(lo > hi), "torch.histogramdd: min should not exceed max, but got min ", g_str(lo), " max ",
+           g_str(hi), " for dimension 0");
+  if (lo == hi) {
+    lo -= 0.5;
+    hi += 0.5;
+  }
+  Tensor edges = linspace(lo, hi, bins + 1, self.dtype(), self.device());
+  Tensor hist = hist_count(self, bins, weight, edges, lo, hi, HistMode::linear_search);
+  return {density ? hist_density(hist, edges) : hist, edges};
+}
+
+Tensor histogram_bin_edges(const Tensor& self, const Tensor& edges, const std::optional<Tensor>& weight,
+                           bool density) {
+  check_hist_input(self, "histogramdd");
+  MT_CHECK(edges.dim() == 1 && edges.numel() >= 2 && edges.dtype() == self.dtype() && edges.device().is_cpu(),
+           "_histogram_bin_edges: edges must be 1-d, of self's dtype, with 2 or more elements");
+  const Tensor e = contiguous(edges);
+  Tensor hist = hist_count(self, e.numel() - 1, weight, e, 0, 0, HistMode::search);
+  return density ? hist_density(hist, e) : hist;
 }
 
 // One call where the composite's reshape, two narrows, ne, cat and masked_select were six (a small 2-D input

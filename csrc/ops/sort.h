@@ -3,6 +3,7 @@
 #pragma once
 #include <optional>
 #include <tuple>
+#include <vector>
 
 #include "core/Tensor.h"
 #include "ops/Dispatch.h"
@@ -73,6 +74,28 @@ using TriangleFn = void (*)(const Tensor& out, const Tensor& self, int64_t diago
 // row's sequence, the first position whose element is >= the value (> with right), by PyTorch's binary
 // search (a NaN value lands at m). CPU only: torch.searchsorted composes from ops on other devices.
 using SearchsortedFn = void (*)(const Tensor& out, const Tensor& seq, const Tensor& values, bool right);
+// histogram (torch.histc, torch.histogram): hist (bins elements, in's dtype, contiguous) receives the count
+// of the values of `in` (contiguous, any shape, read flat) in each bin, or the sum of their `weight`
+// (undefined, or contiguous with in's numel and dtype). A value outside [lo, hi] (in's dtype; edges[0] and
+// edges[bins] where edges is given) or NaN adds to no bin; the last bin holds hi. The bin: `linear` PyTorch's
+// histc interpolation, trunc((x - lo) * bins / (hi - lo)) with every step rounded in in's dtype;
+// `linear_search` that bin moved to the last of edges (bins + 1, in's dtype) <= x among its neighbours
+// (torch.histogram's evenly spaced edges); `search` the last edge <= x by binary search (a tensor of edges).
+// CPU only: the Python wrappers compose from ops on other devices.
+enum class HistMode : int { linear, linear_search, search };
+using HistogramFn = void (*)(const Tensor& hist, const Tensor& in, const Tensor& weight, const Tensor& edges,
+                             double lo, double hi, HistMode mode);
+// The kernel's front ends, after the Python wrappers' argument checks: torch.histc (_C._histc: the range of
+// the data when min == max, widened by 1 when it is one point); torch.histogram with a bin count
+// (_C._histogram_bin_ct: (hist, edges), the edges evenly spaced over range, or the data's min and max
+// widened by 0.5 when equal, [0, 1] without data) and with a tensor of edges (_C._histogram_bin_edges: hist),
+// density dividing by the total and the bin widths.
+Tensor histc_counts(const Tensor& self, int64_t bins, double min, double max);
+std::tuple<Tensor, Tensor> histogram_bin_ct(const Tensor& self, int64_t bins,
+                                            const std::optional<std::vector<double>>& range,
+                                            const std::optional<Tensor>& weight, bool density);
+Tensor histogram_bin_edges(const Tensor& self, const Tensor& edges, const std::optional<Tensor>& weight,
+                           bool density);
 // The kernel's front end (_C._searchsorted): sorted_sequence 1-d or with values' leading dims, one real
 // dtype, on the CPU; the int64 insertion points of values (Python's torch.searchsorted checks and promotes).
 Tensor searchsorted_sorted(const Tensor& sorted_sequence, const Tensor& values, bool right);

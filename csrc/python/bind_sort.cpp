@@ -35,6 +35,12 @@ void init_sort(py::module_& m, TensorClass& cls) {
   // searchsorted's CPU kernel; torch.searchsorted (Python) checks, promotes and calls it
   m.def("_searchsorted", nogil_fn(&searchsorted_sorted), py::arg("sorted_sequence"), py::arg("values"),
         py::arg("right") = false);
+  // histogram's CPU kernel behind torch.histc and torch.histogram (Python, which checks the arguments)
+  m.def("_histc", nogil_fn(&histc_counts), py::arg("input"), py::arg("bins"), py::arg("min"), py::arg("max"));
+  m.def("_histogram_bin_ct", nogil_fn(&histogram_bin_ct), py::arg("input"), py::arg("bins"), py::arg("range"),
+        py::arg("weight"), py::arg("density"));
+  m.def("_histogram_bin_edges", nogil_fn(&histogram_bin_edges), py::arg("input"), py::arg("bins"),
+        py::arg("weight"), py::arg("density"));
 }
 
 }  // namespace mt

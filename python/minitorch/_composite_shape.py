@@ -647,13 +647,9 @@ def _block_diag_of(mats, cat=_C.cat):
 
 def kron(input, other):
     """Kronecker product: blocks input[i] * other laid out over a grid shaped like input."""
-    nd = builtins.max(input.dim(), other.dim())
-    a = input.reshape([1] * (nd - input.dim()) + list(input.shape))
-    b = other.reshape([1] * (nd - other.dim()) + list(other.shape))
-    # interleave the dims (a0, b0, a1, b1, ...) so one broadcast multiply and one reshape lay out the blocks
-    a = a.reshape([s for d in a.shape for s in (d, 1)])
-    b = b.reshape([s for d in b.shape for s in (1, d)])
-    return (a * b).reshape([x * y for x, y in zip(a.shape[::2], b.shape[1::2])])
+    # the dims interleaved (a0, b0, a1, b1, ...): one broadcast multiply and one reshape lay out the blocks, in
+    # one C++ call (ops/linalg.cpp; the five calls from Python were 0.5-0.65 of PyTorch's speed at 8x8)
+    return _C._kron(input, other)
 
 
 _TENSORDOT_OUT = "tensordot: Expected the output tensor to have dtype {expected}, but got an output tensor with dtype {got}"

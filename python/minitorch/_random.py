@@ -1,13 +1,13 @@
-"""Random numbers at torch level: the sampling functions PyTorch has as ops (normal, bernoulli and the in-place
-Tensor samplers exponential_, log_normal_, cauchy_, geometric_) and the default generator's state."""
+"""Random numbers at torch level: the sampling functions PyTorch has as ops (normal, bernoulli; the in-place
+Tensor samplers exponential_, log_normal_, cauchy_, geometric_ are ops.schema rows) and the default generator's
+state."""
 
 import builtins
-import math
 import numbers
 
 from minitorch import _C, _argcheck, _composite_shape
 from minitorch import functional as _functional
-from minitorch._dtype_names import cpp_name, scalar_name
+from minitorch._dtype_names import scalar_name
 from minitorch._factories import _write_out
 from minitorch.autograd import grad_mode
 
@@ -177,87 +177,6 @@ def _tensor_bernoulli(self, p=_NO_P, *, generator=None):
     return bernoulli(self, p, generator=generator)
 
 
-def _continuous(self, dist):
-    if not self.dtype.is_floating_point:
-        raise RuntimeError(
-            f"{dist} distribution is a continuous probability distribution. dtype must be a floating point "
-            f"but you specified {scalar_name(self.dtype)}"
-        )
-
-
-# the fills' numbers are PyTorch's double (a 0-dim tensor is a number; a tensor with dims is refused upfront)
-@_argcheck.parses("float lambd=1, *, Generator? generator=None", method=True)
-def exponential_(self, lambd=1.0, *, generator=None):
-    """Fills self with Exponential(lambd) samples, -log(1 - U) / lambd for U ~ Uniform[0, 1)."""
-    lambd = float(lambd)
-    if not lambd > 0.0:
-        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_std_fmt(lambd)}")
-    if self.numel() == 0:  # PyTorch's kernel (and its dtype check) is not dispatched for no elements
-        _C._increment_version([self])  # but the in-place op counts, as every in-place op on an empty tensor
-        return self
-    _continuous(self, "Exponential")
-    with grad_mode.no_grad():
-        w = _C.empty(tuple(self.shape), dtype=_work_dtype(self), device=self.device)
-        w.uniform_(generator=generator).neg_().log1p_().mul_(-1.0 / lambd)
-        self.copy_(w)
-    return self
-
-
-def _work_dtype(self):
-    return _C.float64 if self.dtype == _C.float64 else _C.float32
-
-
-# checked upfront: a tensor mean with dims would fill without an error
-@_argcheck.parses("float mean=1, float std=2, *, Generator? generator=None", method=True)
-def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
-    """Fills self with log-normal samples: exp(X) for X ~ Normal(mean, std)."""
-    mean, std = float(mean), float(std)  # a 0-d tensor is a number to PyTorch's parser
-    if not std > 0.0:
-        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_std_fmt(std)}")
-    if self.numel() == 0:  # as exponential_: no kernel, no dtype check, a version bump
-        _C._increment_version([self])
-        return self
-    _check_float(self, "log_normal")
-    with grad_mode.no_grad():
-        w = _C.empty(tuple(self.shape), dtype=_work_dtype(self), device=self.device)
-        w.normal_(mean, std, generator=generator).exp_()
-        self.copy_(w)
-    return self
-
-
-@_argcheck.parses("float median=0, float sigma=1, *, Generator? generator=None", method=True)
-def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
-    """Fills self with Cauchy(median, sigma) samples, median + sigma * tan(pi * (U - 1/2))."""
-    median, sigma = float(median), float(sigma)
-    if not sigma > 0.0:
-        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_std_fmt(sigma)}")
-    if not self.dtype.is_floating_point:
-        raise RuntimeError(
-            "Cauchy distribution is a continuous probability distribution. dtype must be a floating point "
-            f"but you specified {cpp_name(self.dtype)}"
-        )
-    with grad_mode.no_grad():
-        w = _C.empty(tuple(self.shape), dtype=_work_dtype(self), device=self.device)
-        w.uniform_(generator=generator).sub_(0.5).mul_(math.pi).tan_().mul_(sigma).add_(median)
-        self.copy_(w)
-    return self
-
-
-@_argcheck.parses("float p, *, Generator? generator=None", method=True)
-def geometric_(self, p, *, generator=None):
-    """Fills self with Geometric(p) samples: the number of Bernoulli(p) trials up to the first success
-    (1, 2, ...), as ceil(log(1 - U) / log(1 - p)); integer tensors are allowed."""
-    p = float(p)
-    if not 0.0 < p < 1.0:
-        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_std_fmt(p)}")
-    with grad_mode.no_grad():
-        w = _C.empty(tuple(self.shape), dtype=_C.float64, device=self.device)
-        # U = 0 (probability 2**-53) would give 0 trials; the support starts at 1
-        w.uniform_(generator=generator).neg_().log1p_().div_(math.log1p(-p)).ceil_().clamp_(min=1.0)
-        self.copy_(w)
-    return self
-
-
 def get_rng_state():
     """The state of the default CPU generator, as a 16-byte uint8 tensor (for set_rng_state)."""
     return _C.default_generator.get_state()
@@ -273,8 +192,4 @@ def set_rng_state(new_state):
 # Tensor methods installed by minitorch/_tensor.py (name -> function taking the tensor first)
 TENSOR_METHODS = {
     "bernoulli": _tensor_bernoulli,
-    "exponential_": exponential_,
-    "log_normal_": log_normal_,
-    "cauchy_": cauchy_,
-    "geometric_": geometric_,
 }

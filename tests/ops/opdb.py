@@ -227,6 +227,7 @@ UNARY_OPS = [
     Op("rsqrt", lambda x: 1 / np.sqrt(x), ANY, (0.1, 5), "float", {"low": 0.5, "high": 2.0}, complex=True),
     Op("reciprocal", lambda x: 1 / x, ANY, (0.5, 5), "float", {"low": 0.5, "high": 2.0}, complex=True),
     Op("sin", np.sin, ANY, None, "float", {}, complex=True),
+    Op("sinc", np.sinc, ANY, None, "float", {}, complex=True),
     Op("cos", np.cos, ANY, None, "float", {}, complex=True),
     Op("tan", np.tan, ANY, (-1.2, 1.2), "float", {"low": -1.0, "high": 1.0}, complex=True),
     Op("asin", np.arcsin, ANY, (-0.95, 0.95), "float", {"low": -0.8, "high": 0.8}, complex=True),

@@ -162,6 +162,12 @@ CASES = {
         T.searchsorted(t(T, np.sort(A, 1), dt, dev), t(T, B, dt, dev)),
         T.searchsorted(t(T, np.sort(A, 1), dt, dev), t(T, A, dt, dev), right=True),
     ),
+    # histc over the data's range, then histogram's evenly spaced edges over a range and a tensor of edges
+    "histogram_stub": lambda T, dt, dev: flat(
+        T.histc(t(T, A, dt, dev), 5),
+        T.histogram(t(T, B, dt, dev), 3, range=(-2.0, 2.0))[0],
+        T.histogram(t(T, A, dt, dev), t(T, [-1.0, 0.0, 0.5, 3.0], dt, dev))[0],
+    ),
     # sparse @ dense and dense @ sparse (the transposed product); the values' gradient through to_sparse
     "csr_mm_stub": lambda T, dt, dev: flat(
         T.sparse.mm(t(T, A, dt, dev).to_sparse(), t(T, B, dt, dev).t()),

@@ -5584,6 +5584,28 @@ ORACLE = {
     ("sdpa_forward_stub", "uint8"): {
         "cpu": ("err", "RuntimeError", "only Tensors of floating point dtype can require gradients")
     },
+    ("histogram_stub", "bfloat16"): {"cpu": ("ok", [2.0, 0.0, 1.0, 2.0, 1.0, 1.0, 1.0, 3.0, 1.0, 0.0, 4.0])},
+    ("histogram_stub", "bool"): {
+        "cpu": ("err", "NotImplementedError", "\"linspace_cpu\" not implemented for 'Bool'")
+    },
+    ("histogram_stub", "float16"): {"cpu": ("ok", [2.0, 0.0, 1.0, 2.0, 1.0, 1.0, 1.0, 3.0, 1.0, 0.0, 4.0])},
+    ("histogram_stub", "float32"): {"cpu": ("ok", [2.0, 0.0, 1.0, 2.0, 1.0, 1.0, 1.0, 3.0, 1.0, 0.0, 4.0])},
+    ("histogram_stub", "float64"): {"cpu": ("ok", [2.0, 0.0, 1.0, 2.0, 1.0, 1.0, 1.0, 3.0, 1.0, 0.0, 4.0])},
+    ("histogram_stub", "int16"): {
+        "cpu": ("err", "NotImplementedError", "\"histogram_cpu\" not implemented for 'Short'")
+    },
+    ("histogram_stub", "int32"): {
+        "cpu": ("err", "NotImplementedError", "\"histogram_cpu\" not implemented for 'Int'")
+    },
+    ("histogram_stub", "int64"): {
+        "cpu": ("err", "NotImplementedError", "\"histogram_cpu\" not implemented for 'Long'")
+    },
+    ("histogram_stub", "int8"): {
+        "cpu": ("err", "NotImplementedError", "\"histogram_cpu\" not implemented for 'Char'")
+    },
+    ("histogram_stub", "uint8"): {
+        "cpu": ("err", "NotImplementedError", "\"histogram_cpu\" not implemented for 'Byte'")
+    },
     ("searchsorted_stub", "bfloat16"): {
         "cpu": ("ok", [2.0, 2.0, 0.0, 1.0, 0.0, 1.0, 2.0, 1.0, 3.0, 3.0, 2.0, 1.0])
     },

@@ -39,6 +39,7 @@ CPU_ONLY = {
     "sdpa_backward_stub": "SDPA's backward on CUDA is the composite formula (ops/attention.cpp has_fused_sdpa_backward)",
     "pdist_stub": "F.pdist on CUDA composes from ops (nn/functional/_distance.py)",
     "searchsorted_stub": "torch.searchsorted on CUDA composes from ops (_composite_math.py _searchsorted_impl)",
+    "histogram_stub": "torch.histc/torch.histogram on CUDA compose from ops (_composite_math.py histc, _histogramdd_impl)",
     "unique_consecutive_stub": "torch.unique_consecutive on CUDA composes from ops (_composite_math.py _run_starts)",
     "equal_stub": "torch.equal on CUDA is all(eq(a, b)) (ops/reduce.cpp equal)",
     "ctc_loss_stub": "F.ctc_loss on CUDA runs its log-space recursions in ops (nn/functional/_ctc.py)",

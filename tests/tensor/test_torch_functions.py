@@ -337,6 +337,34 @@ def test_sampler_errors_and_generator():
         assert minitorch.equal(a, b), name
 
 
+def test_samplers_in_place_rules():
+    """PyTorch's in-place op rules for the samplers (C++ ops since session 29): one version bump, a leaf that
+    requires grad refused; geometric_ refuses bool and complex tensors as PyTorch's kernel, exponential_ a
+    complex one"""
+    calls = [("exponential_", ()), ("log_normal_", ()), ("cauchy_", ()), ("geometric_", (0.5,))]
+    for name, args in calls:
+        for shape in [(3, 4), (0,)]:
+            t = minitorch.zeros(shape)
+            v = t._version
+            getattr(t, name)(*args)
+            assert t._version == v + 1, name
+        leaf = minitorch.zeros(3, requires_grad=True)
+        with pytest.raises(
+            RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"
+        ):
+            getattr(leaf, name)(*args)
+    for dt, kind in ((minitorch.bool, "Bool"), (minitorch.complex64, "ComplexFloat")):
+        with pytest.raises(NotImplementedError, match=f"\"geometric_cpu\" not implemented for '{kind}'"):
+            minitorch.zeros(2, dtype=dt).geometric_(0.5)
+    with pytest.raises(RuntimeError, match="but you specified ComplexFloat"):
+        minitorch.zeros(2, dtype=minitorch.complex64).exponential_()
+    with pytest.raises(RuntimeError, match="but you specified long int"):
+        minitorch.zeros(0, dtype=minitorch.int64).cauchy_()  # cauchy_ checks an empty tensor's dtype too
+    minitorch.manual_seed(0)
+    g = minitorch.zeros(4, dtype=minitorch.int16).geometric_(0.999)
+    assert g.dtype == minitorch.int16 and g.tolist() == [1, 1, 1, 1]
+
+
 # ---------------------------------------------------------------- windows, logspace, empty_strided, asarray
 
 NP_WINDOWS = {

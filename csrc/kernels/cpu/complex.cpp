@@ -82,6 +82,11 @@ std::complex<T> unary_value(UnaryOp op, std::complex<T> z) {
       return std::atanh(z);
     case UnaryOp::sigmoid:
       return C(T(1)) / (C(T(1)) + std::exp(-z));
+    case UnaryOp::sinc: {  // PyTorch's: 1 at 0, else sin(pi z) / (pi z)
+      if (z == C(T(0))) return C(T(1));
+      const C p = z * T(3.14159265358979323846);
+      return std::sin(p) / p;
+    }
     default:
       MT_INTERNAL_ASSERT(false, "complex unary op without a value");
   }

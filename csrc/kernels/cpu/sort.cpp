@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -478,6 +479,92 @@ void searchsorted_cpu(const Tensor& out, const Tensor& seq, const Tensor& values
   });
 }
 
+// The bin of value v (inside [lo, hi], not NaN), as PyTorch's histogramdd kernel finds it (HistMode in
+// ops/sort.h); the interpolation's steps are rounded in T (scalar_t) one by one, as its input_t arithmetic.
+template <typename T, typename A>
+struct HistBin {
+  const T* edges;
+  int64_t bins;
+  A lo, width, nb;
+  HistMode mode;
+  int64_t operator()(A v) const {
+    int64_t pos;
+    if (mode == HistMode::search) {
+      pos = upper(0, bins + 1, v);
+    } else {
+      const A d = static_cast<A>(static_cast<T>(v - lo));
+      const A q = static_cast<A>(static_cast<T>(static_cast<A>(static_cast<T>(d * nb)) / width));
+      pos = static_cast<int64_t>(q);
+      if (mode == HistMode::linear_search) {
+        // the interpolation may miss an edge by one bin; the edges decide (PyTorch's local search)
+        const int64_t a = std::min<int64_t>(std::max<int64_t>(0, pos - 1), bins);
+        const int64_t b = std::max<int64_t>(std::min<int64_t>(pos + 2, bins + 1), a + 1);
+        pos = upper(a, b, v);
+      }
+    }
+    // the last bin is closed on the right (and the interpolation's rounding stays in range)
+    return pos < 0 ? 0 : pos >= bins ? bins - 1 : pos;
+  }
+  // one before the first edge in [a, b) greater than v (a - 1 when there is none before it)
+  int64_t upper(int64_t a, int64_t b, A v) const {
+    while (a < b) {
+      const int64_t mid = a + ((b - a) >> 1);
+      const bool go = !(v < static_cast<A>(edges[mid]));
+      a = go ? mid + 1 : a;
+      b = go ? b : mid;
+    }
+    return a - 1;
+  }
+};
+
+void histogram_cpu(const Tensor& hist, const Tensor& in, const Tensor& weight, const Tensor& edges,
+                   double lo_d, double hi_d, HistMode mode) {
+  const int64_t n = in.numel(), bins = hist.numel();
+  MT_DISPATCH_FLOATING_TYPES(in.dtype(), "histogram_cpu", [&] {
+    using A = opmath_t<scalar_t>;
+    const scalar_t* e = edges.defined() ? edges.data<scalar_t>() : nullptr;
+    // the range in the input's dtype: linspace's end points, or the bounds rounded as PyTorch's edges are
+    const A lo = e ? static_cast<A>(e[0]) : static_cast<A>(static_cast<scalar_t>(lo_d));
+    const A hi = e ? static_cast<A>(e[bins]) : static_cast<A>(static_cast<scalar_t>(hi_d));
+    const HistBin<scalar_t, A> bin{e,
+                                   bins,
+                                   lo,
+                                   static_cast<A>(static_cast<scalar_t>(hi - lo)),
+                                   static_cast<A>(static_cast<scalar_t>(static_cast<A>(bins))),
+                                   mode};
+    const scalar_t* x = in.data<scalar_t>();
+    scalar_t* h = hist.data<scalar_t>();
+    if (weight.defined()) {
+      // sums in the input's dtype, in the values' order (PyTorch's one-thread order): no threads
+      const scalar_t* w = weight.data<scalar_t>();
+      std::fill(h, h + bins, static_cast<scalar_t>(0));
+      for (int64_t i = 0; i < n; ++i) {
+        const A v = static_cast<A>(x[i]);
+        if (!(v >= lo && v <= hi)) continue;
+        const int64_t p = bin(v);
+        h[p] = static_cast<scalar_t>(static_cast<A>(h[p]) + static_cast<A>(w[i]));
+      }
+      return;
+    }
+    // counted in int64 (exact; a bfloat16 count would stop at 256) by chunks, rounded to the dtype once
+    std::vector<int64_t> counts(bins, 0);
+    std::mutex merge;
+    parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t end) {
+      std::vector<int64_t> local(b == 0 && end == n ? 0 : bins, 0);
+      int64_t* c = local.empty() ? counts.data() : local.data();
+      for (int64_t i = b; i < end; ++i) {
+        const A v = static_cast<A>(x[i]);
+        if (v >= lo && v <= hi) ++c[bin(v)];
+      }
+      if (!local.empty()) {
+        std::lock_guard<std::mutex> g(merge);
+        for (int64_t k = 0; k < bins; ++k) counts[k] += local[k];
+      }
+    });
+    for (int64_t k = 0; k < bins; ++k) h[k] = static_cast<scalar_t>(static_cast<A>(counts[k]));
+  });
+}
+
 // a run starts where an element differs from the one before (`!=`: each NaN starts its own run, as ne)
 int64_t unique_consecutive_cpu(const Tensor& out, const Tensor& in) {
   const int64_t n = in.numel();
@@ -503,6 +590,7 @@ MT_REGISTER_KERNEL(mode_stub, CPU, &mode_cpu);
 MT_REGISTER_KERNEL(select_stub, CPU, &select_cpu);
 MT_REGISTER_KERNEL(triangle_stub, CPU, &triangle_cpu);
 MT_REGISTER_KERNEL(searchsorted_stub, CPU, &searchsorted_cpu);
+MT_REGISTER_KERNEL(histogram_stub, CPU, &histogram_cpu);
 MT_REGISTER_KERNEL(unique_consecutive_stub, CPU, &unique_consecutive_cpu);
 
 }  // namespace mt

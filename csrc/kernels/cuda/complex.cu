@@ -186,6 +186,11 @@ __device__ Cx<T> unary_value(UnaryOp op, Cx<T> z) {
       return ::cuda::std::acosh(z);
     case UnaryOp::atanh:
       return ::cuda::std::atanh(z);
+    case UnaryOp::sinc: {  // the CPU kernel's: 1 at 0, else sin(pi z) / (pi z)
+      if (z.real() == T(0) && z.imag() == T(0)) return C(T(1), T(0));
+      const C p = z * T(3.14159265358979323846);
+      return cdiv(::cuda::std::sin(p), p);
+    }
     default:  // sigmoid
       return cdiv(C(T(1), T(0)), C(T(1), T(0)) + ::cuda::std::exp(-z));
   }

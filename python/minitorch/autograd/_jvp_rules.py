@@ -2042,7 +2042,6 @@ _COMPOSITE_RULES = {
     "nan_to_num": {"args": "self, *args, **kwargs", "jvp": "where(isfinite(self), t_self, 0.0)"},
     "hypot": {"jvp_self": "t_self * self / result", "jvp_other": "t_other * other / result"},
     "logit": {"args": "self, eps=None", "jvp": "t_self / (self * (1 - self))"},
-    "sinc": GENERIC,
     # selu(x) = scale * (x > 0 ? x : alpha * (exp(x) - 1)): below 0 the slope is scale * alpha * exp(x), from
     # the input as PyTorch's elu_backward (result + scale * alpha cancels digits), in place from the result
     "selu": {

@@ -133,7 +133,7 @@ def _shift_dims(dims, rank):
 POINTWISE = """
 logit nan_to_num signbit float_power fmax fmin
 hypot copysign nextafter ldexp
-addcmul addcdiv heaviside mvlgamma sinc isclose
+addcmul addcdiv heaviside mvlgamma isclose
 F.relu F.relu6 F.elu F.selu F.celu F.gelu F.silu F.mish F.sigmoid F.tanh F.hardtanh
 F.hardswish F.hardsigmoid F.leaky_relu F.softplus F.softsign F.softshrink F.hardshrink F.tanhshrink F.logsigmoid
 F.threshold F.relu_ F.elu_ F.leaky_relu_ F.hardtanh_ F.threshold_ F.celu_ F.selu_ special.expit special.erf
@@ -2063,16 +2063,7 @@ def random_rule(key, level, args, kwargs):
     return _same_by_replay(key, level, args, kwargs)
 
 
-# _random.py's samplers (Python methods); the schema's uniform_, normal_, random_ and bernoulli_ rows name the rule
-_INPLACE_RANDOM = (
-    "exponential_",
-    "geometric_",
-    "cauchy_",
-    "log_normal_",
-)
-
-
-@register_rule(*("Tensor." + n for n in _INPLACE_RANDOM))
+# the schema's in-place samplers (uniform_, normal_, random_, bernoulli_, exponential_, ...) name the rule
 def inplace_random_rule(key, level, args, kwargs):
     """Batching rule of in-place random fills: 'different' fills the whole batched value, 'same' copies one
     draw of the logical shape into every entry; an unbatched self raises functorch's error."""

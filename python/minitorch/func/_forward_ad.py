@@ -977,11 +977,8 @@ _ON_PRIMAL = frozenset((
 # of a tensor, new_zeros..., say so by their `jvp: none` rows)
 _NO_TANGENT = frozenset(("detach", "new_tensor", "new"))
 # In-place writes of values that do not depend on self's: the tangent is zeros (fill_'s value's, when it has one):
-# the schema's `jvp: zero` rows and _random.py's samplers (Python methods, no rows)
-_FILLS = frozenset(
-    {name for name, key, value in _C._op_schema_rules() if key == "jvp" and value == "zero"}
-    | {"exponential_", "cauchy_", "log_normal_", "geometric_"}
-)
+# the schema's `jvp: zero` rows
+_FILLS = frozenset({name for name, key, value in _C._op_schema_rules() if key == "jvp" and value == "zero"})
 _SKIP = frozenset((
     "__init__", "__repr__", "__str__", "__format__", "__hash__", "__reduce__", "__reduce_ex__", "__iter__",
     "__setitem__", "_pybind11_conduit_v1_", "__init_subclass__", "__subclasshook__", "__getattribute__",

@@ -144,7 +144,7 @@ def round(input, *, decimals=0):
 
 def sinc(input):
     """sin(pi x) / (pi x), 1 at 0."""
-    return _cm.sinc(input)
+    return _C.sinc(input)
 
 
 def xlogy(input, other):

@@ -627,3 +627,43 @@ def test_incomplete_gamma_at_infinite_x_is_set_not_iterated():
     x = minitorch.full((4,), math.inf, dtype=minitorch.float64)
     assert minitorch.igamma(a, x).tolist() == [1.0, 1.0, 1.0, 1.0]
     assert minitorch.igammac(a, x).tolist() == [0.0, 0.0, 0.0, 0.0]
+
+
+def test_sinc_kernel_values_and_derivatives():
+    """sinc as its own kernel (functors.h's Sinc, session 29): PyTorch's values (1 at 0, sin(pi x) / (pi x) with
+    pi x rounded in the dtype), its gradient rule (0 where pi x^2 is 0: at 0 and where x^2 underflows), second
+    derivatives against finite differences, forward mode, in place and out="""
+    x = t([-2.5, -1.0, -1e-3, 0.0, 1e-200, 0.25, 3.0])
+    want = np.sinc(x.numpy())
+    np.testing.assert_allclose(minitorch.sinc(x).numpy(), want, rtol=1e-15, atol=1e-17)
+    assert (
+        minitorch.sinc(t([0.0], F32)).item() == 1.0 and minitorch.sinc(t([0], minitorch.int64)).dtype == F32
+    )
+    # float32: pi x rounded to float, then sinf over it, as PyTorch's kernel
+    xs = np.linspace(-3, 3, 61, dtype=np.float32)
+    px = np.float32(np.pi) * xs
+    ref = np.where(xs == 0, np.float32(1), np.sin(px) / px).astype(np.float32)
+    np.testing.assert_allclose(minitorch.sinc(t(xs, F32)).numpy(), ref, rtol=2e-7, atol=1e-7)
+    g = x.clone().requires_grad_()
+    minitorch.sinc(g).sum().backward()
+    pix = np.pi * x.numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = (pix * np.cos(pix) - np.sin(pix)) / (np.pi * x.numpy() ** 2)
+    d[[3, 4]] = 0.0  # x = 0 and x = 1e-200 (pi x^2 underflows to 0): PyTorch's where gives 0
+    np.testing.assert_allclose(g.grad.numpy(), d, rtol=1e-12, atol=1e-15)
+    y = t([-2.5, -1.0, -0.3, 0.25, 0.7, 3.0]).requires_grad_()
+    assert gradcheck(minitorch.sinc, (y,))
+    assert minitorch.autograd.gradgradcheck(minitorch.sinc, (y,))
+    import minitorch.autograd.forward_ad as fwAD
+
+    tangent = t([1.0, 2.0, -1.0, 0.5, 1.0, 1.0])
+    with fwAD.dual_level():
+        out = fwAD.unpack_dual(minitorch.sinc(fwAD.make_dual(y.detach(), tangent))).tangent
+    eps = 1e-6
+    fd = (minitorch.sinc(y.detach() + eps * tangent) - minitorch.sinc(y.detach() - eps * tangent)) / (2 * eps)
+    np.testing.assert_allclose(out.numpy(), fd.numpy(), rtol=1e-6, atol=1e-9)
+    s = t([0.0, 0.5])
+    assert s.sinc_() is s and s.tolist() == [1.0, float(np.sinc(0.5))]
+    o = minitorch.empty(2, dtype=F64)
+    assert minitorch.sinc(t([0.0, 0.5]), out=o) is o and o.tolist() == s.tolist()
+    assert minitorch.sinc_(t([0.0])).item() == 1.0

@@ -393,3 +393,101 @@ def test_normals_match_box_muller_written_in_numpy():
     np.testing.assert_array_equal(n32.view(np.int32), ref32.view(np.int32))
     refm = (2.0 + 0.5 * _box_muller_f64(seed, 3, 5000)).astype(np.float32)
     np.testing.assert_array_equal(nm.view(np.int32), refm.view(np.int32))
+
+
+# The in-place samplers (ops/factory.cpp; Python composites before 2026-12-07, session 29): fsums of 5000 draws
+# (two Philox chunks) recorded from the composites, which the C++ ops replaced without changing a bit. float32
+# exponential_ and log_normal_ map through the float32 vector log1p/exp, whose last bits differ between
+# instruction sets: they are held to the composite's ops below instead.
+SAMPLER_PINNED = {
+    "cauchy_float32": 5430.594601392746,
+    "geometric_float32": 16596.0,
+    "exponential_float64": 3289.511222793475,
+    "log_normal_float64": 7236.74112611825,
+    "cauchy_float64": 5430.65104957847,
+    "geometric_float64": 16596.0,
+    "exponential_float16": 3289.5171350240707,
+    "log_normal_float16": 7236.719482421875,
+    "cauchy_float16": 5430.9543199539185,
+    "geometric_float16": 16596.0,
+    "exponential_bfloat16": 3289.479393005371,
+    "log_normal_bfloat16": 7236.6884765625,
+    "cauchy_bfloat16": 5430.7397537231445,
+    "geometric_bfloat16": 16596.0,
+    "geometric_int64": 16514,
+}
+
+
+def sampler_draws():
+    out = {}
+    for dt in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
+        name = str(dt).split(".")[-1]
+        torch.manual_seed(77)
+        out[f"exponential_{name}"] = math.fsum(
+            torch.empty(5000, dtype=dt).exponential_(1.5).double().tolist()
+        )
+        out[f"log_normal_{name}"] = math.fsum(
+            torch.empty(5000, dtype=dt).log_normal_(0.25, 0.5).double().tolist()
+        )
+        c = torch.empty(5000, dtype=dt).cauchy_(1.0, 0.5).clamp(-1e3, 1e3)
+        out[f"cauchy_{name}"] = math.fsum(c.double().tolist())
+        out[f"geometric_{name}"] = math.fsum(torch.empty(5000, dtype=dt).geometric_(0.3).double().tolist())
+    torch.manual_seed(77)
+    out["geometric_int64"] = sum(torch.empty(5000, dtype=torch.int64).geometric_(0.3).tolist())
+    return out
+
+
+@pytest.fixture(scope="module")
+def sampled():
+    return sampler_draws()
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLER_PINNED))
+def test_seeded_sampler_is_bit_identical(sampled, name):
+    assert sampled[name] == SAMPLER_PINNED[name]
+
+
+def _composite(name, args, t, g):
+    """the composite each sampler was: a uniform (normal) draw in float32, or float64 for a float64 tensor and
+    for geometric_, mapped by public ops, then cast into t"""
+    work = torch.float64 if t.dtype == torch.float64 or name == "geometric_" else torch.float32
+    w = torch.empty(tuple(t.shape), dtype=work)
+    if name == "exponential_":
+        w.uniform_(generator=g).neg_().log1p_().mul_(-1.0 / args[0])
+    elif name == "log_normal_":
+        w.normal_(args[0], args[1], generator=g).exp_()
+    elif name == "cauchy_":
+        w.uniform_(generator=g).sub_(0.5).mul_(math.pi).tan_().mul_(args[1]).add_(args[0])
+    else:
+        w.uniform_(generator=g).neg_().log1p_().div_(math.log1p(-args[0])).ceil_().clamp_(min=1.0)
+    return w.to(t.dtype)
+
+
+_SAMPLERS = [
+    ("exponential_", (2.5,)),
+    ("log_normal_", (0.5, 0.75)),
+    ("cauchy_", (-1.0, 3.0)),
+    ("geometric_", (0.2,)),
+]
+_SAMPLER_DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
+
+
+@pytest.mark.parametrize(
+    "name, args, dtype",
+    [(n, a, d) for n, a in _SAMPLERS for d in _SAMPLER_DTYPES] + [("geometric_", (0.2,), torch.int32)],
+)
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced"])
+def test_samplers_draw_their_composites_bits(name, args, dtype, layout):
+    base = torch.zeros(70, 90, dtype=dtype)  # 6300 elements: two Philox chunks
+    t = {"contiguous": base, "transposed": base.t(), "sliced": base[:, ::3]}[layout]
+    got = getattr(t, name)(*args, generator=torch.Generator().manual_seed(3))
+    assert got is t and t.dtype == dtype
+    want = _composite(name, args, t, torch.Generator().manual_seed(3))
+    assert torch.equal(t, want)
+    if layout == "sliced":
+        assert base[:, 1::3].eq(0).all() and base[:, 2::3].eq(0).all()  # only the view was written
+    # the generator moved on exactly as the composite's did
+    g1, g2 = torch.Generator().manual_seed(3), torch.Generator().manual_seed(3)
+    getattr(t, name)(*args, generator=g1)
+    _composite(name, args, t, g2)
+    assert torch.equal(torch.rand(4, generator=g1), torch.rand(4, generator=g2))

@@ -187,3 +187,113 @@ def test_histogram_against_pytorch():
         np.testing.assert_allclose(r[0].numpy(), np.array(theirs[k][0]), rtol=1e-6, err_msg=k)
         for mine, ref in zip(edges, theirs[k][1]):
             np.testing.assert_allclose(mine.numpy(), np.array(ref), rtol=1e-6, err_msg=k)
+
+
+def _oracle(cases, data):
+    """each case's source evaluated by PyTorch (MINITORCH_ORACLE_PYTHON) over the tensors of `data` (name ->
+    (values, dtype name)): hist and edges as lists, or [exception type, message]"""
+    py = os.environ.get("MINITORCH_ORACLE_PYTHON")
+    if not py or not os.path.exists(py):
+        pytest.skip("no PyTorch to compare with: set MINITORCH_ORACLE_PYTHON to a Python that imports torch")
+    script = (
+        "import json, sys, torch\n"
+        "torch.set_num_threads(1)\n"
+        "d = json.loads(sys.stdin.read())\n"
+        "env = {k: torch.tensor(v, dtype=getattr(torch, t)) for k, (v, t) in d['data'].items()}\n"
+        "env['torch'] = torch\n"
+        "def run(src):\n"
+        "    try:\n"
+        "        r = eval(src, env)\n"
+        "    except Exception as e:\n"
+        "        return [type(e).__name__, str(e)]\n"
+        "    h, e = (r, None) if isinstance(r, torch.Tensor) else r\n"
+        "    return [h.float().tolist(), None if e is None else e.float().tolist(), str(h.dtype)]\n"
+        "print(json.dumps({k: run(v) for k, v in d['cases'].items()}))\n"
+    )
+    payload = {"data": {k: (v.tolist(), t) for k, (v, t) in data.items()}, "cases": cases}
+    res = subprocess.run(
+        [py, "-c", script],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def test_histc_and_histogram_bins_as_pytorch():
+    """histc's and histogram's C++ kernel (kernels/cpu/sort.cpp) against PyTorch bin for bin: values on and next
+    to the edges (the interpolation rounded in the input's dtype, histogram's local search, the last edge
+    in the last bin), NaN and values outside the range left out, half precision, weights, density, a tensor of
+    edges (with repeated edges), strided inputs and PyTorch's errors"""
+    rng = np.random.default_rng(35)
+    grid = np.concatenate([np.arange(-10, 11) / 7.0, np.nextafter(np.arange(-10, 11) / 7.0, 9)])
+    data = {
+        "g64": (np.concatenate([grid, rng.normal(size=300), [np.nan, np.inf, -np.inf]]), "float64"),
+        "g32": (np.concatenate([grid, rng.normal(size=300)]).astype(np.float32), "float32"),
+        "h16": (rng.normal(size=400).astype(np.float16), "float16"),
+        "b16": (rng.normal(size=200).astype(np.float32), "bfloat16"),
+        "w64": (rng.uniform(size=345), "float64"),
+        "w32": (rng.uniform(size=342).astype(np.float32), "float32"),
+        "m64": (rng.normal(size=(12, 10)), "float64"),
+        "e64": (np.array([-1.0, -0.5, -0.5, 0.0, 0.3, 2.0]), "float64"),
+        "empty": (np.zeros(0), "float32"),
+        "i64": (np.arange(5), "int64"),
+    }
+    cases = {
+        "histc32": "torch.histc(g32, 7)",
+        "histc32_range": "torch.histc(g32, 10, -10 / 7, 10 / 7)",
+        "histc32_many": "torch.histc(g32, 1000)",
+        "histc64_range": "torch.histc(g64, 21, -10 / 7, 10 / 7)",
+        "histc16": "torch.histc(h16, 33)",
+        "histc16_range": "torch.histc(h16, 9, -1.3, 1.7)",
+        "histcbf16": "torch.histc(b16, 13)",
+        "histc_t": "torch.histc(m64.t(), 6)",
+        "histc_slice": "torch.histc(m64[:, ::3], 4, -1, 1)",
+        "histc_point": "torch.histc(torch.full((3,), 2.5), 4)",
+        "histc_empty": "torch.histc(empty, 3)",
+        "histc_nan": "torch.histc(g64, 3)",
+        "histc_inf": "torch.histc(g64, 3, 0, float('inf'))",
+        "histc_order": "torch.histc(g32, 3, 2, 1)",
+        "histc_int": "torch.histc(i64, 3)",
+        "histc_zero_bins": "torch.histc(g32, 0)",
+        "hist32": "torch.histogram(g32, 14)",
+        "hist64_range": "torch.histogram(g64, 21, range=(-10 / 7, 10 / 7))",
+        "hist64_many": "torch.histogram(g64, 997, range=(-1.0, 1.0))",
+        "hist16_range": "torch.histogram(h16, 9, range=(-1.3, 1.7))",
+        "hist_w64": "torch.histogram(g64, 8, range=(-2.0, 2.0), weight=w64)",
+        "hist_w32_density": "torch.histogram(g32, 5, weight=w32, density=True)",
+        "hist_density": "torch.histogram(m64.t(), 6, density=True)",
+        "hist_edges": "torch.histogram(g64, e64)",
+        "hist_edges_w": "torch.histogram(g64, e64, weight=w64, density=True)",
+        "hist_edges_t": "torch.histogram(m64.t(), e64[::2])",
+        "hist_point": "torch.histogram(torch.full((3,), 2.5), 4)",
+        "hist_empty": "torch.histogram(empty, 3)",
+        "hist_nan": "torch.histogram(g64, 3)",
+        "hist_order": "torch.histogram(g32, 3, range=(2.0, 1.0))",
+        "hist_half_data_range": "torch.histogram(h16, 3)",
+    }
+    theirs = _oracle(cases, data)
+    env = {k: torch.tensor(v, dtype=getattr(torch, t)) for k, (v, t) in data.items()}
+    env["torch"] = torch
+    for k, src in cases.items():
+        want = theirs[k]
+        if isinstance(want[0], str):
+            with pytest.raises(Exception) as info:  # the type is PyTorch's, compared below
+                eval(src, env)
+            assert type(info.value).__name__ == want[0], (k, info.value)
+            assert str(info.value).replace("-nan", "nan") == want[1].replace("-nan", "nan"), k
+            continue
+        r = eval(src, env)
+        hist, edges = (r, None) if isinstance(r, torch.Tensor) else r
+        assert str(hist.dtype) == want[2], k
+        if "density" in k or "_w" in k:
+            np.testing.assert_allclose(hist.float().numpy(), np.array(want[0]), rtol=1e-6, err_msg=k)
+        else:
+            np.testing.assert_array_equal(hist.float().numpy(), np.array(want[0]), err_msg=k)
+        if edges is not None:
+            np.testing.assert_array_equal(
+                edges.float().numpy(), np.array(want[1], dtype=np.float32), err_msg=k
+            )

@@ -900,6 +900,14 @@ def test_product_errors_and_gradients():
         minitorch.cross(minitorch.zeros(3), minitorch.zeros(2, 3), dim=1)
     a, b = _rand64(2, 3), _rand64(3, 2)
     assert gradcheck(minitorch.kron, (a, b))
+    # kron in one C++ call (ops/linalg.cpp): operands of different ranks, a 0-d one, mixed dtypes, its backward
+    assert gradcheck(minitorch.kron, (_rand64(3), _rand64(2, 1, 2)))
+    assert gradcheck(minitorch.kron, (_rand64(), _rand64(2, 2)))
+    k = minitorch.kron(
+        minitorch.ones(2, dtype=minitorch.int64), minitorch.tensor([[0.5, 1.5]], dtype=minitorch.float32)
+    )
+    assert k.dtype == minitorch.float32 and k.tolist() == [[0.5, 1.5, 0.5, 1.5]]
+    assert minitorch.kron(minitorch.tensor(2.0), minitorch.tensor(3.0)).shape == ()
     assert gradcheck(lambda s, t: minitorch.tensordot(s, t, ([0, 1], [1, 0])), (a, b))
     assert gradcheck(lambda s, t: minitorch.inner(s, t.t()), (a, b))
     assert gradcheck(lambda s, t: minitorch.cross(s, t.t(), dim=1), (a, b))

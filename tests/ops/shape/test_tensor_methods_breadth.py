@@ -386,6 +386,13 @@ def test_renorm_grad():
     assert gradcheck(
         lambda a, b: torch.dist(a, b, 3), (x, torch.randn(4, dtype=torch.float64, requires_grad=True))
     )
+    # dist's direct call of the norm kernel (a real order, a non-empty difference) and vector_norm's path
+    y = torch.randn(4, dtype=torch.float64, requires_grad=True)
+    for p in (2, 0.5, 1, float("inf"), -2.0, True, torch.tensor(3.0)):
+        assert gradcheck(lambda a, b, p=p: torch.dist(a, b, p), (x, y)), p
+    assert torch.dist(torch.ones(0), torch.ones(0)).item() == 0.0
+    with pytest.raises(RuntimeError, match="cannot compute the -inf norm on an empty tensor"):
+        torch.dist(torch.ones(0), torch.ones(0), float("-inf"))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
