@@ -1,6 +1,6 @@
 // float32 math computed in double over GCC vector types for the AVX2 table (included only by
 // vec/unary_impl.h, which defines VF/VD): f32_via_f64, which erf's small-argument branch also uses, sin,
-// cos, atan, atan2, fmod, remainder and erfinv, and expm1 (through exp2_d_for_f32), tan and pow, which the
+// cos, atan, atan2, fmod, remainder and erfinv, and expm1 (through exp2_d_for_f32) and tan, which the
 // table takes when the build has no SLEEF (exp and exp2 are in float: avx2_math.h; log, log1p, log2, log10,
 // asin and acos too: avx2_f32_math.h). A float result needs
 // ~1e-9 relative accuracy to be within 0.5 + 0.01 ulp, which short double polynomials give without tables or
@@ -270,17 +270,9 @@ static inline VF remainder_f32_own(VF a, VF b) {
   return remainder_from_fmod<VF, float>(fmod_f32_own(a, b), b);
 }
 
-// ---- float32 expm1, tan and pow through double (AVX2 without SLEEF ran the C
+// ---- float32 expm1 and tan through double (AVX2 without SLEEF ran the C
 // library element by element for these). Each keeps the double result within ~1e-11 relative of the
 // function, so the one rounding to float is the correct one except within ~1e-4 ulp of a midpoint.
-
-// log m for x = 2^e m > 0 finite, m in [sqrt(1/2), sqrt(2)) (log_d_for_f32's split), by the atanh series to
-// s^(2K-1): truncation s^2K / (2K + 1) relative, s^2 <= 0.0295, 3e-14 for K = 8 (pow needs more than log's
-// 5e-11: it multiplies the log by y)
-template <int K>
-static inline VD log_m_d(VD x, VD& e) {
-  return log_m_series_d<K>(log_split_d(x, e));
-}
 
 // 2^t for a double t: t clamped to +-200 (float results are inf or 0 beyond either way; NaN fails both
 // comparisons and stays), n = rint(t) by the 1.5 * 2^52 shift, f = t - n exact, |f| <= 1/2, 2^f = exp(u), u
@@ -367,49 +359,6 @@ static inline VF tan_f32_own(VF x, F wide) {
   const VF r = f32_via_f64(ok ? x : 0.0f, tan_d_for_f32);
   if (_mm256_movemask_ps(reinterpret_cast<__m256>(ok)) == 0xff) return r;
   return ok ? r : wide(x);
-}
-
-// pow(x, y) = +-2^(y log2|x|) in double: log2|x| within 2e-16 relative (log_m_d<9>), so y log2|x| is within
-// 5e-14 of the truth wherever the result is a finite non-zero float (|y log2|x|| < 150), and 2^t adds 7e-12:
-// one rounding to float, within 0.5 + 1e-4 ulp (a result that is a float midpoint, 257^3, may round either
-// way). C99's special cases: log2 of 0 and inf are -inf and inf, so y log2|x| gives the zeros and infinities
-// of pow(+-0, y), pow(+-inf, y), pow(|x| < 1 or > 1, +-inf); the sign is x's where y is an odd integer (-0
-// included); a finite negative x with a non-integer y gives NaN; y = 0, x = 1 and x = -1 with y = +-inf give
-// 1, NaN operands included; any other NaN flows through.
-static inline VD pow_d_for_f32(VD x, VD y) {
-  // the selects as intrinsics: GCC's vector conditionals with mixed scalar operands compiled to far slower
-  // code here (the special cases cost more than the log and exp2 together)
-  const VD sign = _mm256_set1_pd(-0.0), inf = VD{} + __builtin_inf();
-  const VD ax = _mm256_andnot_pd(sign, x);
-  const VD finite = _mm256_and_pd(_mm256_cmp_pd(ax, VD{}, _CMP_GT_OQ), _mm256_cmp_pd(ax, inf, _CMP_LT_OQ));
-  VD e;
-  const VD l = log_m_d<9>(_mm256_blendv_pd(VD{} + 1.0, ax, finite), e);
-  VD l2 = _mm256_fmadd_pd(l, VD{} + 1.4426950408889634, e);
-  l2 = _mm256_blendv_pd(l2, -inf, _mm256_cmp_pd(ax, VD{}, _CMP_EQ_OQ));
-  l2 = _mm256_blendv_pd(l2, ax, _mm256_andnot_pd(finite, _mm256_cmp_pd(ax, VD{}, _CMP_NLE_UQ)));  // inf, NaN
-  VD r = exp2_d_for_f32(y * l2);
-  // the usual case, every x finite and positive and every y finite, needs none of the special cases below
-  const VD ordinary = _mm256_and_pd(_mm256_and_pd(finite, _mm256_cmp_pd(x, VD{}, _CMP_GT_OQ)),
-                                    _mm256_cmp_pd(_mm256_andnot_pd(sign, y), inf, _CMP_LT_OQ));
-  if (_mm256_movemask_pd(ordinary) == 0xf) return r;
-  const VD yint =
-      _mm256_cmp_pd(_mm256_round_pd(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), y, _CMP_EQ_OQ);
-  const VD hy = y * 0.5;
-  const VD yodd = _mm256_andnot_pd(
-      _mm256_cmp_pd(_mm256_round_pd(hy, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), hy, _CMP_EQ_OQ),
-      yint);
-  r = _mm256_or_pd(r, _mm256_and_pd(_mm256_and_pd(x, sign), yodd));  // +-inf count as even integers
-  const VD negfin = _mm256_and_pd(_mm256_cmp_pd(x, VD{}, _CMP_LT_OQ), _mm256_cmp_pd(x, -inf, _CMP_GT_OQ));
-  r = _mm256_blendv_pd(r, VD{} + __builtin_nan(""), _mm256_andnot_pd(yint, negfin));
-  const VD one = VD{} + 1.0;
-  const VD ay = _mm256_andnot_pd(sign, y);
-  const VD is_one =
-      _mm256_or_pd(_mm256_or_pd(_mm256_cmp_pd(y, VD{}, _CMP_EQ_OQ), _mm256_cmp_pd(x, one, _CMP_EQ_OQ)),
-                   _mm256_and_pd(_mm256_cmp_pd(x, -one, _CMP_EQ_OQ), _mm256_cmp_pd(ay, inf, _CMP_EQ_OQ)));
-  return _mm256_blendv_pd(r, one, is_one);
-}
-static inline VF pow_f32_own(VF x, VF y) {
-  return f32_via_f64(x, y, pow_d_for_f32);
 }
 
 }  // namespace
