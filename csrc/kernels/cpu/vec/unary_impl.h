@@ -120,15 +120,13 @@ static VD log1p_wide(VD x) {
   return tiny_is_x(x, x > 1e300 ? r + 44.361419555836499802 : r, 1e-300);
 #endif
 }
-// float expm1: AVX-512 has ours through double (avx512_math.h, 0.50 ulp, 2x SLEEF's expm1f), AVX2 without
-// SLEEF too (f32_via_f64.h)
+// float expm1: ours through double (avx512_math.h, 0.50 ulp, 2x SLEEF's expm1f), AVX2 the same arithmetic in
+// four lanes (f32_via_f64.h), with or without SLEEF
 static VF expm1_fast(VF x) {
 #ifdef MT_VEC_AVX512
   return tiny_is_x(x, expm1_avx512(x), 1e-30f);
-#elif defined(MT_VEC_F32_VIA_F64)
-  return expm1_f32_own(x);
 #else
-  return SLF(expm1, x);
+  return tiny_is_x(x, expm1_avx2_f32(x), 1e-30f);
 #endif
 }
 // double expm1: AVX2 without SLEEF has ours (avx2_math.h, on exp's reduction and table), AVX-512 without
