@@ -1,4 +1,4 @@
-"""Fits the tables and polynomials of csrc/kernels/cpu/vec/avx512_pow.h (float32 pow computed in float64).
+"""Fits the tables and polynomials of csrc/kernels/cpu/vec/pow_f32_tables.h (float32 pow computed in float64).
 
 log2: |x| (as a double) = 2^k z with z in [OFF, 2 OFF), OFF = 0x3FE6800000000000 = 0.703125; the top four
 mantissa bits of bits(x) - OFF pick one of 16 intervals of z. Interval 9 is [1 - 1/64, 1 + 1/32): it gets

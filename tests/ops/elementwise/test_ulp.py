@@ -215,7 +215,7 @@ EDGES32 = {
         [k * math.pi / 2 for k in list(range(1, 300)) + list(range(300, 667600, 331))]
         + [2.0**20, 2.0**20 * 1.01, 1e-30, 1e-40, 2.0**-126, 1e6, 1e7]
     ),
-    # AVX2's float32 expm1/log2/log10/tan/asin/acos/sinh/cosh/pow run in double (kernels/cpu/vec/
+    # AVX2's float32 expm1/log2/log10/tan/asin/acos/sinh/cosh run in double (kernels/cpu/vec/
     # f32_via_f64.h), its exp2 in float (avx2_math.h): exp2's rint(x) steps at half-integers, its exact
     # integers, overflow at 128, the subnormal range down to -150 and the clamps at 129 and -151
     "exp2": _edges32(
@@ -1008,8 +1008,9 @@ def test_avx512_has_every_avx2_row():
 # kernels over each half of its vectors; float64 exp2, float32 lgamma/digamma and the I Bessel functions its own,
 # AVX2's operations in eight double lanes): the same bits as the AVX2 path
 _BESSEL_BITS = ["i0", "special.i0e", "special.i1", "special.i1e"]
+# float32 expm1 is AVX-512's own kernel and AVX2 its operations in four double lanes, SLEEF or not
 AVX2_ROWS_ON_AVX512 = {
-    "float32": ["erfinv", "sinh", "cosh", "atan2", "erfc", "lgamma", "digamma", *_BESSEL_BITS],
+    "float32": ["erfinv", "sinh", "cosh", "atan2", "erfc", "lgamma", "digamma", "expm1", *_BESSEL_BITS],
     "float64": ["atan2", "erfc", "erfinv", "atanh", "exp2", *_BESSEL_BITS],
 }
 # without SLEEF, AVX2's kernels of its own (f32_via_f64.h, avx2_math.h); float32 log2 and log10 are AVX-512's

@@ -19,45 +19,11 @@
 
 #include <cstdint>
 
-#include "kernels/cpu/vec/avx512_math.h"  // lut16, kExp2jHi = 2^(j/16)
+#include "kernels/cpu/vec/avx512_math.h"     // lut16, kExp2jHi = 2^(j/16)
+#include "kernels/cpu/vec/pow_f32_tables.h"  // kPowInvC, kPowLogC, the polynomials
 
 namespace {
 
-// log2: |x| (exact as a double, float subnormals included) = 2^k z with z in [OFF, 2 OFF), OFF = 0.703125 =
-// 0x3FE6800000000000: bits(x) - OFF has k in its top 12 bits and the interval index in the next 4 (the
-// permute reads only bits 3:0 of bits >> 48, so no mask). The 16 intervals of z are 1/32 wide below 1 and
-// 1/16 above; entry 9 is [1 - 1/64, 1 + 1/32) with invc = 1 and log2 c = 0, so near x = 1, r = z - 1 is
-// exact and log2 x = r q(r) keeps its relative accuracy (y can be large there). Elsewhere invc = 2 / (a + b)
-// of its interval [a, b), r = z invc - 1 rounded once (FMA), |r| <= 1/32, and kPowLogC = -log2(invc) of the
-// rounded invc (scripts/fit_pow_tables.py).
-alignas(64) static const double kPowInvC[16] = {
-    1.391304347826087,
-    1.3333333333333333,
-    1.28,
-    1.2307692307692308,
-    1.1851851851851851,
-    1.1428571428571428,
-    1.103448275862069,
-    1.0666666666666667,
-    1.032258064516129,
-    1.0,
-    0.9411764705882353,
-    0.8888888888888888,
-    0.8421052631578947,
-    0.8,
-    0.7619047619047619,
-    0.7272727272727273,
-};
-alignas(64) static const double kPowLogC[16] = {
-    -0.4764380439429871,   -0.41503749927884376,
-    -0.35614381022527536,  -0.29956028185890793,
-    -0.24511249783653138,  -0.19264507794239583,
-    -0.14201900487242786,  -0.09310940439148145,
-    -0.045803689613124754, 0.0,
-    0.08746284125033943,   0.16992500144231246,
-    0.24792751344358557,   0.3219280948873623,
-    0.39231742277876036,   0.4594316186372972,
-};
 // log2 x for x > 0 finite and normal, to 2^-38 relative (relative to itself near x = 1 too: see above); x =
 // 1 gives +0 exactly. pow_f32_half's and atanh_f32_half's.
 static inline __m512d log2_tab_f64(__m512d x) {
@@ -70,11 +36,11 @@ static inline __m512d log2_tab_f64(__m512d x) {
   const __m512d r = _mm512_fmsub_pd(z, lut16(idx, kPowInvC), _mm512_set1_pd(1.0));
   // log2(1 + r) / r, degree 5 on [-0.0295, 0.0313]: relative error 2^-38.1 (fit_pow_tables.py, Lawson
   // minimax)
-  __m512d q = _mm512_fmadd_pd(_mm512_set1_pd(-0.23959858079816657), r, _mm512_set1_pd(0.28882075122951434));
-  q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(-0.36067467399574266));
-  q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0.48089825037634515));
-  q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(-0.7213475202792075));
-  q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(1.4426950408938863));
+  __m512d q = _mm512_fmadd_pd(_mm512_set1_pd(kPowLog2Q[0]), r, _mm512_set1_pd(kPowLog2Q[1]));
+  q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(kPowLog2Q[2]));
+  q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(kPowLog2Q[3]));
+  q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(kPowLog2Q[4]));
+  q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(kPowLog2Q[5]));
   // log2 x = k + log2 c + r q(r): k + log2 c is exact or |k| >= 1 (then the sum's rounding is 2^-53 of it)
   return _mm512_fmadd_pd(r, q, _mm512_add_pd(k, lut16(idx, kPowLogC)));
 }
@@ -99,9 +65,9 @@ static inline __m512d pow_f32_half(__m512d x, __m512d y) {
   const __m512d n16 = _mm512_sub_pd(t, shift);
   const __m512d s = _mm512_sub_pd(w, n16);
   // (2^s - 1) / s, degree 3 on [-1/32, 1/32]: 1 + s p(s) is within 2^-38.5 of 2^s (fit_pow_tables.py)
-  __m512d p = _mm512_fmadd_pd(_mm512_set1_pd(0.009618058198509203), s, _mm512_set1_pd(0.055505734791466796));
-  p = _mm512_fmadd_pd(p, s, _mm512_set1_pd(0.2402265071253391));
-  p = _mm512_fmadd_pd(p, s, _mm512_set1_pd(0.6931471801638148));
+  __m512d p = _mm512_fmadd_pd(_mm512_set1_pd(kPowExp2P[0]), s, _mm512_set1_pd(kPowExp2P[1]));
+  p = _mm512_fmadd_pd(p, s, _mm512_set1_pd(kPowExp2P[2]));
+  p = _mm512_fmadd_pd(p, s, _mm512_set1_pd(kPowExp2P[3]));
   const __m512d tj = lut16(_mm512_castpd_si512(t), kExp2jHi);
   const __m512d e = _mm512_fmadd_pd(_mm512_mul_pd(tj, s), p, tj);
   return _mm512_scalef_pd(e, n16);  // times 2^floor(n/16)

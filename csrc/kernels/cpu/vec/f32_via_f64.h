@@ -1,11 +1,11 @@
 // float32 math computed in double over GCC vector types for the AVX2 table (included only by
 // vec/unary_impl.h, which defines VF/VD): f32_via_f64, which erf's small-argument branch also uses, sin,
-// cos, atan, atan2, fmod, remainder and erfinv, and expm1 (through exp2_d_for_f32), tan and pow, which the
-// table takes when the build has no SLEEF (exp and exp2 are in float: avx2_math.h; log, log1p, log2, log10,
-// asin and acos too: avx2_f32_math.h). A float result needs
-// ~1e-9 relative accuracy to be within 0.5 + 0.01 ulp, which short double polynomials give without tables or
-// gathers; double's range also holds every float subnormal and overflow as a normal number, so the final
-// conversion rounds once, subnormal results included (no flush to zero).
+// cos, atan, atan2, fmod, remainder and erfinv, expm1 (AVX-512's bits, with or without SLEEF), and tan,
+// which the table takes when the build has no SLEEF (exp and exp2 are in float: avx2_math.h; log, log1p,
+// log2, log10, asin and acos too: avx2_f32_math.h). A float result needs ~1e-9 relative accuracy to be within
+// 0.5 + 0.01 ulp, which short double polynomials give without tables or gathers; double's range also holds
+// every float subnormal and overflow as a normal number, so the final conversion rounds once, subnormal
+// results included (no flush to zero).
 #pragma once
 
 #include "kernels/cpu/vec/f64_series.h"
@@ -270,64 +270,39 @@ static inline VF remainder_f32_own(VF a, VF b) {
   return remainder_from_fmod<VF, float>(fmod_f32_own(a, b), b);
 }
 
-// ---- float32 expm1, tan and pow through double (AVX2 without SLEEF ran the C
-// library element by element for these). Each keeps the double result within ~1e-11 relative of the
-// function, so the one rounding to float is the correct one except within ~1e-4 ulp of a midpoint.
+// ---- float32 expm1 and tan through double (AVX2 without SLEEF ran the C library element by element for
+// these; with SLEEF, expm1f costs 6x its expf).
 
-// log m for x = 2^e m > 0 finite, m in [sqrt(1/2), sqrt(2)) (log_d_for_f32's split), by the atanh series to
-// s^(2K-1): truncation s^2K / (2K + 1) relative, s^2 <= 0.0295, 3e-14 for K = 8 (pow needs more than log's
-// 5e-11: it multiplies the log by y)
-template <int K>
-static inline VD log_m_d(VD x, VD& e) {
-  return log_m_series_d<K>(log_split_d(x, e));
+// expm1: AVX-512's expm1_f32_half (avx512_math.h) in four lanes, the same operations, so the same bits as
+// MINITORCH_CPU_CAPABILITY=avx512: the reduction and 16-entry table of the float64 exp (a gather here), a
+// degree-5 polynomial, u = 2^k T (1 + q) - 1 in double (relative error < 2^-37, within 0.5 ulp + 2^-13 after
+// the one rounding to float). 2^floor(n/16) goes into the exponent field as an integer add where AVX-512
+// uses vscalefpd: the result lies within 2^[-152, 130], a normal double, so both are exact. The previous
+// kernel here (a degree-11 Taylor series and a degree-9 2^t, both for every lane) took 1.5 ns a float, 1.2x
+// PyTorch's AVX-512 expm1 and 2.5x this. x is clamped to [-104, 89] by the caller, NaN kept.
+static inline __m256d expm1_f32_half_avx2(__m256d x) {
+  const __m256d shift = _mm256_set1_pd(6755399441055744.0);  // 1.5 * 2^52
+  const __m256d t = _mm256_fmadd_pd(x, _mm256_set1_pd(23.083120654223414), shift);
+  const __m256d n = _mm256_sub_pd(t, shift);
+  const __m256d r = _mm256_fnmadd_pd(n, _mm256_set1_pd(0.04332169878499658), x);
+  const __m256d r2 = _mm256_mul_pd(r, r);
+  const __m256d p01 = _mm256_fmadd_pd(_mm256_set1_pd(1.0 / 6), r, _mm256_set1_pd(0.5));
+  const __m256d p23 = _mm256_fmadd_pd(_mm256_set1_pd(1.0 / 120), r, _mm256_set1_pd(1.0 / 24));
+  const __m256d q = _mm256_fmadd_pd(r2, _mm256_fmadd_pd(p23, r2, p01), r);
+  // t's low mantissa bits are n (two's complement): n mod 16 indexes the table, n >> 4 is floor(n/16) (a
+  // logical shift: the bits it gets wrong are those the shift by 52 drops)
+  const __m256i m = _mm256_sub_epi64(_mm256_castpd_si256(t), _mm256_castpd_si256(shift));
+  const __m256d th = _mm256_i64gather_pd(kExp2jHi, _mm256_and_si256(m, _mm256_set1_epi64x(15)), 8);
+  const __m256d e = _mm256_castsi256_pd(_mm256_add_epi64(_mm256_castpd_si256(_mm256_fmadd_pd(th, q, th)),
+                                                         _mm256_slli_epi64(_mm256_srli_epi64(m, 4), 52)));
+  // n = 0: u = q (E - 1 would cancel); elsewhere |u| > 0.02 and E - 1 loses at most 2^-47
+  return _mm256_blendv_pd(_mm256_sub_pd(e, _mm256_set1_pd(1.0)), q,
+                          _mm256_cmp_pd(n, _mm256_setzero_pd(), _CMP_EQ_OQ));
 }
-
-// 2^t for a double t: t clamped to +-200 (float results are inf or 0 beyond either way; NaN fails both
-// comparisons and stays), n = rint(t) by the 1.5 * 2^52 shift, f = t - n exact, |f| <= 1/2, 2^f = exp(u), u
-// = f ln2, by its Taylor series to u^9 (truncation (ln2/2)^10 / 10! = 7e-12 relative, 1e-4 float ulp) in
-// Estrin's order (pairs, then u^2, u^4, u^8: a short dependency chain, as the loop is latency-bound), 2^n put
-// into the exponent field (a normal double for |n| <= 200, so float subnormal results round only at the
-// conversion).
-static inline VD exp2_d_for_f32(VD t) {
-  t = t > 200.0 ? 200.0 : t;
-  t = t < -200.0 ? -200.0 : t;
-  const VD shift = VD{} + 6755399441055744.0;
-  const VD k = t + shift;
-  const VD u = (t - (k - shift)) * 0.6931471805599453;
-  const VD u2 = u * u, u4 = u2 * u2;
-  const VD p01 = u + 1.0, p23 = _mm256_fmadd_pd(u, VD{} + 1.0 / 6, VD{} + 0.5);
-  const VD p45 = _mm256_fmadd_pd(u, VD{} + 1.0 / 120, VD{} + 1.0 / 24);
-  const VD p67 = _mm256_fmadd_pd(u, VD{} + 1.0 / 5040, VD{} + 1.0 / 720);
-  const VD p89 = _mm256_fmadd_pd(u, VD{} + 1.0 / 362880, VD{} + 1.0 / 40320);
-  const VD q0 = _mm256_fmadd_pd(u2, p23, p01), q1 = _mm256_fmadd_pd(u2, p67, p45);
-  const VD p = _mm256_fmadd_pd(u4, _mm256_fmadd_pd(u4, p89, q1), q0);
-  const VLD n = bits_as<VLD>(k) - bits_as<VLD>(shift);
-  return p * bits_as<VD>((n + 1023) << 52);
-}
-
-// expm1: |x| < 0.35 by its Taylor series to x^11 (truncation 0.35^11 / 12! = 2e-14 relative), written x (1 +
-// x P(x)) so -0 stays -0 and tiny x give x; above, 2^(x log2 e) - 1, where the result is at least 0.29 in
-// magnitude, so the subtraction loses nothing that matters (x log2 e's rounding moves the result by 3e-14
-// relative). Overflow past 88.72 happens at the conversion to float, exactly where the true result passes
-// FLT_MAX; -inf gives -1, NaN stays NaN.
-static inline VD expm1_d_for_f32(VD x) {
-  VD p = VD{} + 1.0 / 479001600;
-  p = p * x + 1.0 / 39916800;
-  p = p * x + 1.0 / 3628800;
-  p = p * x + 1.0 / 362880;
-  p = p * x + 1.0 / 40320;
-  p = p * x + 1.0 / 5040;
-  p = p * x + 1.0 / 720;
-  p = p * x + 1.0 / 120;
-  p = p * x + 1.0 / 24;
-  p = p * x + 1.0 / 6;
-  p = p * x + 0.5;
-  const VD small = x * _mm256_fmadd_pd(x, p, VD{} + 1.0);
-  const VD big = exp2_d_for_f32(x * 1.4426950408889634) - 1.0;
-  return (x < 0.35) & (x > -0.35) ? small : big;
-}
-static inline VF expm1_f32_own(VF x) {
-  return f32_via_f64(x, expm1_d_for_f32);
+// -0 and tiny x are the caller's (expm1(x) = x there)
+static inline VF expm1_avx2_f32(VF x) {
+  x = _mm256_min_ps(_mm256_set1_ps(89.0f), _mm256_max_ps(_mm256_set1_ps(-104.0f), x));
+  return f32_via_f64(x, expm1_f32_half_avx2);
 }
 
 // tan: x = n pi/2 + r as sincos_d_for_f32 (|r| <= pi/4, the same two FMAs, valid for |x| <= 2^20), sin r and
@@ -367,49 +342,6 @@ static inline VF tan_f32_own(VF x, F wide) {
   const VF r = f32_via_f64(ok ? x : 0.0f, tan_d_for_f32);
   if (_mm256_movemask_ps(reinterpret_cast<__m256>(ok)) == 0xff) return r;
   return ok ? r : wide(x);
-}
-
-// pow(x, y) = +-2^(y log2|x|) in double: log2|x| within 2e-16 relative (log_m_d<9>), so y log2|x| is within
-// 5e-14 of the truth wherever the result is a finite non-zero float (|y log2|x|| < 150), and 2^t adds 7e-12:
-// one rounding to float, within 0.5 + 1e-4 ulp (a result that is a float midpoint, 257^3, may round either
-// way). C99's special cases: log2 of 0 and inf are -inf and inf, so y log2|x| gives the zeros and infinities
-// of pow(+-0, y), pow(+-inf, y), pow(|x| < 1 or > 1, +-inf); the sign is x's where y is an odd integer (-0
-// included); a finite negative x with a non-integer y gives NaN; y = 0, x = 1 and x = -1 with y = +-inf give
-// 1, NaN operands included; any other NaN flows through.
-static inline VD pow_d_for_f32(VD x, VD y) {
-  // the selects as intrinsics: GCC's vector conditionals with mixed scalar operands compiled to far slower
-  // code here (the special cases cost more than the log and exp2 together)
-  const VD sign = _mm256_set1_pd(-0.0), inf = VD{} + __builtin_inf();
-  const VD ax = _mm256_andnot_pd(sign, x);
-  const VD finite = _mm256_and_pd(_mm256_cmp_pd(ax, VD{}, _CMP_GT_OQ), _mm256_cmp_pd(ax, inf, _CMP_LT_OQ));
-  VD e;
-  const VD l = log_m_d<9>(_mm256_blendv_pd(VD{} + 1.0, ax, finite), e);
-  VD l2 = _mm256_fmadd_pd(l, VD{} + 1.4426950408889634, e);
-  l2 = _mm256_blendv_pd(l2, -inf, _mm256_cmp_pd(ax, VD{}, _CMP_EQ_OQ));
-  l2 = _mm256_blendv_pd(l2, ax, _mm256_andnot_pd(finite, _mm256_cmp_pd(ax, VD{}, _CMP_NLE_UQ)));  // inf, NaN
-  VD r = exp2_d_for_f32(y * l2);
-  // the usual case, every x finite and positive and every y finite, needs none of the special cases below
-  const VD ordinary = _mm256_and_pd(_mm256_and_pd(finite, _mm256_cmp_pd(x, VD{}, _CMP_GT_OQ)),
-                                    _mm256_cmp_pd(_mm256_andnot_pd(sign, y), inf, _CMP_LT_OQ));
-  if (_mm256_movemask_pd(ordinary) == 0xf) return r;
-  const VD yint =
-      _mm256_cmp_pd(_mm256_round_pd(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), y, _CMP_EQ_OQ);
-  const VD hy = y * 0.5;
-  const VD yodd = _mm256_andnot_pd(
-      _mm256_cmp_pd(_mm256_round_pd(hy, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), hy, _CMP_EQ_OQ),
-      yint);
-  r = _mm256_or_pd(r, _mm256_and_pd(_mm256_and_pd(x, sign), yodd));  // +-inf count as even integers
-  const VD negfin = _mm256_and_pd(_mm256_cmp_pd(x, VD{}, _CMP_LT_OQ), _mm256_cmp_pd(x, -inf, _CMP_GT_OQ));
-  r = _mm256_blendv_pd(r, VD{} + __builtin_nan(""), _mm256_andnot_pd(yint, negfin));
-  const VD one = VD{} + 1.0;
-  const VD ay = _mm256_andnot_pd(sign, y);
-  const VD is_one =
-      _mm256_or_pd(_mm256_or_pd(_mm256_cmp_pd(y, VD{}, _CMP_EQ_OQ), _mm256_cmp_pd(x, one, _CMP_EQ_OQ)),
-                   _mm256_and_pd(_mm256_cmp_pd(x, -one, _CMP_EQ_OQ), _mm256_cmp_pd(ay, inf, _CMP_EQ_OQ)));
-  return _mm256_blendv_pd(r, one, is_one);
-}
-static inline VF pow_f32_own(VF x, VF y) {
-  return f32_via_f64(x, y, pow_d_for_f32);
 }
 
 }  // namespace

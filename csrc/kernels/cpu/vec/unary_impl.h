@@ -47,6 +47,7 @@ static V per_lane(V x, F f) {
 #ifndef MT_VEC_AVX512
 #include "kernels/cpu/vec/erf_f32_lanes.h"  // AVX2: float32 erf
 #include "kernels/cpu/vec/f32_via_f64.h"    // AVX2: f32_via_f64 and, without SLEEF, exp/log/log1p
+#include "kernels/cpu/vec/pow_f32_avx2.h"   // AVX2: float32 pow, AVX-512's bits
 #ifndef MT_SLEEF
 #define MT_VEC_F32_VIA_F64 1  // AVX2 without SLEEF: the float functions SLEEF would serve, ours in double
 #endif
@@ -119,15 +120,13 @@ static VD log1p_wide(VD x) {
   return tiny_is_x(x, x > 1e300 ? r + 44.361419555836499802 : r, 1e-300);
 #endif
 }
-// float expm1: AVX-512 has ours through double (avx512_math.h, 0.50 ulp, 2x SLEEF's expm1f), AVX2 without
-// SLEEF too (f32_via_f64.h)
+// float expm1: ours through double (avx512_math.h, 0.50 ulp, 2x SLEEF's expm1f), AVX2 the same arithmetic in
+// four lanes (f32_via_f64.h), with or without SLEEF
 static VF expm1_fast(VF x) {
 #ifdef MT_VEC_AVX512
   return tiny_is_x(x, expm1_avx512(x), 1e-30f);
-#elif defined(MT_VEC_F32_VIA_F64)
-  return expm1_f32_own(x);
 #else
-  return SLF(expm1, x);
+  return tiny_is_x(x, expm1_avx2_f32(x), 1e-30f);
 #endif
 }
 // double expm1: AVX2 without SLEEF has ours (avx2_math.h, on exp's reduction and table), AVX-512 without
@@ -955,18 +954,16 @@ void log_sigmoid_row(S* out, const S* in, int64_t n) {
   }
 }
 
-// pow: SLEEF's (1 ulp, C99's special cases); on AVX-512 ours: float32 through double (avx512_pow.h, 0.505
-// ulp, 2.8x SLEEF's), float64 through double-double logs (pow64.h, 0.553 ulp, 3x SLEEF's); AVX2 without SLEEF
-// float32 through double (f32_via_f64.h) and float64 pow64.h's kernel in four lanes (AVX-512's bits). A
-// constant exponent of 2 is one multiply, exact, as PyTorch's Tensor-Scalar kernel (the `x ** 2` of every
-// loss and norm).
+// pow: float32 ours through double on both widths, with or without SLEEF (avx512_pow.h and its four-lane
+// port pow_f32_avx2.h: the same bits, 0.505 ulp, AVX-512's 2.8x SLEEF's speed); float64 on AVX-512 through
+// double-double logs (pow64.h, 0.553 ulp, 3x SLEEF's), on AVX2 SLEEF's (1 ulp) or without SLEEF pow64.h's
+// kernel in four lanes (AVX-512's bits). A constant exponent of 2 is one multiply, exact, as PyTorch's
+// Tensor-Scalar kernel (the `x ** 2` of every loss and norm).
 static VF pow_fast(VF a, VF b) {
 #if defined(MT_VEC_AVX512)
   return pow_avx512(a, b);
-#elif defined(MT_SLEEF)
-  return SLEEF_F(pow)(a, b);
 #else
-  return pow_f32_own(a, b);  // AVX2 without SLEEF: ours through double (f32_via_f64.h)
+  return pow_avx2(a, b);
 #endif
 }
 static VD pow_fast(VD a, VD b) {
