@@ -40,7 +40,7 @@ from minitorch._dynamo import config, resume
 from minitorch._dynamo import guards as py_guards
 from minitorch._dynamo import side_effects as _side_effects
 from minitorch._dynamo.capture import GraphBreak, capture, is_capturing, user_stacklevel
-from minitorch._dynamo.exc import BackendCompilerFailed, FailOnRecompileLimitHit, Unsupported
+from minitorch._dynamo.exc import BackendCompilerFailed, FailOnRecompileLimitHit, RecompileError, Unsupported
 from minitorch._dynamo.utils import counters
 from minitorch.autograd import grad_mode
 from minitorch.nn.modules.module import Module
@@ -614,6 +614,15 @@ class CompiledFunction:
                 return self._eager(args, kwargs)
             if stance == "fail_on_recompile":
                 raise RuntimeError("Detected recompile when torch.compile stance is 'fail_on_recompile'")
+            if config.error_on_recompile:
+                fn = self._torchdynamo_orig_callable
+                code = getattr(getattr(fn, "forward", fn), "__code__", None)
+                where = f" in {code.co_filename}:{code.co_firstlineno}" if code is not None else ""
+                raise RecompileError(
+                    f"Recompiling function {getattr(fn, '__name__', type(fn).__name__)}{where}\n"
+                    "    triggered by the following guard failure(s):\n"
+                    "    - no cached graph matches the input signature or the guarded Python values"
+                )
         limit = self._recompile_limit if self._recompile_limit is not None else config.recompile_limit
         if len(self._entries) >= limit:
             if self._fullgraph:
@@ -644,6 +653,7 @@ class CompiledFunction:
         if (
             self._dynamic is True
             or (self._dynamic is None and marked)
+            or (self._dynamic is None and not config.assume_static_by_default)
             or (
                 self._dynamic is None
                 and config.automatic_dynamic_shapes
@@ -670,6 +680,8 @@ class CompiledFunction:
         changed = {i for i, (a, b) in enumerate(zip(values, seen)) if not (a == b or _both_nan(a, b))}
         if self._dynamic is True:
             changed = set(range(len(values)))
+        if config.specialize_int:
+            changed = {i for i in changed if type(values[i]) is not int}  # ints stay constants
         dyn = (self._dyn_numbers.get(nspec, frozenset()) | changed) - self._static_numbers.get(
             nspec, frozenset()
         )
