@@ -523,8 +523,9 @@ def _collect(fn, args, kwargs, checks, depth, seen, stores=None, traps=None):
                 )
             if _is_tensor(value):
                 checks.append(_tensor_check(kind, root, key, tuple(path), value, start, parent))
-            else:
+            elif type(a) is not Item:
                 checks.append(_Check(kind, root, key, tuple(path), _freeze(value, [_BUDGET]), start))
+            # (an item that is not a tensor is in its container's check already: the chain goes on past it)
             reached.append(value)
     if depth < _DEPTH:
         for value in reached:
