@@ -931,6 +931,34 @@ def test_backend_options_and_errors():
         assert_close(compile(lambda x: x * 2, backend=failing)(torch.ones(2)), torch.full((2,), 2.0))
 
 
+def test_config_flags_programs_set_are_read():
+    # error_on_recompile, assume_static_by_default, specialize_int: as PyTorch 2.15 reads them
+    graphs = []
+
+    def be(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    with _dynamo.config.patch(error_on_recompile=True):
+        f = compile(lambda x: x + 1, backend="eager")
+        f(torch.ones(2))
+        with pytest.raises(_dynamo.exc.RecompileError, match="Recompiling function <lambda>"):
+            f(torch.ones(2, dtype=torch.float64))
+    with _dynamo.config.patch(assume_static_by_default=False):
+        f = compile(lambda x: x + 1, backend=be)
+        assert f(torch.ones(2)).tolist() == [2.0, 2.0] and f(torch.ones(3)).tolist() == [2.0] * 3
+    assert len(graphs) == 1  # size-generic from the first capture
+    graphs.clear()
+    with _dynamo.config.patch(specialize_int=True):
+        f = compile(lambda x, n: x + n, backend=be)
+        assert [f(torch.ones(1), i).item() for i in range(4)] == [1.0, 2.0, 3.0, 4.0]
+    assert len(graphs) == 4  # each int a constant of its own graph
+    graphs.clear()
+    f = compile(lambda x, n: x + n, backend=be)
+    assert [f(torch.ones(1), i).item() for i in range(4)] == [1.0, 2.0, 3.0, 4.0]
+    assert len(graphs) == 2  # by default the second value makes it a graph input
+
+
 @pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
 def test_string_backends(backend):
     m = Block().eval()

@@ -1,6 +1,7 @@
 """torch.compile keeps a compiled function's Python side effects: appends, item and attribute assignments,
 global and nonlocal stores and a helper's mutations happen on every call with the eager values (traced tensors
-included); logger calls, warnings and Python's random generator break the graph; a capture that breaks undoes
+included); logger calls and warnings break the graph, Python's random.random() is a graph input drawn at each
+call; a capture that breaks undoes
 what it did, so the statements before the break run once per call. The functions are in
 tests/compile/_side_effect_cases.py, run here and under PyTorch (the oracle of the states, outputs and backend
 call counts)."""
@@ -17,11 +18,8 @@ CASES = "_side_effect_cases.py"
 
 # cases whose backend call counts differ from PyTorch's, and why (the states and outputs are the same)
 COUNT_DIFFERENCES = {
-    # our guard on the dict holds its tensor value by identity (Dynamo's guards only the keys and what is
-    # read) and its int item stays a constant (automatic dynamic covers arguments, globals and cells only)
-    "dict item assignment": "dict values guarded by identity, dict ints static",
-    # Dynamo replays Python's random draws around one graph; here the call breaks it
-    "python random": "random.random() is a graph break",
+    # its int item stays a constant (automatic dynamic covers arguments, globals and cells only)
+    "dict item assignment": "dict ints static",
 }
 
 

@@ -63,16 +63,31 @@ def test_lifted_tensor_is_a_named_placeholder():
     assert len(seen) == 3 and m.h.dtype == torch.float64
 
 
-def test_class_attribute_tensor_stays_a_guarded_constant():
-    # PyTorch lifts it too (one graph); here it is a constant guarded by identity: the values follow, each new
-    # tensor recompiles
+def test_class_attribute_tensor_is_a_graph_input():
+    # as PyTorch: lifted where its class holds it, so a new tensor of the same metadata reuses the graph
+    seen = []
+
+    def be(gm, example_inputs):
+        seen.append(gm)
+        return gm.forward
+
     class M(torch.nn.Module):
         table = torch.arange(3.0)
 
         def forward(self, x):
             return x + self.table
 
-    cm = torch.compile(M(), backend="eager")
+    m = M()
+    cm = torch.compile(m, backend=be)
     assert cm(torch.ones(3)).tolist() == [1.0, 2.0, 3.0]
     M.table = torch.full((3,), 5.0)
-    assert cm(torch.ones(3)).tolist() == [6.0, 6.0, 6.0]
+    assert cm(torch.ones(3)).tolist() == [6.0, 6.0, 6.0] and len(seen) == 1
+    assert "table" not in m.__dict__ and M.table.tolist() == [
+        5.0,
+        5.0,
+        5.0,
+    ]  # put back in the class, not the instance
+    m.table = torch.full((3,), 7.0)  # an instance attribute of the name now shadows it: read, same graph
+    assert cm(torch.ones(3)).tolist() == [8.0, 8.0, 8.0] and len(seen) == 1
+    M.table = torch.ones(2)
+    assert cm(torch.ones(3)).tolist() == [8.0, 8.0, 8.0]

@@ -4,8 +4,9 @@ guards, recompiles, graph breaks), explain, reset, the backend registry and conf
 What differs from PyTorch's Dynamo: capture traces calls on Proxies instead of interpreting bytecode, so a
 graph break splits the function between statements of its source (resume.py) rather than between bytecode
 instructions, and a break inside a loop or try runs it eagerly as a whole; ``print``, ``.item()`` and clock reads
-are graph breaks, as in Dynamo, but other Python side effects that are not tensor operations (appending to a
-list) happen once, at capture time; shapes are specialized and guarded (or size-generic with
+are graph breaks, as in Dynamo; other Python side effects (appending to a list, assigning attributes, globals)
+are recorded around the capture and replayed after each call (side_effects.py), and a call of a C method whose
+writes cannot be recorded is a graph break; shapes are specialized and guarded (or size-generic with
 dynamic=True/automatic dynamic)."""
 
 from minitorch._dynamo import config, exc, utils

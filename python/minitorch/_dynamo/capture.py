@@ -7,7 +7,8 @@ shapes, strides, dtypes, devices and requires_grad of tensors are plain Python v
 ``B, T, C = x.size()``, ``range(x.size(0))`` work, and the graph is specialized to them, as Dynamo specializes
 static shapes). Python code that needs tensor *data* (``if x.sum() > 0``, ``float(t)``, ``.item()`` unless
 ``config.capture_scalar_outputs``, ``.tolist()``, ``str(t)``, a shape produced by ``nonzero``), ``print``,
-clock reads, logger methods, ``warnings.warn`` and Python's ``random`` functions raise ``GraphBreak``: the caller then splits the callable around the breaking statement (resume.py)
+clock reads, logger methods, ``warnings.warn`` and Python's ``random`` functions other than random, randint, uniform
+and randrange (graph inputs drawn before each call, as Dynamo's random_value_i) raise ``GraphBreak``: the caller then splits the callable around the breaking statement (resume.py)
 or, where it cannot, runs it eagerly as a whole.
 
 With ``specialize=False`` (dynamic shapes) shapes stay symbolic (fx Proxies), so the graph holds for any
@@ -332,15 +333,14 @@ def _capture_clock(name):
 _hooked_time = {name: _capture_clock(name) for name in _TIME_FUNCTIONS}
 
 # Other calls whose effect a graph cannot repeat break the same way: a logger's methods and warnings.warn (they
-# write once, at capture; Dynamo's reasons), and Python's own random generator (a graph would replay the
-# capture's draw; Dynamo replays the draws, here the call runs eagerly between graphs). Only calls made from
+# write once, at capture; Dynamo's reasons), and Python's own random generator but for the draws Dynamo replays
+# (_REPLAYED_RANDOM). Only calls made from
 # outside minitorch break: our own Python warns and logs as usual while it is traced.
 _LOGGER_METHODS = ("debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log")
+# random.random, randint, uniform and randrange with constant arguments are replayed as Dynamo 2.15 replays
+# them: each draw is a graph input (random_value_i), drawn from Python's generator before each call of the graph
+_REPLAYED_RANDOM = ("random", "randint", "uniform", "randrange")
 _RANDOM_FUNCTIONS = (
-    "random",
-    "uniform",
-    "randint",
-    "randrange",
     "choice",
     "choices",
     "shuffle",
@@ -376,6 +376,31 @@ def _breaking(real, make_break):
             gb = make_break()
             gb.user_stack = stack
             raise gb
+        return real(*args, **kwargs)
+
+    call.__name__ = getattr(real, "__name__", "call")
+    call.__wrapped__ = real
+    return call
+
+
+def _replayed_random(real):
+    """random.<name> during a capture: a draw from user code becomes a graph input drawn again at each call."""
+
+    def call(*args, **kwargs):
+        tracer = current_tracer()
+        if (
+            tracer is not None
+            and is_capturing()
+            and not tracer._mt_passthrough
+            and not _called_from_minitorch(sys._getframe(1))
+        ):
+            if proxies_in(args, kwargs):
+                gb = _random_break(real.__name__)()
+                gb.explanation = (
+                    f"`random.{real.__name__}()` with traced arguments: its draw cannot be replayed."
+                )
+                raise gb
+            return tracer.random_input(real, args, kwargs)
         return real(*args, **kwargs)
 
     call.__name__ = getattr(real, "__name__", "call")
@@ -430,6 +455,8 @@ def _hooks():
         real = getattr(random, name, None)
         if real is not None:
             out.append((random, name, _breaking(real, _random_break(name))))
+    for name in _REPLAYED_RANDOM:
+        out.append((random, name, _replayed_random(getattr(random, name))))
     return out
 
 
@@ -540,6 +567,9 @@ class _CaptureProxy(Proxy):
                 "control flow that depends on tensor values.",
                 _DATA_BRANCH_HINTS,
             )
+        taken = self.tracer.number_condition(self.node)
+        if taken is not None:
+            return taken
         raise GraphBreak("Dynamic shape branching", "Python control flow on a symbolic size", shape_only=True)
 
     def _mt_scalar_break(self, what):
@@ -670,6 +700,50 @@ class CaptureTracer(Tracer):
         # (gradients accumulated): what it did at capture cannot be undone, so the capture's run is the first
         # call's (eval_frame.py)
         self.irreversible = False
+        # (function, args, kwargs) of each draw from Python's random generator, a graph input after the others
+        self.random_calls = []
+        self.random_values = []
+        # (node, bool) of each Python branch taken on numbers that are graph inputs (``if SCALE > 0.5:``), the
+        # graph's guard as Dynamo's on a symbolic float or int: the same outcome on later calls
+        self.conditions = []
+
+    def number_condition(self, node):
+        """bool() of node where it is computed from graph inputs that are Python numbers only (no tensor, no
+        draw): its value now, remembered as a guard of the graph; None otherwise."""
+        seen, todo = set(), [node]
+        while todo:
+            n = todo.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            if n in self.dds or n.op not in ("placeholder", "call_function"):
+                return None
+            if n.op == "placeholder":
+                if type(self.values.get(n)) not in (int, float, bool):
+                    return None
+                continue
+            todo.extend(n.all_input_nodes)
+        taken = bool(self.values[node])
+        self.conditions.append((node, taken))
+        return taken
+
+    def random_input(self, fn, args, kwargs):
+        """A draw of fn(*args, **kwargs) (random.random, randint, uniform) as a new graph input, as Dynamo's
+        random_value_i: drawn now for the traced run, again before each call of the graph."""
+        value = fn(*args, **kwargs)
+        graph = self.graph
+        first_op = next((n for n in graph.nodes if n.op != "placeholder"), None)
+        name = f"random_value_{len(self.random_calls)}"
+        if first_op is None:
+            node = graph.create_node("placeholder", name)
+        else:
+            with graph.inserting_before(first_op):
+                node = graph.create_node("placeholder", name)
+        self.values[node] = value
+        self.dds.add(node)  # Python control flow on it is data-dependent: a graph break
+        self.random_calls.append((fn, args, dict(kwargs)))
+        self.random_values.append(value)
+        return self.proxy(node)
 
     # ---- proxies and nodes
     def proxy(self, node):
@@ -1036,13 +1110,49 @@ def capture(
             if id(sub) not in seen:
                 seen.add(id(sub))
                 modules.append(sub)
-    res = CaptureResult(gm, output, list(leaves), modules, specialize, tracer.attr_reads.values())
+    res = CaptureResult(
+        gm, output, list(leaves) + tracer.random_values, modules, specialize, tracer.attr_reads.values()
+    )
+    res.random_calls = tracer.random_calls
+    res.conditions = _conditions(graph, tracer.conditions)
     res.effects = effects
     res.extra_values = extra_values
     res.touched = tracer.touched
     res.saved = list(tracer.saved.values())
     res.irreversible = tracer.irreversible
     return res
+
+
+def _conditions(graph, conditions):
+    """conditions (node, taken) as check(inputs) -> bool: whether each node computes to the same outcome on
+    the graph inputs of a call (a list in placeholder order); None without any."""
+    if not conditions:
+        return None
+    index = {n: i for i, n in enumerate(n for n in graph.nodes if n.op == "placeholder")}
+    steps, done = [], set()
+
+    def visit(n):
+        if n in done or n in index:
+            return
+        done.add(n)
+        for a in n.all_input_nodes:
+            visit(a)
+        steps.append((n, n.target, n.args, n.kwargs))  # as now: a backend may rewrite the graph in place
+
+    for n, _ in conditions:
+        visit(n)
+    used = {a for step in steps for a in step[0].all_input_nodes} | {n for n, _ in conditions}
+    inputs_used = [(n, i) for n, i in index.items() if n in used]
+    wanted = list(conditions)
+
+    def check(inputs):
+        env = {n: inputs[i] for n, i in inputs_used}
+        get = env.__getitem__
+        for n, target, args, kwargs in steps:
+            env[n] = target(*map_arg(args, get), **map_arg(kwargs, get))
+        return all(bool(env[n]) == taken for n, taken in wanted)
+
+    return check
 
 
 def proxies_in(args, kwargs):

@@ -3,7 +3,13 @@
 recompile_limit (alias cache_size_limit): graphs kept per compiled callable before new input signatures run
 eagerly; suppress_errors: a failing backend warns and runs eagerly instead of raising BackendCompilerFailed;
 automatic_dynamic_shapes: after a recompile caused only by sizes, capture a size-generic graph (and
-after one caused by a changed int/float argument, take that number as a graph input).
+after one caused by a changed int/float argument, take that number as a graph input); assume_static_by_default
+(False: the first capture is already size-generic, as dynamic=True); specialize_int (True: int arguments stay
+constants, never graph inputs); capture_scalar_outputs (True: ``Tensor.item()`` stays in the graph instead of
+breaking it); error_on_recompile (True: a recompile raises RecompileError).
+Accepted and without effect here: accumulated_recompile_limit, verbose, inline_inbuilt_nn_modules (modules are
+always inlined) and capture_dynamic_output_shape_ops (nonzero and its kind stay in the graph; reading their
+shapes breaks it).
 ``config.patch(name=value, ...)`` sets some for a ``with`` block (or a decorated function)."""
 
 import os

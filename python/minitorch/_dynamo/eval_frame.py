@@ -9,8 +9,11 @@ that matches no cached graph captures a new one (a recompile), up to ``config.re
 callable, after which new signatures run eagerly with one warning. With ``dynamic=None`` a recompile caused
 only by sizes tries a size-generic graph first (``dynamic=True`` starts with one, ``dynamic=False`` never
 does), as Dynamo's automatic dynamic shapes; likewise an int or float argument whose value changed becomes a
-graph input at that recompile, unless it steers Python control flow (then it stays a constant); so does a
-number read from a closure cell or a float global (guards.number_sources), as in Dynamo.
+graph input at that recompile; so does a number read from a closure cell or a float global
+(guards.number_sources), as in Dynamo. Python control flow on such numbers (``if SCALE > 0.5:``) becomes a
+guard of the graph (the branch taken must be taken again, as Dynamo's guard on a symbolic number); one that
+needs the number's value itself (``range(n)``) makes it a constant again. Draws from Python's random
+(random, randint, uniform, randrange) are graph inputs drawn before each call, as Dynamo replays them.
 The Python side effects a capture makes are replayed after each call of its graph (side_effects.py). The
 first call's result too comes from the backend's compiled graph, as in Dynamo: what the capture's run changed
 is undone first (_Snapshot.undo).
@@ -27,6 +30,7 @@ import functools
 import inspect
 import keyword
 import math
+import random
 import threading
 import warnings
 import weakref
@@ -36,7 +40,7 @@ from minitorch._dynamo import config, resume
 from minitorch._dynamo import guards as py_guards
 from minitorch._dynamo import side_effects as _side_effects
 from minitorch._dynamo.capture import GraphBreak, capture, is_capturing, user_stacklevel
-from minitorch._dynamo.exc import BackendCompilerFailed, FailOnRecompileLimitHit, Unsupported
+from minitorch._dynamo.exc import BackendCompilerFailed, FailOnRecompileLimitHit, RecompileError, Unsupported
 from minitorch._dynamo.utils import counters
 from minitorch.autograd import grad_mode
 from minitorch.nn.modules.module import Module
@@ -269,6 +273,9 @@ class _Snapshot:
     def __init__(self, modules, tensors=()):
         self.gen = _C.default_generator
         self.rng = self.gen.get_state()
+        self.py_rng = (
+            random.getstate()
+        )  # Python's generator: the capture's draws are made again by the graph's call
         self.cuda_rng = []
         if _C._cuda_is_initialized():
             for i in range(_C._cuda_device_count()):
@@ -290,6 +297,7 @@ class _Snapshot:
 
     def _rng_back(self):
         self.gen.set_state(self.rng)
+        random.setstate(self.py_rng)
         for g, state in self.cuda_rng:
             g.set_state(state)
 
@@ -338,6 +346,8 @@ class _Entry:
 
     __slots__ = (
         "compiled",
+        "conditions",
+        "draws",
         "effects",
         "fn",
         "gm",
@@ -348,7 +358,26 @@ class _Entry:
         "specialized",
     )
 
-    def __init__(self, fn, compiled, gm, kernels, rank_key, specialized, guards, py_guard=None, effects=None):
+    def __init__(
+        self,
+        fn,
+        compiled,
+        gm,
+        kernels,
+        rank_key,
+        specialized,
+        guards,
+        py_guard=None,
+        effects=None,
+        draws=(),
+        conditions=None,
+    ):
+        # (check, tensor count, dynamic number positions): the branches the capture took on numbers that are
+        # graph inputs must go the same way (capture.py's number_condition)
+        self.conditions = conditions
+        self.draws = (
+            draws  # (function, args, kwargs) of each draw from Python's random, the last graph inputs
+        )
         self.py_guard = py_guard  # guards.Guard: globals, closure cells, object attributes the graph baked in
         # side_effects.Effects: the Python state each call changes (the graph returns (output, extras) then)
         self.effects = effects
@@ -367,13 +396,30 @@ class _Entry:
                 return False
         if self.effects is not None and not self.effects.holds(args, kwargs):
             return False
-        return self.py_guard is None or self.py_guard.fast(args, kwargs)
+        if self.py_guard is not None and not self.py_guard.fast(args, kwargs):
+            return False
+        return self.conditions is None or self._conditions_hold(args, kwargs)
+
+    def _conditions_hold(self, args, kwargs):
+        check, n_tensors, dyn = self.conditions
+        inputs = [None] * n_tensors
+        if dyn:
+            inputs += _flatten_numbers(args, kwargs, dyn)[1]
+        guard = self.py_guard
+        if guard is not None and guard.values is not None:
+            inputs += guard.values(args, kwargs)
+        try:
+            return check(inputs)
+        except Exception:  # noqa: BLE001  (a value the condition cannot take: not this graph's)
+            return False
 
     def run(self, leaves, args, kwargs):
         """The compiled graph on this call's tensors, then its side effects."""
         guard = self.py_guard
         if guard is not None and guard.values is not None:
             leaves = [*leaves, *guard.values(args, kwargs)]  # the tensors read from attributes and globals
+        if self.draws:
+            leaves = [*leaves, *[f(*a, **k) for f, a, k in self.draws]]
         if self.effects is None:
             return self.fn(*leaves)
         out, extra = self.fn(*leaves)
@@ -568,6 +614,15 @@ class CompiledFunction:
                 return self._eager(args, kwargs)
             if stance == "fail_on_recompile":
                 raise RuntimeError("Detected recompile when torch.compile stance is 'fail_on_recompile'")
+            if config.error_on_recompile:
+                fn = self._torchdynamo_orig_callable
+                code = getattr(getattr(fn, "forward", fn), "__code__", None)
+                where = f" in {code.co_filename}:{code.co_firstlineno}" if code is not None else ""
+                raise RecompileError(
+                    f"Recompiling function {getattr(fn, '__name__', type(fn).__name__)}{where}\n"
+                    "    triggered by the following guard failure(s):\n"
+                    "    - no cached graph matches the input signature or the guarded Python values"
+                )
         limit = self._recompile_limit if self._recompile_limit is not None else config.recompile_limit
         if len(self._entries) >= limit:
             if self._fullgraph:
@@ -598,6 +653,7 @@ class CompiledFunction:
         if (
             self._dynamic is True
             or (self._dynamic is None and marked)
+            or (self._dynamic is None and not config.assume_static_by_default)
             or (
                 self._dynamic is None
                 and config.automatic_dynamic_shapes
@@ -624,6 +680,8 @@ class CompiledFunction:
         changed = {i for i, (a, b) in enumerate(zip(values, seen)) if not (a == b or _both_nan(a, b))}
         if self._dynamic is True:
             changed = set(range(len(values)))
+        if config.specialize_int:
+            changed = {i for i in changed if type(values[i]) is not int}  # ints stay constants
         dyn = (self._dyn_numbers.get(nspec, frozenset()) | changed) - self._static_numbers.get(
             nspec, frozenset()
         )
@@ -668,6 +726,10 @@ class CompiledFunction:
         # state it can change is recorded too, so what the capture changes is replayed on every later call
         stores = []
         py_guard = py_guards.sources(target, args, kwargs, stores)
+        if py_guard is not None and py_guard.traps:
+            # a call of a C method whose changes cannot be replayed (array.append, a file's write): the graph
+            # breaks at that statement, which runs eagerly on every call, rather than once at capture
+            return self._graph_break(_opaque_break(py_guard.traps[0]), args, kwargs)
         dyn_sources = self._sources_to_trace(py_guard, stores)
         # the tensors it reads from globals, cells and attributes are graph inputs after the call's own
         lifted = list(py_guard.lifted) if py_guard is not None else []
@@ -728,6 +790,16 @@ class CompiledFunction:
         finally:
             active.on = prev
         counters["frames"]["ok"] += 1
+        if py_guard is not None:
+            # the tensors the graph holds as constants (read from a container by a computed key...) are guarded
+            # by identity
+            py_guard.tighten(
+                {
+                    id(getattr(res.gm, n.target, None))
+                    for n in res.gm.graph.nodes
+                    if n.op == "get_attr" and "." not in n.target
+                }
+            )
         # The capture ran the code on the real values. As in Dynamo (whose capture is symbolic), the first
         # call's result comes from the backend's compiled graph: what the capture changed is undone (the
         # Python state the tracker recorded, the RNG, the buffers and inputs it wrote in place), then the
@@ -771,6 +843,8 @@ class CompiledFunction:
             guards,
             py_guard,
             res.effects,
+            getattr(res, "random_calls", ()),
+            None if res.conditions is None else (res.conditions, len(leaves), dyn),
         )
         self._entries.append(entry)
         if specialize:
@@ -899,6 +973,23 @@ def _none():
     return None
 
 
+def _opaque_break(trap):
+    """The GraphBreak of a call of an opaque C method (guards.Guard.traps), in Dynamo's words, at the call."""
+    import traceback
+
+    code, line, end_line, col, end_col, what = trap
+    frame = traceback.FrameSummary(
+        code.co_filename, line, code.co_name, end_lineno=end_line, colno=col, end_colno=end_col
+    )
+    return GraphBreak(
+        "Unsupported method call",
+        f"Dynamo does not know how to trace {what} (written in C: a graph would make its change once, at "
+        "capture).",
+        [f"Avoid calling the {what} in your code.", "Move the call out of the compiled function."],
+        user_stack=[frame],
+    )
+
+
 def _lifted_names(checks, taken):
     """Placeholder names of the tensors read from globals, cells and attributes (Dynamo's L_self_h style)."""
     out, seen = [], set(taken)
@@ -911,7 +1002,7 @@ def _lifted_names(checks, taken):
             parts = ["L", "self"]
         else:
             parts = ["L", str(c.key[1])]
-        n = "_".join(parts + list(c.attrs))
+        n = "_".join(parts + [str(a) for a in c.attrs])
         n = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in n)
         while n in seen:
             n += "_"
@@ -928,7 +1019,7 @@ def _swap(guard, check, args, kwargs):
         return guard.install(check, args, kwargs, proxy)
 
     def take(proxy, old):
-        if guard.read(check, args, kwargs) is proxy:
+        if guard.installed(check, args, kwargs) is proxy:
             guard.install(check, args, kwargs, old)
 
     return put, take

@@ -4,6 +4,7 @@ __all__ = [
     "BackendCompilerFailed",
     "FailOnRecompileLimitHit",
     "InvalidBackend",
+    "RecompileError",
     "RecompileLimitExceeded",
     "TorchDynamoException",
     "Unsupported",
@@ -70,6 +71,10 @@ class InvalidBackend(TorchDynamoException):
         msg += f", did you mean: {', '.join(map(repr, suggestions))}?" if suggestions else "."
         msg += " See `torch._dynamo.list_backends()` for available backends."
         super().__init__(msg)
+
+
+class RecompileError(TorchDynamoException):
+    """A recompile while config.error_on_recompile is set."""
 
 
 class RecompileLimitExceeded(TorchDynamoException):

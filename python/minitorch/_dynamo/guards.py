@@ -11,7 +11,12 @@ What is checked: numbers, strings, bools and None by type and ``==``; lists, tup
 guardable values by their contents (a deep copy, up to ``_BUDGET`` values; a bigger container by a shallow
 copy compared with ``==``); a tensor (not a parameter) by its sizes, strides, dtype, device and requires_grad,
 as Dynamo: it is a graph input (``Guard.lifted``, read again at each call by ``Guard.values``), so a state
-tensor replaced on every call (``self.h = f(self.h, x)``) keeps its graph; every other object by identity. Attributes are read only where reading runs no
+tensor replaced on every call (``self.h = f(self.h, x)``, ``S["h"] = S["h"] + x``, a class attribute) keeps its
+graph; a tensor in a container that the graph holds as a constant (read by a computed key) by identity
+(``Guard.tighten``); every other object by identity. Chains have attribute steps and constant-subscript steps
+(``Item``). A call of a C method whose changes the side-effect tracker cannot record (an array.array's, a
+file's: ``Guard.traps``) makes the caller break the graph at that statement, as Dynamo breaks at a C function it
+does not know, rather than make the change once at capture. Attributes are read only where reading runs no
 code (the instance ``__dict__`` or a plain class attribute, no property), so checking a guard has no side
 effects. What differs from Dynamo: the reads are found statically in the code of the callable and of the user
 functions and submodules reached through its globals, cells and attributes (a function passed as an argument
@@ -24,7 +29,7 @@ import math
 import sys
 import types
 
-__all__ = ["Guard", "number_sources", "source_key", "sources"]
+__all__ = ["Guard", "Item", "number_sources", "source_key", "sources", "step"]
 
 _MISSING = object()
 _SCALARS = (bool, int, float, complex, str, bytes, type(None))
@@ -53,6 +58,31 @@ def _root_expr(c, i, scope, global_get):
     if c.key[0] == "pos":
         return f"args[{c.key[1]}]"
     return f"kwargs[K{i}]"
+
+
+class Item(tuple):
+    """A subscript step of a guarded chain (``S["h"]``, ``self.state["h"]``, ``self.layers[0]``): Item((key,)),
+    told from an attribute name (a str) by its type."""
+
+    __slots__ = ()
+
+    def __str__(self):
+        return str(self[0])
+
+
+def _item(obj, key):
+    """obj[key] for a dict, list or tuple (the exact types: reading one runs no code), else _MISSING."""
+    t = type(obj)
+    if t is dict:
+        return obj.get(key, _MISSING)
+    if (t is list or t is tuple) and type(key) is int and -len(obj) <= key < len(obj):
+        return obj[key]
+    return _MISSING
+
+
+def step(obj, a):
+    """One step of a chain: an attribute read where it runs no code (static_attr) or an Item's subscript."""
+    return _item(obj, a[0]) if type(a) is Item else static_attr(obj, a)
 
 
 def static_attr(obj, name):
@@ -123,9 +153,22 @@ def _chains(code, freevars_top, params):
             continue
         attrs = []
         j = i + 1
-        while j < len(instrs) and instrs[j].opname == "LOAD_ATTR":
-            attrs.append(instrs[j].argval)
-            j += 1
+        while j < len(instrs):
+            op = instrs[j].opname
+            if op == "LOAD_ATTR":
+                attrs.append(instrs[j].argval)
+                j += 1
+            elif (
+                op == "LOAD_CONST"
+                and type(instrs[j].argval) in (str, int)
+                and j + 1 < len(instrs)
+                and instrs[j + 1].opname == "BINARY_SUBSCR"
+            ):
+                # `S["h"]`, `self.state["h"]`: a constant subscript, a step of the chain as Dynamo's GetItemSource
+                attrs.append(Item((instrs[j].argval,)))
+                j += 2
+            else:
+                break
         if j < len(instrs) and instrs[j].opname == "LOAD_METHOD":
             # `self.block(x)` (3.11's method call): a submodule or a callable attribute, guarded as the value
             attrs.append(instrs[j].argval)
@@ -143,10 +186,11 @@ class _Check:
     """One guarded value: how to read it again (a root and attributes) and what it was. lift: a tensor the
     graph takes as an input (read again at each call), not a constant."""
 
-    __slots__ = ("attrs", "key", "kind", "lift", "root", "snap", "start")
+    __slots__ = ("attrs", "home", "key", "kind", "lift", "root", "snap", "start")
 
-    def __init__(self, kind, root, key, attrs, snap, start=None, lift=False):
+    def __init__(self, kind, root, key, attrs, snap, start=None, lift=False, home=None):
         self.lift = lift
+        self.home = home  # the class whose __dict__ holds a lifted class attribute (install writes there)
         self.start = start  # the root's value at the capture (where its attributes were found)
         self.kind = kind  # "global": root is the globals dict, "cell", "arg": key indexes args or kwargs
         self.root = root
@@ -169,6 +213,10 @@ def _freeze(v, budget):
         if t in (set, frozenset):
             return ("shallow", v, t, t(v))
         return ("seq", t, tuple(_freeze(x, budget) for x in v))
+    if _is_tensor(v):
+        # a tensor in a container: any tensor of its metadata will do unless the graph holds this one as a
+        # constant (Guard.tighten, after the capture); one read by a constant subscript is lifted (_loosen)
+        return ("tensorval", v, _tensor_meta(v))
     return ("is", v)
 
 
@@ -198,6 +246,8 @@ def _same(v, snap):
         return type(v) is float and math.isnan(v)
     if tag == "tensor":
         return _is_tensor(v) and _tensor_meta(v) == snap[1]
+    if tag == "tensorval":
+        return v is snap[1] or (_is_tensor(v) and _tensor_meta(v) == snap[2])
     if tag == "type":
         return type(v) is snap[1]
     # shallow: the same container holding the same (==) items
@@ -213,7 +263,8 @@ def _tensor_check(kind, root, key, path, value, start, parent):
     input guarded on its sizes, strides, dtype, device and requires_grad, not on its identity (a state tensor
     replaced each call, ``self.h = self.h * a + x``, reuses the graph). A parameter stays guarded by identity
     (the graph reads it as an attribute); a buffer is read live too (get_attr), so only its metadata is; a
-    class attribute (not the instance's own) stays a constant of the graph, guarded by identity."""
+    class attribute is lifted too (swapped in its class's __dict__ at capture), and so is an item of a dict or
+    list (``S["h"]``); an item of a tuple (which cannot be swapped) stays a constant, guarded by identity."""
     from minitorch.nn.parameter import Parameter
 
     meta = ("tensor", _tensor_meta(value))
@@ -221,6 +272,9 @@ def _tensor_check(kind, root, key, path, value, start, parent):
         return _Check(kind, root, key, path, ("is", value), start)
     if not path:
         return _Check(kind, root, key, path, meta, start, lift=True)
+    if type(path[-1]) is Item:
+        lift = type(parent) in (dict, list)
+        return _Check(kind, root, key, path, meta if lift else ("is", value), start, lift=lift)
     d = object.__getattribute__(parent, "__dict__") if isinstance(parent, _module_cls()) else None
     if d is None and type(parent).__getattribute__ is object.__getattribute__:
         d = getattr(parent, "__dict__", None)
@@ -229,6 +283,12 @@ def _tensor_check(kind, root, key, path, value, start, parent):
         return _Check(kind, root, key, path, meta, start, lift=True)
     if type(d) is dict and isinstance(parent, _module_cls()) and d.get("_buffers", {}).get(path[-1]) is value:
         return _Check(kind, root, key, path, meta, start)
+    # a class attribute (of the object's class, or of a class read as the value): lifted where the class holds it
+    for klass in (parent if isinstance(parent, type) else type(parent)).__mro__:
+        if path[-1] in klass.__dict__:
+            if klass.__dict__[path[-1]] is value:
+                return _Check(kind, root, key, path, meta, start, lift=True, home=klass)
+            break
     return _Check(kind, root, key, path, ("is", value), start)
 
 
@@ -238,7 +298,12 @@ def _guardable(value):
     mod = getattr(value, "__module__", None) if isinstance(value, (types.FunctionType, type)) else None
     if isinstance(mod, str) and mod.partition(".")[0] in _SKIP_MODULES:
         return False
-    return not isinstance(value, types.BuiltinFunctionType)
+    if isinstance(value, types.BuiltinFunctionType):
+        # a builtin method bound to an object (``app = log.append``) is guarded by identity: the side-effect
+        # tracker records its owner (side_effects.py); a function of a module is not guarded
+        owner = getattr(value, "__self__", None)
+        return owner is not None and not isinstance(owner, (types.ModuleType, type))
+    return True
 
 
 def sources(fn, args, kwargs, stores=None):
@@ -247,11 +312,38 @@ def sources(fn, args, kwargs, stores=None):
     (a helper function that is a global, a submodule's forward), None when there are none. fn: a function, a
     bound method or a Module. stores: a list that gets ("global", globals, name) and ("cell", cell, None) for
     each global and closure variable the code assigns (side_effects.py records them)."""
-    checks = []
-    _collect(fn, args, kwargs, checks, 0, set(), stores)
+    checks, traps = [], []
+    _collect(fn, args, kwargs, checks, 0, set(), stores, traps)
     if not checks:
         return None
-    return Guard(checks)
+    _loosen_containers(checks)
+    guard = Guard(checks)
+    guard.traps = traps
+    return guard
+
+
+def _loosen_containers(checks):
+    """A dict or list whose tensor item is lifted (its own check guards the item's metadata): the container's
+    check takes any tensor of that metadata there, not only the capture's (``S["h"] = S["h"] + x`` reuses the
+    graph)."""
+    by_path = {}
+    for c in checks:  # a root read by several chains has a check per chain (Guard keeps one)
+        by_path.setdefault((c.kind, id(c.root), c.key, c.attrs), []).append(c)
+    for c in checks:
+        if not (c.lift and c.attrs and type(c.attrs[-1]) is Item):
+            continue
+        for parent in by_path.get((c.kind, id(c.root), c.key, c.attrs[:-1]), ()):
+            _loosen(parent, c.attrs[-1][0], c.snap)
+
+
+def _loosen(parent, k, item_snap):
+    snap = parent.snap
+    if snap[0] == "dict" and k in snap[2]:
+        i = snap[2].index(k)
+        parent.snap = (*snap[:3], snap[3][:i] + (item_snap,) + snap[3][i + 1 :])
+    elif snap[0] == "seq" and type(k) is int:
+        i = k % len(snap[2])
+        parent.snap = (*snap[:2], snap[2][:i] + (item_snap,) + snap[2][i + 1 :])
 
 
 def _stores(code, g, cells, out):
@@ -284,7 +376,70 @@ def _user_callable(value):
     return None if mod.partition(".")[0] in _SKIP_MODULES else value
 
 
-def _collect(fn, args, kwargs, checks, depth, seen, stores=None):
+_C_METHODS = (
+    types.MethodDescriptorType,
+    types.BuiltinFunctionType,
+    types.WrapperDescriptorType,
+    types.ClassMethodDescriptorType,
+)
+_IMMUTABLE = (tuple, frozenset, range, slice, memoryview)
+
+
+def _opaque_call(obj, name):
+    """Whether obj.name(...) is a method written in C that can change state the side-effect tracker does not
+    record: a deque's, list's or dict's is recorded (side_effects.py), a tensor's or a module's is traced, an
+    immutable value's changes nothing; an array.array's, a file's, a random.Random's are opaque."""
+    from minitorch._dynamo.side_effects import _container_kind
+
+    if obj is _MISSING or isinstance(obj, _SCALARS + _IMMUTABLE) or _is_tensor(obj) or _skipped_module(obj):
+        return False
+    if isinstance(obj, (types.ModuleType, type, types.FunctionType, types.MethodType, _module_cls())):
+        return False
+    if _container_kind(obj) is not None or not isinstance(name, str):
+        return False
+    if (type(obj).__module__ or "").partition(".")[0] in ("minitorch", "torch"):
+        return False
+    for klass in type(obj).__mro__:
+        if name in klass.__dict__:
+            return klass is not object and isinstance(klass.__dict__[name], _C_METHODS)
+    return False
+
+
+def _method_name(obj, name):
+    return f"method `{name}` of class `{type(obj).__name__}`"
+
+
+def _opaque_bound(value):
+    """A builtin method bound to an opaque object, held as a value (``write = f.write``)."""
+    if not isinstance(value, types.BuiltinFunctionType):
+        return False
+    return _opaque_call(getattr(value, "__self__", _MISSING), value.__name__)
+
+
+def _trap(code, name, loads, traps, owner):
+    """Records where code calls an opaque C method (the first load of name): its call's position, for the
+    graph break at that statement (Dynamo breaks at a call of a C function it does not know)."""
+    instrs = list(dis.get_instructions(code))
+    lines = sorted(dis.findlinestarts(code))
+    for i, ins in enumerate(instrs):
+        if ins.opname not in loads or ins.argval != name:
+            continue
+        at = ins
+        for nxt in instrs[i + 1 : i + 8]:
+            if nxt.opname in ("CALL", "CALL_FUNCTION", "CALL_METHOD", "CALL_FUNCTION_KW", "CALL_KW"):
+                at = nxt
+                break
+        pos = getattr(at, "positions", None)
+        if pos is not None and None not in (pos.lineno, pos.end_lineno, pos.col_offset, pos.end_col_offset):
+            traps.append((code, pos.lineno, pos.end_lineno, pos.col_offset, pos.end_col_offset, owner))
+        else:
+            line = max((ln for off, ln in lines if off <= ins.offset and ln is not None), default=None)
+            if line is not None:
+                traps.append((code, line, None, None, None, owner))
+        return
+
+
+def _collect(fn, args, kwargs, checks, depth, seen, stores=None, traps=None):
     from minitorch.nn.modules.module import Module
 
     bound_self = _MISSING
@@ -317,7 +472,7 @@ def _collect(fn, args, kwargs, checks, depth, seen, stores=None):
     if stores is not None:
         _stores(code, g, cells, stores)
     reached = []
-    for kind, name, attrs in sorted(_chains(code, frozenset(cells), frozenset(names))):
+    for kind, name, attrs in sorted(_chains(code, frozenset(cells), frozenset(names)), key=repr):
         if kind == "global":
             value = g.get(name, _MISSING)
             if value is _MISSING:
@@ -340,6 +495,9 @@ def _collect(fn, args, kwargs, checks, depth, seen, stores=None):
                 continue
         if not _guardable(value):
             continue
+        if traps is not None and _opaque_bound(value):
+            loads = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_FAST")
+            _trap(code, name, loads, traps, _method_name(value.__self__, value.__name__))
         # the root itself (an argument is already guarded by the cache key), then each attribute read after it
         path, start = [], value
         if kind != "arg" and kind != "const":
@@ -351,20 +509,29 @@ def _collect(fn, args, kwargs, checks, depth, seen, stores=None):
         for a in attrs:
             if isinstance(value, _SCALARS) or _is_tensor(value):
                 break
-            parent, value = value, static_attr(value, a)
+            if kind == "arg" and not path and type(a) is Item:
+                break  # an argument's lists, tuples and dicts are in the call's cache key already
+            parent, value = value, step(value, a)
             if value is _MISSING or not _guardable(value):
+                if traps is not None and value is _MISSING and _opaque_call(parent, a):
+                    _trap(code, a, ("LOAD_METHOD", "LOAD_ATTR"), traps, _method_name(parent, a))
                 break
             path.append(a)
+            if traps is not None and _opaque_bound(value):
+                _trap(
+                    code, a, ("LOAD_METHOD", "LOAD_ATTR"), traps, _method_name(value.__self__, value.__name__)
+                )
             if _is_tensor(value):
                 checks.append(_tensor_check(kind, root, key, tuple(path), value, start, parent))
-            else:
+            elif type(a) is not Item:
                 checks.append(_Check(kind, root, key, tuple(path), _freeze(value, [_BUDGET]), start))
+            # (an item that is not a tensor is in its container's check already: the chain goes on past it)
             reached.append(value)
     if depth < _DEPTH:
         for value in reached:
             callee = _user_callable(value)
             if callee is not None:
-                _collect(callee, (), {}, checks, depth + 1, seen, stores)
+                _collect(callee, (), {}, checks, depth + 1, seen, stores, traps)
 
 
 def _is_tensor(v):
@@ -403,7 +570,8 @@ class Guard:
     """The checks of one captured graph (see the module docstring). lifted: the checks of the tensors the
     graph takes as inputs after the call's own (``values`` reads them for a call)."""
 
-    __slots__ = ("checks", "fast", "lifted", "values")
+    # traps: (code, lineno, end_lineno, col, end_col, what) of each call of an opaque C method (_opaque_call)
+    __slots__ = ("checks", "fast", "lifted", "traps", "values")
 
     def __init__(self, checks):
         # duplicates (a name read twice) checked once
@@ -414,12 +582,35 @@ class Guard:
                 seen.add(k)
                 unique.append(c)
         self.checks = unique
+        self.traps = []
         self._regenerate()
 
     def _regenerate(self):
         self.lifted = [c for c in self.checks if c.lift]
         self.fast = self._generate()
         self.values = self._generate_values() if self.lifted else None
+
+    def tighten(self, baked):
+        """After the capture: a tensor in a guarded container that the graph holds as a constant (its id in
+        baked) must stay that very tensor."""
+
+        def walk(snap):
+            tag = snap[0]
+            if tag == "tensorval":
+                return ("is", snap[1]) if id(snap[1]) in baked else snap
+            if tag == "seq":
+                return (*snap[:2], tuple(walk(x) for x in snap[2]))
+            if tag == "dict":
+                return (*snap[:3], tuple(walk(x) for x in snap[3]))
+            return snap
+
+        changed = False
+        for c in self.checks:
+            new = walk(c.snap)
+            if new != c.snap:
+                c.snap, changed = new, True
+        if changed:
+            self._regenerate()
 
     def lift_numbers(self, keys):
         """The numbers at these source keys become graph inputs guarded on their type (automatic dynamic)."""
@@ -440,6 +631,12 @@ class Guard:
             lines.append(f"        v = {get}")
             now = c.start
             for j, a in enumerate(c.attrs):
+                if type(a) is Item:
+                    # a dict's or list's item (its container's type is checked by the step before)
+                    scope[f"A{i}_{j}"] = a[0]
+                    lines.append(f"        v = v[A{i}_{j}]")
+                    now = _item(now, a[0]) if now is not _MISSING else _MISSING
+                    continue
                 scope[f"A{i}_{j}"] = a
                 d = getattr(now, "__dict__", None)
                 if type(d) is dict and a in d:
@@ -477,6 +674,10 @@ class Guard:
         for i, c in enumerate(self.lifted):
             get = _root_expr(c, i, scope, "R{i}[K{i}]")
             for j, a in enumerate(c.attrs):
+                if type(a) is Item:
+                    scope[f"A{i}_{j}"] = a[0]
+                    get = f"{get}[A{i}_{j}]"
+                    continue
                 scope[f"A{i}_{j}"] = a
                 get = f"attr({get}, A{i}_{j})"
             lines.append(f"            {get},")
@@ -507,6 +708,9 @@ class Guard:
         for a in c.attrs:
             if v is _MISSING:
                 return v
+            if type(a) is Item:
+                v = _item(v, a[0])
+                continue
             try:
                 # where the capture found it (a check exists only where no data descriptor shadows it)
                 v = v.__dict__[a]
@@ -526,19 +730,36 @@ class Guard:
     def install(c, args, kwargs, value):
         """Puts value where check c reads (a traced input in place of the tensor, for the capture); returns
         what was there."""
-        if c.kind == "global":
+        if c.kind == "global" and not c.attrs:
             old = c.root[c.key]
             c.root[c.key] = value
             return old
-        if c.kind == "cell":
+        if c.kind == "cell" and not c.attrs:
             old = c.root.cell_contents
             c.root.cell_contents = value
             return old
+        last = c.attrs[-1]
+        if c.home is not None:
+            old = c.home.__dict__[last]
+            type.__setattr__(c.home, last, value)
+            return old
         parent = Guard.read(_Check(c.kind, c.root, c.key, c.attrs[:-1], None), args, kwargs)
+        if type(last) is Item:
+            old = parent[last[0]]
+            parent[last[0]] = value
+            return old
         d = object.__getattribute__(parent, "__dict__")
-        old = d[c.attrs[-1]]
-        d[c.attrs[-1]] = value
+        old = d[last]
+        d[last] = value
         return old
+
+    @staticmethod
+    def installed(c, args, kwargs):
+        """What is now where install() writes for check c (a class attribute: in its class, even where an
+        instance attribute of the name has been set since)."""
+        if c.home is not None:
+            return c.home.__dict__.get(c.attrs[-1], _MISSING)
+        return Guard.read(c, args, kwargs)
 
     def describe(self):
         """One line per check: where the value is read and what it must be (for recompile reasons)."""
@@ -547,5 +768,5 @@ class Guard:
             where = {"global": f"G[{c.key!r}]", "cell": "closure cell", "const": "self"}.get(
                 c.kind, str(c.key)
             )
-            out.append(where + "".join("." + a for a in c.attrs))
+            out.append(where + "".join(f"[{a[0]!r}]" if type(a) is Item else "." + a for a in c.attrs))
         return out

@@ -2,9 +2,10 @@
 
 A capture runs the callable once on real values, so ``log.append(y)``, ``d[k] = v``, ``self.steps += 1`` or
 ``global G; G = ...`` happen once, at capture, and a graph replays none of them. Before the capture the state
-the code can reach is recorded (``Tracker``): the lists, dicts and sets and the attribute dicts of plain objects
-and modules found from its globals, closure cells, arguments and the attribute chains guards.py finds, a few
-levels deep, plus the globals and cells its code stores to. After the capture each one is compared with its
+the code can reach is recorded (``Tracker``): the lists, dicts and sets (their subclasses and deques too: a
+Counter.update or deque.append writes through C) and the attribute dicts of plain objects and modules found from
+its globals, closure cells, arguments, the owners of builtin methods held as values (``app = log.append``) and
+the attribute chains guards.py finds, a few levels deep, plus the globals and cells its code stores to. After the capture each one is compared with its
 record; what changed becomes an ``Effects``: the final contents, with every traced value in them (a Proxy)
 turned into an extra output of the graph, assigned after each call of the graph, as Dynamo's codegen writes
 ``log[:] = [...]``/``setattr``/``STORE_GLOBAL`` after the graph. The entry state is part of the guard (the
@@ -16,9 +17,11 @@ recorded state put back first, so the split pieces run its statements once (``re
 
 What is not seen: a mutation of an object the walk does not reach (deeper than ``_DEPTH`` levels, past
 ``_BUDGET`` objects, reached only through a function's return value, an object with ``__slots__``), and writes
-through C code other than the containers' own methods (a file, a socket). ``print`` and clock reads are graph
+through C code other than the containers' own methods (a file, a socket: guards.py finds the calls it can see
+and the caller breaks the graph there). ``print`` and clock reads are graph
 breaks instead (capture.py)."""
 
+import collections
 import types
 
 from minitorch import _C
@@ -29,7 +32,36 @@ __all__ = ["Effects", "Tracker", "Unreplayable"]
 _MISSING = object()
 _DELETE = ("delete",)
 _SCALARS = (bool, int, float, complex, str, bytes, type(None))
-_CONTAINERS = (list, dict, set)
+# containers recorded by their base's kind (a deque is a list here: indexable, written whole with clear/extend)
+_CONTAINER_KINDS = ((list, "list"), (collections.deque, "list"), (dict, "dict"), (set, "set"))
+
+
+def _container_kind(value):
+    """ "list", "dict" or "set" for a container (a subclass, a deque too: Counter.update, deque.append and
+    OrderedDict writes are seen as list.append's are), else None."""
+    for cls, kind in _CONTAINER_KINDS:
+        if isinstance(value, cls):
+            return kind
+    return None
+
+
+def _bound_owner(value):
+    """The object a builtin method is bound to (``log.append`` stored and called later), else None."""
+    if isinstance(value, types.BuiltinMethodType):
+        owner = getattr(value, "__self__", None)
+        if owner is not None and not isinstance(owner, (types.ModuleType, type)):
+            return owner
+    return None
+
+
+def _put_list(obj, items):
+    if isinstance(obj, list):
+        obj[:] = items
+    else:  # a deque
+        obj.clear()
+        obj.extend(items)
+
+
 _DEPTH = 3  # levels walked below each root
 _BUDGET = 4096  # objects recorded per capture
 
@@ -89,6 +121,10 @@ def _same(kind, now, snap, live=None):
     if len(now) != len(snap):
         return False
     if kind == "list":
+        if live:
+            return all(
+                _same_item(a, b) or (id(b) in live and isinstance(a, _C.Tensor)) for a, b in zip(now, snap)
+            )
         return all(_same_item(a, b) for a, b in zip(now, snap))
     if kind == "set":
         # members are hashable: ids of the non-scalar ones, values of the scalars
@@ -150,10 +186,11 @@ class _Record:
             else:
                 self.obj.cell_contents = self.snap
         elif self.kind == "list":
-            self.obj[:] = self.snap
+            _put_list(self.obj, self.snap)
         else:
             self.obj.clear()
-            self.obj.update(self.snap)
+            # dict's and set's own update: a Counter's adds to the counts
+            (dict.update if isinstance(self.obj, dict) else set.update)(self.obj, self.snap)
 
 
 def _resolve(path, args, kwargs):
@@ -190,6 +227,11 @@ class Tracker:
     # ---- before the capture
     def add_root(self, value, path, depth=0):
         """Records value (and what it holds, _DEPTH levels) as found at path."""
+        owner = _bound_owner(value)
+        if owner is not None:
+            # a container's (or object's) builtin method held as a value: what it writes is the owner's
+            self.add_root(owner, (("obj", owner), ()), depth)
+            return
         if self._budget <= 0 or depth > _DEPTH or type(value) in _SCALARS or _skipped(value):
             return
         t = type(value)
@@ -200,12 +242,12 @@ class Tracker:
             return
         if id(value) in self._ids:
             return
-        if t in _CONTAINERS:
-            kind = t.__name__
+        kind = _container_kind(value)
+        if kind is not None:
             self._add(kind, value, path)
-            if t is list:
+            if kind == "list":
                 items = enumerate(value)
-            elif t is dict:
+            elif kind == "dict":
                 items = value.items()
             else:
                 return
@@ -237,7 +279,7 @@ class Tracker:
     def add_guarded(self, guard, stores, args, kwargs):
         """The roots guards.py found (guard: its Guard of the call, or None; stores: what guards.sources put in
         its stores list): each value read and each attribute along its chain, the globals and cells assigned."""
-        from minitorch._dynamo.guards import static_attr
+        from minitorch._dynamo.guards import step
 
         for kind, root, name in stores:
             if kind == "global":
@@ -258,7 +300,7 @@ class Tracker:
                 continue  # an argument: add_arguments walks it with the path a later call finds it by
             for a in (None, *c.attrs):
                 if a is not None:
-                    v = static_attr(v, a)
+                    v = step(v, a)
                 if v is _MISSING:
                     break
                 self.add_root(v, (("obj", v), ()))
@@ -332,9 +374,20 @@ class Tracker:
                 continue
             # what the object held before stays that very object (only what the capture made is made anew)
             kept = frozenset(id(v) for v in (r.snap.values() if isinstance(r.snap, dict) else r.snap))
-            if kind in ("list", "set"):
+            step_kind, loose, snap = kind, kind in ("attrs", "keys"), r.snap
+            in_order = kind == "dict" and list(now) == [k for k in snap if k in now] + [
+                k for k in now if k not in snap
+            ]
+            if in_order or (kind == "list" and len(now) == len(snap)):
+                # written key by key (index by index) as an attribute dict is (the order comes out the same): what
+                # the code did not write stays as the call finds it, so a tensor item the graph reads as an input
+                # may be replaced between calls (``S["h"] = S["h"] + x``)
+                step_kind, loose = "keys", True
+                if kind == "list":
+                    now, snap = dict(enumerate(now)), dict(enumerate(snap))
+            if step_kind in ("list", "set"):
                 final = [template(v, 0, kept) for v in now]
-            elif kind == "dict":
+            elif step_kind == "dict":
                 final = [(k, template(v, 0, kept)) for k, v in now.items()]
             else:
                 # an attribute dict (or _buffers): only the entries that changed are written, the removed ones
@@ -342,19 +395,19 @@ class Tracker:
                 final = [
                     (k, template(v, 0, kept))
                     for k, v in now.items()
-                    if not _same_item(v, r.snap.get(k, _MISSING))
+                    if not _same_item(v, snap.get(k, _MISSING))
                 ]
-                final += [(k, _DELETE) for k in r.snap if k not in now]
+                final += [(k, _DELETE) for k in snap if k not in now]
             # what an argument holds is found again on each call (a list or dict in it has its entry contents
             # fixed by the cache key); anything else is the object the capture changed, guarded on what it held
             on_arg = r.path is not None and r.path[0][0] in ("pos", "kw")
             target = r.path if on_arg else r.obj
-            steps.append((kind, target, on_arg, final))
+            steps.append((step_kind, target, on_arg, final))
             if not on_arg:
-                guards.append((r, None))
+                guards.append((r, None, loose))
             elif kind not in ("list", "dict") or any(step[0] == "attr" for step in r.path[1]):
                 # not a container the call rebuilds from the cache key: its entry contents are guarded too
-                guards.append((r, r.path))
+                guards.append((r, r.path, loose))
         # the tensors of attributes the graph reads as inputs (or as live buffers) may be replaced between
         # calls (``self.h = ...``): in an attribute dict, only a tensor the graph holds as a constant must
         # stay that very tensor
@@ -366,9 +419,9 @@ class Tracker:
         }  # the root's own attributes: constants (and parameters from outside the module)
         live = frozenset(
             id(v)
-            for r, _ in guards
-            if r.kind in ("attrs", "keys")
-            for v in r.snap.values()
+            for r, _, loose in guards
+            if loose
+            for v in (r.snap.values() if isinstance(r.snap, dict) else r.snap)
             if isinstance(v, _C.Tensor) and id(v) not in baked
         )
         return Effects(steps, guards, live), outs
@@ -386,7 +439,7 @@ class Effects:
 
     def holds(self, args, kwargs):
         """Whether each mutated object holds what it held when the capture began."""
-        for r, path in self.guards:
+        for r, path, loose in self.guards:
             kind = _dict_kind(r.kind)
             if path is None:
                 now = r.now()
@@ -397,7 +450,7 @@ class Effects:
                 if obj is _MISSING or obj is None or type(obj) is not type(r.snap):
                     return False
                 now = _shallow(obj, kind)
-            if not _same(kind, now, r.snap, self.live if r.kind != kind else None):
+            if not _same(kind, now, r.snap, self.live if loose else None):
                 return False
         return True
 
@@ -437,14 +490,14 @@ class Effects:
             if obj is _MISSING or obj is None:
                 continue
             if kind == "list":
-                obj[:] = [build(t) for t in final]
+                _put_list(obj, [build(t) for t in final])
             elif kind == "set":
                 obj.clear()
-                obj.update(build(t) for t in final)
+                set.update(obj, (build(t) for t in final))
             elif kind == "dict":
                 values = {k: build(t) for k, t in final}
                 obj.clear()  # the keys in the order the capture left them
-                obj.update(values)
+                dict.update(obj, values)
             else:
                 for k, t in final:
                     if t is _DELETE:
