@@ -964,11 +964,8 @@ def parsing(fn, signatures, name=None, method=False, upfront=True, positional=Fa
     return on_error
 
 
-_NO_ANSWER = object()
-_REFUSALS = (AttributeError, RuntimeError, IndexError, ValueError, TypeError, NotImplementedError)
-# minitorch.overrides' answer for a call holding tensor-likes, (func, args, kwargs) -> result or _NO_ANSWER:
-# registered by overrides itself when imported (the first refused call imports it, _C._import_overrides)
-_tensor_like_handler = None
+_NO_ANSWER = _handover.NO_ANSWER
+_REFUSALS = _handover.REFUSALS
 
 
 def _tensor_like_answers(func, args, kwargs):
@@ -982,11 +979,7 @@ def _tensor_like_answers(func, args, kwargs):
         return _NO_ANSWER
     if _handover.deferred(sys._getframe(2)):  # (1: the wrapper, 2: its caller)
         return _NO_ANSWER
-    if _tensor_like_handler is None:
-        _C._import_overrides()
-    if _tensor_like_handler is None:
-        return _NO_ANSWER
-    return _tensor_like_handler(func, vals, args, kwargs)
+    return _handover.answer(func, vals, args, kwargs)
 
 
 def parses(*signatures, name=None, method=False, upfront=True, positional=False):

@@ -53,8 +53,12 @@ _WRAPPER = "wrapper"  # a catcher whose frame holds the call as its locals `args
 # code object -> _WRAPPER (`_argcheck`'s wrappers) or the public function whose rewritten body it is
 CATCHERS = {}
 
-_REFUSALS = (AttributeError, RuntimeError, IndexError, ValueError, TypeError, NotImplementedError)
+# the errors a refused call may raise, which the catchers look behind
+REFUSALS = (AttributeError, RuntimeError, IndexError, ValueError, TypeError, NotImplementedError)
 NO_ANSWER = object()
+# minitorch.overrides' answer for a call holding tensor-likes, (func, candidates, args, kwargs) -> result or
+# NO_ANSWER: registered by overrides itself when imported (the first refused call imports it, _C._import_overrides)
+handler = None
 _VERSION = 3  # of the rewrite (raise it with any change to _compile): a cache of another is recompiled
 _CO_VARARGS, _CO_VARKEYWORDS = inspect.CO_VARARGS, inspect.CO_VARKEYWORDS
 _CO_NOT_PLAIN = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
@@ -146,16 +150,18 @@ def refused():
         return NO_ANSWER
     if deferred(frame.f_back) or _handing_over(frame.f_back, fn):
         return NO_ANSWER
-    from minitorch import _argcheck
-
-    if _argcheck._tensor_like_handler is None:
-        _C._import_overrides()
-    if _argcheck._tensor_like_handler is None:
-        return NO_ANSWER
     vals = list(args) + list(kwargs.values())
     vals += [e for v in vals if type(v) in (list, tuple) for e in v]
-    r = _argcheck._tensor_like_handler(fn, vals, args, kwargs)
-    return NO_ANSWER if r is _argcheck._NO_ANSWER else r
+    return answer(fn, vals, args, kwargs)
+
+
+def answer(func, candidates, args, kwargs):
+    """what overrides' handler answers for func (importing overrides first), or NO_ANSWER"""
+    if handler is None:
+        _C._import_overrides()
+    if handler is None:
+        return NO_ANSWER
+    return handler(func, candidates, args, kwargs)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -320,7 +326,7 @@ def install():
             if code is None:
                 continue
             g = fn.__globals__
-            g["__mt_refusals__"], g["__mt_refused__"], g["__mt_no_answer__"] = _REFUSALS, refused, NO_ANSWER
+            g["__mt_refusals__"], g["__mt_refused__"], g["__mt_no_answer__"] = REFUSALS, refused, NO_ANSWER
             fn.__code__ = code
             CATCHERS[code] = fn
         if changed and path:

@@ -562,7 +562,7 @@ def _python_function_answer(func, candidates, args, kwargs):
     return handle_torch_function(func, relevant, *args, **kwargs)
 
 
-_argcheck._tensor_like_handler = _python_function_answer
+_handover.handler = _python_function_answer
 
 # Functions bound before the dispatch was switched on ---------------------------------------------------------
 # `from torch import sin` or `act = torch.tanh` at import time binds the builtin itself, which the namespaces'
