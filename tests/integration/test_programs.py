@@ -49,12 +49,22 @@ def _range_index():
     assert x[range(2), minitorch.tensor([0, 2])].tolist() == [0, 5]
 
 
+def _imag_write_backward():
+    w = minitorch.randn(4, requires_grad=True)
+    k = minitorch.fft.rfft(w)
+    k.imag *= -1  # fft_conv.py's conjugation in place: its backward read a real gradient as complex
+    minitorch.autograd.grad(k.abs().sum(), w)
+
+
 PROBES = {
     "out= (helper ops14)": lambda: _works(_out_kwarg),
     "indexing with range (helper ops14)": lambda: _works(_range_index),
     NO_GLOO: dist.is_gloo_available,
     "tensorboard (the optional extra)": lambda: importlib.util.find_spec("tensorboard") is not None,
     "Module.to('meta') (issue 31)": lambda: _works(lambda: minitorch.nn.Linear(1, 1).to("meta")),
+    "backward through an in-place write to a complex tensor's .imag (issue 31)": lambda: _works(
+        _imag_write_backward
+    ),
 }
 
 
@@ -77,6 +87,7 @@ NEEDS = {
     "tensorboard_recipe.py": ["tensorboard (the optional extra)"],
     "legacy_two_layer_net.py": ["FloatTensor (exported by minitorch/__init__.py, issue 33)"],
     "gcn.py": ["sparse_coo_tensor (exported by minitorch/__init__.py, issue 33)"],
+    "fft_conv.py": ["backward through an in-place write to a complex tensor's .imag (issue 31)"],
     "model_ensembling.py": [
         "vmap (torch.vmap, exported by minitorch/__init__.py, issue 31)",
         "Module.to('meta') (issue 31)",
