@@ -55,12 +55,39 @@ int64_t consumed(py::handle item) {
   return 1;
 }
 
+// PyTorch's treatSequenceAsTuple (NumPy's old rule): a list shorter than 32 holding a slice, Ellipsis, None,
+// a tensor or a sequence indexes as the tuple of its items (`x[[slice(0, 1), 0]]`), with PyTorch's warning;
+// one of plain ints (`x[[0, 1]]`) is a tensor index
+bool list_as_tuple(py::handle key) {
+  if (!PyList_Check(key.ptr())) return false;
+  Py_ssize_t n = PyList_GET_SIZE(key.ptr());
+  if (n >= 32) return false;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* e = PyList_GET_ITEM(key.ptr(), i);
+    if (PySlice_Check(e) || e == Py_Ellipsis || e == Py_None || py::isinstance<TensorImpl>(e) ||
+        (PySequence_Check(e) && !PyUnicode_Check(e) && !PyBytes_Check(e)))
+      return true;
+  }
+  return false;
+}
+
 Parsed parse_index(const Tensor& self, py::handle key) {
   py::tuple items;
-  if (py::isinstance<py::tuple>(key))
+  if (py::isinstance<py::tuple>(key)) {
     items = py::reinterpret_borrow<py::tuple>(key);
-  else
+  } else if (list_as_tuple(key)) {
+    if (PyErr_WarnEx(
+            PyExc_UserWarning,
+            "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+            "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+            "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or "
+            "a different result",
+            1) < 0)
+      throw py::error_already_set();
+    items = py::tuple(py::reinterpret_borrow<py::list>(key));
+  } else {
     items = py::make_tuple(key);
+  }
   int64_t specified = 0;
   bool ellipsis = false;
   for (py::handle it : items) {

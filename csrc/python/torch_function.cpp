@@ -197,6 +197,11 @@ PyObject* tensor_method_torch_function(const char* name, PyObject* const* args, 
   if (!n) return nullptr;
   PyObject* r = call_hook(g_tf_hook, n, args, PyVectorcall_NARGS(nargsf), kwnames);
   Py_DECREF(n);
+  if (r == Py_NotImplemented) {  // refused inside a function that hands the call over itself (_handover.py)
+    Py_DECREF(r);
+    *handled = false;
+    return nullptr;
+  }
   return r;
 }
 

@@ -26,7 +26,7 @@ import warnings
 
 import numpy as np
 
-from minitorch import _C
+from minitorch import _C, _handover
 from minitorch._size import Size
 
 # parameters that only ever take a Tensor (or None where the default is None)
@@ -266,6 +266,11 @@ def translating(fn, name=None, method=False, checks="all"):
         try:
             return fn(*args, **kwargs)
         except (AttributeError, RuntimeError, IndexError, ValueError, TypeError) as e:
+            # a tensor-like argument's __torch_function__ answers first (PyTorch's parser hands it over before
+            # checking kinds); inline, as parsing's wrappers do it
+            r = _tensor_like_answers(wrapper, args, kwargs)
+            if r is not _NO_ANSWER:
+                return r
             if self_only and (kwargs or len(args) > 1):
                 raise no_arguments_error(fname, len(args) - 1, kwargs) from None
             if isinstance(e, TypeError) and kwargs and checks == "all" and not _NUMPY_KEYS.isdisjoint(kwargs):
@@ -287,6 +292,7 @@ def translating(fn, name=None, method=False, checks="all"):
                 raise
             raise err from None
 
+    _handover.catches(wrapper.__code__)
     return wrapper
 
 
@@ -833,7 +839,7 @@ def _positional_fast_path(fn, sigs, skip, general):
     if any(k is None for k in kinds):
         return lambda *args, **kwargs: general(args, kwargs)
     n_pos = sum(1 for p in params if not p.kw_only)
-    ns = {"fn": fn, "general": general}
+    ns = {"fn": fn, "general": general, "__name__": __name__}  # (a library frame to _handover.deferred)
     conds = []
     for i, k in enumerate(kinds[:n_pos]):
         if k is _ANY:
@@ -927,6 +933,7 @@ def parsing(fn, signatures, name=None, method=False, upfront=True, positional=Fa
                     raise
                 return r
 
+        _handover.catches(general.__code__)
         checked = functools.wraps(fn)(_positional_fast_path(fn, sigs, skip, general))
         checked._parse = parse
         public[0] = checked
@@ -958,30 +965,28 @@ def parsing(fn, signatures, name=None, method=False, upfront=True, positional=Fa
                 raise
             return r
 
+    _handover.catches(on_error.__code__)
     on_error._parse = parse
     public[0] = on_error
     return on_error
 
 
-_NO_ANSWER = object()
-_REFUSALS = (AttributeError, RuntimeError, IndexError, ValueError, TypeError, NotImplementedError)
-# minitorch.overrides' answer for a call holding tensor-likes, (func, args, kwargs) -> result or _NO_ANSWER:
-# registered by overrides itself when imported (the first refused call imports it, _C._import_overrides)
-_tensor_like_handler = None
+_NO_ANSWER = _handover.NO_ANSWER
+_REFUSALS = _handover.REFUSALS
 
 
 def _tensor_like_answers(func, args, kwargs):
     """What a tensor-like argument's __torch_function__ answers for func (lists and tuples one level deep,
-    kwargs; PyTorch's handle_torch_function), or _NO_ANSWER where no argument is a tensor-like."""
+    kwargs; PyTorch's handle_torch_function), or _NO_ANSWER where no argument is a tensor-like, or where a
+    function that called the wrapper calling this holds one (the outermost function is handed the call, as
+    PyTorch's test at each entry hands it: _handover.py)."""
     vals = list(args) + list(kwargs.values())
     vals += [v for a in vals if isinstance(a, (list, tuple)) for v in a]
     if not any(hasattr(type(v), "__torch_function__") and not isinstance(v, _C.Tensor) for v in vals):
         return _NO_ANSWER
-    if _tensor_like_handler is None:
-        _C._import_overrides()
-    if _tensor_like_handler is None:
+    if _handover.deferred(sys._getframe(2)):  # (1: the wrapper, 2: its caller)
         return _NO_ANSWER
-    return _tensor_like_handler(func, vals, args, kwargs)
+    return _handover.answer(func, vals, args, kwargs)
 
 
 def parses(*signatures, name=None, method=False, upfront=True, positional=False):

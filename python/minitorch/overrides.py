@@ -36,7 +36,7 @@ import sys
 import threading
 import types
 
-from minitorch import _C, _argcheck
+from minitorch import _C, _argcheck, _handover
 
 __all__ = [
     "BaseTorchFunctionMode",
@@ -54,28 +54,10 @@ __all__ = [
 ]
 
 # (module, PyTorch's name for it): the namespaces whose functions the dispatch intercepts
-_NAMESPACES = (
-    ("minitorch", "torch"),
-    ("minitorch.nn.functional", "torch.nn.functional"),
-    ("minitorch.special", "torch.special"),
-    ("minitorch.linalg", "torch.linalg"),
-    ("minitorch.fft", "torch.fft"),
-)
+_NAMESPACES = _handover.NAMESPACES
 
-# Functions that are not ops: settings, predicates and factories of non-tensors, which PyTorch's
-# get_ignored_functions() also leaves alone (a Proxy passed to is_tensor must get False, not a graph node).
-_IGNORED = frozenset((
-    "is_tensor", "is_storage", "is_grad_enabled", "is_inference_mode_enabled", "set_grad_enabled",
-    "get_default_dtype", "set_default_dtype", "get_default_device", "set_default_device",
-    "manual_seed", "seed", "initial_seed", "get_num_threads", "set_num_threads", "get_num_interop_threads",
-    "set_num_interop_threads", "set_printoptions", "save", "load", "from_numpy", "from_dlpack", "can_cast",
-    "promote_types", "typename", "compile", "use_deterministic_algorithms",
-    "are_deterministic_algorithms_enabled", "is_autocast_enabled", "set_autocast_enabled",
-    "get_autocast_dtype", "set_autocast_dtype", "clear_autocast_cache", "is_autocast_cache_enabled",
-    "set_autocast_cache_enabled", "is_inference", "is_floating_point_type", "set_float32_matmul_precision",
-    "get_float32_matmul_precision", "is_anomaly_enabled", "set_anomaly_enabled", "has_torch_function",
-    "handle_torch_function", "has_torch_function_unary", "has_torch_function_variadic",
-))  # fmt: skip
+# Functions that are not ops (PyTorch's get_ignored_functions()): _handover's list, which its rewrite skips too
+_IGNORED = _handover.IGNORED
 
 
 def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
@@ -560,6 +542,8 @@ def _tensor_method_dispatch(name, args, kwargs):
     """What a Tensor method does, while the dispatch is on, with an argument that overrides (csrc/python/
     torch_function.cpp looks, as PyTorch's C++ methods do): ``w.mul(x)`` for a BatchedTensor x reaches x's
     __torch_function__ with func = Tensor.mul (the function tensor_methods=True installs)."""
+    if (not _depth or _method_depth) and _handover.deferred(sys._getframe(1)):
+        return NotImplemented  # as _builtin_function_dispatch's
     original = original_function(getattr(_C.Tensor, name))
     kwargs = kwargs or {}
     overloaded = _get_overloaded_args(_relevant(args, kwargs))
@@ -578,7 +562,7 @@ def _python_function_answer(func, candidates, args, kwargs):
     return handle_torch_function(func, relevant, *args, **kwargs)
 
 
-_argcheck._tensor_like_handler = _python_function_answer
+_handover.handler = _python_function_answer
 
 # Functions bound before the dispatch was switched on ---------------------------------------------------------
 # `from torch import sin` or `act = torch.tanh` at import time binds the builtin itself, which the namespaces'
@@ -616,6 +600,12 @@ def _builtin_function_dispatch(record, args, kwargs):
         if hit is None:
             _builtin_misses.add(record)
             return NotImplemented
+    if (not _depth or _method_depth) and _handover.deferred(sys._getframe(1)):
+        # called inside a public function that holds the tensor-like too: that function is handed the call (its
+        # own handler, _handover.py), as PyTorch's test at its entry hands it. Outside an extent and while fx or
+        # jit traces (whose handlers record, never run the function: vmap's decompose, and walking the stack at
+        # each of their ops would cost)
+        return NotImplemented
     public, attr, original = hit
     kwargs = kwargs or {}
     overloaded = _get_overloaded_args(_relevant(args, kwargs))
@@ -730,6 +720,9 @@ def resolve_name(f):
     hit = _name_index.get(id(f))
     if hit is not None and hit[1] is f:
         return hit[0]
+    attr = getattr(f, "__name__", None)
+    if type(attr) is str and getattr(_C.Tensor, attr, None) is f:  # a Tensor method, as the class gives it
+        return f"torch.Tensor.{attr}"
     if _name_misses.get(id(f)) is f:
         return None
     # namespaces gain functions (lazy submodules, user additions): rebuild once per new miss, and forget the

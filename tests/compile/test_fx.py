@@ -771,6 +771,68 @@ def test_graphs_edited_by_hand_as_pytorch():
     assert ours[6] == theirs[6] == ["RuntimeError", True]
 
 
+# torch.nn.functional's functions on a Proxy record themselves, as PyTorch's test for __torch_function__ at their
+# entry makes them: over a hand-built graph (outside any trace), as the root of symbolic_trace, and bound to a
+# name before the trace (`from torch.nn.functional import softmax`); not the builtin or the method their body
+# reaches (torch.relu, Tensor.softmax). Each node: [op, target is the function called (or the method's name)].
+FX_FUNCTIONAL = r"""
+def cases(torch):
+    import warnings
+
+    warnings.simplefilter("ignore")
+    fx, F = torch.fx, torch.nn.functional
+    calls = [
+        ("relu", lambda p: F.relu(p)),
+        ("gelu", lambda p: F.gelu(p)),
+        ("softmax", lambda p: F.softmax(p, dim=-1)),
+        ("log_softmax", lambda p: F.log_softmax(p, 1)),
+        ("dropout", lambda p: F.dropout(p, 0.2)),
+        ("layer_norm", lambda p: F.layer_norm(p, (4,))),
+        ("silu", lambda p: F.silu(p)),
+        ("leaky_relu", lambda p: F.leaky_relu(p, 0.2)),
+        ("normalize", lambda p: F.normalize(p)),
+        ("mse_loss", lambda p: F.mse_loss(p, p)),
+        ("hardtanh", lambda p: F.hardtanh(p)),
+        ("elu", lambda p: F.elu(p)),
+        ("glu", lambda p: F.glu(p)),
+        ("pad", lambda p: F.pad(p, (1, 1))),
+    ]
+
+    def nodes(graph):
+        out = []
+        for n in graph.nodes:
+            if n.op == "call_function":
+                t = n.target
+                out.append([n.op, getattr(F, getattr(t, "__name__", ""), None) is t, getattr(t, "__name__", "")])
+            elif n.op == "call_method":
+                out.append([n.op, n.target])
+            else:
+                out.append([n.op])
+        return out
+
+    out = []
+    for name, call in calls:
+        graph = fx.Graph()
+        tracer = fx.proxy.GraphAppendingTracer(graph)
+        try:
+            r = call(fx.Proxy(graph.placeholder("x"), tracer))
+            graph.output(r.node)
+            out.append([name, nodes(graph)])
+        except Exception as e:
+            out.append([name, type(e).__name__, str(e)[:100]])
+    # the root of a symbolic trace, and a function bound before the trace
+    softmax, relu = F.softmax, F.relu
+    out.append(nodes(fx.symbolic_trace(relu).graph))
+    out.append(nodes(fx.symbolic_trace(lambda x: softmax(relu(x), -1) * 2).graph))
+    return out
+"""
+
+
+def test_functional_calls_on_proxies_record_themselves_as_pytorch():
+    ours, theirs = cases_here_and_in_pytorch(FX_FUNCTIONAL, [("torch", torch)])
+    assert ours == theirs
+
+
 # ---------------------------------------------------------------- the FX tutorial's conv/BN fusion
 
 

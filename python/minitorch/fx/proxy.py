@@ -5,9 +5,10 @@ import dis
 import enum
 import inspect
 import operator
+import sys
 import types
 
-from minitorch import _C, overrides
+from minitorch import _C, _handover, overrides
 from minitorch.fx.graph import _MAGIC, _REFLECTABLE, Graph
 from minitorch.fx.node import Node, map_aggregate
 
@@ -162,6 +163,7 @@ class Proxy:
         # pybind11's argument casters probe any object for its cross-module conduit: that is no tensor attribute
         if (k.startswith("__") and k.endswith("__")) or k == "_pybind11_conduit_v1_":
             raise AttributeError(k)
+        _refuse_inside_torch_function(k)
         return Attribute(self, k)
 
     def __getstate__(self):
@@ -234,6 +236,15 @@ class Proxy:
         return tracer.create_proxy("call_function", orig_method, args, kwargs)
 
 
+def _refuse_inside_torch_function(what):
+    """Raises where the Proxy is used inside a torch function written in Python that holds it (``F.softmax(p)``
+    reading ``p.softmax``, called outside a trace or bound before one): the function refuses the call and hands it
+    to __torch_function__ as itself (_handover.py), so the graph records F.softmax as PyTorch's does (PyTorch's
+    Python functions test has_torch_function at their entry), not what its body does with the Proxy."""
+    if _handover.deferred(sys._getframe(2)):
+        raise AttributeError(f"'Proxy' object has no attribute '{what}' inside a torch function")
+
+
 class Attribute(Proxy):
     """``proxy.name``: a method call when called (call_method), else a getattr node created on first use."""
 
@@ -261,6 +272,7 @@ def _install_magic_methods():
             continue  # "div": Python 2's operator, kept in the codegen table only
 
         def impl(*args, _fn=fn):
+            _refuse_inside_torch_function(_fn.__name__)
             tracer = args[0].tracer
             return tracer.create_proxy("call_function", _fn, args, {})
 
@@ -272,6 +284,7 @@ def _install_magic_methods():
             continue
 
         def rimpl(self, rhs, _fn=fn):
+            _refuse_inside_torch_function(_fn.__name__)
             return self.tracer.create_proxy("call_function", _fn, (rhs, self), {})
 
         rimpl.__name__ = f"__r{name.strip('_')}__"

@@ -3,12 +3,13 @@ and the errors PyTorch raises for bad keys."""
 
 import itertools
 import re
+import warnings
 
 import numpy as np
 import pytest
 
 import minitorch
-from tests.utils import ALL_DTYPES, make_array, to_np
+from tests.utils import ALL_DTYPES, cases_here_and_in_pytorch, make_array, to_np
 
 A = np.arange(60, dtype=np.float64).reshape(3, 4, 5)
 
@@ -63,8 +64,16 @@ def test_getitem_matches_numpy(device, key):
     got = t[mt_key]
     assert tuple(got.shape) == expected.shape
     np.testing.assert_array_equal(to_np(got), expected)
-    got_list = t[key]  # Python lists as keys behave the same
-    np.testing.assert_array_equal(to_np(got_list), expected)
+    # Python lists as keys behave the same, but for a list holding lists: PyTorch's tuple of them (its
+    # treatSequenceAsTuple, with a deprecation warning), where NumPy now reads one array
+    as_tuple = isinstance(key, list) and any(isinstance(k, list) for k in key)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        got_list = t[key]
+    np.testing.assert_array_equal(
+        to_np(got_list), A[tuple(np.array(k) for k in key)] if as_tuple else expected
+    )
+    assert len(w) == as_tuple
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
@@ -1003,3 +1012,41 @@ def test_index_select_of_an_empty_self_bound_checks_in_pytorchs_words():
         minitorch.index_select(minitorch.zeros(0, 0), 0, minitorch.tensor([0]))
     with pytest.raises(IndexError, match="^index out of range in self$"):  # a non-empty self along dim 0
         minitorch.index_select(minitorch.zeros(3, 2), 0, minitorch.tensor([3]))
+
+
+# PyTorch's treatSequenceAsTuple: a list holding a slice, Ellipsis, None, a tensor or a sequence indexes as the
+# tuple of its items, with PyTorch's deprecation warning (fkodom/fft-conv-pytorch crops with a list of slices);
+# a list of plain ints stays a tensor index, without one
+LIST_AS_TUPLE = r"""
+def cases(torch):
+    import warnings
+
+    x = torch.arange(24.0).reshape(2, 3, 4)
+    keys = [
+        [slice(0, 1), slice(None), slice(0, 4, 2)],
+        [0, slice(None)],
+        [None, 0],
+        [Ellipsis, 1],
+        [[0, 1]],
+        [torch.tensor([1, 0]), 1],
+        [0, 1],
+        [1],
+    ]
+    out = []
+    for k in keys:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            r = x[k]
+        out.append([list(r.shape), r.flatten().tolist(), [str(m.message)[:60] for m in w]])
+    y = torch.zeros(2, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y[[slice(None), 1]] = 5.0
+    out.append(y.tolist())
+    return out
+"""
+
+
+def test_a_list_of_slices_indexes_as_a_tuple_as_pytorch():
+    ours, theirs = cases_here_and_in_pytorch(LIST_AS_TUPLE, [("torch", minitorch)])
+    assert ours == theirs
