@@ -40,12 +40,15 @@ UNARY_SPELLING = {
     "_angle_real": torch.angle,
     "_frexp_mantissa": lambda x: torch.frexp(x).mantissa,
     "_frexp_exponent": lambda x: torch.frexp(x).exponent.to(x.dtype),  # the private op's exponent: x's dtype
+    "_signbit": torch.signbit,
 }
 BINARY_SPELLING = {
     "trunc_divide": lambda a, b: torch.div(a, b, rounding_mode="trunc"),
     "floor_divide": lambda a, b: torch.div(a, b, rounding_mode="floor"),
     "_hypot": torch.hypot,
     "_copysign": torch.copysign,
+    "_fmax": torch.fmax,
+    "_fmin": torch.fmin,
     "_heaviside": torch.heaviside,
     "_nextafter": torch.nextafter,
     "_igamma": torch.igamma,

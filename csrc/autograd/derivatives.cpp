@@ -300,6 +300,18 @@ V max_min_grad(const Tensor& g, const Tensor& a, const Tensor& b, bool ga, bool 
           gb ? mt::where(kMax ? mt::gt(a, b) : mt::lt(a, b), S(0.0), split) : Tensor()};
 }
 
+// fmax/fmin (PyTorch 2.15's FmaxBackward/FminBackward): ties split the gradient as maximum's; otherwise self
+// takes it where it is the larger (smaller) or other is NaN, other takes it everywhere else (so a NaN side
+// passes it to the number beside it, and where both are NaN self takes it)
+template <bool kMax>
+V fmax_fmin_grad(const Tensor& g, const Tensor& a, const Tensor& b, bool ga, bool gb) {
+  Tensor tie = mt::eq(a, b);
+  Tensor split = mt::where(tie, mt::mul(g, S(0.5)), g);
+  Tensor self_wins = mt::logical_or(kMax ? mt::gt(a, b) : mt::lt(a, b), mt::isnan(b));
+  return {ga ? mt::where(mt::logical_or(self_wins, tie), split, S(0.0)) : Tensor(),
+          gb ? mt::where(self_wins, S(0.0), split) : Tensor()};
+}
+
 // b + c in a formula (pow's b - 1, zeta's x + 1). A Python number stays a number: add() of two wrapped
 // numbers gives a default-dtype (float32) tensor, which rounded x ** 0.1's gradient to float32's -0.9 in
 // float64, and zeta(0.001, q)'s to zeta(1.001f, q).

@@ -437,6 +437,30 @@ struct IsInf {
       return std::isinf(x);
   }
 };
+// torch.signbit (its Python wrapper, _composite_math.py, refuses complex): the sign bit itself, so -0.0 and a
+// NaN with its sign set count, as PyTorch's std::signbit; integers below zero (never for unsigned and bool)
+struct SignBit {
+  template <typename T>
+  MT_HD_INLINE bool operator()(T x) const {
+    if constexpr (is_int_v<T>) {
+      if constexpr (std::is_signed_v<T>)
+        return x < T(0);
+      else
+        return false;
+    } else if constexpr (sizeof(T) == 4) {
+      // the bit itself: GCC 12's vectorizer hits an internal error on std::signbit after a bfloat16 widening
+      uint32_t u;
+      std::memcpy(&u, &x, sizeof u);
+      return (u & 0x80000000u) != 0;
+    } else if constexpr (sizeof(T) == 8) {
+      uint64_t u;
+      std::memcpy(&u, &x, sizeof u);
+      return (u & 0x8000000000000000ull) != 0;
+    } else {
+      return std::signbit(static_cast<float>(x));
+    }
+  }
+};
 struct IsFinite {
   template <typename T>
   MT_HD_INLINE bool operator()(T x) const {
@@ -735,6 +759,26 @@ struct Minimum {
       return (a != a) ? a : (b != b) ? b : (a < b ? a : b);
   }
 };
+// torch.fmax / fmin (C's fmax/fmin): the number where one side is NaN, NaN only where both are; integers and
+// bool as maximum/minimum. Selects, which vectorize where std::fmax stays a call
+struct Fmax {
+  template <typename T>
+  MT_HD_INLINE T operator()(T a, T b) const {
+    if constexpr (is_int_v<T>)
+      return a > b ? a : b;
+    else
+      return (a != a) ? b : ((b != b || a > b) ? a : b);
+  }
+};
+struct Fmin {
+  template <typename T>
+  MT_HD_INLINE T operator()(T a, T b) const {
+    if constexpr (is_int_v<T>)
+      return a < b ? a : b;
+    else
+      return (a != a) ? b : ((b != b || a < b) ? a : b);
+  }
+};
 
 // hypot in one pass (python/minitorch/_composite_math.py spelled it in nine)
 // float: in double, where neither the squares nor their sum can overflow or underflow; double: scaled by the
@@ -849,6 +893,26 @@ struct LeakyRelu {
   template <typename T>
   MT_HD_INLINE T operator()(T x) const {
     return x > T(0) ? x : x * T(slope);
+  }
+};
+// torch.logit in one pass (its Python wrapper, _composite_math.py, sends float32/float64 inputs here): x
+// clamped first where eps >= 0 (PyTorch's order: below eps goes to eps, else above 1 - eps, computed in T, to
+// it; NaN passes; a negative or NaN eps clamps nothing, as its kernel), then log(x / (1 - x)). LogitRatio is
+// the part before the log, which the CPU's vector path hands to the table's log row.
+struct LogitRatio {
+  double eps;
+  template <typename T>
+  MT_HD_INLINE T operator()(T x) const {
+    const T lo = static_cast<T>(eps), hi = T(1) - lo;
+    if (eps >= 0) x = x < lo ? lo : (x > hi ? hi : x);
+    return x / (T(1) - x);
+  }
+};
+struct Logit {
+  double eps;
+  template <typename T>
+  MT_HD_INLINE T operator()(T x) const {
+    return std::log(LogitRatio{eps}(x));
   }
 };
 // PyTorch's tests, the bounds in the input's opmath: 0 inside [-lambd, lambd] (a NaN x is outside it and

@@ -243,6 +243,10 @@ void check_binary(BinaryOp op, ScalarType common, const Tensor& a, const Tensor&
     dtype_not_implemented(kernel_name("hypot", dev), common);
   if (op == BinaryOp::_nextafter && !is_floating(common))
     dtype_not_implemented(kernel_name("nextafter", dev), common);
+  // torch.fmax / fmin (their Python wrappers call these rows directly): PyTorch's TypeError for complex
+  if (op == BinaryOp::_fmax || op == BinaryOp::_fmin)
+    MT_CHECK_TYPE(!is_complex(common), op == BinaryOp::_fmax ? "fmax" : "fmin",
+                  " not implemented for complex tensors.");
   if (op == BinaryOp::_prelu_kernel && !is_floating(common))
     dtype_not_implemented(kernel_name("prelu", dev), common);
   if (common == ScalarType::Bool) {
@@ -324,6 +328,7 @@ static std::pair<ScalarType, ScalarType> unary_dtypes(UnaryOp op, ScalarType in,
     MT_CHECK_NOT_IMPLEMENTED(
         op != UnaryOp::sign,
         "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.");
+    MT_CHECK_NOT_IMPLEMENTED(op != UnaryOp::_signbit, "signbit is not implemented for complex tensors.");
     if (op == UnaryOp::abs) out_dt = to_real_type(in);
   }
   if (r == OpRule::Bool) out_dt = ScalarType::Bool;
@@ -988,6 +993,11 @@ Tensor nan_to_num_values(const Tensor& self, double nan, double posinf, double n
   MT_CHECK(is_floating(self.dtype()), "nan_to_num_values: a floating tensor, got ",
            dtype_short_name(self.dtype()));
   return param_unary(self, ParamUnaryOp::nan_to_num, nan, posinf, neginf);
+}
+Tensor logit_values(const Tensor& self, double eps) {
+  MT_CHECK(is_floating(self.dtype()), "logit_values: a floating tensor, got ",
+           dtype_short_name(self.dtype()));
+  return param_unary(self, ParamUnaryOp::logit, eps, 0.0);
 }
 Tensor native::polygamma(int64_t n, const Tensor& self) {
   MT_CHECK(n >= 0, "polygamma(n, x) does not support negative n.");

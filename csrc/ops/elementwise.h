@@ -91,6 +91,9 @@ const Tensor& polygamma_(int64_t n, const Tensor& self);
 // nan_to_num of a floating tensor in one pass, the three values given (no autograd: torch.nan_to_num's
 // Python front end, python/minitorch/_composite_math.py, calls it only where no gradient is recorded)
 Tensor nan_to_num_values(const Tensor& self, double nan, double posinf, double neginf);
+// torch.logit of a floating tensor in one pass, eps < 0 or NaN for none (no autograd: its Python front end,
+// python/minitorch/_composite_math.py, calls it only where no gradient is recorded)
+Tensor logit_values(const Tensor& self, double eps);
 // addcmul / addcdiv (div) of three tensors of one floating dtype on one device: self + value * t1 * t2
 // (/ t2), PyTorch's one pass (no autograd: the Python front end composes where a gradient is recorded)
 Tensor addc_fused(const Tensor& self, const Tensor& t1, const Tensor& t2, double value, bool div);
@@ -132,7 +135,8 @@ enum class ParamUnaryOp : int {
   gelu_backward,
   silu_backward,
   elu_backward,
-  round_decimals
+  round_decimals,
+  logit
 };
 using ParamUnaryKernelFn = void (*)(const TensorIter& iter, ParamUnaryOp op, double p0, double p1, double p2);
 // The gradient of gelu (op gelu_backward), silu or elu (p0-p2 as the enum's comment says) in one pass over

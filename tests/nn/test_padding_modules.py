@@ -182,3 +182,59 @@ def test_replication_pad_wider_than_the_dim(nd, padding, device):
         np.testing.assert_array_equal(layer(src).cpu().numpy(), np.pad(x, widths, mode="edge"))
     t = minitorch.tensor(x[:1, :1], device=device, requires_grad=True)
     assert minitorch.autograd.gradcheck(layer, (t,))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(
+    "mode,np_mode", [("replicate", "edge"), ("reflect", "reflect"), ("circular", "wrap")]
+)
+@pytest.mark.parametrize("shape", [(2, 16, 4), (3, 7), (1, 5, 9), (40, 33, 30)])
+def test_small_one_dim_pads_gather_path(mode, np_mode, shape, device):
+    """F.pad's one-gather path for small 1-D non-constant pads (and the slab path above its size): np.pad's
+    values at each pad width up to the limits (reflect below the dim, circular up to it), a strided input, the
+    gradient of each source element summed over its copies, the index cache keyed by every argument"""
+    rng = np.random.default_rng(1)
+    n = shape[-1]
+    widths = {"replicate": (0, 1, n, n + 5), "reflect": (0, 1, n - 1), "circular": (0, 1, n)}[mode]
+    x = rng.standard_normal(shape)
+    xs = minitorch.tensor(x, device=device)
+    for lo in widths:
+        for hi in widths:
+            want = np.pad(x, [(0, 0)] * (len(shape) - 1) + [(lo, hi)], mode=np_mode)
+            np.testing.assert_array_equal(nn.functional.pad(xs, (lo, hi), mode).cpu().numpy(), want)
+            np.testing.assert_array_equal(nn.functional.pad(xs, [lo, hi], mode=mode).cpu().numpy(), want)
+    # strided: the transposed view pads as its copy
+    xt = minitorch.tensor(np.ascontiguousarray(x.swapaxes(-1, -2)), device=device).transpose(-1, -2)
+    np.testing.assert_array_equal(
+        nn.functional.pad(xt, (2, 1), mode).cpu().numpy(),
+        np.pad(x, [(0, 0)] * (len(shape) - 1) + [(2, 1)], mode=np_mode),
+    )
+    # the gradient: each source element's copies summed
+    g = minitorch.tensor(x, device=device, requires_grad=True)
+    w = rng.standard_normal(np.pad(x, [(0, 0)] * (len(shape) - 1) + [(1, 2)], mode=np_mode).shape)
+    (nn.functional.pad(g, (1, 2), mode) * minitorch.tensor(w, device=device)).sum().backward()
+    idx = np.pad(np.arange(n), (1, 2), mode=np_mode)
+    want = np.zeros_like(x)
+    for j, src in enumerate(idx):
+        want[..., src] += w[..., j]
+    np.testing.assert_allclose(g.grad.cpu().numpy(), want, rtol=1e-12, atol=1e-12)
+
+
+def test_small_one_dim_pads_keep_pytorchs_refusals():
+    """the limits of the gather path are the general path's errors: reflect by the dim's size, circular past
+    it, a bool input, an empty dim, a 1-D or 4-D input"""
+    x = minitorch.ones(2, 3, 4)
+    with pytest.raises(
+        RuntimeError, match="Padding size should be less than the corresponding input dimension"
+    ):
+        nn.functional.pad(x, (4, 0), "reflect")
+    with pytest.raises(RuntimeError, match="Padding value causes wrapping around more than once"):
+        nn.functional.pad(x, (0, 5), "circular")
+    with pytest.raises(NotImplementedError, match="replication_pad1d"):
+        nn.functional.pad(minitorch.ones(2, 3, 4, dtype=minitorch.bool), (1, 1), "replicate")
+    with pytest.raises(RuntimeError, match="Expected 2D or 3D"):
+        nn.functional.pad(minitorch.ones(2, 0, 4), (1, 1), "replicate")
+    with pytest.raises(NotImplementedError, match="Padding size 2 is not supported for 1D input"):
+        nn.functional.pad(minitorch.ones(4), (1, 1), "replicate")
+    with pytest.raises(NotImplementedError, match="Padding size 2 is not supported for 4D input"):
+        nn.functional.pad(minitorch.ones(1, 2, 3, 4), (1, 1), "reflect")

@@ -296,6 +296,8 @@ UNARY_OPS = [
     Op("isnan", np.isnan, ANY, None, "bool", None),
     Op("isinf", np.isinf, ANY, None, "bool", None),
     Op("isfinite", np.isfinite, ANY, None, "bool", None),
+    # torch.signbit's kernel (the sign bit of floats, -0.0 included; integers below 0)
+    Op("_signbit", lambda a: np.signbit(a.astype(np.float64)), ANY, None, "bool", None),
 ]
 
 
@@ -329,6 +331,9 @@ BINARY_OPS = [
     Op("minimum", np.minimum, ANY, None, "arith", "broadcast"),
     # the one-pass kernels behind F.prelu, torch.copysign and torch.hypot (private: no method)
     Op("_prelu_kernel", lambda a, b: np.where(a > 0, a, b * a), F, None, "div", "broadcast"),
+    # torch.fmax / fmin's kernels (C's fmax: the number where one side is NaN)
+    Op("_fmax", np.fmax, ANY, None, "arith", "broadcast"),
+    Op("_fmin", np.fmin, ANY, None, "arith", "broadcast"),
     Op("_copysign", np.copysign, ANY, None, "div", "broadcast"),
     # torch.heaviside (not np.heaviside: PyTorch's is 0 at NaN)
     Op("_heaviside", _heaviside, ANY, None, "arith", None),

@@ -262,6 +262,29 @@ bool elu_vectorized(const TensorIter& it, double negcoef, double poscoef, double
   });
 }
 
+// torch.logit of dense float rows: the clamped ratio, then the table's log row over it in place (PyTorch's
+// vectorized log; a scalar std::log per element ran at a fifth of its speed on large inputs)
+template <typename T>
+void logit_row(void (*log)(T*, const T*, int64_t), T* o, const T* x, int64_t n, double eps) {
+  const fn::LogitRatio r{eps};
+  dense_for(n, [=](int64_t i) { o[i] = r(x[i]); });
+  log(o, o, n);
+}
+
+bool logit_vectorized(const TensorIter& it, double eps) {
+  const vec::Table* t = vec::unary_table();
+  if (!t) return false;
+  const int k = static_cast<int>(vec::Fn::log);
+  const ScalarType dt = it.dtypes[0];
+  if (dt == ScalarType::Double ? !t->f64[k] : !t->f32[k]) return false;
+  auto f64 = [&](double* o, const double* x, int64_t n) { logit_row<double>(t->f64[k], o, x, n, eps); };
+  auto f32 = [&](float* o, const float* x, int64_t n) { logit_row<float>(t->f32[k], o, x, n, eps); };
+  return dispatch_row_dtype(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_vec<T>(it, row_for<T>(f64, f32));
+  });
+}
+
 #ifdef MINITORCH_WITH_CPU_VEC
 // special.bessel_j0/j1/y0/y1, modified_bessel_k0/k1, scaled_modified_bessel_k0/k1, spherical_bessel_j0 and
 // airy_ai: vec/bessel_avx2.cpp's rows on both vector paths (AVX-512 too, as the i0/i1 rows' AVX2 lanes),
@@ -781,6 +804,7 @@ void param_unary_cpu(const TensorIter& it, ParamUnaryOp op, double p0, double p1
   if (op == ParamUnaryOp::log_sigmoid && log_sigmoid_vectorized(it)) return;
   if (op == ParamUnaryOp::polygamma && polygamma_vectorized(it, static_cast<int64_t>(p0))) return;
   if (op == ParamUnaryOp::elu && elu_vectorized(it, p0, p1, p2)) return;
+  if (op == ParamUnaryOp::logit && logit_vectorized(it, p0)) return;
   MT_DISPATCH_FLOATING_TYPES(it.dtypes[0], "activation", [&] {
     if (op == ParamUnaryOp::softplus)
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::Softplus{p0, p1});
@@ -802,6 +826,8 @@ void param_unary_cpu(const TensorIter& it, ParamUnaryOp op, double p0, double p1
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::LogSigmoid{});
     else if (op == ParamUnaryOp::round_decimals)
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::RoundDecimals{p0, p1 != 0.0});
+    else if (op == ParamUnaryOp::logit)
+      cpu_unary_loop<scalar_t, scalar_t>(it, fn::Logit{p0});
     else
       cpu_unary_loop<scalar_t, scalar_t>(it, fn::LeakyRelu{p0});
   });

@@ -70,16 +70,21 @@ typedef int32_t LnV8i __attribute__((vector_size(32)));
 #define MT_LN_ROWS_F32(ATTR, SUFFIX)                                                                       \
   /* the 32 lanes (lane j in v[j / 8][j % 8]) in double, pairwise: eight 4-deep columns */                 \
   /* (a[j] + a[j + 8]) + (a[j + 16] + a[j + 24]), then a tree of the eight */                              \
-  ATTR inline double ln_join_##SUFFIX(const LnV8f* v) {                                                    \
+  /* nv: how many of the four vectors were added to (the others are zeros, whose adds change no sum: a */  \
+  /* 16-value row skips half of the join's conversions) */                                                 \
+  ATTR inline double ln_join_##SUFFIX(const LnV8f* v, int nv) {                                            \
     LnV4d t[2];                                                                                            \
     for (int h = 0; h < 2; ++h) {                                                                          \
       LnV4d x[4];                                                                                          \
-      for (int k = 0; k < 4; ++k) {                                                                        \
+      for (int k = 0; k < nv; ++k) {                                                                       \
         const int o = 4 * h; /* GCC 11 has no __builtin_shufflevector */                                   \
         const LnV4f f = {v[k][o], v[k][o + 1], v[k][o + 2], v[k][o + 3]};                                  \
         x[k] = __builtin_convertvector(f, LnV4d);                                                          \
       }                                                                                                    \
-      t[h] = (x[0] + x[1]) + (x[2] + x[3]);                                                                \
+      t[h] = nv == 1   ? x[0]                                                                              \
+             : nv == 2 ? x[0] + x[1]                                                                       \
+             : nv == 3 ? (x[0] + x[1]) + x[2]                                                              \
+                       : (x[0] + x[1]) + (x[2] + x[3]);                                                    \
     }                                                                                                      \
     const LnV4d u = t[0] + t[1];                                                                           \
     return (u[0] + u[2]) + (u[1] + u[3]);                                                                  \
@@ -97,6 +102,7 @@ typedef int32_t LnV8i __attribute__((vector_size(32)));
     while (i < n) {                                                                                        \
       LnV8f a[4] = {}, q[4] = {};                                                                          \
       const int64_t e = i + std::min<int64_t>(kFlush, (n - i) / L) * L;                                    \
+      int nv = e > i ? 4 : 0;                                                                              \
       for (; i < e; i += L)                                                                                \
         for (int k = 0; k < 4; ++k) {                                                                      \
           LnV8f d;                                                                                         \
@@ -128,11 +134,13 @@ typedef int32_t LnV8i __attribute__((vector_size(32)));
           }                                                                                                \
           a[k] += d;                                                                                       \
           q[k] += d * d;                                                                                   \
+          ++k;                                                                                             \
         }                                                                                                  \
+        nv = std::max(nv, std::max(k, 1));                                                                 \
         i = n;                                                                                             \
       }                                                                                                    \
-      t1 += ln_join_##SUFFIX(a);                                                                           \
-      t2 += ln_join_##SUFFIX(q);                                                                           \
+      t1 += ln_join_##SUFFIX(a, nv);                                                                       \
+      t2 += ln_join_##SUFFIX(q, nv);                                                                       \
     }                                                                                                      \
     *s1 += t1;                                                                                             \
     *s2 += t2;                                                                                             \

@@ -52,6 +52,8 @@ void param_unary_cuda(const TensorIter& it, ParamUnaryOp op, double p0, double p
       gpu_kernel<scalar_t, scalar_t>(it, fn::LeakyRelu{p0});
     else if (op == ParamUnaryOp::round_decimals)
       gpu_kernel<scalar_t, scalar_t>(it, fn::RoundDecimals{p0, p1 != 0.0});
+    else if (op == ParamUnaryOp::logit)
+      gpu_kernel<scalar_t, scalar_t>(it, fn::Logit{p0});
     else  // the activation gradients (gelu_backward, ...) have CPU kernels only: CUDA composes their formulas
       MT_ERROR("param_unary_cuda: no CUDA kernel for ParamUnaryOp ", static_cast<int>(op));
   });

@@ -1,5 +1,6 @@
 """nn.functional.pad: constant, reflect, replicate and circular padding."""
 
+import functools
 import operator
 
 from minitorch import _C, _argcheck
@@ -20,6 +21,17 @@ _MODES = ("constant", "reflect", "replicate", "circular")
 def pad(input, pad, mode="constant", value=None):
     # PyTorch's F.pad is C++ (torch._C._nn.pad): its parser's TypeErrors (raised here by the signature above
     # once the body has refused a kind), then its argument errors, the mode's first
+    if (
+        mode != "constant"
+        and type(input) is _C.Tensor
+        and type(pad) in (tuple, list)
+        and len(pad) == 2
+        and type(pad[0]) is int
+        and type(pad[1]) is int
+    ):
+        r = _pad_last_small(input, pad[0], pad[1], mode)
+        if r is not None:
+            return r
     if not isinstance(pad, (tuple, list)) or not isinstance(mode, str):
         raise TypeError("pad(): unexpected argument kinds")
     if any(type(p) is not int for p in pad):
@@ -123,6 +135,45 @@ def pad(input, pad, mode="constant", value=None):
         kind = "replication" if mode == "replicate" else "reflection"
         raise NotImplementedError(f"\"{kind}_pad{len(pad) // 2}d\" not implemented for 'Bool'")
     return out
+
+
+# A padded output up to this many elements is one gather along the last dim with a cached index (1.2 us for
+# a [2, 16, 4] replicate pad by 16, where the edge slabs' narrow, expand and cat cost 5.4 and PyTorch's whole
+# call 2.7); above it the slabs' contiguous copies win (a [32, 16, 121] input: 13 us against the gather's 25)
+_SMALL_PAD = 4096
+
+
+def _pad_last_small(input, lo, hi, mode):
+    """A non-constant 1-D pad (lo, hi >= 0) of a small 2-D or 3-D input with no empty dim, as one index_select
+    along the last dim; None where the general path must decide (its checks and errors, larger inputs)."""
+    nd = input.dim()
+    if lo < 0 or hi < 0 or nd not in (2, 3) or input.dtype == _C.bool:
+        return None
+    shape = input.shape
+    n = shape[-1]
+    if 0 in shape or input.numel() // n * (n + lo + hi) > _SMALL_PAD:
+        return None
+    if mode == "reflect":
+        if lo >= n or hi >= n:
+            return None
+    elif mode == "circular":
+        if lo > n or hi > n:
+            return None
+    elif mode != "replicate":
+        return None
+    return input.index_select(nd - 1, _pad_index(n, lo, hi, mode, input.device))
+
+
+@functools.lru_cache(maxsize=256)
+def _pad_index(n, lo, hi, mode, device):
+    """the source positions of a dim of n padded by lo and hi (the index is shared, never written)"""
+    if mode == "replicate":
+        idx = [min(max(j, 0), n - 1) for j in range(-lo, n + hi)]
+    elif mode == "circular":
+        idx = [j % n for j in range(-lo, n + hi)]
+    else:
+        idx = [2 * (n - 1) - abs(j) if abs(j) > n - 1 else abs(j) for j in range(-lo, n + hi)]
+    return _tensor(idx, dtype=_C.int64, device=device)
 
 
 def _check_circular(input, pad):
