@@ -26,6 +26,10 @@ Reduction parse_reduction(const std::string& s) {
   if (s == "mean") return Reduction::Mean;
   if (s == "sum") return Reduction::Sum;
   if (s == "none") return Reduction::None;
+  if (s == "elementwise_mean") {  // PyTorch's get_enum still takes its old spelling of mean
+    warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.");
+    return Reduction::Mean;
+  }
   MT_CHECK_VALUE(false, s, " is not a valid value for reduction");
   return Reduction::Mean;
 }

@@ -8994,3 +8994,28 @@ def test_conv_symint_lists_and_first_element_overflow():
             f"{fn}(): argument '{arg}' failed to unpack the object at pos {pos} with error "
             '"Overflow when unpacking long long"'
         )
+
+
+def test_fuzz_4517_loss_reduction_first_and_lrn_bool_size():
+    """Fuzz seed 4517: binary_cross_entropy settles its reduction (get_enum's ValueError) before the shapes and
+    the kernel's dtype, and get_enum takes the deprecated 'elementwise_mean' with its warning; LocalResponseNorm's
+    size reaches avg_pool3d's parser, which refuses a bool"""
+    setup = "a = torch.tensor([[0.5, 0.5]]); b = torch.tensor([[0.0, 1.0]]); i = torch.ones(2, 2, dtype=torch.int8)"
+    calls = [
+        "F.binary_cross_entropy(i, i, reduction='floor')",
+        "F.binary_cross_entropy(a, b[0], reduction='floor')",
+        "F.binary_cross_entropy(a, b, reduction=None)",
+        "F.binary_cross_entropy(a, b, reduction='sum')",
+        "F.binary_cross_entropy(a, b, reduction='floor', reduce=False)",
+        "F.binary_cross_entropy(i, i)",
+        "F.binary_cross_entropy(a, b, reduction='elementwise_mean')",
+        "F.mse_loss(a, b, reduction='elementwise_mean')",
+        "F.l1_loss(a, b, reduction='elementwise_mean')",
+        "F.huber_loss(a, b, reduction='elementwise_mean')",
+        "F.huber_loss(a, b, reduction=['sum'])",
+        "torch.nn.LocalResponseNorm(False, 2.5)(torch.ones(1, 1, 3, 5))",
+        "torch.nn.LocalResponseNorm(True)(torch.ones(1, 2, 3, 5))",
+        "torch.nn.LocalResponseNorm(0)(torch.ones(1, 2, 3, 5))",
+        "torch.nn.LocalResponseNorm(2)(torch.ones(1, 2, 3, 5, dtype=torch.float64))",
+    ]
+    _par21_compare(setup, calls)

@@ -117,9 +117,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _warn_size(input, target)
     x, y = _broadcast_pair(input, target)
-    # PyTorch's get_enum, before the kernel
-    if not isinstance(reduction, str) or reduction not in _REDUCTIONS:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+    reduction = _loss_reduction(None, None, reduction)  # PyTorch's get_enum, before the kernel
     _floating_pair(input, target, "huber")
     if weight is not None:
         return _weighted(_nn.huber_loss(x, y, "none", delta), weight, input, reduction, False)
@@ -127,8 +125,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
-    if size_average is not None or reduce is not None:
-        reduction = _reduction(size_average, reduce, reduction)
+    reduction = _loss_reduction(size_average, reduce, reduction)  # PyTorch's get_enum comes first
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) is "
@@ -240,6 +237,9 @@ def _loss_reduction(size_average, reduce, reduction, message="{} is not a valid 
     if size_average is not None or reduce is not None:
         return _reduction(size_average, reduce, reduction)
     if reduction not in _REDUCTIONS:
+        if isinstance(reduction, str) and reduction == "elementwise_mean":  # get_enum's deprecated spelling
+            warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.")
+            return "mean"
         raise ValueError(message.format(reduction))
     return reduction
 

@@ -281,6 +281,11 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
         # bfloat16 refused on the CPU) are its; the 2-D pool sums the same windows faster
         div = (input * input).view(n, 1, c, input.shape[2], -1)
         div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        if type(size) is bool:  # avg_pool3d's parser: a bool starts no int list
+            raise TypeError(
+                "avg_pool3d(): argument 'kernel_size' (position 2) must be tuple of ints, but found element of "
+                "type bool at pos 0"
+            )
         if size <= 0:
             raise RuntimeError(f"kernel size should be greater than zero, but got kT: {size} kH: 1 kW: 1")
         avg_pool3d_dtype_check(div)
