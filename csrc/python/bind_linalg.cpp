@@ -110,8 +110,10 @@ void init_linalg(py::module_& m, TensorClass& cls) {
     set_float32_matmul_precision(allow ? Float32MatmulPrecision::high : Float32MatmulPrecision::highest);
   });
 
-  // torch.kron's composition in one call (the Python wrapper parses and handles out=)
-  m.def("_kron", nogil_fn(&kron), py::arg("input"), py::arg("other"));
+  // torch.kron's composition in one call (the Python wrapper parses and handles out=); its refusals name it
+  // kron, as PyTorch's parser does
+  m.add_object("_kron",
+               py::cpp_function(nogil_fn(&kron), py::name("kron"), py::arg("input"), py::arg("other")));
   m.def("einsum", strict_fn(&einsum_py), py::arg("equation"));
   m.def("einsum", strict_fn(&einsum_sublist_py));
 

@@ -26,6 +26,7 @@ CALLS = {
     "bmm": lambda d: minitorch.bmm(_x(2, 4, 3, device=d), _x(2, 3, 5, device=d)),
     "addmm": lambda d: minitorch.addmm(_x(5, device=d), _x(4, 3, device=d), _x(3, 5, device=d)),
     "mv": lambda d: minitorch.mv(_x(4, 3, device=d), _x(3, device=d)),
+    "addmv": lambda d: minitorch.addmv(_x(4, device=d), _x(4, 3, device=d), _x(3, device=d)),
     "matmul": lambda d: minitorch.matmul(_x(2, 4, 3, device=d), _x(3, 5, device=d)),
     "linear": lambda d: F.linear(_x(4, 3, device=d), _x(5, 3, device=d), _x(5, device=d)),
     "conv1d": lambda d: F.conv1d(_x(1, 2, 8, device=d), _x(3, 2, 3, device=d)),

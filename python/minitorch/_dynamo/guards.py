@@ -23,6 +23,7 @@ functions and submodules reached through its globals, cells and attributes (a fu
 is not looked into), so a name read on a branch not taken is guarded too (a change there recompiles
 needlessly), and Python modules of minitorch and the standard library are not guarded."""
 
+import collections
 import dis
 import inspect
 import math
@@ -385,12 +386,24 @@ _C_METHODS = (
 _IMMUTABLE = (tuple, frozenset, range, slice, memoryview)
 
 
+# containers recorded by their base's kind (a deque is a list here: indexable, written whole with clear/extend);
+# side_effects.py records them, the C-method check below leaves them to it
+_CONTAINER_KINDS = ((list, "list"), (collections.deque, "list"), (dict, "dict"), (set, "set"))
+
+
+def _container_kind(value):
+    """ "list", "dict" or "set" for a container (a subclass, a deque too: Counter.update, deque.append and
+    OrderedDict writes are seen as list.append's are), else None."""
+    for cls, kind in _CONTAINER_KINDS:
+        if isinstance(value, cls):
+            return kind
+    return None
+
+
 def _opaque_call(obj, name):
     """Whether obj.name(...) is a method written in C that can change state the side-effect tracker does not
     record: a deque's, list's or dict's is recorded (side_effects.py), a tensor's or a module's is traced, an
     immutable value's changes nothing; an array.array's, a file's, a random.Random's are opaque."""
-    from minitorch._dynamo.side_effects import _container_kind
-
     if obj is _MISSING or isinstance(obj, _SCALARS + _IMMUTABLE) or _is_tensor(obj) or _skipped_module(obj):
         return False
     if isinstance(obj, (types.ModuleType, type, types.FunctionType, types.MethodType, _module_cls())):

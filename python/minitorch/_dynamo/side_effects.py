@@ -21,10 +21,10 @@ through C code other than the containers' own methods (a file, a socket: guards.
 and the caller breaks the graph there). ``print`` and clock reads are graph
 breaks instead (capture.py)."""
 
-import collections
 import types
 
 from minitorch import _C
+from minitorch._dynamo.guards import _container_kind, step
 from minitorch.fx import Proxy
 
 __all__ = ["Effects", "Tracker", "Unreplayable"]
@@ -32,17 +32,6 @@ __all__ = ["Effects", "Tracker", "Unreplayable"]
 _MISSING = object()
 _DELETE = ("delete",)
 _SCALARS = (bool, int, float, complex, str, bytes, type(None))
-# containers recorded by their base's kind (a deque is a list here: indexable, written whole with clear/extend)
-_CONTAINER_KINDS = ((list, "list"), (collections.deque, "list"), (dict, "dict"), (set, "set"))
-
-
-def _container_kind(value):
-    """ "list", "dict" or "set" for a container (a subclass, a deque too: Counter.update, deque.append and
-    OrderedDict writes are seen as list.append's are), else None."""
-    for cls, kind in _CONTAINER_KINDS:
-        if isinstance(value, cls):
-            return kind
-    return None
 
 
 def _bound_owner(value):
@@ -279,8 +268,6 @@ class Tracker:
     def add_guarded(self, guard, stores, args, kwargs):
         """The roots guards.py found (guard: its Guard of the call, or None; stores: what guards.sources put in
         its stores list): each value read and each attribute along its chain, the globals and cells assigned."""
-        from minitorch._dynamo.guards import step
-
         for kind, root, name in stores:
             if kind == "global":
                 self.add_global(root, name)

@@ -700,9 +700,12 @@ def test_class_loss_errors(device):
         )
     with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
         F.cross_entropy(minitorch.zeros(3, 5, dtype=minitorch.int64, device=device), t)
-    for fn in (F.cross_entropy, F.nll_loss):
-        with pytest.raises(ValueError, match="elementwise_mean is not a valid value for reduction"):
-            fn(x, t, reduction="elementwise_mean")
+    for fn in (F.cross_entropy, F.nll_loss):  # get_enum's deprecated spelling of mean, with its warning
+        with pytest.warns(UserWarning, match=r"reduction='elementwise_mean' is deprecated"):
+            got = fn(x, t, reduction="elementwise_mean")
+        assert got.item() == fn(x, t, reduction="mean").item()
+        with pytest.raises(ValueError, match="elementwise_sum is not a valid value for reduction"):
+            fn(x, t, reduction="elementwise_sum")
 
 
 def test_class_loss_target_out_of_bounds_cpu():
