@@ -14,6 +14,7 @@
 #include "core/FreshWrites.h"
 #include "core/Generator.h"
 #include "core/GradMode.h"
+#include "core/NumberText.h"
 #include "core/SafeMath.h"
 #include "core/TensorIterator.h"
 #include "core/TypeMeta.h"
@@ -330,15 +331,6 @@ Tensor& native::uniform_(Tensor& self, double from, double to_) {
 // test_random_values.py); one call where the composites made six to eight from Python (0.33-0.7 of PyTorch's
 // speed on 64 elements).
 namespace {
-
-// Python's f"{v:g}", which the messages were written with
-std::string g_str(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%g", v);
-  return buf;
-}
 
 Tensor num(double v) {
   return wrapped_scalar(Scalar(v));

@@ -14,6 +14,7 @@
 
 #include "core/FreshWrites.h"
 #include "core/GradMode.h"
+#include "core/NumberText.h"
 #include "generated/native.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -448,15 +449,6 @@ Tensor searchsorted_sorted(const Tensor& sorted_sequence, const Tensor& values, 
 // an 8x8 input.
 
 namespace {
-
-// Python's f"{v:g}", which the messages were written with (nan without a sign)
-std::string g_str(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%g", v);
-  return buf;
-}
 
 void check_hist_input(const Tensor& self, const char* name) {
   MT_CHECK(self.device().is_cpu(), name, ": the kernel is the CPU's");
