@@ -466,7 +466,12 @@ def _np_split(input, sections, dim, name, min_dims):
                 f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension {n} is "
                 f"not divisible by the split_size {sections}!"
             )
-    return _C.tensor_split(input, sections, dim)
+    try:
+        return _C.tensor_split(input, sections, dim)
+    except TypeError as e:  # an index past int64: the unpacking's error, in the split's own name
+        if not str(e).startswith("tensor_split(): argument 'indices' failed to unpack"):
+            raise
+        raise TypeError(name + str(e)[len("tensor_split") :]) from None
 
 
 _NP_SPLIT = ("Tensor input, int sections", "Tensor input, int[] indices")

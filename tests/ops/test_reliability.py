@@ -8978,6 +8978,9 @@ def test_conv_symint_lists_and_first_element_overflow():
     x = minitorch.ones(4, 4)
     for call, fn, arg, pos in [
         (lambda: minitorch.tensor_split(x, [2**70]), "tensor_split", "indices", 1),
+        (lambda: x.vsplit([2**70]), "vsplit", "indices", 1),
+        (lambda: minitorch.hsplit(x, [1, 2**70]), "hsplit", "indices", 2),
+        (lambda: minitorch.dsplit(x[None], [2**70]), "dsplit", "indices", 1),
         (lambda: x.tensor_split([1, 2**70]), "tensor_split", "indices", 2),
         (lambda: minitorch.sum(x, [2**70]), "sum", "dim", 1),
         (lambda: x.sum([2**70, 1]), "sum", "dim", 1),
