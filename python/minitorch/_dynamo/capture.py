@@ -360,15 +360,19 @@ def _called_from_minitorch(frame):
     return frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PKG_DIR + os.sep)
 
 
+def _user_capture(frame):
+    """The tracer of a capture running user code (not its own pass-through work) called from frame, else None:
+    the patched functions below act only on such calls."""
+    tracer = current_tracer()
+    if tracer is None or not is_capturing() or tracer._mt_passthrough or _called_from_minitorch(frame):
+        return None
+    return tracer
+
+
 def _breaking(real, make_break):
     def call(*args, **kwargs):
-        tracer = current_tracer()
-        if (
-            tracer is not None
-            and is_capturing()
-            and not tracer._mt_passthrough
-            and not _called_from_minitorch(sys._getframe(1))
-        ):
+        tracer = _user_capture(sys._getframe(1))
+        if tracer is not None:
             # the break is at the user's call: frames inside the standard library (logging.info's) are not theirs
             stack = user_frames(_stack_with_positions(sys._getframe(1)))
             while stack and stack[-1].filename.startswith(_STDLIB_DIR):
@@ -387,13 +391,8 @@ def _replayed_random(real):
     """random.<name> during a capture: a draw from user code becomes a graph input drawn again at each call."""
 
     def call(*args, **kwargs):
-        tracer = current_tracer()
-        if (
-            tracer is not None
-            and is_capturing()
-            and not tracer._mt_passthrough
-            and not _called_from_minitorch(sys._getframe(1))
-        ):
+        tracer = _user_capture(sys._getframe(1))
+        if tracer is not None:
             if proxies_in(args, kwargs):
                 gb = _random_break(real.__name__)()
                 gb.explanation = (
