@@ -158,25 +158,28 @@ np.savez(sys.argv[1], **out)
 """
 
 
+def _results_at_avx2_and_avx512(child, tmp_path):
+    """{capability: the child's saved arrays} for avx2 and avx512, each run where the CPU grants it"""
+    got = {}
+    for cap in ("avx2", "avx512"):
+        path = tmp_path / f"{cap}.npz"
+        env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
+        subprocess.run(
+            [sys.executable, "-c", child.format(here=HERE), str(path)], check=True, env=env, timeout=300
+        )
+        res = np.load(path)
+        if str(res["cap"]) == cap.upper():
+            got[cap] = res
+    return got
+
+
 def test_pow64_avx2_gives_avx512_bits(tmp_path):
     """AVX2 without SLEEF runs AVX-512's float64 pow arithmetic in four lanes (kernels/cpu/vec/pow64.h, the
     lanes outside its fast path through glibc): AVX-512's ulp limits on the hard sets, and on an AVX-512 CPU
     AVX-512's bits wherever both take the fast path (x positive and normal, y finite)."""
     if minitorch._C._has_sleef():
         pytest.skip("AVX2 with SLEEF runs SLEEF's pow")
-    got = {}
-    for cap in ("avx2", "avx512"):
-        path = tmp_path / f"{cap}.npz"
-        env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
-        subprocess.run(
-            [sys.executable, "-c", _HARD64_CHILD.format(here=HERE), str(path)],
-            check=True,
-            env=env,
-            timeout=300,
-        )
-        res = np.load(path)
-        if str(res["cap"]) == cap.upper():
-            got[cap] = res
+    got = _results_at_avx2_and_avx512(_HARD64_CHILD, tmp_path)
     if "avx2" not in got:
         pytest.skip("this CPU has no AVX2")
     for name, (a, e) in pow64_hard_sets().items():
@@ -230,19 +233,7 @@ def test_pow32_avx2_gives_avx512_bits(tmp_path):
     """AVX2 runs AVX-512's float32 pow arithmetic in four double lanes (kernels/cpu/vec/pow_f32_avx2.h): 0.51
     ulp on the hard sets and on an AVX-512 CPU AVX-512's bits for every pair, C99's special cases, NaN and
     signed zeros included, with a dense, a broadcast exponent and a broadcast base."""
-    got = {}
-    for cap in ("avx2", "avx512"):
-        path = tmp_path / f"{cap}.npz"
-        env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
-        subprocess.run(
-            [sys.executable, "-c", _POW32_CHILD.format(here=HERE), str(path)],
-            check=True,
-            env=env,
-            timeout=300,
-        )
-        res = np.load(path)
-        if str(res["cap"]) == cap.upper():
-            got[cap] = res
+    got = _results_at_avx2_and_avx512(_POW32_CHILD, tmp_path)
     if "avx2" not in got:
         pytest.skip("this CPU has no AVX2")
     for name, (a, e) in pow32_hard_sets().items():
