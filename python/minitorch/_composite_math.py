@@ -91,7 +91,6 @@ def _float_pair(a, b):
 
 
 # PyTorch's wording of an out of another dtype, for the ops written here that have their own
-_ADDBMM_OUT = "self and mat2 must have the same dtype, but got {got} and {expected}"
 _QUANTILE_OUT = "quantile() out tensor must be same dtype as the input tensor"
 _FLOAT_POWER_OUT = (
     "the output given to float_power has dtype {got} but the operation's result requires dtype {expected}"
@@ -428,10 +427,20 @@ _SCALED = "Tensor input, Tensor {}, Tensor {}, *, Scalar beta=1, Scalar alpha=1,
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (batch1 @ batch2), batched over dim 0."""
     # an out the product fits: the GEMM writes it (bind_out.cpp's _scaled_gemm_out), else the checks below
-    if out is not None and _C._scaled_gemm_out(out, input, batch1, batch2, beta, alpha):
+    same = input.dtype == batch1.dtype
+    if out is not None and same and _C._scaled_gemm_out(out, input, batch1, batch2, beta, alpha):
         return out
     _expand_for_bmm(input, batch1, batch2, True)
-    r = _beta_alpha(input, _C.bmm(batch1, batch2), beta, alpha, batch1.shape[-1])
+    if not same:  # ATen's baddbmm meta check: self and batch1 only (a different batch2 is bmm's error)
+        raise RuntimeError(
+            f"Input dtypes must be the same, got: input {cpp_name(input.dtype)}, batch1: "
+            f"{cpp_name(batch1.dtype)}, batch2: {cpp_name(batch2.dtype)}"
+        )
+    try:
+        prod = _C.bmm(batch1, batch2)
+    except NotImplementedError as e:  # the kernel PyTorch dispatches to is baddbmm's own
+        raise NotImplementedError(str(e).replace('"bmm"', '"baddbmm"', 1)) from None
+    r = _beta_alpha(input, prod, beta, alpha, batch1.shape[-1])
     return write_out(r, out, "baddbmm")
 
 
@@ -444,10 +453,30 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
             "batch1 must be a 3D tensor" if batch1.dim() != 3 else "batch2 must be a 3D tensor"
         )
     b, n, k = batch1.shape
+    if batch2.shape[0] != b:
+        raise RuntimeError(
+            f"batch1 and batch2 must have same number of batches, got {b} and {batch2.shape[0]}"
+        )
+    if batch2.shape[1] != k:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for bmm ({n}x{k} and {batch2.shape[1]}x{batch2.shape[2]})"
+        )
+    if b:  # ATen adds one batch at a time with addmm_ into the result: addmm's dtype checks, result first
+        for x, y, names in (
+            ((out if out is not None else input), batch2, "self and mat2"),
+            (batch1, batch2, "mat1 and mat2"),
+        ):
+            if x.dtype != y.dtype:
+                raise RuntimeError(
+                    f"{names} must have the same dtype, but got {scalar_name(x.dtype)} and {scalar_name(y.dtype)}"
+                )
     m1 = batch1.permute(1, 0, 2).reshape(n, b * k)
     m2 = batch2.reshape(b * k, batch2.shape[2])
-    r = _beta_alpha(input, _C.mm(m1, m2), beta, alpha, b * k)
-    return write_out(r, out, "addbmm", dtype_error=_ADDBMM_OUT, warn_resize=False)
+    prod = _C.mm(m1, m2)
+    if out is not None:  # ATen copies input into the result first: everything is in out's dtype
+        input, prod = input.to(out.dtype), prod.to(out.dtype)
+    r = _beta_alpha(input, prod, beta, alpha, b * k)
+    return write_out(r, out, "addbmm", warn_resize=False)
 
 
 @_argcheck.parses(_SCALED.format("mat", "vec"), name="addmv", upfront=False)

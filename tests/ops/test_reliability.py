@@ -9022,3 +9022,76 @@ def test_fuzz_4517_loss_reduction_first_and_lrn_bool_size():
         "torch.nn.LocalResponseNorm(2)(torch.ones(1, 2, 3, 5, dtype=torch.float64))",
     ]
     _par21_compare(setup, calls)
+
+
+def test_batched_gemm_dtype_checks_in_atens_order():
+    """baddbmm refuses an input whose dtype is not batch1's (ATen's meta check; it promoted them) and names itself
+    for bool; addbmm checks batch counts and inner sizes by its own words and, as ATen's loop of addmm_ into the
+    result, the result's dtype against batch2's (an out of batch2's dtype takes any input)"""
+    f, d = minitorch.float32, minitorch.float64
+    with pytest.raises(
+        RuntimeError, match=r"^Input dtypes must be the same, got: input double, batch1: float, "
+    ):
+        minitorch.baddbmm(minitorch.ones(2, 3, 4, dtype=d), minitorch.ones(2, 3, 5), minitorch.ones(2, 5, 4))
+    with pytest.raises(NotImplementedError, match="\"baddbmm\" not implemented for 'Bool'"):
+        b = minitorch.ones(2, 3, 4, dtype=minitorch.bool)
+        b.baddbmm_(
+            minitorch.ones(2, 3, 5, dtype=minitorch.bool), minitorch.ones(2, 5, 4, dtype=minitorch.bool)
+        )
+    with pytest.raises(
+        RuntimeError, match="^batch1 and batch2 must have same number of batches, got 2 and 3$"
+    ):
+        minitorch.addbmm(minitorch.ones(3, 4), minitorch.ones(2, 3, 5), minitorch.ones(3, 5, 4))
+    with pytest.raises(RuntimeError, match=r"^Incompatible matrix sizes for bmm \(3x5 and 6x4\)$"):
+        minitorch.addbmm(minitorch.ones(3, 4), minitorch.ones(2, 3, 5), minitorch.ones(2, 6, 4))
+    with pytest.raises(
+        RuntimeError, match="^self and mat2 must have the same dtype, but got Double and Float$"
+    ):
+        minitorch.addbmm(minitorch.ones(3, 4, dtype=d), minitorch.ones(2, 3, 0), minitorch.ones(2, 0, 4))
+    with pytest.raises(
+        RuntimeError, match="^mat1 and mat2 must have the same dtype, but got Double and Float$"
+    ):
+        minitorch.addbmm(minitorch.ones(3, 4), minitorch.ones(2, 3, 5, dtype=d), minitorch.ones(2, 5, 4))
+    # the input is copied into a float32 out first, then the float32 product added
+    rng = np.random.default_rng(0)
+    i, b1, b2 = rng.standard_normal((3, 4)), rng.standard_normal((2, 3, 5)), rng.standard_normal((2, 5, 4))
+    out = minitorch.empty(3, 4, dtype=f)
+    r = minitorch.addbmm(
+        minitorch.tensor(i), minitorch.tensor(b1, dtype=f), minitorch.tensor(b2, dtype=f), beta=2, out=out
+    )
+    assert r is out and r.dtype == f
+    ref = 2 * i.astype(np.float32) + np.einsum("bij,bjk->ik", b1.astype(np.float32), b2.astype(np.float32))
+    np.testing.assert_allclose(r.numpy(), ref, rtol=1e-5, atol=1e-5)
+    # no batches: no dtype check, the result is beta * input in out's dtype
+    r = minitorch.addbmm(
+        minitorch.full((3, 4), 2.5, dtype=d),
+        minitorch.ones(0, 3, 5),
+        minitorch.ones(0, 5, 4),
+        beta=2,
+        out=minitorch.empty(3, 4, dtype=minitorch.int64),
+    )
+    assert r.dtype == minitorch.int64 and r.tolist() == [[4] * 4] * 3
+    setup = "D = torch.float64; B = torch.bool"
+    calls = [
+        "torch.baddbmm(torch.ones(2, 3, 4, dtype=D), torch.ones(2, 3, 5), torch.ones(2, 5, 4))",
+        "torch.baddbmm(torch.ones(4), torch.ones(2, 3, 5, dtype=D), torch.ones(2, 5, 4, dtype=D))",
+        "torch.baddbmm(torch.ones(2, 3, 4, dtype=D), torch.ones(3, 5), torch.ones(2, 5, 4))",
+        "torch.baddbmm(torch.ones(2, 3, 4), torch.ones(2, 3, 5), torch.ones(2, 5, 4, dtype=B))",
+        "torch.baddbmm(torch.ones(2, 3, 4, dtype=B), torch.ones(2, 3, 5, dtype=B), torch.ones(2, 5, 4))",
+        "torch.baddbmm(torch.ones(2, 3, 4, dtype=D), torch.ones(2, 3, 5), torch.ones(2, 5, 4), out=torch.empty(2, 3, 4, dtype=D))",
+        "torch.ones(2, 3, 4, dtype=D).baddbmm_(torch.ones(2, 3, 5), torch.ones(2, 5, 4))",
+        "torch.baddbmm(torch.ones(2, 3, 4), torch.ones(2, 3, 0), torch.ones(2, 0, 4, dtype=D))",
+        "torch.addbmm(torch.ones(3, 4, dtype=D), torch.ones(2, 3, 5), torch.ones(2, 5, 4))",
+        "torch.addbmm(torch.ones(3, 4), torch.ones(2, 3, 5), torch.ones(2, 5, 4, dtype=D))",
+        "torch.addbmm(torch.ones(3, 4), torch.ones(2, 3, 5, dtype=D), torch.ones(2, 5, 4))",
+        "torch.addbmm(torch.ones(3, 4, dtype=B), torch.ones(2, 3, 5), torch.ones(2, 5, 4))",
+        "torch.addbmm(torch.ones(3, 4, dtype=D), torch.ones(0, 3, 5), torch.ones(0, 5, 4))",
+        "torch.addbmm(torch.ones(3, 4, dtype=D), torch.ones(2, 3, 0), torch.ones(2, 0, 4, dtype=D))",
+        "torch.addbmm(torch.ones(3, 4), torch.ones(2, 3, 5), torch.ones(2, 5, 4), out=torch.empty(3, 4, dtype=D))",
+        "torch.addbmm(torch.ones(3, 4, dtype=D), torch.ones(2, 3, 5), torch.ones(2, 5, 4), out=torch.empty(3, 4))",
+        "torch.addbmm(torch.ones(3, 4, dtype=D), torch.ones(2, 3, 5), torch.ones(2, 5, 4), beta=0)",
+        "torch.ones(3, 4, dtype=D).addbmm_(torch.ones(2, 3, 5), torch.ones(2, 5, 4))",
+        "torch.ones(3, 4).addbmm_(torch.ones(2, 3, 5), torch.ones(3, 5, 4))",
+        "torch.ones(3, 4).addbmm_(torch.ones(2, 3, 5), torch.ones(2, 6, 4))",
+    ]
+    _par21_compare(setup, calls)
