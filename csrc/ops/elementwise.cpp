@@ -428,6 +428,23 @@ static Tensor nextafter_reduced(const Tensor& a, const Tensor& b, ScalarType dt,
   return where(nan, bin(BinaryOp::add, x, y), r);
 }
 
+// PyTorch's CPU mul and true division of a float16/bfloat16 tensor by a one-element second operand of another
+// dtype (a Python number, a 0-d float tensor) read that operand un-narrowed, as a float: half * 1e5 is finite
+// there, not the NaN/inf of half(1e5). Where narrowing changes the scalar, the op runs in float and rounds
+// once; otherwise (2, 0.5, ...) the narrowed kernel's result is the same bits.
+static std::optional<Tensor> reduced_by_float_scalar(BinaryOp op, const Tensor& a, const Tensor& b,
+                                                     ScalarType compute, Device dev) {
+  if ((op != BinaryOp::mul && op != BinaryOp::div) || !dev.is_cpu() ||
+      (compute != ScalarType::Half && compute != ScalarType::BFloat16) || b.numel() != 1 ||
+      b.dtype() == compute || is_complex(b.dtype()))
+    return std::nullopt;
+  const float f = static_cast<float>(item(b).to_double());
+  const double narrowed = item(to(wrapped_scalar(Scalar(static_cast<double>(f))), compute, dev)).to_double();
+  if (narrowed == static_cast<double>(f) || std::isnan(f)) return std::nullopt;
+  const Tensor wide = native::binary(op, to(a, ScalarType::Float, dev), wrapped_scalar(Scalar(double(f))));
+  return to(wide, compute, dev);
+}
+
 Tensor native::binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   if (const int h = half_power(op, a, b)) return mt::unary(h > 0 ? UnaryOp::sqrt : UnaryOp::rsqrt, a);
   if (auto r = integral_power(op, a, b)) return *r;
@@ -439,6 +456,7 @@ Tensor native::binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   if (op == BinaryOp::_nextafter && (common == ScalarType::Half || common == ScalarType::BFloat16))
     return nextafter_reduced(a, b, common, dev);
   auto [compute, out_dt] = binary_dtypes(op, common);
+  if (auto r = reduced_by_float_scalar(op, a, b, compute, dev)) return *r;
   Tensor x = prepare(a, compute, dev), y = prepare(b, compute, dev);
   DimVector shape = a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes());
   Tensor out = empty_for_iter(shape, out_dt, dev, {&a, &b});
@@ -474,6 +492,7 @@ const Tensor& native::binary_(BinaryOp op, const Tensor& self, const Tensor& oth
     wrote(self);
     return self;
   }
+  if (auto r = reduced_by_float_scalar(op, self, other, compute, dev)) return copy_(self, *r);
   Tensor y = prepare(unaliased_input(self, other), compute, dev);
   if (self.dtype() == compute && out_dt == compute) {
     TensorIter it = TensorIter::make({self, self, y});
@@ -593,6 +612,10 @@ bool binary_out(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out
   const bool warn = resize_out_for(out, shape, {&a, &b});
   if (out.numel() == 0) {
     wrote(out);
+    return warn;
+  }
+  if (auto r = reduced_by_float_scalar(op, a, b, compute, dev)) {
+    copy_(out, *r);
     return warn;
   }
   Tensor x = out_input(out, a, compute, dev), y = out_input(out, b, compute, dev);

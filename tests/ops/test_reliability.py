@@ -9095,3 +9095,80 @@ def test_batched_gemm_dtype_checks_in_atens_order():
         "torch.ones(3, 4).addbmm_(torch.ones(2, 3, 5), torch.ones(2, 6, 4))",
     ]
     _par21_compare(setup, calls)
+
+
+def _round_to_bfloat16(v):
+    """float32 values rounded to bfloat16 (nearest, ties to even) and widened back: the reference's rounding"""
+    bits = np.asarray(v, np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
+    out = bits.astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(v), np.float32("nan"), out)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_reduced_float_mul_and_div_read_a_scalar_unnarrowed(dtype):
+    """PyTorch's CPU mul and true division of a float16/bfloat16 tensor by a Python number or a 0-d tensor of
+    another dtype compute with the scalar as a float (not narrowed to the tensor's dtype first) and round once:
+    half * 1e5 is finite, 0 * 1e30 is 0, 1e5 / x is x.reciprocal() * 1e5 rounded that way"""
+    T = minitorch
+    dt = getattr(T, dtype)
+    vals = np.array([0.0, -0.6367, 1e-4, 2.5, -0.0, 3.0, float("inf"), float("nan")], np.float32)
+    x = T.tensor(vals, dtype=dt)
+    xs = x.float().numpy()  # the tensor's own (narrowed) values
+    rnd = (lambda v: v.astype(np.float16).astype(np.float32)) if dtype == "float16" else _round_to_bfloat16
+
+    def same(got, want):
+        assert got.dtype == dt
+        np.testing.assert_array_equal(got.float().numpy(), rnd(np.asarray(want, np.float32)))
+
+    with np.errstate(all="ignore"):
+        for s in (1e5, 1e-5, 1e30, 70000, 0.1, 2.0, 0.5):
+            f = np.float32(s)
+            same(x * s, xs * f)
+            same(s * x, xs * f)
+            same(T.mul(x, s), xs * f)
+            same(x.mul(T.tensor(s, dtype=T.float64)), xs * f)
+            same(x / s, xs / f)
+            same(T.div(x, s), xs / f)
+            same(x.clone().mul_(s), xs * f)
+            same(x.clone().div_(s), xs / f)
+            out = T.empty(8, dtype=dt)
+            T.mul(x, s, out=out)
+            same(out, xs * f)
+            recip = rnd(np.float32(1) / xs)
+            same(s / x, recip * f)
+        # beyond float's range the float scalar is inf itself: 0 * inf is NaN there too
+        same(x * 1e39, xs * np.float32("inf"))
+    # a same-dtype one-element tensor operand is its own (narrowed) value
+    one = T.tensor([0.1], dtype=dt)
+    same(x * one, xs * one.float().numpy())
+    # the gradient multiplies by the same scalar: 1e5 (float16's inf, bfloat16's 99840)
+    g = T.tensor([1.0, 2.0], dtype=dt, requires_grad=True)
+    (g * 1e5).float().sum().backward()
+    same(g.grad, np.full(2, 1e5, np.float32))
+
+
+def test_embedding_bag_2d_offsets_are_an_arange_in_the_input_dtype():
+    """F.embedding_bag of a 2-D input makes its bags' offsets as PyTorch's does, arange(0, numel, width) in the
+    input's dtype: a bool or complex input is arange's NotImplementedError and a zero width its step error,
+    before the indices' dtype check (seed 4518)"""
+    F = minitorch.nn.functional
+    w = minitorch.ones(5, 3)
+    with pytest.raises(NotImplementedError, match="\"arange_cpu\" not implemented for 'Bool'"):
+        F.embedding_bag(
+            minitorch.ones(3, 1, dtype=minitorch.bool), minitorch.ones(3, 1, dtype=minitorch.bool)
+        )
+    with pytest.raises(RuntimeError, match="^step must be nonzero$"):
+        F.embedding_bag(minitorch.ones(3, 0, dtype=minitorch.int64), w)
+    assert F.embedding_bag(minitorch.ones(0, 2, dtype=minitorch.int64), w).shape == (0, 3)
+    setup = "w = torch.arange(15.).reshape(5, 3)"
+    calls = [
+        "F.embedding_bag(torch.ones(3, 1, dtype=torch.bool), torch.ones(3, 1, dtype=torch.bool))",
+        "F.embedding_bag(torch.ones(3, 0, dtype=torch.long), w)",
+        "F.embedding_bag(torch.ones(3, 2, dtype=torch.float16), w)",
+        "F.embedding_bag(torch.ones(0, 2, dtype=torch.long), w)",
+        "F.embedding_bag(torch.ones(3, 2, dtype=torch.uint8), w)",
+        "F.embedding_bag(torch.ones(3, 2, dtype=torch.complex64), w)",
+        "F.embedding_bag(torch.tensor([[0, 4], [2, 1]], dtype=torch.int32), w, mode='max')",
+    ]
+    _par21_compare(setup, calls)

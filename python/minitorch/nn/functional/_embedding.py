@@ -156,6 +156,9 @@ def embedding_bag(
                 f"length sequences. However, found offsets of type {type(offsets)}"
             )
         nbags, width = input.shape
+        # PyTorch makes the bags' offsets with arange in input's dtype: its refusals (a bool or complex input,
+        # a zero width's step) come from there, before the indices' dtype check
+        _C.arange(0, input.numel(), width, dtype=input.dtype, device=input.device)
         starts = np.arange(nbags, dtype=np.int64) * width
         flat = input.reshape(-1)
         psw = per_sample_weights.reshape(-1) if per_sample_weights is not None else None
