@@ -6,6 +6,7 @@ import numpy as np
 
 from minitorch import _C, _argcheck
 from minitorch._device import factory_device
+from minitorch._dtype_names import cpp_name
 
 _np_of = {
     _C.bool: np.bool_,
@@ -222,19 +223,6 @@ def numel(t):
 
 # ---- the legacy constructor: Tensor(...), FloatTensor(...) & co. (python/minitorch/_legacy.py) and t.new(...)
 
-# (dtype, the C++ spelling PyTorch's TensorOptions messages use)
-_CPP_DTYPE_NAME = {
-    _C.float64: "double",
-    _C.float32: "float",
-    _C.float16: "c10::Half",
-    _C.bfloat16: "c10::BFloat16",
-    _C.int64: "long int",
-    _C.int32: "int",
-    _C.int16: "short int",
-    _C.int8: "signed char",
-    _C.uint8: "unsigned char",
-    _C.bool: "bool",
-}
 _LEGACY_SIGNATURES = (
     " * (*, torch.device device = None)",
     " * (torch.Storage storage)",
@@ -273,7 +261,7 @@ def _invalid_new_arguments(args, kwargs, why):
 
 def _tensor_options(dtype, device_type):
     return (
-        f"TensorOptions(dtype={_CPP_DTYPE_NAME[dtype]}, device={device_type}, layout=Strided, "
+        f"TensorOptions(dtype={cpp_name(dtype)}, device={device_type}, layout=Strided, "
         "requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))"
     )
 

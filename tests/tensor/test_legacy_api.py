@@ -157,6 +157,11 @@ def test_typed_constructor_argument_forms():
             TypeError,
             "expected TensorOptions(dtype=long int",
         ),
+        (  # a complex tensor's C++ name (its own table here had none: a KeyError)
+            lambda: minitorch.FloatTensor(minitorch.zeros(2, dtype=minitorch.complex64)),
+            TypeError,
+            "(got TensorOptions(dtype=c10::complex<float>, device=cpu",
+        ),
     ],
 )
 def test_typed_constructor_errors(call, exc, msg):
