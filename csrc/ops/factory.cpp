@@ -122,7 +122,8 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Scalar
                  : std::ceil((e - s) / st);
   MT_CHECK(n >= 0 && n < 9.2e18, "invalid size, possible overflow?");
   Tensor out = empty({static_cast<int64_t>(n)}, dtype, Device(DeviceType::CPU));
-  MT_DISPATCH_NUMERIC_TYPES(dtype, "arange", [&] {
+  // (PyTorch's kernels are named by their device: "arange_cpu" not implemented for 'Bool')
+  MT_DISPATCH_NUMERIC_TYPES(dtype, device.is_cuda() ? "arange_cuda" : "arange_cpu", [&] {
     scalar_t* p = out.data<scalar_t>();
     if constexpr (std::is_integral<scalar_t>::value) {
       int64_t s0 = start.to_long(), st0 = step.to_long();

@@ -202,6 +202,10 @@ Tensor linspace_tensor(const RankedScalar& start, const RankedScalar& end, int64
     Tensor im = linspace(z0.imag(), z1.imag(), steps, rt, dev);
     return o.finish("linspace", complex(re, im), requires_grad);
   }
+  if (dt == ScalarType::Bool && steps <= 1)  // PyTorch's kernel never runs: no values, or start itself
+    return o.finish("linspace",
+                    to(linspace(s0.to_double(), s1.to_double(), steps, ScalarType::Double, dev), dt, dev),
+                    requires_grad);
   check_not_bool("linspace", dt, dev);
   return o.finish("linspace", linspace(s0.to_double(), s1.to_double(), steps, dt, dev), requires_grad);
 }
@@ -216,6 +220,11 @@ Tensor logspace_tensor(const RankedScalar& start, const RankedScalar& end, int64
   // complex endpoints make the default complex dtype's result
   if (dt == ScalarType::Undefined && (s0.is_complex() || s1.is_complex()))
     dt = to_complex_type(default_dtype());
+  if (dt == ScalarType::Bool && steps <= 1)  // PyTorch's kernel never runs: no values, or base ** start
+    return o.finish(
+        "logspace",
+        to(logspace(s0.to_complex(), s1.to_complex(), steps, base, ScalarType::Double, dev), dt, dev),
+        requires_grad);
   check_not_bool("logspace", dt == ScalarType::Undefined ? default_dtype() : dt, dev);
   return o.finish("logspace", logspace(s0.to_complex(), s1.to_complex(), steps, base, dt, dev),
                   requires_grad);

@@ -291,12 +291,16 @@ def range(
         "torch.range is deprecated and will be removed in a future release because its behavior is inconsistent "
         "with Python's range builtin. Instead, use torch.arange, which produces values in [start, end).",
         UserWarning,
-        stacklevel=2,
+        stacklevel=3,  # (through _argcheck's wrapper: the caller's line)
     )
     if not (type(start) in _PLAIN_NUMBERS and type(end) in _PLAIN_NUMBERS and type(step) in _PLAIN_NUMBERS):
         for pos, (name, v) in enumerate((("start", start), ("end", end), ("step", step)), 1):
             _argcheck.check_number("range", name, pos, v)  # the parser's Number: a 0-dim tensor without grad
         start, end, step = (v.item() if isinstance(v, _C.Tensor) else v for v in (start, end, step))
+    dt = dtype if dtype is not None else out.dtype if out is not None else None
+    if dt is not None and (dt == _C.bool or dt.is_complex):  # ATen's dispatch, before the kernel's checks
+        where = out.device if out is not None else _C.device(device) if device is not None else _C.device("cpu")
+        raise NotImplementedError(f'"range_{where.type}" not implemented for \'{scalar_name(dt)}\'')
     if not math.isfinite(step):
         raise RuntimeError(f"step must be finite but got {step:g}")
     if step == 0:

@@ -9172,3 +9172,44 @@ def test_embedding_bag_2d_offsets_are_an_arange_in_the_input_dtype():
         "F.embedding_bag(torch.tensor([[0, 4], [2, 1]], dtype=torch.int32), w, mode='max')",
     ]
     _par21_compare(setup, calls)
+
+
+def test_range_arange_linspace_refuse_bool_by_their_kernels_names():
+    """torch.range refuses bool and complex by its kernel's name before its own checks (it computed them), arange
+    names its kernel "arange_cpu", and linspace/logspace of at most one step never reach their kernels: a bool
+    result there is start (base ** start) itself, as in PyTorch"""
+    T = minitorch
+    for call in (
+        lambda: T.range(0, 3, dtype=T.bool),
+        lambda: T.range(0, 3, 0, dtype=T.bool),
+        lambda: T.range(3, 0, out=T.empty(0, dtype=T.bool)),
+    ):
+        with (
+            pytest.warns(UserWarning, match="torch.range is deprecated"),
+            pytest.raises(NotImplementedError, match="^\"range_cpu\" not implemented for 'Bool'$"),
+        ):
+            call()
+    with pytest.warns(UserWarning), pytest.raises(NotImplementedError, match="'ComplexFloat'"):
+        T.range(0, 3, dtype=T.complex64)
+    with pytest.raises(NotImplementedError, match="^\"arange_cpu\" not implemented for 'Bool'$"):
+        T.arange(3, dtype=T.bool)
+    assert T.linspace(0, 3, 0, dtype=T.bool).tolist() == []
+    assert T.linspace(2, 3, 1, dtype=T.bool).tolist() == [True]
+    assert T.linspace(0, 3, 1, dtype=T.bool).tolist() == [False]
+    assert T.logspace(0, 3, 1, base=0.0, dtype=T.bool).tolist() == [True]
+    with pytest.raises(NotImplementedError, match="^\"linspace_cpu\" not implemented for 'Bool'$"):
+        T.linspace(0, 3, 2, dtype=T.bool)
+    setup = "import warnings; warnings.simplefilter('ignore')"
+    calls = [
+        "torch.range(0, 3, dtype=torch.complex64)",
+        "torch.range(0, float('inf'), dtype=torch.bool)",
+        "torch.range(0, 3, dtype=torch.int8)",
+        "torch.arange(0., 3, 1, dtype=torch.complex64)",
+        "torch.arange(0, 0, 1, dtype=torch.bool)",
+        "torch.linspace(0, 3, 0, dtype=torch.bool)",
+        "torch.linspace(2, 3, 1, dtype=torch.bool)",
+        "torch.logspace(0, 3, 0, dtype=torch.bool)",
+        "torch.logspace(0, 3, 1, dtype=torch.bool)",
+        "torch.logspace(0, 3, 2, dtype=torch.bool)",
+    ]
+    _par21_compare(setup, calls)
