@@ -219,6 +219,32 @@ const Tensor& inplace(const Tensor& self, const std::function<Tensor(const Tenso
   return self;
 }
 
+Tensor& overwrite(const char* node, Tensor& self, std::vector<const Tensor*> others,
+                  const std::function<void()>& write) {
+  check_inplace(self, /*requires_grad=*/true);
+  // The node's stand-in output over self's memory: its edges are the inputs' histories from before the write,
+  // and self (or its base, through CopySlices) takes its history afterwards. No draw is made twice, no clone.
+  Tensor r(std::make_shared<TensorImpl>(self.storage(), self.sizes(), self.strides(), self.storage_offset(),
+                                        self.dtype()));
+  std::vector<TensorGeometry> geo;
+  for (const Tensor* t : others) geo.push_back(geometry_of(*t));
+  std::vector<const Tensor*> ins{&self};
+  ins.insert(ins.end(), others.begin(), others.end());
+  record(node, std::move(ins), {&r}, {}, [geo](FnNode& n, V& gs) -> V {
+    V res(1 + geo.size());
+    if (n.needs_input_grad(0)) res[0] = mt::zeros(gs[0].sizes(), gs[0].dtype(), gs[0].device());
+    for (size_t i = 0; i < geo.size(); ++i)
+      if (n.needs_input_grad(i + 1)) res[i + 1] = mt::zeros(geo[i].sizes, geo[i].dtype, geo[i].device);
+    return res;
+  });
+  {
+    NoGradGuard g;
+    write();
+  }
+  take_history(self, r);
+  return self;
+}
+
 const Tensor& inplace_view(const Tensor& self, const ViewFn& view, bool replayable) {
   check_inplace(self);
   const bool tracked = track_view(self);  // the entry point below records r with a replay of its own
