@@ -21,7 +21,17 @@ using V = variable_list;
 // `overlapping`: the view may reach an element more than once (as_strided), so the gradient accumulates.
 template <typename F>
 Tensor view_scatter(const Tensor& g, const TensorGeometry& base, F&& vf, bool overlapping = false) {
-  if (overlapping || (GradMode::is_enabled() && g.requires_grad())) {
+  const bool record = GradMode::is_enabled() && g.requires_grad();
+  if (!overlapping && is_complex(base.dtype) != is_complex(g.dtype())) {
+    // a view that reads the base's bytes as another dtype (view_as_real, .real, .imag of a complex base):
+    // zeros of the base's dtype, which the view of element positions below cannot follow; under
+    // create_graph the copy through the view records itself (CopySlices), so it differentiates again
+    Tensor z = zeros(base.sizes, base.dtype, g.device());
+    AutoGradMode mode(record);
+    mt::copy_(vf(z), g);
+    return z;
+  }
+  if (overlapping || record) {
     // create_graph (or overlap): the scatter as an accumulating index_put_ over the flat base; it
     // differentiates again
     int64_t numel = compute_numel(base.sizes);

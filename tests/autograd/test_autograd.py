@@ -677,6 +677,117 @@ def test_inplace_view_gradcheck():
     assert gradcheck(f, (rnd(3, 2),))
 
 
+# In-place writes through the complex parts of a complex tensor made from `w` (an rfft: 5 bins of 8 reals) or
+# a complex view of a real one (`x`, [4, 2]); each returns a real result. `k.imag *= -1` is the setter with
+# the very view the getter gave (k.imag.__imul__(-1) assigned back), the others assign other values, write
+# through a part's slice or element, or write into a complex view of a real tensor.
+COMPLEX_PART_WRITES = """
+def _parts(torch, w, f):
+    k = torch.fft.rfft(w)
+    f(k)
+    return torch.view_as_real(k) * torch.arange(1.0, 11.0, dtype=w.dtype).view(5, 2) + k.abs()[:, None]
+
+
+def _of_real(torch, x, f):
+    r = x * 1
+    f(r, torch.view_as_complex(r))
+    return r**3
+
+
+def _imag_neg(k):
+    k.imag *= -1
+
+
+def _real_neg(k):
+    k.real *= -1
+
+
+def _both(k):
+    k.imag *= -1
+    k.real += k.imag * 2
+
+
+def _imag_from_real(k):
+    k.imag = k.real.clone().sin()  # a clone: sin saves its input, a view the write changes
+
+
+def _real_from_imag(k):
+    k.real = k.imag.clone() * k.real.clone()
+
+
+def _imag_number(k):
+    k.imag = 1.5
+
+
+def _imag_row(k):
+    k.imag[0] = 3
+
+
+def _imag_slice(k):
+    k.imag[1:4] *= k.real[1:4].clone()
+
+
+def _real_add_(k):
+    k.real.add_(1)
+
+
+def _imag_mul_(k):
+    k.imag.mul_(-1)
+
+
+WRITES = {
+    "k.imag *= -1": lambda torch, w: _parts(torch, w, _imag_neg),
+    "k.real *= -1": lambda torch, w: _parts(torch, w, _real_neg),
+    "both parts": lambda torch, w: _parts(torch, w, _both),
+    "k.imag = k.real.clone().sin()": lambda torch, w: _parts(torch, w, _imag_from_real),
+    "k.real = k.imag * k.real (clones)": lambda torch, w: _parts(torch, w, _real_from_imag),
+    "k.imag = 1.5": lambda torch, w: _parts(torch, w, _imag_number),
+    "k.imag[0] = 3": lambda torch, w: _parts(torch, w, _imag_row),
+    "k.imag[1:4] *= k.real[1:4].clone()": lambda torch, w: _parts(torch, w, _imag_slice),
+    "k.real.add_(1)": lambda torch, w: _parts(torch, w, _real_add_),
+    "k.imag.mul_(-1)": lambda torch, w: _parts(torch, w, _imag_mul_),
+    "view_as_complex(r).mul_(0.5+1j)": lambda torch, w: _of_real(torch, w.view(4, 2), lambda r, c: c.mul_(0.5 + 1j)),
+    "view_as_complex(r)[1] = 2+3j": lambda torch, w: _of_real(torch, w.view(4, 2), lambda r, c: c.__setitem__(1, 2 + 3j)),
+    "view_as_complex(r)[1:].imag *= 3": lambda torch, w: _of_real(
+        torch, w.view(4, 2), lambda r, c: c[1:].imag.mul_(3)
+    ),
+}
+
+W = [0.3, -1.2, 0.8, 2.1, -0.4, 0.9, -1.7, 0.5]
+
+
+def cases(torch):
+    run = runner(lambda v: [round(float(e), 9) for e in v.flatten().tolist()])
+    out = {}
+    for name, f in WRITES.items():
+        w = torch.tensor(W, dtype=torch.float64, requires_grad=True)
+        y = f(torch, w)
+        out[name + ": value"] = run(lambda: y.detach())
+        g = torch.autograd.grad((y * y.detach().cos()).sum(), w, create_graph=True)[0]
+        out[name + ": grad"] = run(lambda: g.detach())
+        out[name + ": grad of grad"] = run(lambda: torch.autograd.grad((g * g).sum(), w)[0])
+    return out
+"""
+
+
+def test_inplace_writes_through_complex_parts_against_finite_differences():
+    """The part setters (k.imag = v, k.imag *= -1: the getter's own view assigned back) and in-place writes
+    through .real/.imag and view_as_complex: their gradients against central differences, twice."""
+    ns = {}
+    exec(COMPLEX_PART_WRITES, ns)  # noqa: S102 - the table the oracle test runs too
+    for name, f in ns["WRITES"].items():
+        w = torch.tensor(ns["W"], dtype=torch.float64, requires_grad=True)
+        assert gradcheck(lambda t, f=f: f(torch, t), (w,)), name
+        assert gradgradcheck(lambda t, f=f: f(torch, t), (w,)), name
+
+
+def test_inplace_writes_through_complex_parts_as_pytorchs():
+    ours, theirs = cases_here_and_in_pytorch(COMPLEX_PART_WRITES, [("torch", torch)])
+    assert ours.keys() == theirs.keys()
+    for key, want in theirs.items():
+        assert np.allclose(ours[key], want, rtol=1e-9, atol=1e-9), (key, ours[key], want)
+
+
 # ---- Function ----
 
 
