@@ -856,11 +856,18 @@ TWIN_FORMULA_KEYS = (
     "save_as",
     "record_unless",
 )
-TWIN_KEYS = {"family", "entry", "when", "grad_if", "autocast", "composite_if", "check", *TWIN_FORMULA_KEYS}
+TWIN_KEYS = {
+    "family",
+    "entry",
+    "when",
+    "grad_if",
+    "autocast",
+    "composite_if",
+    "overwrite",
+    *TWIN_FORMULA_KEYS,
+}
 # the tensor parameters a formula can name: each is an edge of the node (in order) and saved when read
 EDGE_PARAMS = ("const Tensor&", "const std::optional<Tensor>&")
-# an `entry` row: an op autograd does not record whose entry point still asks autograd something first
-ENTRY_CHECKS = {"inplace": "autograd::check_inplace({self})"}
 # how the generated entry asks whether autograd records: `grad` (any tensor input requires grad), `view`
 # (autograd.track_view(self): a view records for every inexact input in grad mode; the others are marked views of
 # their base by autograd.mark_plain_view, without a node or a replay)
@@ -886,8 +893,9 @@ class Twin:
 
     def __init__(self, name, params, ret, line, recorded=True):
         self.name, self.params, self.ret, self.line = name, params, ret, line
-        self.recorded = recorded  # False for an `entry` row: no twin, only the entry point and its check
-        self.check = None
+        self.recorded = recorded  # False for an `entry` row: no twin, only the entry point
+        # an entry row's node when it writes values that depend on no input's (their gradients are zero)
+        self.overwrite = None
         self.family = None
         self.entry = not recorded
         self.when = "grad"
@@ -1000,10 +1008,11 @@ def parse_twins(text, path=SCHEMA):
             if not NAME.match(value) or not os.path.exists(os.path.join(ROOT, "csrc", "ops", value + ".cpp")):
                 fail(lineno, f"twin {cur.name!r}: family {value!r} is not an ops/<family>.cpp")
             cur.family = value
-        elif key == "check":
-            if cur.recorded or value not in ENTRY_CHECKS:
-                fail(lineno, f"{cur.name!r}: 'check:' is for entry rows, one of {', '.join(ENTRY_CHECKS)}")
-            cur.check = value
+        elif key == "overwrite":
+            over_self = cur.params[:1] == (("Tensor&", "self"),)
+            if cur.recorded or not over_self or not re.match(r"^[A-Z][A-Za-z0-9]*$", value):
+                fail(lineno, f"{cur.name!r}: 'overwrite: <node name>' is for entry rows over `Tensor& self`")
+            cur.overwrite = value
         elif key == "entry":
             if value != "generated":
                 fail(lineno, f"twin {cur.name!r}: 'entry:' takes only 'generated', got {value!r}")
@@ -1171,9 +1180,14 @@ def entries_cpp(twins):
             continue
         body = []
         if not t.recorded:
-            check = ENTRY_CHECKS[t.check].format(self=t.params[0][1]) if t.check else None
-            if check:
-                body.append(f"  {check};")
+            if t.overwrite:  # autograd::overwrite records the zero gradients of every tensor input
+                others = [n for ty, n in t.params[1:] if ty == "const Tensor&"]
+                cond = " || ".join(f"autograd::needs_grad({n})" for n in ["self"] + others)
+                edges = "{" + ", ".join("&" + n for n in others) + "}"
+                write = f"[&] {{ native::{t.name}({t.args()}); }}"
+                body.append(
+                    f'  if ({cond}) return autograd::overwrite("{t.overwrite}", self, {edges}, {write});'
+                )
             body.append(f"  return native::{t.name}({t.args()});")
             out += [f"{t.cpp_ret()} {t.name}{t.cpp_params()} {{"] + body + ["}", ""]
             continue

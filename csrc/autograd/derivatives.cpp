@@ -28,8 +28,9 @@ namespace mt::autograd {
 
 namespace {
 // The nodes whose formulas hold for complex inputs (see attach): linear maps, the views, and the elementwise
-// and product formulas written as grad * conj(f'(z)) in ops.schema / below; and NotImplemented (set_'s),
-// whose backward raises: no gradient to get wrong.
+// and product formulas written as grad * conj(f'(z)) in ops.schema / below; the fills, whose gradient is
+// zero (fill_ and the random fills, views.cpp's overwrite); and NotImplemented (set_'s), whose backward
+// raises: no gradient to get wrong.
 bool complex_safe(const char* name) {
   static const std::unordered_set<std::string> ok = {"AddBackward0",         "SubBackward0",
                                                      "MulBackward0",         "DivBackward0",
@@ -70,7 +71,12 @@ bool complex_safe(const char* name) {
                                                      "CumsumBackward0",      "CumprodBackward0",
                                                      "ProdBackward1",        "IndexPutBackward0",
                                                      "ScatterBackward0",     "ScatterAddBackward0",
-                                                     "NotImplemented"};
+                                                     "FillBackward0",        "UniformBackward0",
+                                                     "NormalBackward0",      "RandomBackward0",
+                                                     "RandomBackward2",      "BernoulliBackward1",
+                                                     "BernoulliBackward2",   "ExponentialBackward0",
+                                                     "LogNormalBackward0",   "CauchyBackward0",
+                                                     "GeometricBackward0",   "NotImplemented"};
   return ok.count(name) != 0;
 }
 

@@ -70,6 +70,12 @@ inline void check_inplace(const Tensor& self) {
 // After self was overwritten in place with r's values: self takes r's history (a view gives its base the
 // history instead, through CopySlices).
 void take_history(const Tensor& self, const Tensor& r);
+// An in-place write whose values depend on no input's (the random fills, the schema's `overwrite:` entry
+// rows), in grad mode with self or one of `others` requiring grad: checked as every in-place op, `write` runs
+// without grad, and node `node` gives self's old history and each of `others` a zero gradient (PyTorch's
+// derivatives.yaml `self: zeros_like(grad)`); a view gives its base the history, through CopySlices.
+Tensor& overwrite(const char* node, Tensor& self, std::vector<const Tensor*> others,
+                  const std::function<void()>& write);
 // The in-place view ops (t_, transpose_, squeeze_, unsqueeze_, as_strided_): self takes the sizes, strides
 // and offset of view(self) and, in grad mode, its history, and its version is bumped, as PyTorch's. A leaf
 // that requires grad (or a view of one) is refused; a view stays a view of its base, its replay extended by

@@ -21,7 +21,17 @@ using V = variable_list;
 // `overlapping`: the view may reach an element more than once (as_strided), so the gradient accumulates.
 template <typename F>
 Tensor view_scatter(const Tensor& g, const TensorGeometry& base, F&& vf, bool overlapping = false) {
-  if (overlapping || (GradMode::is_enabled() && g.requires_grad())) {
+  const bool record = GradMode::is_enabled() && g.requires_grad();
+  if (!overlapping && is_complex(base.dtype) != is_complex(g.dtype())) {
+    // a view that reads the base's bytes as another dtype (view_as_real, .real, .imag of a complex base):
+    // zeros of the base's dtype, which the view of element positions below cannot follow; under
+    // create_graph the copy through the view records itself (CopySlices), so it differentiates again
+    Tensor z = zeros(base.sizes, base.dtype, g.device());
+    AutoGradMode mode(record);
+    mt::copy_(vf(z), g);
+    return z;
+  }
+  if (overlapping || record) {
     // create_graph (or overlap): the scatter as an accumulating index_put_ over the flat base; it
     // differentiates again
     int64_t numel = compute_numel(base.sizes);
@@ -214,6 +224,32 @@ const Tensor& inplace(const Tensor& self, const std::function<Tensor(const Tenso
   {
     NoGradGuard g;
     mt::copy_(self, r);
+  }
+  take_history(self, r);
+  return self;
+}
+
+Tensor& overwrite(const char* node, Tensor& self, std::vector<const Tensor*> others,
+                  const std::function<void()>& write) {
+  check_inplace(self, /*requires_grad=*/true);
+  // The node's stand-in output over self's memory: its edges are the inputs' histories from before the write,
+  // and self (or its base, through CopySlices) takes its history afterwards. No draw is made twice, no clone.
+  Tensor r(std::make_shared<TensorImpl>(self.storage(), self.sizes(), self.strides(), self.storage_offset(),
+                                        self.dtype()));
+  std::vector<TensorGeometry> geo;
+  for (const Tensor* t : others) geo.push_back(geometry_of(*t));
+  std::vector<const Tensor*> ins{&self};
+  ins.insert(ins.end(), others.begin(), others.end());
+  record(node, std::move(ins), {&r}, {}, [geo](FnNode& n, V& gs) -> V {
+    V res(1 + geo.size());
+    if (n.needs_input_grad(0)) res[0] = mt::zeros(gs[0].sizes(), gs[0].dtype(), gs[0].device());
+    for (size_t i = 0; i < geo.size(); ++i)
+      if (n.needs_input_grad(i + 1)) res[i + 1] = mt::zeros(geo[i].sizes, geo[i].dtype, geo[i].device);
+    return res;
+  });
+  {
+    NoGradGuard g;
+    write();
   }
   take_history(self, r);
   return self;

@@ -25,6 +25,7 @@
 #include "ops/elementwise.h"
 #include "ops/kernels.h"
 #include "ops/random.h"
+#include "ops/reduce.h"
 #include "ops/shape.h"
 
 namespace mt {
@@ -502,19 +503,36 @@ int64_t random_default_end(ScalarType dtype) {
   return end;
 }
 
-Tensor& random_default_(Tensor& self) {
+Tensor& native::random_default_(Tensor& self) {
   if (is_complex(self.dtype())) {  // PyTorch's random_kernel dispatch, never reached for no elements
     MT_CHECK_NOT_IMPLEMENTED(self.numel() == 0, "\"random_kernel_", self.is_cuda() ? "cuda" : "cpu",
                              "\" not implemented for '", dtype_short_name(self.dtype()), "'");
     return self;
   }
-  return mt::random_(self, 0, random_default_end(self.dtype()));
+  return native::random_(self, 0, random_default_end(self.dtype()));
 }
 
 Tensor& native::bernoulli_(Tensor& self, double prob) {
   check_writable(self);
   MT_CHECK(prob >= 0 && prob <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", prob);
   return fill_random(self, {RandomKind::bernoulli, prob});
+}
+
+Tensor& native::bernoulli_tensor_(Tensor& self, const Tensor& p) {
+  // float32 draws at least (a float16 uniform rounds up to 1.0 too often to compare against p), as
+  // minitorch.bernoulli(p)
+  ScalarType ct = p.dtype() == ScalarType::Double ? ScalarType::Double : ScalarType::Float;
+  Tensor pc = to(p, ct, self.device());
+  // one all() over both bounds (a NaN fails both): each tensor call here costs about as much as an 8x8 draw
+  bool in_range =
+      item(all(logical_and(ge(pc, wrapped_scalar(Scalar(0.0))), le(pc, wrapped_scalar(Scalar(1.0))))))
+          .to_double() != 0;
+  MT_CHECK(
+      in_range,
+      "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  "
+      "If so, please report an enhancement request to PyTorch.)");
+  copy_(self, lt(rand(self.sizes(), ct, self.device()), pc));
+  return self;
 }
 
 Tensor binomial(const Tensor& count, const Tensor& prob) {

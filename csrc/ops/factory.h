@@ -35,6 +35,8 @@ int64_t random_default_end(ScalarType dtype);
 // unless it is empty
 Tensor& random_default_(Tensor& self);
 Tensor& bernoulli_(Tensor& self, double p);
+// bernoulli_(p) with a tensor of probabilities broadcast to self
+Tensor& bernoulli_tensor_(Tensor& self, const Tensor& p);
 // the in-place samplers of other distributions (ops/factory.cpp): a uniform (normal) draw mapped in place
 Tensor& exponential_(Tensor& self, double lambd);
 Tensor& log_normal_(Tensor& self, double mean, double std);

@@ -250,22 +250,6 @@ const Tensor& fill_with_tensor_(const Tensor& self, const Tensor& value) {
   return fill_(self, item(value.dtype() == self.dtype() ? value : to(value, self.dtype(), value.device())));
 }
 
-const Tensor& bernoulli_tensor_(const Tensor& self, const Tensor& p) {
-  // float32 draws at least (a float16 uniform rounds up to 1.0 too often to compare against p), as
-  // minitorch.bernoulli(p)
-  ScalarType ct = p.dtype() == ScalarType::Double ? ScalarType::Double : ScalarType::Float;
-  Tensor pc = to(p, ct, self.device());
-  // one all() over both bounds (a NaN fails both): each tensor call here costs about as much as an 8x8 draw
-  bool in_range =
-      item(all(logical_and(ge(pc, wrapped_scalar(Scalar(0.0))), le(pc, wrapped_scalar(Scalar(1.0))))))
-          .to_double() != 0;
-  MT_CHECK(
-      in_range,
-      "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  "
-      "If so, please report an enhancement request to PyTorch.)");
-  return copy_(self, lt(rand(self.sizes(), ct, self.device()), pc));
-}
-
 namespace {
 
 // A like-factory's fresh result given the layout memory_format= asks for, in place: its values are one

@@ -40,10 +40,8 @@ Tensor new_full_tensor(const Tensor& self, IntArrayRef size, const Scalar& value
 Tensor empty_tensor(IntArrayRef size, ScalarType dtype, py::handle device, bool requires_grad, py::handle out,
                     py::handle memory_format);
 
-// The in-place fills of a tensor argument: Tensor.fill_(value) with a 0-dim value (a value requiring grad is
-// copied, so it receives the gradient), Tensor.bernoulli_(p) with a tensor of probabilities broadcast to self
+// Tensor.fill_(value) with a 0-dim value (a value requiring grad is copied, so it receives the gradient)
 const Tensor& fill_with_tensor_(const Tensor& self, const Tensor& value);
-const Tensor& bernoulli_tensor_(const Tensor& self, const Tensor& p);
 
 // The overloaded and one-off factories of the schema (arange, eye, full, randperm, scalar_tensor): dtype
 // Undefined and device None take out='s when out= is given, as factory_tensor.

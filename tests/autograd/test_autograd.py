@@ -9,6 +9,7 @@ import pytest
 import minitorch as torch
 from minitorch.autograd import Function, gradcheck, gradgradcheck
 from tests.ops import op_schema, opdb
+from tests.utils import cases_here, cases_here_and_in_pytorch
 
 
 def rnd(*shape, device="cpu", low=None, high=None, requires_grad=True):
@@ -676,6 +677,117 @@ def test_inplace_view_gradcheck():
     assert gradcheck(f, (rnd(3, 2),))
 
 
+# In-place writes through the complex parts of a complex tensor made from `w` (an rfft: 5 bins of 8 reals) or
+# a complex view of a real one (`x`, [4, 2]); each returns a real result. `k.imag *= -1` is the setter with
+# the very view the getter gave (k.imag.__imul__(-1) assigned back), the others assign other values, write
+# through a part's slice or element, or write into a complex view of a real tensor.
+COMPLEX_PART_WRITES = """
+def _parts(torch, w, f):
+    k = torch.fft.rfft(w)
+    f(k)
+    return torch.view_as_real(k) * torch.arange(1.0, 11.0, dtype=w.dtype).view(5, 2) + k.abs()[:, None]
+
+
+def _of_real(torch, x, f):
+    r = x * 1
+    f(r, torch.view_as_complex(r))
+    return r**3
+
+
+def _imag_neg(k):
+    k.imag *= -1
+
+
+def _real_neg(k):
+    k.real *= -1
+
+
+def _both(k):
+    k.imag *= -1
+    k.real += k.imag * 2
+
+
+def _imag_from_real(k):
+    k.imag = k.real.clone().sin()  # a clone: sin saves its input, a view the write changes
+
+
+def _real_from_imag(k):
+    k.real = k.imag.clone() * k.real.clone()
+
+
+def _imag_number(k):
+    k.imag = 1.5
+
+
+def _imag_row(k):
+    k.imag[0] = 3
+
+
+def _imag_slice(k):
+    k.imag[1:4] *= k.real[1:4].clone()
+
+
+def _real_add_(k):
+    k.real.add_(1)
+
+
+def _imag_mul_(k):
+    k.imag.mul_(-1)
+
+
+WRITES = {
+    "k.imag *= -1": lambda torch, w: _parts(torch, w, _imag_neg),
+    "k.real *= -1": lambda torch, w: _parts(torch, w, _real_neg),
+    "both parts": lambda torch, w: _parts(torch, w, _both),
+    "k.imag = k.real.clone().sin()": lambda torch, w: _parts(torch, w, _imag_from_real),
+    "k.real = k.imag * k.real (clones)": lambda torch, w: _parts(torch, w, _real_from_imag),
+    "k.imag = 1.5": lambda torch, w: _parts(torch, w, _imag_number),
+    "k.imag[0] = 3": lambda torch, w: _parts(torch, w, _imag_row),
+    "k.imag[1:4] *= k.real[1:4].clone()": lambda torch, w: _parts(torch, w, _imag_slice),
+    "k.real.add_(1)": lambda torch, w: _parts(torch, w, _real_add_),
+    "k.imag.mul_(-1)": lambda torch, w: _parts(torch, w, _imag_mul_),
+    "view_as_complex(r).mul_(0.5+1j)": lambda torch, w: _of_real(torch, w.view(4, 2), lambda r, c: c.mul_(0.5 + 1j)),
+    "view_as_complex(r)[1] = 2+3j": lambda torch, w: _of_real(torch, w.view(4, 2), lambda r, c: c.__setitem__(1, 2 + 3j)),
+    "view_as_complex(r)[1:].imag *= 3": lambda torch, w: _of_real(
+        torch, w.view(4, 2), lambda r, c: c[1:].imag.mul_(3)
+    ),
+}
+
+W = [0.3, -1.2, 0.8, 2.1, -0.4, 0.9, -1.7, 0.5]
+
+
+def cases(torch):
+    run = runner(lambda v: [round(float(e), 9) for e in v.flatten().tolist()])
+    out = {}
+    for name, f in WRITES.items():
+        w = torch.tensor(W, dtype=torch.float64, requires_grad=True)
+        y = f(torch, w)
+        out[name + ": value"] = run(lambda: y.detach())
+        g = torch.autograd.grad((y * y.detach().cos()).sum(), w, create_graph=True)[0]
+        out[name + ": grad"] = run(lambda: g.detach())
+        out[name + ": grad of grad"] = run(lambda: torch.autograd.grad((g * g).sum(), w)[0])
+    return out
+"""
+
+
+def test_inplace_writes_through_complex_parts_against_finite_differences():
+    """The part setters (k.imag = v, k.imag *= -1: the getter's own view assigned back) and in-place writes
+    through .real/.imag and view_as_complex: their gradients against central differences, twice."""
+    ns = {}
+    exec(COMPLEX_PART_WRITES, ns)  # noqa: S102 - the table the oracle test runs too
+    for name, f in ns["WRITES"].items():
+        w = torch.tensor(ns["W"], dtype=torch.float64, requires_grad=True)
+        assert gradcheck(lambda t, f=f: f(torch, t), (w,)), name
+        assert gradgradcheck(lambda t, f=f: f(torch, t), (w,)), name
+
+
+def test_inplace_writes_through_complex_parts_as_pytorchs():
+    ours, theirs = cases_here_and_in_pytorch(COMPLEX_PART_WRITES, [("torch", torch)])
+    assert ours.keys() == theirs.keys()
+    for key, want in theirs.items():
+        assert np.allclose(ours[key], want, rtol=1e-9, atol=1e-9), (key, ours[key], want)
+
+
 # ---- Function ----
 
 
@@ -873,13 +985,147 @@ def test_cumprod_gradient_with_zeros(device):
     assert gradcheck(lambda t: t.cumprod(1), (c.requires_grad_(),))
 
 
-def test_random_fill_of_leaf_requires_no_grad():
-    w = torch.empty(3, requires_grad=True)
-    with pytest.raises(RuntimeError, match="leaf Variable"):
-        w.uniform_(0, 1)
-    with torch.no_grad():
-        w.uniform_(0, 1)
-        w.normal_()
+# Every in-place random fill, in each spelling, and the constant fills beside them, on `y`: the values written
+# depend on none of y's, so y's old history gets a zero gradient (PyTorch's derivatives.yaml: `self:
+# zeros_like(grad)`), through a view only that view's elements; a leaf that requires grad is refused unless
+# under no_grad (nn.init's), a view of one too; forward AD's tangent and torch.func's gradients are zero.
+RANDOM_FILLS = """
+FILLS = {
+    "uniform_": lambda y: y.uniform_(-1, 1),
+    "normal_": lambda y: y.normal_(2.0, 0.5),
+    "bernoulli_(p)": lambda y: y.bernoulli_(0.3),
+    "bernoulli_()": lambda y: y.bernoulli_(),
+    "bernoulli_(tensor p)": lambda y: y.bernoulli_(y.new_full(y.shape[-1:], 0.3)),
+    "exponential_": lambda y: y.exponential_(),
+    "log_normal_": lambda y: y.log_normal_(),
+    "cauchy_": lambda y: y.cauchy_(),
+    "geometric_": lambda y: y.geometric_(0.4),
+    "random_()": lambda y: y.random_(),
+    "random_(to)": lambda y: y.random_(5),
+    "random_(from, to)": lambda y: y.random_(-3, 5),
+    "random_(from, None)": lambda y: y.random_(2, None),
+    "fill_": lambda y: y.fill_(3.0),
+    "fill_(tensor)": lambda y: y.fill_(y.new_tensor(3.0)),
+    "zero_": lambda y: y.zero_(),
+    "copy_(constant)": lambda y: y.copy_(y.new_ones(y.shape[-1:])),
+}
+
+
+def cases(torch):
+    fwAD = torch.autograd.forward_ad
+    def enc(v):
+        return [enc(e) for e in v] if isinstance(v, list) else v.tolist() if hasattr(v, "tolist") else v
+
+    run = runner(enc)
+    out = {}
+    for name, fill in FILLS.items():
+        def whole(fill=fill):
+            x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+            y = x * 2
+            assert fill(y) is y
+            (y.sum() + (x * x).sum()).backward()
+            return [y.requires_grad, x.grad]
+
+        def view(fill=fill):
+            x = torch.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], requires_grad=True)
+            y = x * 2
+            fill(y[0])
+            y.sum().backward()
+            return x.grad
+
+        def create_graph(fill=fill):
+            x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+            y = x * x
+            fill(y)
+            (g,) = torch.autograd.grad((y + x.exp()).sum(), x, create_graph=True)
+            return [g, g.requires_grad]
+
+        def leaf(fill=fill):
+            x = torch.ones(3, requires_grad=True)
+            fill(x)
+
+        def leaf_under_no_grad(fill=fill):
+            x = torch.ones(3, requires_grad=True)
+            with torch.no_grad():
+                fill(x)
+            return [x.requires_grad, x.grad_fn is None]
+
+        def view_of_leaf(fill=fill):
+            fill(torch.ones(2, 3, requires_grad=True)[1])
+
+        def tangent(fill=fill):
+            with fwAD.dual_level():
+                y = fwAD.make_dual(torch.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]]), torch.ones(2, 3)) * 2
+                fill(y[1])
+                return fwAD.unpack_dual(y).tangent
+
+        def func_grad(fill=fill):
+            return torch.func.grad(lambda x: fill(x * 2).sum() + (x * x).sum())(torch.tensor([1.0, -2.0, 3.0]))
+
+        def vmap_grad(fill=fill):
+            g = torch.func.grad(lambda x: fill(x * 2).sum() + x.sum())
+            return torch.func.vmap(g, randomness="different")(torch.ones(2, 3))
+
+        for case in (whole, view, create_graph, leaf, leaf_under_no_grad, view_of_leaf, tangent, func_grad,
+                     vmap_grad):
+            out[name + ": " + case.__name__] = run(case)
+    # bernoulli_'s tensor of probabilities gets a zero gradient too, broadcast or not; self need not require grad
+    for shape in ((3,), (2, 3)):
+        p = torch.full((3,), 0.3, requires_grad=True)
+        y = torch.zeros(shape)
+        y.bernoulli_(p)
+        y.sum().backward()
+        out[f"bernoulli_(p requiring grad) of {shape}"] = [y.requires_grad, p.grad.tolist()]
+    return out
+"""
+
+# The spellings' nodes (PyTorch's derivatives.yaml names them, one per overload)
+RANDOM_FILL_NODES = {
+    "uniform_": "UniformBackward0",
+    "normal_": "NormalBackward0",
+    "bernoulli_(p)": "BernoulliBackward2",
+    "bernoulli_(tensor p)": "BernoulliBackward1",
+    "exponential_": "ExponentialBackward0",
+    "log_normal_": "LogNormalBackward0",
+    "cauchy_": "CauchyBackward0",
+    "geometric_": "GeometricBackward0",
+    "random_()": "RandomBackward2",
+    "random_(from, to)": "RandomBackward0",
+}
+
+
+def test_random_fills_give_old_history_a_zero_gradient():
+    ns = {}
+    exec(RANDOM_FILLS, ns)  # noqa: S102 - the table the oracle test runs too
+    got = cases_here(RANDOM_FILLS, [("torch", torch)])
+    leaf_msg = "a leaf Variable that requires grad is being used in an in-place operation."
+    for name in ns["FILLS"]:
+        assert got[name + ": whole"] == [True, [2.0, -4.0, 6.0]], name  # (x*x)'s 2x alone
+        assert got[name + ": view"] == [[0.0] * 3, [2.0] * 3], name
+        g, g_requires_grad = got[name + ": create_graph"]  # exp's gradient alone, differentiable again
+        assert np.allclose(g, np.exp([1.0, -2.0, 3.0]), rtol=1e-6) and g_requires_grad, name
+        assert got[name + ": leaf"] == ["RuntimeError", leaf_msg], name
+        assert got[name + ": leaf_under_no_grad"] == [True, True], name
+        assert got[name + ": view_of_leaf"] == ["RuntimeError", "a view of " + leaf_msg], name
+        assert got[name + ": tangent"] == [[2.0] * 3, [0.0] * 3], name
+        assert got[name + ": func_grad"] == [2.0, -4.0, 6.0], name
+        assert got[name + ": vmap_grad"] == [[1.0] * 3] * 2, name
+    assert got["bernoulli_(p requiring grad) of (3,)"] == [True, [0.0] * 3]
+    assert got["bernoulli_(p requiring grad) of (2, 3)"] == [True, [0.0] * 3]
+    for name, node in RANDOM_FILL_NODES.items():
+        y = torch.ones(3, requires_grad=True) * 2
+        assert ns["FILLS"][name](y).grad_fn.name() == node, name
+    # a complex tensor's fills: a zero gradient is right for complex numbers too
+    x = torch.tensor([0.3, -1.2], dtype=torch.float64, requires_grad=True)
+    for fill in (lambda y: y.normal_(), lambda y: y.uniform_(), lambda y: y.fill_(1 + 2j)):
+        y = x.to(torch.complex128) * 2
+        fill(y)
+        assert torch.autograd.grad(y.abs().sum() + x.sum(), x)[0].tolist() == [1.0, 1.0]
+
+
+def test_random_fills_as_pytorchs():
+    ours, theirs = cases_here_and_in_pytorch(RANDOM_FILLS, [("torch", torch)])
+    assert ours == theirs
 
 
 def test_deep_graph_backward_and_free_without_recursion():
