@@ -78,9 +78,10 @@ def _root():
 
 
 def _plain_types():
-    from minitorch.nn.parameter import Parameter
-
-    return (_C.Tensor, Parameter)
+    # read at run time, as _root() (nn.functional imports this module): a Parameter instance means its module
+    # is loaded
+    parameter = sys.modules.get("minitorch.nn.parameter")
+    return (_C.Tensor,) if parameter is None else (_C.Tensor, parameter.Parameter)
 
 
 def _type_overrides(t):

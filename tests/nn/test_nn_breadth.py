@@ -5,6 +5,7 @@ parameter names, reprs and errors."""
 
 import math
 import re
+import typing
 
 import numpy as np
 import pytest
@@ -1895,3 +1896,26 @@ def test_normalize_out_receives_the_division():
         F.normalize(x, out=minitorch.empty(2, 2, dtype=minitorch.int64))
     with pytest.raises(TypeError, match="argument 'out' must be Tensor, not bool"):
         F.normalize(x, 1, 0, 1e-12, False)
+
+
+def test_functional_namespace_holds_pytorchs_helper_names():
+    """Library code reaches these through torch.nn.functional (`F.has_torch_function_unary(input)` guards in
+    copied PyTorch functions, `F.Tensor` annotations, F.assert_int_or_pair)"""
+
+    class Like:
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return "dispatched"
+
+    t = minitorch.ones(2)
+    assert F.Tensor is minitorch.Tensor and F.math is math and F.Optional is typing.Optional
+    assert F.has_torch_function_unary(Like()) and not F.has_torch_function_unary(t)
+    assert not F.has_torch_function_unary(nn.Parameter(t))
+    assert F.has_torch_function_variadic(t, Like()) and not F.has_torch_function_variadic(t, t)
+    assert (
+        F.has_torch_function((t, Like()))
+        and F.handle_torch_function(F.relu, (Like(),), Like()) == "dispatched"
+    )
+    F.assert_int_or_pair(3, "kernel_size", "{} must be int or pair")
+    F.assert_int_or_pair([1, 2], "kernel_size", "{} must be int or pair")
+    with pytest.raises(AssertionError, match="^stride must be int or pair$"):
+        F.assert_int_or_pair((1, 2, 3), "stride", "{} must be int or pair")

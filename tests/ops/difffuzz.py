@@ -311,7 +311,16 @@ def surface(lib):
     return {
         "torch": fns(lib, SKIP_TORCH),
         "method": methods,
-        "F": fns(lib.nn.functional, {"has_torch_function", "handle_torch_function", "boolean_dispatch"}),
+        "F": fns(
+            lib.nn.functional,
+            {
+                "has_torch_function",
+                "has_torch_function_unary",
+                "has_torch_function_variadic",
+                "handle_torch_function",
+                "boolean_dispatch",
+            },
+        ),
         "special": fns(lib.special),
         "linalg": fns(lib.linalg),
         "nn": nn_classes,

@@ -10,10 +10,21 @@ checks every kind), or Python handing their arguments straight to one, are wrapp
 """
 
 # ruff: noqa: I001, F401  (families in the order they build on one another; the names beyond __all__ count)
-import collections.abc  # F.collections, F.warnings: names PyTorch's F holds too
+import collections.abc  # F.collections, F.warnings, F.math, F.Optional, ...: names PyTorch's F holds too
+import math
 import sys as _sys
 import types as _types
 import warnings
+from typing import TYPE_CHECKING, Callable, Optional
+
+from minitorch._C import Tensor
+from minitorch.overrides import (
+    handle_torch_function,
+    has_torch_function,
+    has_torch_function_unary,
+    has_torch_function_variadic,
+)
+from minitorch.nn.functional._utils import assert_int_or_pair
 
 from minitorch.nn.functional._linear import (
     bilinear,

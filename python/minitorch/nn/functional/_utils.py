@@ -25,6 +25,12 @@ def _ntuple(x, n):
     return tuple(x) if isinstance(x, collections.abc.Iterable) else (x,) * n
 
 
+def assert_int_or_pair(arg, arg_name, message):
+    """PyTorch's F.assert_int_or_pair: an int or a length-2 sequence, else AssertionError(message.format(arg_name))"""
+    if not (isinstance(arg, int) or len(arg) == 2):
+        raise AssertionError(message.format(arg_name))
+
+
 def boolean_dispatch(arg_name, arg_index, default, if_true, if_false, func_name):
     """PyTorch's boolean_dispatch (torch._jit_internal): the flag's truth (given by keyword or at arg_index,
     default otherwise) picks if_true or if_false, which then take every argument as given (the flag too), so
