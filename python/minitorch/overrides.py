@@ -782,8 +782,12 @@ class TorchFunctionMode:
     def __torch_function__(self, func, types, args=(), kwargs=None):
         raise NotImplementedError
 
+    # a user's mode sees Tensor methods too (t.add(u), t.sum(), t[0]), as PyTorch's; vmap's randomness mode
+    # answers only torch functions and does without the method wrappers' cost
+    _mt_tensor_methods = True
+
     def __enter__(self):
-        self._mt_dispatch = enable_torch_function_dispatch()
+        self._mt_dispatch = enable_torch_function_dispatch(tensor_methods=self._mt_tensor_methods)
         self._mt_dispatch.__enter__()
         _mode_stack().append(self)
         return self

@@ -316,6 +316,33 @@ def test_torch_function_mode():
         torch.neg(x)
 
 
+MODE_SEES_METHODS = r"""
+def cases(torch):
+    seen = []
+
+    class Logging(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(func.__name__)
+            return func(*args, **(kwargs or {}))
+
+    t = torch.ones(2, 3)
+    with Logging():
+        t.add(t)
+        t.sum()
+        t[0]
+        t.split(1)
+        t.numel()
+        t.tolist()
+        t.size(0)
+    return seen
+"""
+
+
+def test_a_users_mode_sees_tensor_methods():
+    ours, theirs = cases_here_and_in_pytorch(MODE_SEES_METHODS, [("torch", torch)])
+    assert ours == theirs == ["add", "sum", "__getitem__", "split", "numel", "tolist", "size"]
+
+
 def test_threads_share_the_count():
     add = torch.add
     errors = []
