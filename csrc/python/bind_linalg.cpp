@@ -145,21 +145,18 @@ void init_linalg_torch_function_fallbacks(py::module_& m) {
       auto overrides = [](py::handle h) {
         return !py::isinstance<TensorImpl>(h) && py::hasattr(py::type::of(h), "__torch_function__");
       };
-      std::vector<py::handle> relevant;
+      py::list relevant;
       for (py::handle a : args)
-        if (overrides(a)) relevant.push_back(a);
+        if (overrides(a)) relevant.append(a);
       for (auto kv : kwargs)
-        if (overrides(kv.second)) relevant.push_back(kv.second);
-      if (!relevant.empty()) {
-        py::object func = py::module_::import("minitorch").attr(name);
-        py::list types;
-        for (py::handle a : relevant) types.append(py::type::of(a));
-        for (py::handle a : relevant) {
-          py::object r = py::type::of(a).attr("__torch_function__")(func, py::tuple(types), args, kwargs);
-          if (!r.is(py::reinterpret_borrow<py::object>(Py_NotImplemented))) return r;
-        }
-      }
-      throw py::reference_cast_error();  // no overload took the call: arg_errors.cpp words PyTorch's error
+        if (overrides(kv.second)) relevant.append(kv.second);
+      if (relevant.empty())
+        throw py::reference_cast_error();  // no overload took the call: arg_errors.cpp words PyTorch's error
+      // as every builtin's: one handler per type (subclasses first), each bound to its argument, a mode's
+      // first, and the dispatcher's words when all answer NotImplemented
+      py::object ov = py::module_::import("minitorch.overrides");
+      return ov.attr("_dispatch")(py::module_::import("minitorch").attr(name),
+                                  ov.attr("_get_overloaded_args")(relevant), args, kwargs, true);
     });
   }
 }

@@ -11,6 +11,7 @@
 #include "python/bind.h"
 #include "python/bind_factory.h"
 #include "python/bind_shape.h"
+#include "python/python_functions.h"
 
 namespace mt {
 // std/var's argument kinds, so their three overloads refuse what PyTorch's parser refuses (a bool or None for
@@ -391,13 +392,20 @@ void init_reduce(py::module_& m, TensorClass& cls) {
       py::arg("dtype"), py::arg("input_dtype"), py::arg("fn"));
   // torch.equal's comparison, behind python/minitorch/_compare.py's argument checks
   m.def("_equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); });
-  // torch.norm is Python in PyTorch: it reads input.layout first, whatever input is
+  // torch.norm is Python in PyTorch: a tensor-like input gets the call (every parameter as a keyword,
+  // out=None included), anything else is read as a tensor (input.layout first)
   m.def(
       "norm",
-      [norm_fn](py::handle x, py::handle p, py::handle dim, StrictBool keepdim, py::handle dtype) {
-        if (!py::isinstance<TensorImpl>(x))
+      [norm_fn](py::handle x, py::handle p, py::handle dim, StrictBool keepdim,
+                py::handle dtype) -> py::object {
+        if (!py::isinstance<TensorImpl>(x)) {
+          if (python_function_overridden(x))
+            return handle_python_function("norm", x, py::make_tuple(x), py::arg("p") = p,
+                                          py::arg("dim") = dim, py::arg("keepdim") = keepdim.v,
+                                          py::arg("out") = py::none(), py::arg("dtype") = dtype);
           throw py::attribute_error("'" + arg_type_name(x) + "' object has no attribute 'layout'");
-        return norm_fn(x.cast<Tensor>(), p, dim, keepdim, dtype);
+        }
+        return py::cast(norm_fn(x.cast<Tensor>(), p, dim, keepdim, dtype));
       },
       py::arg("input"), py::arg("p") = "fro", py::arg("dim") = py::none(), py::arg("keepdim") = false,
       py::arg("dtype") = py::none());

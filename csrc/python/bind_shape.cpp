@@ -10,6 +10,7 @@
 #include "ops/copy.h"
 #include "ops/shape.h"
 #include "python/bind_factory.h"
+#include "python/python_functions.h"
 
 namespace mt {
 
@@ -461,12 +462,16 @@ void init_shape(py::module_& m, TensorClass& cls) {
         return permute(t, int_list_value(dims, "permute", "dims", 2, /*symint=*/false, /*sized=*/false));
       },
       py::arg("input"), py::arg("dims"));
-  // torch.split is Python in PyTorch: tensor.split(split_size_or_sections, dim), whatever `tensor` is
+  // torch.split is Python in PyTorch: a tensor-like gets the call, anything else is
+  // tensor.split(split_size_or_sections, dim)
   m.def(
       "split",
-      [](py::handle t, py::handle s, py::handle dim) {
-        if (!py::isinstance<TensorImpl>(t))
+      [](py::handle t, py::handle s, py::handle dim) -> py::object {
+        if (!py::isinstance<TensorImpl>(t)) {
+          if (python_function_overridden(t))
+            return handle_python_function("split", t, py::make_tuple(t, s), py::arg("dim") = dim);
           throw py::attribute_error("'" + arg_type_name(t) + "' object has no attribute 'split'");
+        }
         return split_as_pytorch(t.cast<Tensor>(), s, dim);
       },
       py::arg("tensor"), py::arg("split_size_or_sections"), py::arg("dim") = 0);

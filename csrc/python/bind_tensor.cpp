@@ -860,6 +860,9 @@ void install_fast_methods(py::handle cls) {
 
 void init_tensor(py::module_& m, TensorClass& cls) {
   g_tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  // Python's own errors name a type by tp_name ("unsupported operand type(s) for +: 'Tensor' and 'str'",
+  // "type Tensor doesn't define __round__ method"): torch.Tensor is a Python class, named bare there
+  g_tensor_type->tp_name = "Tensor";
   py::class_<MemoryFormatObj>(m, "memory_format")
       .def("__repr__",
            [](const MemoryFormatObj& f) { return std::string("torch.") + memory_format_name(f.mf); })

@@ -175,7 +175,16 @@ def is_tensor_like(inp):
     return type(inp) is _C.Tensor or hasattr(inp, "__torch_function__")
 
 
+# torch.norm and torch.split are Python in PyTorch (torch/functional.py): their bindings hand a tensor-like input
+# to handle_torch_function themselves, with the keywords PyTorch's functions pass (csrc/python/
+# python_functions.h), so the builtins' hook leaves them alone; PyTorch's words name them by that module
+_PYTHON_IN_PYTORCH = {_C.norm: "torch.functional.norm", _C.split: "torch.functional.split"}
+
+
 def _qualified(public_api):
+    python_name = _PYTHON_IN_PYTORCH.get(public_api)
+    if python_name is not None:
+        return python_name
     name = getattr(public_api, "_mt_public_name", None)
     if name is not None:
         return name
@@ -184,6 +193,8 @@ def _qualified(public_api):
 
 def _dispatch(public_api, overloaded, args, kwargs, builtin_words):
     types_ = tuple(type(a) for a in overloaded)
+    if builtin_words and not kwargs:
+        kwargs = None  # PyTorch's C++ dispatcher hands a builtin's handlers None for no keywords
     stack = _mode_stack()
     # a mode that only ever answers NotImplemented when an argument overrides (vmap's randomness mode) is
     # skipped then: the same result without the pop, the call and the push on every op
@@ -608,6 +619,8 @@ def _builtin_function_dispatch(record, args, kwargs):
         # each of their ops would cost)
         return NotImplemented
     public, attr, original = hit
+    if original in _PYTHON_IN_PYTORCH:
+        return NotImplemented  # its binding hands the call over itself (and a refusal it raised stands)
     kwargs = kwargs or {}
     overloaded = _get_overloaded_args(_relevant(args, kwargs))
     return _dispatch(_wrapper_for(public, attr, original), overloaded, args, kwargs, builtin_words=True)
@@ -770,8 +783,12 @@ class TorchFunctionMode:
     def __torch_function__(self, func, types, args=(), kwargs=None):
         raise NotImplementedError
 
+    # a user's mode sees Tensor methods too (t.add(u), t.sum(), t[0]), as PyTorch's; vmap's randomness mode
+    # answers only torch functions and does without the method wrappers' cost
+    _mt_tensor_methods = True
+
     def __enter__(self):
-        self._mt_dispatch = enable_torch_function_dispatch()
+        self._mt_dispatch = enable_torch_function_dispatch(tensor_methods=self._mt_tensor_methods)
         self._mt_dispatch.__enter__()
         _mode_stack().append(self)
         return self

@@ -1,7 +1,7 @@
 """Compiled code reading and writing Python state beside its arguments (tensors held in dicts and lists, class
-attributes, a global object's attributes, Python's random generator, writes through C functions), run by
-test_python_state.py under minitorch and under PyTorch: `torch` is set on this module by whoever loads it,
-before it runs. ``run_all()`` gives, per case, the outputs, the state left behind and the number of graphs the
+attributes, a global object's attributes, Python's random generator, writes through C functions, attributes
+set to traced values), run by test_python_state.py under minitorch and under PyTorch: `torch` is set on this
+module by whoever loads it, before it runs. ``run_all()`` gives, per case, the outputs, the state left behind and the number of graphs the
 backend got."""
 
 import array
@@ -195,6 +195,47 @@ def f_array_append(x):
     return y * 2
 
 
+# ---- attributes set to traced values: no store is guarded, a read is
+class Box:
+    pass
+
+
+box_new = Box()
+
+
+def f_setattr_new(x):
+    setattr(box_new, "v", x + 1)  # noqa: B010  (the builtin is what is tested)
+    return x * 2
+
+
+box_store = Box()
+
+
+def f_store_new(x):
+    box_store.v = x * 3
+    return x - 1
+
+
+box_init = Box()
+
+
+def f_hasattr_lazy_init(x):
+    if not hasattr(box_init, "acc"):  # the second call takes the other branch: a recompile
+        box_init.acc = x * 0
+    box_init.acc = box_init.acc + x
+    return box_init.acc * 1
+
+
+box_read = Box()
+box_read.v = torch.zeros(3)
+
+
+def f_store_after_read(x):
+    y = x + box_read.v  # read, then replaced: a graph input guarded on its metadata
+    box_read.v = y
+    return y
+
+
 def run_all():
     results.clear()
     m = DictState()
@@ -226,4 +267,12 @@ def run_all():
     check("deque.append", f_deque_append, xs, lambda: list(dq))
     del A[:]
     check("array.append (a C method: graph break)", f_array_append, xs, lambda: list(A))
+    box_new.__dict__.clear()
+    check("setattr of a new attribute", f_setattr_new, xs, lambda: box_new.v)
+    box_store.__dict__.clear()
+    check("store of a new attribute", f_store_new, xs, lambda: box_store.v)
+    box_init.__dict__.clear()
+    check("hasattr before a lazy init", f_hasattr_lazy_init, xs, lambda: box_init.acc)
+    box_read.v = torch.zeros(3)
+    check("attribute read then stored", f_store_after_read, xs, lambda: box_read.v)
     return results

@@ -4,6 +4,7 @@ recompiles, graph breaks (warning, fullgraph error), custom backends, explain, r
 OptimizedModule and Module.compile, training gradients, the no-compiler fallback and the on-disk cache."""
 
 import copy
+import json
 import math
 import operator
 import os
@@ -21,6 +22,7 @@ import minitorch as torch
 import minitorch.nn.functional as F
 from minitorch import _dynamo, nn
 from minitorch._inductor import codecache
+from tests.utils import run_oracle
 
 # torch.compile (minitorch.compile is to be wired to it by the package root)
 compile = torch.compiler.compile
@@ -957,6 +959,39 @@ def test_config_flags_programs_set_are_read():
     f = compile(lambda x, n: x + n, backend=be)
     assert [f(torch.ones(1), i).item() for i in range(4)] == [1.0, 2.0, 3.0, 4.0]
     assert len(graphs) == 2  # by default the second value makes it a graph input
+
+
+_MINIFIER_FLAGS = (
+    "repro_after",
+    "repro_level",
+    "repro_forward_only",
+    "repro_tolerance",
+    "repro_ignore_non_fp",
+    "same_two_models_use_fp64",
+)
+
+
+def test_minifier_settings_are_accepted_with_pytorchs_defaults():
+    # programs set them before compiling (torch._dynamo.config.repro_after = "dynamo"): accepted, read back,
+    # reset by patch, with PyTorch 2.15's defaults and environment variables
+    script = (
+        "import json, os, sys\n"
+        "os.environ.update(json.load(sys.stdin))\n"
+        "import torch._dynamo.config as c\n"
+        f"print(json.dumps([getattr(c, k) for k in {list(_MINIFIER_FLAGS)!r}]))\n"
+    )
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(torch.__file__)))
+    child = f"import sys\nsys.path.insert(0, {package_root!r})\n" + script.replace("torch.", "minitorch.")
+    for env in ({}, {"TORCHDYNAMO_REPRO_AFTER": "dynamo", "TORCHDYNAMO_REPRO_LEVEL": "4"}):
+        theirs = run_oracle(script, env)
+        here = subprocess.run(
+            [sys.executable, "-c", child], input=json.dumps(env), capture_output=True, text=True, check=True
+        )
+        assert json.loads(here.stdout.strip().splitlines()[-1]) == theirs, env
+    with _dynamo.config.patch(repro_after="dynamo", repro_level=3):
+        assert _dynamo.config.repro_after == "dynamo" and _dynamo.config.repro_level == 3
+        assert compile(lambda x: x * 2, backend="eager")(torch.ones(2)).tolist() == [2.0, 2.0]
+    assert _dynamo.config.repro_after is None and _dynamo.config.repro_level == 2
 
 
 @pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])

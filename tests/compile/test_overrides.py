@@ -316,6 +316,33 @@ def test_torch_function_mode():
         torch.neg(x)
 
 
+MODE_SEES_METHODS = r"""
+def cases(torch):
+    seen = []
+
+    class Logging(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(func.__name__)
+            return func(*args, **(kwargs or {}))
+
+    t = torch.ones(2, 3)
+    with Logging():
+        t.add(t)
+        t.sum()
+        t[0]
+        t.split(1)
+        t.numel()
+        t.tolist()
+        t.size(0)
+    return seen
+"""
+
+
+def test_a_users_mode_sees_tensor_methods():
+    ours, theirs = cases_here_and_in_pytorch(MODE_SEES_METHODS, [("torch", torch)])
+    assert ours == theirs == ["add", "sum", "__getitem__", "split", "numel", "tolist", "size"]
+
+
 def test_threads_share_the_count():
     add = torch.add
     errors = []
@@ -467,6 +494,62 @@ def test_the_outermost_public_function_is_handed_the_call():
     ours, theirs = cases_here_and_in_pytorch(OUTERMOST, [("torch", torch)])
     assert all(case[0] is True for case in theirs), theirs
     assert ours == theirs
+
+
+# torch.norm and torch.split are Python in PyTorch (torch/functional.py): a tensor-like input gets the call with
+# every keyword those functions pass, anything else fails reading it as a tensor. The products (matmul, mm,
+# addmm) hand a tensor-like to its handler as every builtin does: bound to the instance, one type per class
+# (subclasses first), the dispatcher's words when every handler refuses.
+PYTHON_FUNCTIONS = r"""
+def cases(torch):
+    import warnings
+
+    warnings.simplefilter("ignore")  # PyTorch deprecates a handler that is not a classmethod
+
+    class Toy:
+        def __torch_function__(self, func, types, args=(), kwargs=None):  # an instance method, not a classmethod
+            assert isinstance(self, Toy)
+            kw = None if kwargs is None else {k: str(v) for k, v in kwargs.items()}
+            return [func.__name__, [t.__name__ for t in types], [type(a).__name__ for a in args], kw]
+
+    class SubToy(Toy):
+        pass
+
+    class Refuses:
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return NotImplemented
+
+    t, s = Toy(), SubToy()
+    run = runner(lambda v: v)
+    return [
+        run(lambda: torch.norm(t)),
+        run(lambda: torch.norm(t, 2, 0, True)),
+        run(lambda: torch.norm(t, p=1, dtype=torch.float64)),
+        run(lambda: torch.split(t, 1)),
+        run(lambda: torch.split(t, [1, 2], dim=1)),
+        run(lambda: torch.norm([1.0])),
+        run(lambda: torch.split([1.0], 1)),
+        run(lambda: torch.matmul(t, t)),
+        run(lambda: torch.matmul(t, s)),
+        run(lambda: torch.mm(torch.ones(2, 2), t)),
+        run(lambda: torch.addmm(t, t, t)),
+        run(lambda: torch.matmul(Refuses(), Refuses())),
+        run(lambda: torch.split(Refuses(), 1)[0]),
+    ]
+"""
+
+
+def test_python_functions_and_products_hand_a_tensor_like_its_call():
+    ours, theirs = cases_here_and_in_pytorch(PYTHON_FUNCTIONS, [("torch", torch)])
+    assert ours[:12] == theirs[:12]
+    # every handler refused: the dispatcher's words for a builtin ("Multiple dispatch failed for
+    # 'torch.matmul'"), handle_torch_function's for a Python function (up to the class's repr, which names
+    # the module the case runs as)
+    assert ours[11][0] == ours[12][0] == theirs[12][0] == "TypeError"
+    want = (
+        "no implementation found for 'torch.functional.split' on types that implement __torch_function__: [<"
+    )
+    assert ours[12][1].startswith(want) and theirs[12][1].startswith(want)
 
 
 def test_a_rewritten_function_keeps_its_lines_and_its_errors():

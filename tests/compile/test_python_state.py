@@ -67,6 +67,32 @@ def test_counter_and_setattr_writes_are_replayed_on_every_call():
     assert cnt["a"] == 5
 
 
+def test_attribute_set_to_a_traced_value_is_not_guarded_unless_read():
+    # as Dynamo: setattr(o, "v", x + 1) compiles once though o.v appears after the first call; a read of the
+    # name the guards cannot follow (vars() in a helper) keeps the entry state checked, so results stay eager's
+    # (PyTorch 2.15 reuses its graph there and answers [0, 1, 2, 3])
+    class Box:
+        pass
+
+    box = Box()
+
+    def helper(o, x):
+        return x + (o.c if "c" in vars(o) else 0)
+
+    def f(x):
+        y = helper(box, x)
+        setattr(box, "c", x * 2)  # noqa: B010  (the builtin is what is tested)
+        return y
+
+    cf = torch.compile(f, backend="eager")
+    assert [cf(torch.ones(2) * i).tolist()[0] for i in range(4)] == [0.0, 1.0, 4.0, 7.0]
+    box.__dict__.clear()
+    seen, be = _counting()
+    cf = torch.compile(lambda x: setattr(box, "v", x + 1) or x * 2, backend=be)
+    assert [cf(torch.ones(2) * i).tolist()[0] for i in range(4)] == [0.0, 2.0, 4.0, 6.0] and len(seen) == 1
+    assert box.v.tolist() == [4.0, 4.0]
+
+
 def test_tensor_read_from_a_container_by_a_computed_key_stays_guarded_by_identity():
     # the graph holds it as a constant (the key is not a constant subscript): a new tensor there recompiles
     table = {"a": torch.ones(3), "b": torch.zeros(3)}

@@ -1814,3 +1814,51 @@ def test_isin_with_batched_test_elements():
     _quiet_check(lambda a, b: torch.isin(a, b, assume_unique=True), x[0, 0], t, in_dims=(None, 0))
     _quiet_check(torch.isin, x[:, 0, 0], t)  # 0-d elements per entry
     _quiet_check(torch.isin, x, t.reshape(4, 2, 2))  # test elements of any shape
+
+
+# Python's builtins on a tensor inside vmap, as PyTorch's (where a batched tensor is a torch.Tensor): each raises
+# at the point of use, in its words, or answers as there. Each case runs under vmap and reports the statement
+# that ran last before the error, and the error (or a summary of the answer).
+BUILTINS_IN_VMAP = r"""
+def cases(torch):
+    def probe(use):
+        seen = []
+
+        def f(x):
+            seen.append("before")
+            r = use(x)
+            seen.append("after")
+            return x.sum() if r is None else x.sum() * 1.0
+
+        run = runner(lambda v: v)
+        return [run(lambda: list(torch.func.vmap(f)(torch.ones(2, 3)).shape)), seen]
+
+    uses = [
+        lambda x: bool(x.sum() > 0),
+        lambda x: float(x.sum()),
+        lambda x: int(x.sum()),
+        lambda x: x.sum().item(),
+        lambda x: 1 if x.sum() > 0 else None,
+        lambda x: len(x) and None,
+        lambda x: [1, 2, 3][x[0].long()],
+        lambda x: f"{x.sum():.2f}",
+        lambda x: f"{x.sum()}",
+        lambda x: format(x, ">5"),
+        lambda x: f"{x}".startswith("BatchedTensor(lvl=1, bdim=0, value=\n    tensor([[1., 1., 1.],") or None,
+        lambda x: 1.0 in x,
+        lambda x: "a" in x,
+        lambda x: round(x),
+        lambda x: x.tolist(),
+        lambda x: x.numpy(),
+        lambda x: x.data_ptr(),
+        lambda x: repr(x.sum()) == "BatchedTensor(lvl=1, bdim=0, value=\n    tensor([3., 3.])\n)" or None,
+    ]
+    return [probe(u) for u in uses]
+"""
+
+
+def test_python_builtins_raise_at_their_use_as_pytorchs():
+    from tests.utils import cases_here_and_in_pytorch
+
+    ours, theirs = cases_here_and_in_pytorch(BUILTINS_IN_VMAP, [("torch", torch)])
+    assert ours == theirs

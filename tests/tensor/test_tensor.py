@@ -1080,3 +1080,27 @@ def test_hot_attributes_are_getset_descriptors_with_the_same_answers():
     with fwAD.dual_level():
         d = fwAD.make_dual(M.ones(3), M.zeros(3))
         assert d.dtype is M.float32 and d.shape == (3,) and d.ndim == 1 and not d.is_cuda
+
+
+PYTHON_ERRORS_NAME_TENSOR = r"""
+def cases(torch):
+    run = runner(lambda v: v)
+    t = torch.ones(2)
+    return [
+        run(lambda: round(t)),
+        run(lambda: format(t, ">5")),
+        run(lambda: t + "a"),
+        run(lambda: t < "a"),
+        run(lambda: divmod(t, 2)),
+        run(lambda: t()),
+        [type(t).__name__, type(t).__module__.replace("minitorch", "torch"), repr(type(t)).replace("minitorch", "torch")],
+    ]
+"""
+
+
+def test_pythons_own_errors_name_the_type_tensor():
+    # Python words these by the type's tp_name: PyTorch's torch.Tensor is a Python class, 'Tensor' there
+    from tests.utils import cases_here_and_in_pytorch
+
+    ours, theirs = cases_here_and_in_pytorch(PYTHON_ERRORS_NAME_TENSOR, [("torch", minitorch)])
+    assert ours == theirs

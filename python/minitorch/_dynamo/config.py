@@ -9,7 +9,11 @@ constants, never graph inputs); capture_scalar_outputs (True: ``Tensor.item()`` 
 breaking it); error_on_recompile (True: a recompile raises RecompileError).
 Accepted and without effect here: accumulated_recompile_limit, verbose, inline_inbuilt_nn_modules (modules are
 always inlined) and capture_dynamic_output_shape_ops (nonzero and its kind stay in the graph; reading their
-shapes breaks it).
+shapes breaks it); the minifier's settings, with PyTorch's defaults and environment variables (there is no
+minifier here: a failing backend raises BackendCompilerFailed whatever they say): repro_after (None, "dynamo"
+or "aot"; TORCHDYNAMO_REPRO_AFTER), repro_level (2; TORCHDYNAMO_REPRO_LEVEL), repro_forward_only
+(TORCHDYNAMO_REPRO_FORWARD_ONLY=1), repro_tolerance, repro_ignore_non_fp (TORCHDYNAMO_REPRO_IGNORE_NON_FP=1)
+and same_two_models_use_fp64.
 ``config.patch(name=value, ...)`` sets some for a ``with`` block (or a decorated function)."""
 
 import os
@@ -27,6 +31,12 @@ capture_dynamic_output_shape_ops = False
 specialize_int = False
 inline_inbuilt_nn_modules = True
 error_on_recompile = False
+repro_after = os.environ.get("TORCHDYNAMO_REPRO_AFTER", None)
+repro_level = int(os.environ.get("TORCHDYNAMO_REPRO_LEVEL", "2"))
+repro_forward_only = os.environ.get("TORCHDYNAMO_REPRO_FORWARD_ONLY") == "1"
+repro_tolerance = 1e-3
+repro_ignore_non_fp = os.environ.get("TORCHDYNAMO_REPRO_IGNORE_NON_FP") == "1"
+same_two_models_use_fp64 = True
 
 install_config_module(
     __name__,

@@ -724,8 +724,8 @@ class CompiledFunction:
         target = fn if self._module is None else self._module
         # the Python values the code reads, as the call found them (Dynamo's guards are on the entry state); the
         # state it can change is recorded too, so what the capture changes is replayed on every later call
-        stores = []
-        py_guard = py_guards.sources(target, args, kwargs, stores)
+        stores, reads = [], set()
+        py_guard = py_guards.sources(target, args, kwargs, stores, reads)
         if py_guard is not None and py_guard.traps:
             # a call of a C method whose changes cannot be replayed (array.append, a file's write): the graph
             # breaks at that statement, which runs eagerly on every call, rather than once at capture
@@ -740,7 +740,7 @@ class CompiledFunction:
             [owner] if owner is not None else [],
             list(leaves) + [v for v in lifted_values if isinstance(v, _C.Tensor)],
         )
-        tracker = _side_effects.Tracker()
+        tracker = _side_effects.Tracker(reads)
         owner_self = target if isinstance(target, Module) else getattr(target, "__self__", None)
         if owner_self is not None:
             tracker.add_root(owner_self, (("obj", owner_self), ()))  # self.n += 1 reads no attribute chain

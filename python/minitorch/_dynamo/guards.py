@@ -307,14 +307,15 @@ def _guardable(value):
     return True
 
 
-def sources(fn, args, kwargs, stores=None):
+def sources(fn, args, kwargs, stores=None, reads=None):
     """The Guard of fn(*args, **kwargs) before its capture: the values its code reads from globals, closure
     cells and attributes of objects, and those read by the user functions and submodules it reaches that way
     (a helper function that is a global, a submodule's forward), None when there are none. fn: a function, a
     bound method or a Module. stores: a list that gets ("global", globals, name) and ("cell", cell, None) for
-    each global and closure variable the code assigns (side_effects.py records them)."""
+    each global and closure variable the code assigns (side_effects.py records them). reads: a set that gets
+    every attribute name that code may read (names_read)."""
     checks, traps = [], []
-    _collect(fn, args, kwargs, checks, 0, set(), stores, traps)
+    _collect(fn, args, kwargs, checks, 0, set(), stores, traps, reads)
     if not checks:
         return None
     _loosen_containers(checks)
@@ -345,6 +346,39 @@ def _loosen(parent, k, item_snap):
     elif snap[0] == "seq" and type(k) is int:
         i = k % len(snap[2])
         parent.snap = (*snap[:2], snap[2][:i] + (item_snap,) + snap[2][i + 1 :])
+
+
+ALL_NAMES = "*"  # in a reads set: the code may read any attribute (vars(), getattr with a computed name...)
+_READS_ANY = frozenset({"vars", "dir", "getattr", "hasattr", "delattr", "__dict__", "__getattribute__"})
+
+
+def names_read(code, out):
+    """Adds to out the attribute names code (and the code nested in it) may read: every attribute loaded and
+    every string constant, but the name a ``setattr(obj, "name", v)`` writes; ALL_NAMES where a name is read
+    that no constant shows (``vars(o)``, ``getattr(o, name)``, ``o.__dict__``)."""
+    instrs = [i for i in dis.get_instructions(code) if i.opname not in ("CACHE", "PRECALL", "PUSH_NULL")]
+    for i, ins in enumerate(instrs):
+        op = ins.opname
+        if op in ("LOAD_ATTR", "LOAD_METHOD", "LOAD_GLOBAL", "LOAD_NAME"):
+            if ins.argval in _READS_ANY:
+                out.add(ALL_NAMES)
+            if op in ("LOAD_ATTR", "LOAD_METHOD"):
+                out.add(ins.argval)
+        elif op == "LOAD_CONST" and type(ins.argval) is str:
+            # setattr's name: LOAD_GLOBAL setattr, the object (one load and its attribute steps), the name
+            j = i - 1
+            while j > 0 and instrs[j].opname == "LOAD_ATTR":
+                j -= 1
+            if not (
+                j >= 1
+                and instrs[j].opname in ("LOAD_FAST", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_NAME")
+                and instrs[j - 1].opname in ("LOAD_GLOBAL", "LOAD_NAME")
+                and instrs[j - 1].argval == "setattr"
+            ):
+                out.add(ins.argval)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names_read(const, out)
 
 
 def _stores(code, g, cells, out):
@@ -452,7 +486,7 @@ def _trap(code, name, loads, traps, owner):
         return
 
 
-def _collect(fn, args, kwargs, checks, depth, seen, stores=None, traps=None):
+def _collect(fn, args, kwargs, checks, depth, seen, stores=None, traps=None, reads=None):
     from minitorch.nn.modules.module import Module
 
     bound_self = _MISSING
@@ -484,6 +518,8 @@ def _collect(fn, args, kwargs, checks, depth, seen, stores=None, traps=None):
     g = target.__globals__
     if stores is not None:
         _stores(code, g, cells, stores)
+    if reads is not None:
+        names_read(code, reads)
     reached = []
     for kind, name, attrs in sorted(_chains(code, frozenset(cells), frozenset(names)), key=repr):
         if kind == "global":
@@ -544,7 +580,9 @@ def _collect(fn, args, kwargs, checks, depth, seen, stores=None, traps=None):
         for value in reached:
             callee = _user_callable(value)
             if callee is not None:
-                _collect(callee, (), {}, checks, depth + 1, seen, stores, traps)
+                _collect(callee, (), {}, checks, depth + 1, seen, stores, traps, reads)
+    elif reads is not None and any(_user_callable(v) is not None for v in reached):
+        reads.add(ALL_NAMES)  # code past the depth looked into: what it reads is not known
 
 
 def _is_tensor(v):

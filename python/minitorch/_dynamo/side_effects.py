@@ -12,8 +12,10 @@ turned into an extra output of the graph, assigned after each call of the graph,
 recorded contents of each mutated object), so the final contents the replay writes are the eager ones; a
 changed entry state recompiles, as Dynamo's list-length and value guards do; in an attribute dict (and a
 module's ``_buffers``) a tensor the graph reads as an input or a live buffer may be another one of the same
-metadata (guards.py guards that), so replacing it each call reuses the graph. A capture that breaks has its
-recorded state put back first, so the split pieces run its statements once (``restore``).
+metadata (guards.py guards that), so replacing it each call reuses the graph, and an attribute the capture set
+to a traced value is not checked where no code of the capture reads that name (``setattr(o, "v", x + 1)``:
+Dynamo guards no store). A capture that breaks has its recorded state put back first, so the split pieces run
+its statements once (``restore``).
 
 What is not seen: a mutation of an object the walk does not reach (deeper than ``_DEPTH`` levels, past
 ``_BUDGET`` objects, reached only through a function's return value, an object with ``__slots__``), and writes
@@ -24,7 +26,7 @@ breaks instead (capture.py)."""
 import types
 
 from minitorch import _C
-from minitorch._dynamo.guards import _container_kind, step
+from minitorch._dynamo.guards import ALL_NAMES, _container_kind, step
 from minitorch.fx import Proxy
 
 __all__ = ["Effects", "Tracker", "Unreplayable"]
@@ -208,7 +210,9 @@ def _resolve(path, args, kwargs):
 class Tracker:
     """The state one capture can reach, recorded before it runs (see the module docstring)."""
 
-    def __init__(self):
+    def __init__(self, reads=None):
+        # the attribute names the captured code may read (guards.names_read; None: any), see effects()
+        self.reads = reads
         self.records = []
         self._ids = {}
         self._budget = _BUDGET
@@ -390,11 +394,21 @@ class Tracker:
             on_arg = r.path is not None and r.path[0][0] in ("pos", "kw")
             target = r.path if on_arg else r.obj
             steps.append((step_kind, target, on_arg, final))
+            # an attribute the replay sets to a traced value (``setattr(o, "v", x + 1)``) that no code of the
+            # capture reads by its name is the same whatever it held before (what the graph reads is guarded):
+            # as Dynamo, which guards no store, its entry state is not checked, so the second call (where it now
+            # exists) reuses the graph. A dict's keys are not: its length and iteration depend on them
+            reads = self.reads
+            free = (
+                frozenset(k for k, t in final if t[0] == "out" and k not in reads)
+                if kind == "attrs" and reads is not None and ALL_NAMES not in reads
+                else frozenset()
+            )
             if not on_arg:
-                guards.append((r, None, loose))
+                guards.append((r, None, loose, free))
             elif kind not in ("list", "dict") or any(step[0] == "attr" for step in r.path[1]):
                 # not a container the call rebuilds from the cache key: its entry contents are guarded too
-                guards.append((r, r.path, loose))
+                guards.append((r, r.path, loose, free))
         # the tensors of attributes the graph reads as inputs (or as live buffers) may be replaced between
         # calls (``self.h = ...``): in an attribute dict, only a tensor the graph holds as a constant must
         # stay that very tensor
@@ -406,7 +420,7 @@ class Tracker:
         }  # the root's own attributes: constants (and parameters from outside the module)
         live = frozenset(
             id(v)
-            for r, _, loose in guards
+            for r, _, loose, _ in guards
             if loose
             for v in (r.snap.values() if isinstance(r.snap, dict) else r.snap)
             if isinstance(v, _C.Tensor) and id(v) not in baked
@@ -426,7 +440,7 @@ class Effects:
 
     def holds(self, args, kwargs):
         """Whether each mutated object holds what it held when the capture began."""
-        for r, path, loose in self.guards:
+        for r, path, loose, free in self.guards:
             kind = _dict_kind(r.kind)
             if path is None:
                 now = r.now()
@@ -437,7 +451,11 @@ class Effects:
                 if obj is _MISSING or obj is None or type(obj) is not type(r.snap):
                     return False
                 now = _shallow(obj, kind)
-            if not _same(kind, now, r.snap, self.live if loose else None):
+            snap = r.snap
+            if free:
+                now = {k: v for k, v in now.items() if k not in free}
+                snap = {k: v for k, v in snap.items() if k not in free}
+            if not _same(kind, now, snap, self.live if loose else None):
                 return False
         return True
 

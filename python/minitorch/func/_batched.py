@@ -674,12 +674,29 @@ class BatchedTensor:
     tolist = numpy = data_ptr = _no_storage
 
     def __repr__(self):
-        return f"BatchedTensor(lvl={self._level}, bdim=0, value=\n{self._value!r}\n)"
+        value = "\n".join("    " + line if line else line for line in repr(self._value).split("\n"))
+        return f"BatchedTensor(lvl={self._level}, bdim=0, value=\n{value}\n)"
 
     __hash__ = object.__hash__
 
+    # Python's builtins reach Tensor's own methods in PyTorch (a BatchedTensor is a torch.Tensor there): their
+    # errors come at the point of use, in its words
     def __format__(self, spec):
-        return repr(self)
+        if self.dim() == 0:
+            return self.item()  # (raises: f"{loss:.3f}" reads one number out of a batch)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return str(self)
+
+    def __contains__(self, element):
+        if isinstance(element, (_C.Tensor, BatchedTensor, bool, int, float, complex)):
+            return self.item()  # (raises: PyTorch reads (element == self).any().item())
+        raise RuntimeError(
+            f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}."
+        )
+
+    def __round__(self, ndigits=None):
+        raise TypeError("type Tensor doesn't define __round__ method")
 
     def __setitem__(self, index, value):
         dispatch("Tensor.__setitem__", (self, index, value))

@@ -49,6 +49,7 @@ class _RandomnessMode(TorchFunctionMode):
     _mt_defers_to_overrides = (
         True  # NotImplemented whenever an argument overrides: overrides.py skips it then
     )
+    _mt_tensor_methods = False  # the random Tensor methods (t.uniform_()) reach BatchedTensor's own
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
