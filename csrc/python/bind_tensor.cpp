@@ -10,6 +10,7 @@
 #include "autograd/record.h"
 #include "core/CopyBytes.h"
 #include "core/FreshWrites.h"
+#include "core/GradMode.h"
 #include "core/Parallel.h"
 #include "core/ParallelGuard.h"
 #include "core/StorageAlias.h"
@@ -97,7 +98,9 @@ py::array to_numpy(const Tensor& t, bool force) {
   if (!force) {
     MT_CHECK_TYPE(t.device().is_cpu(), "can't convert ", t.device().str(),
                   " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
-    MT_CHECK(!t.requires_grad(),
+    // as PyTorch's, only where autograd could record a use: under no_grad (an autograd.Function's forward
+    // calling into NumPy) the array is handed out
+    MT_CHECK(!(autograd::GradMode::is_enabled() && t.requires_grad()),
              "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
              "instead.");
   }

@@ -235,6 +235,87 @@ def test_trace_bad_inputs():
         jit.trace(f, (torch.ones(2), torch.ones(2), torch.ones(2)))
 
 
+class _KernelNet(nn.Module):
+    """torch.jit.trace_module's reference example: a method besides forward."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 1, 3)
+
+    def forward(self, x):
+        return self.conv(x)
+
+    def weighted_kernel_sum(self, weight):
+        return weight * self.conv.weight + 2
+
+    def branchy(self, w):
+        return w * 2 if w.sum() > 0 else w * 3
+
+
+def test_trace_module_traces_other_methods():
+    torch.manual_seed(0)
+    net = _KernelNet()
+    w = torch.rand(1, 1, 3, 3)
+    m = jit.trace_module(net, {"forward": torch.rand(1, 1, 5, 5), "weighted_kernel_sum": w})
+    x, w2 = torch.rand(2, 1, 6, 6), torch.rand(1, 1, 3, 3)
+    assert _close(m(x), net(x)) and _close(m.weighted_kernel_sum(w2), net.weighted_kernel_sum(w2))
+    # its own recording, run on the module's parameters (PyTorch 2.15's code for this method)
+    assert m.weighted_kernel_sum.code == (
+        "def weighted_kernel_sum(self,\n    weight: Tensor) -> Tensor:\n  conv = self.conv\n"
+        "  weight0 = conv.weight\n  _0 = torch.add(torch.mul(weight, weight0), CONSTANTS.c0)\n  return _0\n"
+    )
+    assert [n.kind() for n in m.weighted_kernel_sum.graph.nodes()][:2] == ["prim::GetAttr", "prim::GetAttr"]
+    with torch.no_grad():
+        net.conv.weight.mul_(2)
+    assert _close(m.weighted_kernel_sum(w2), net.weighted_kernel_sum(w2))
+    # a method alone; check_inputs per method catch a branch the example did not take
+    only = jit.trace_module(net, {"weighted_kernel_sum": w})
+    assert _close(only.weighted_kernel_sum(w2), net.weighted_kernel_sum(w2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(jit.TracingCheckError, match="Graphs differed across invocations"):
+            jit.trace_module(net, {"branchy": torch.rand(3)}, check_inputs=[{"branchy": -torch.rand(3)}])
+    with pytest.raises(AttributeError, match="'_KernelNet' object has no attribute 'nope'"):
+        jit.trace_module(net, {"nope": w})
+
+
+def test_trace_nested_submodules_fetch_chains_in_pytorch_order():
+    # each attribute path is its own GetAttr chain from self, parents first, chains in reverse order of first
+    # use (PyTorch 2.15's graph for this module); a chain never uses a module fetched further down
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 4))
+            self.b = nn.Linear(4, 4)
+
+        def forward(self, x):
+            return x @ self.a[1].weight + x @ self.b.weight + x @ self.a[0].weight
+
+    m = M()
+    t = jit.trace(m, torch.rand(2, 4))
+    chain = [
+        (
+            n.s("name"),
+            n.inputsAt(0).node().s("name") if n.inputsAt(0).node().kind() == "prim::GetAttr" else "self",
+        )
+        for n in t.graph.findAllNodes("prim::GetAttr")
+    ]
+    assert chain == [
+        ("a", "self"), ("0", "a"), ("weight", "0"), ("b", "self"), ("weight", "b"),
+        ("a", "self"), ("1", "a"), ("weight", "1"),
+    ]  # fmt: skip
+    # a Sequential's numbered child prints as getattr(...), as PyTorch's code
+    assert '_0 = getattr(a_1, "0")' in t.code and '_1 = getattr(a, "1")' in t.code
+    # a traced model of blocks inside Sequentials saves and loads (save prints the code)
+    model = nn.Sequential(nn.Sequential(Net(), nn.Flatten()), nn.Sequential(nn.Linear(2, 2)))
+    x = torch.randn(3, 3, 8, 8)
+    traced = jit.trace(model.eval(), x)
+    buf = io.BytesIO()
+    jit.save(traced, buf)
+    buf.seek(0)
+    assert _close(jit.load(buf)(x), model(x))
+
+
 def test_is_tracing_and_is_scripting():
     seen = []
 

@@ -1306,6 +1306,79 @@ def test_custom_function_vmap_staticmethod():
         assert_close(vmap(Generated.apply)(x), x.sin())
 
 
+class _CubeGen(torch.autograd.Function):
+    """x**3 returning its derivative as a second output so that setup_context can save it (the extending.func
+    notes' MyCube), with a non-tensor attribute on ctx that backward reads."""
+
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x):
+        return x**3, 3 * x**2
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0], output[1])
+        ctx.six = 6
+
+    @staticmethod
+    def backward(ctx, g, g_dx):
+        x, dx = ctx.saved_tensors
+        return g * dx + g_dx * ctx.six * x
+
+
+class _MulGen(torch.autograd.Function):
+    """x * w, and the argmax of x as a non-differentiable second output."""
+
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x, w):
+        return x * w, x.argmax()
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+        ctx.mark_non_differentiable(output[1])
+
+    @staticmethod
+    def backward(ctx, g, _g_idx):
+        x, w = ctx.saved_tensors
+        return g * w, g * x
+
+
+def _cube_sum(r):
+    return _CubeGen.apply(r)[0].sum()
+
+
+def test_generate_vmap_rule_records_gradients():
+    # PyTorch's generated rule is vmap over forward and over backward: gradients reach the batched inputs
+    # whether backward runs inside the vmap (vmap of grad) or after it returned
+    xs = rand(5, 3)
+    assert_close(vmap(torch.func.grad(_cube_sum))(xs), 3 * xs**2)
+    assert_close(
+        vmap(torch.func.grad(torch.func.grad(lambda r: _CubeGen.apply(r)[0])))(xs[:, 0]), 6 * xs[:, 0]
+    )
+    xr = xs.clone().requires_grad_()
+    vmap(lambda r: _CubeGen.apply(r)[0], in_dims=1, out_dims=1)(xr).sum().backward()
+    assert_close(xr.grad, 3 * xs**2)
+    # nested vmaps apply the rule once per level
+    x3 = rand(2, 4, 3)
+    assert_close(vmap(vmap(torch.func.grad(_cube_sum)))(x3), 3 * x3**2)
+    assert_close(torch.func.jacrev(lambda r: _CubeGen.apply(r)[0])(xs[0]), torch.diag(3 * xs[0] ** 2))
+
+    # an unbatched input used by every entry gets the sum of their gradients; the index output stays
+    # non-differentiable and batched
+    xr, w = xs.clone().requires_grad_(), rand(3).requires_grad_()
+    prod, idx = vmap(_MulGen.apply, in_dims=(0, None))(xr, w)
+    assert idx.tolist() == xs.argmax(1).tolist() and not idx.requires_grad
+    (prod * torch.arange(3.0, dtype=D)).sum().backward()
+    assert_close(w.grad, (xs * torch.arange(3.0, dtype=D)).sum(0))
+    assert_close(xr.grad, (w.detach() * torch.arange(3.0, dtype=D)).expand(5, 3))
+    # without gradients the forward runs on the batched inputs as before: no node, the same values
+    assert_close(vmap(_MulGen.apply, in_dims=(0, None))(xs, w.detach())[0], xs * w.detach())
+
+
 def test_more_linalg_and_signal_rules():
     A = rand(4, 3, 3) + 3 * torch.eye(3, dtype=D)
     _quiet_check(torch.linalg.cond, A)

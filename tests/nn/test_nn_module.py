@@ -270,6 +270,72 @@ def test_train_eval_zero_grad_requires_grad_apply():
 # ---- hooks
 
 
+def test_full_backward_hooks():
+    # checked against PyTorch 2.15: the order (pre-hook on the output gradients, then the hook with the input
+    # gradients), one grad_input entry per tensor input, replacing gradients, the no-input-needs-grad warning
+    minitorch.manual_seed(0)
+    lin = nn.Linear(3, 2)
+    calls = []
+
+    def pre(mod, grad_output):
+        calls.append(("pre", [tuple(g.shape) for g in grad_output]))
+
+    def hook(mod, grad_input, grad_output):
+        calls.append(("hook", [None if g is None else tuple(g.shape) for g in grad_input], len(grad_output)))
+
+    h1 = lin.register_full_backward_hook(hook)
+    h2 = lin.register_full_backward_pre_hook(pre)
+    x = minitorch.rand(4, 3, requires_grad=True)
+    lin(x).sum().backward()
+    assert calls == [("pre", [(4, 2)]), ("hook", [(4, 3)], 1)]
+    np.testing.assert_allclose(x.grad.numpy(), lin.weight.detach().sum(0).expand(4, 3).numpy(), rtol=1e-6)
+    calls.clear()
+    with pytest.warns(
+        UserWarning,
+        match="Full backward hook is firing when gradients are computed with respect to module outputs since no inputs require gradients",
+    ):
+        lin(minitorch.rand(4, 3)).sum().backward()
+    assert calls == [("pre", [(4, 2)]), ("hook", [None], 1)]
+    assert lin.weight.grad is not None
+    h1.remove()
+    h2.remove()
+
+    # a hook's return replaces grad_input; a pre-hook's replaces grad_output (and so every gradient below it)
+    lin.zero_grad()
+    with lin.register_full_backward_hook(lambda m, gi, go: (gi[0] * 0,)):
+        x.grad = None
+        lin(x).sum().backward()
+    assert x.grad.abs().sum().item() == 0
+    with lin.register_full_backward_pre_hook(lambda m, go: (go[0] * 2,)):
+        x.grad = None
+        lin(x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * lin.weight.detach().sum(0).expand(4, 3).numpy(), rtol=1e-6)
+    with (
+        lin.register_full_backward_hook(lambda m, gi, go: (gi[0], gi[0])),
+        pytest.raises(
+            RuntimeError,
+            match="Backward hook returned an invalid number of grad_input, got 2, but expected 1",
+        ),
+    ):
+        lin(x).sum().backward()
+
+    class Mul(nn.Module):
+        def forward(self, a, b, scale):
+            return a * b * scale
+
+    seen = []
+    mul = Mul()
+    mul.register_full_backward_hook(
+        lambda m, gi, go: seen.append([None if g is None else g.tolist() for g in gi])
+    )
+    a = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    mul(a, minitorch.tensor([3.0, 4.0]), 2.0).sum().backward()
+    # an entry per argument: zeros for the tensor that needs no gradient, None for the float
+    assert seen == [[[6.0, 8.0], [0.0, 0.0], None]]
+    # pickled modules keep working
+    assert pickle.loads(pickle.dumps(nn.Linear(2, 2)))._backward_hooks == {}
+
+
 def test_forward_hooks_modify_and_remove():
     lin = nn.Linear(2, 2)
     calls = []

@@ -597,6 +597,11 @@ def test_numpy_errors():
     ):
         P.ones(2, requires_grad=True).numpy()
     assert P.ones(2, requires_grad=True).detach().numpy().tolist() == [1.0, 1.0]
+    # as PyTorch's, the refusal needs grad mode: under no_grad (an autograd.Function's forward calling NumPy)
+    # the array is handed out, np.asarray's too
+    with P.no_grad():
+        assert P.ones(2, requires_grad=True).numpy().tolist() == [1.0, 1.0]
+        assert np.asarray(P.full((2,), 3.0, requires_grad=True)).tolist() == [3.0, 3.0]
     with pytest.raises(ValueError, match="negative"):
         P.from_numpy(np.arange(4)[::-1])
     with pytest.raises(TypeError):

@@ -102,8 +102,9 @@ class Function:
         jvp need on ctx. Override it together with a forward that takes no ctx."""
         raise NotImplementedError("setup_context is not implemented.")
 
-    # with True, vmap runs forward on the batched inputs (its ops batch themselves); a user's Function with
-    # neither this nor a vmap staticmethod is refused under vmap, as PyTorch refuses it
+    # with True, vmap runs forward on the batched inputs (its ops batch themselves), and where gradients are
+    # recorded, forward and backward under vmap on the underlying tensors (_apply_generated_vmap); a user's
+    # Function with neither this nor a vmap staticmethod is refused under vmap, as PyTorch refuses it
     generate_vmap_rule = False
 
     @staticmethod
@@ -147,10 +148,11 @@ class Function:
         # no dual tensor exists before forward AD's module is loaded (and importing it here would circle)
         fad = sys.modules.get("minitorch.func._forward_ad")
         if fad is None or not fad._has_dual(args, None):
-            if cls.vmap is not Function.vmap and not cls.generate_vmap_rule:
-                level = bt._max_level(args, kwargs) if bt is not None else -1
-                if level >= 0:
-                    return cls._apply_vmap(bt, level, args, kwargs)
+            level = bt._max_level(args, kwargs) if bt is not None else -1
+            if level >= 0 and cls.vmap is not Function.vmap and not cls.generate_vmap_rule:
+                return cls._apply_vmap(bt, level, args, kwargs)
+            if level >= 0 and cls.generate_vmap_rule and _records_batched(bt, args):
+                return _apply_generated_vmap(cls, bt, level, args)
             return cls._apply(FunctionCtx(), args, kwargs)
         level = fad._max_level(args, {})
         tangents = {}
@@ -229,6 +231,121 @@ class Function:
         for i, t in zip(tensor_pos, recorded):
             result[i] = t
         return tuple(result) if is_tuple else result[0]
+
+
+def _physical(bt, a):
+    while type(a) is bt.BatchedTensor:
+        a = a._value
+    return a
+
+
+def _records_batched(bt, args):
+    """Whether a generate_vmap_rule Function applied to BatchedTensors must record a node for autograd: some
+    batched input's underlying tensor requires grad (vmap over grad/vjp/jacrev, or a vmapped function
+    differentiated afterwards)."""
+    return _C.is_grad_enabled() and any(
+        type(a) is bt.BatchedTensor and _physical(bt, a).requires_grad for a in args
+    )
+
+
+_CTX_INTERNALS = frozenset(
+    ("to_save", "_non_differentiable", "_dirty", "needs_input_grad", "materialize_grads")
+)
+
+
+def _apply_generated_vmap(cls, bt, level, args):
+    """PyTorch's generated vmap rule: Foo applied to inputs batched at `level` is VmappedFoo applied to their
+    underlying tensors (batch dim 0), where VmappedFoo's forward is vmap(Foo's forward + setup_context) and its
+    backward is vmap(Foo's backward) over the gradients and what setup_context saved. The node is recorded on the
+    underlying tensors, so gradients flow to them however long after this vmap returned backward runs (an outer
+    level's BatchedTensors among them nest the rule again)."""
+    lvl = bt.level_of(level)
+    in_dims = tuple(0 if type(a) is bt.BatchedTensor and a._level == level else None for a in args)
+    values = tuple(a._value if d == 0 else a for a, d in zip(args, in_dims))
+    out = _VmappedFunction.apply(cls, in_dims, lvl.randomness, *values)
+    if isinstance(out, tuple):
+        # an outer level's outputs are BatchedTensors themselves
+        return tuple(bt.BatchedTensor(o, level) if bt.is_tensor_like(o) else o for o in out)
+    return bt.BatchedTensor(out, level)
+
+
+class _VmappedFunction(Function):
+    """forward(ctx, fn, in_dims, randomness, *values): fn's forward and setup_context under vmap(in_dims);
+    backward: fn's backward under vmap, gradients of unbatched inputs summed over the batch. Nested vmap levels
+    apply it again (generate_vmap_rule), the outer level's BatchedTensors among its values."""
+
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(ctx, fn, in_dims, randomness, *values):
+        from minitorch.func import vmap  # here: minitorch.func imports this module
+
+        bt = sys.modules["minitorch.func._batched"]
+        state = {}
+        # a nested level's ctx is made by the outer level's run, which passes on its own
+        needs_input_grad = getattr(ctx, "needs_input_grad", (False,) * (3 + len(values)))[3:]
+
+        def run(*vals):
+            inner = FunctionCtx()
+            inner.needs_input_grad = needs_input_grad
+            if fn._setup_context_style():
+                out = fn.forward(*vals)
+                fn.setup_context(inner, tuple(vals), out)
+            else:
+                out = fn.forward(inner, *vals)
+            level = bt.STATE.levels[-1].id
+            outs = out if isinstance(out, tuple) else (out,)
+            saved = tuple(getattr(inner, "to_save", ()))
+            # what setup_context saved, as tensors outside this vmap: batched ones by their value (batch dim 0)
+            state["saved"] = tuple(
+                s._value if type(s) is bt.BatchedTensor and s._level == level else s for s in saved
+            )
+            state["saved_dims"] = tuple(
+                0 if type(s) is bt.BatchedTensor and s._level == level else None for s in saved
+            )
+            nondiff = getattr(inner, "_non_differentiable", ())
+            state["nondiff"] = [i for i, o in enumerate(outs) if any(o is n for n in nondiff)]
+            state["attrs"] = {k: v for k, v in vars(inner).items() if k not in _CTX_INTERNALS}
+            return out
+
+        out = vmap(run, in_dims=in_dims, out_dims=0, randomness=randomness)(*values)
+        outs = out if isinstance(out, tuple) else (out,)
+        ctx.fn, ctx.in_dims, ctx.randomness = fn, in_dims, randomness
+        ctx.saved_dims, ctx.attrs = state["saved_dims"], state["attrs"]
+        ctx.inner_needs_input_grad = needs_input_grad
+        ctx.save_for_backward(*state["saved"])
+        if state["nondiff"]:
+            ctx.mark_non_differentiable(*(outs[i] for i in state["nondiff"]))
+        return out
+
+    @staticmethod
+    def backward(ctx, *grads):
+        from minitorch.func import vmap
+
+        fn, in_dims = ctx.fn, ctx.in_dims
+        saved = ctx.saved_tensors
+        n = len(grads)
+        present = []
+
+        def run(*flat):
+            inner = FunctionCtx()
+            inner.__dict__.update(ctx.attrs)
+            inner.needs_input_grad = ctx.inner_needs_input_grad
+            inner.to_save = flat[n:]
+            res = fn.backward(inner, *flat[:n])
+            res = res if isinstance(res, tuple) else (res,)
+            present[:] = [i for i, r in enumerate(res) if r is not None]
+            return tuple(res[i] for i in present)
+
+        grad_dims = tuple(0 if g is not None else None for g in grads)
+        res = vmap(run, in_dims=grad_dims + tuple(ctx.saved_dims), out_dims=0, randomness=ctx.randomness)(
+            *grads, *saved
+        )
+        result = [None] * len(in_dims)
+        for i, g in zip(present, res):
+            # an unbatched input was used by every batch entry: its gradient is their sum
+            result[i] = g if in_dims[i] == 0 else g.sum(0)
+        return (None, None, None, *result)
 
 
 _ONCE_DIFFERENTIABLE = "trying to differentiate twice a function that was marked with @once_differentiable"

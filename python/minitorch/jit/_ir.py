@@ -3,8 +3,8 @@
 script and trace capture an fx Graph (jit._script, jit._trace); ``.graph`` of their results is this view of it.
 Node kinds are PyTorch's (``aten::<op>`` without overload, ``prim::Constant``, ``prim::GetAttr``,
 ``prim::CallMethod``, ``prim::ListConstruct``, ``prim::TupleConstruct``...). A traced graph is shaped as
-PyTorch's tracer records one: the module attributes it reads are fetched first (``prim::GetAttr``, in reverse
-order of first use), every constant is its own node just before the op that reads it, a Python number in a
+PyTorch's tracer records one: the module attributes it reads are fetched first (``prim::GetAttr`` chains from
+self, in reverse order of first use), every constant is its own node just before the op that reads it, a Python number in a
 tensor operand of arithmetic is a tensor constant (``{2}``), and value types are the complete tensor types seen
 while tracing (``Float(2, 4, strides=[4, 1], requires_grad=0, device=cpu)``). A scripted graph pools its
 constants at the top and types tensors as ``Tensor``. Only the defaults that PyTorch's graphs spell out for
@@ -745,23 +745,21 @@ class _Builder:
             return self.attrs[path]
         parent = self.self_value
         obj = self.root
-        done = []
+        chain = []
         for atom in path.split("."):
-            done.append(atom)
-            key = ".".join(done)
             obj = getattr(obj, atom, None) if obj is not None else None
-            if self.traced and key in self.attrs:
-                parent = self.attrs[key]
-                continue
             ty = TENSOR if isinstance(obj, _C.Tensor) or obj is None else ClassType.of(type(obj))
-            out = self.g._value(ty, self.name(atom))
-            node = Node(self.g, "prim::GetAttr", [parent], [out], {"name": ("s", atom)})
-            if self.traced:
-                self.hoisted.insert(0, node)
-                self.attrs[key] = out
-            else:
-                self.body.append(node)
+            # a debug name is never all digits (those are the unnamed values'): a Sequential's "0" is "_0"
+            out = self.g._value(ty, self.name("_" + atom if atom.isdigit() else atom))
+            chain.append(Node(self.g, "prim::GetAttr", [parent], [out], {"name": ("s", atom)}))
             parent = out
+        if self.traced:
+            # as PyTorch's tracer: each path fetched from self in its own chain (parents first), the chains in
+            # reverse order of first use; sharing a parent fetched by a later-placed chain would use it early
+            self.hoisted[:0] = chain
+            self.attrs[path] = parent
+        else:
+            self.body.extend(chain)
         return parent
 
     def arg(self, a, source):
@@ -1148,8 +1146,13 @@ class _Printer:
             n = self.local_names.get(base, 0)
             self.local_names[base] = n + 1
             return base if n == 0 else f"{base}{n - 1}"
+        # temporaries skip the names a named value took (a Sequential's "_0")
         name = f"_{self.n_temps}"
         self.n_temps += 1
+        while name in self.local_names:
+            name = f"_{self.n_temps}"
+            self.n_temps += 1
+        self.local_names[name] = 1
         return name
 
     def statement(self, node, rhs):
@@ -1169,7 +1172,8 @@ class _Printer:
                 self.n_consts += 1
             return lit
         if kind == "prim::GetAttr":
-            return f"{ins[0]}.{node.s('name')}"
+            attr = node.s("name")
+            return f"{ins[0]}.{attr}" if attr.isidentifier() else f'getattr({ins[0]}, "{attr}")'
         if kind == "prim::CallMethod":
             return f"({ins[0]}).{node.s('name')}({''.join(a + ', ' for a in ins[1:])})"
         if kind == "prim::ListConstruct":

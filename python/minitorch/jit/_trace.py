@@ -361,10 +361,11 @@ class TopLevelTracedModule(TracedModule):
     """What torch.jit.trace returns for a module."""
 
 
-def _record(func, args, kwargs, is_module):
-    """(graph, constants) of func run on args/kwargs."""
+def _record(func, args, kwargs, is_module, method="forward"):
+    """(graph, constants) of func (a module's `method`) run on args/kwargs."""
     _check_inputs(args, kwargs)
     tracer = _ValueTracer(args, kwargs)
+    tracer.traced_func_name = method
     _state.tracing = getattr(_state, "tracing", 0) + 1
     try:
         graph = tracer.trace(func)
@@ -410,24 +411,35 @@ def _flatten(x):
     return out
 
 
-def _check_trace(func, traced, inputs_list, kwargs, tolerance, is_module):
+def _check_trace(func, traced, inputs_list, kwargs, tolerance, is_module, method="forward"):
     from minitorch import _compare
 
+    other = method != "forward"
     for inputs in inputs_list:
         args = _as_tuple(inputs)
         # the same random numbers for the second trace and for both runs below
         rng = get_rng_state()
-        graph, constants, _ = _record(func, _clone(args), _clone(kwargs), is_module)
+        graph, constants, _ = _record(func, _clone(args), _clone(kwargs), is_module, method)
         set_rng_state(rng)
+        if other:
+            _prefix_constants(graph, constants, method)
         # the fx code of the two recordings (what runs) is what must agree
         new_code = graph.python_code("self").src
-        old_code = traced.__dict__["_mt_fx_code"] if is_module else traced._gm.code
+        if other:
+            old_code = traced.__dict__[method]._fx_code
+        else:
+            old_code = traced.__dict__["_mt_fx_code"] if is_module else traced._gm.code
         if new_code != old_code:
             diff = "\n".join(difflib.unified_diff(old_code.splitlines(), new_code.splitlines(), lineterm=""))
             raise TracingCheckError(f"Graph diff:\n{_indent(diff)}", None)
-        old_constants = (
-            traced.__dict__["_mt_constants"] if is_module else {k: getattr(traced._gm, k) for k in constants}
-        )
+        if other:
+            old_constants = traced.__dict__[method]._constants
+        else:
+            old_constants = (
+                traced.__dict__["_mt_constants"]
+                if is_module
+                else {k: getattr(traced._gm, k) for k in constants}
+            )
         for k, v in constants.items():
             if k not in old_constants or not _compare.equal(v, old_constants[k]):
                 raise TracingCheckError(
@@ -436,9 +448,9 @@ def _check_trace(func, traced, inputs_list, kwargs, tolerance, is_module):
         from minitorch.autograd.grad_mode import no_grad
 
         with no_grad():
-            got = traced(*_clone(args), **_clone(kwargs))
+            got = (getattr(traced, method) if other else traced)(*_clone(args), **_clone(kwargs))
             set_rng_state(rng)
-            want = func(*_clone(args), **_clone(kwargs))
+            want = (getattr(func, method) if other else func)(*_clone(args), **_clone(kwargs))
         for i, (g, w) in enumerate(zip(_flatten(got), _flatten(want))):
             if isinstance(w, _C.Tensor) and isinstance(g, _C.Tensor):
                 ok = (
@@ -538,21 +550,80 @@ def trace_module(
     _store_inputs=True,
     _kwargs=None,
 ):
-    """trace for a module: inputs maps method names to example inputs (only "forward" is supported)."""
+    """trace for a module: inputs maps method names to example inputs; each method is traced on its own
+    (forward becomes what calling the module runs; another method is an attribute with its own graph and
+    code), and check_inputs is a list of such dicts."""
     if not isinstance(mod, Module):
         raise AttributeError("expected torch.nn.Module as the first argument")  # noqa: TRY004  (PyTorch's class)
     if not isinstance(inputs, dict):
         raise AttributeError("expected a dictionary of (method_name, input) pairs")  # noqa: TRY004  (PyTorch's class)
-    unsupported = [k for k in inputs if k != "forward"]
-    if unsupported:
-        raise NotImplementedError(
-            f"torch.jit.trace_module: tracing methods other than forward ({unsupported}) is not supported"
-        )
+    for name in inputs:
+        getattr(mod, name)  # a missing method raises the module's AttributeError, as PyTorch's
     kwargs = _kwargs or {}
-    args = _as_tuple(inputs.get("forward")) if not example_inputs_is_kwarg else ()
-    graph, constants, _ = _record(mod, args, kwargs, True)
-    traced = _build(mod, graph, constants, None, True)
+    if "forward" in inputs:
+        args = _as_tuple(inputs["forward"]) if not example_inputs_is_kwarg else ()
+        graph, constants, _ = _record(mod, args, kwargs, True)
+        traced = _build(mod, graph, constants, None, True)
+    else:
+        traced = TopLevelTracedModule(mod, original_name=type(mod).__name__)
+    for name, example in inputs.items():
+        if name == "forward":
+            continue
+        margs = _as_tuple(example)
+        graph, constants, _ = _record(mod, margs, {}, True, name)
+        _prefix_constants(graph, constants, name)
+        traced.__dict__[name] = _TracedModuleMethod(traced, name, graph, constants)
     if check_trace:
-        checks = [c["forward"] for c in check_inputs] if check_inputs else [args]
-        _check_trace(mod, traced, checks, kwargs, check_tolerance, True)
+        for name, example in inputs.items():
+            checks = [c[name] for c in check_inputs] if check_inputs else [example]
+            _check_trace(
+                mod, traced, checks, kwargs if name == "forward" else {}, check_tolerance, True, name
+            )
     return traced
+
+
+def _prefix_constants(graph, constants, method):
+    """Renames a method's tensor constants (get_attr targets) so that they cannot clash with forward's."""
+    renamed = {}
+    for node in graph.nodes:
+        if node.op == "get_attr" and node.target in constants:
+            node.target = f"_{method}{node.target}"
+    for k in list(constants):
+        renamed[f"_{method}{k}"] = constants.pop(k)
+    constants.update(renamed)
+
+
+class _TracedModuleMethod:
+    """A traced module's method other than forward (trace_module): callable, with ``graph`` and ``code`` of
+    what was recorded, run on the traced module's (the original's) parameters."""
+
+    def __init__(self, owner, name, graph, constants):
+        from minitorch.fx.graph_module import _exec_forward
+
+        self.name = name
+        self._owner = owner
+        self._graph = graph
+        self._constants = dict(constants)
+        owner.__dict__.update(self._constants)
+        py = graph.python_code(root_module="self")
+        self._fx_code = py.src
+        self._fn = _exec_forward(py.src, py.globals)
+        self._ir = None
+
+    def __call__(self, *args, **kwargs):
+        return self._fn(self._owner, *args, **kwargs)
+
+    @property
+    def graph(self):
+        """The method's recording as TorchScript IR (torch._C.Graph's API and text format)."""
+        if self._ir is None:
+            self._ir = _ir.build_graph(self._graph, traced=True, root=self._owner, constants=self._constants)
+        return self._ir
+
+    @property
+    def code(self):
+        """The recording as TorchScript-style code (``def <name>(self, ...)``)."""
+        return _ir.graph_code(self.graph, self.name)
+
+    def __repr__(self):
+        return f"<traced method {self.name} of {self._owner.original_name}>"

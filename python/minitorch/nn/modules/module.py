@@ -101,6 +101,117 @@ def _parse_to(*args, **kwargs):
     return device, dtype, non_blocking, memory_format
 
 
+_FULL_HOOK_NO_INPUTS = (
+    "Full backward hook is firing when gradients are computed with respect to module outputs since no inputs "
+    "require gradients. See https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
+    "#torch.nn.Module.register_full_backward_hook for more details."
+)
+
+
+def _hook_identity():
+    # defined on first use: minitorch.autograd imports nn's neighbours, not the other way round
+    global _HookIdentity
+    if _HookIdentity is None:
+        from minitorch.autograd.function import Function
+
+        class BackwardHookFunction(Function):
+            """Identity on a module's tensor inputs or outputs whose backward hands the gradients to a hook
+            (PyTorch's BackwardHookFunction): one node for all of them, so the hook sees them together."""
+
+            @staticmethod
+            def forward(ctx, on_grads, *tensors):
+                ctx.on_grads = on_grads
+                return tuple(t.view_as(t) for t in tensors)
+
+            @staticmethod
+            def backward(ctx, *grads):
+                return (None, *ctx.on_grads(grads))
+
+        _HookIdentity = BackwardHookFunction
+    return _HookIdentity
+
+
+_HookIdentity = None
+
+
+class _BackwardHook:
+    """One call's full backward hooks: the inputs and outputs pass through BackwardHookFunction nodes; the
+    outputs' node runs the pre-hooks and keeps grad_output, the inputs' node runs the hooks on grad_input."""
+
+    def __init__(self, module):
+        self.module = module
+        self.n_inputs = 0
+        self.input_wrapped = False
+        self.grad_outputs = None
+
+    @staticmethod
+    def _wrap(values, on_grads):
+        pos = [i for i, v in enumerate(values) if isinstance(v, _C.Tensor) and v.requires_grad]
+        if not pos:
+            return values, False
+        out = _hook_identity().apply(on_grads, *(values[i] for i in pos))
+        values = list(values)
+        for i, o in zip(pos, out):
+            values[i] = o
+        return values, True
+
+    def setup_input_hook(self, args):
+        # grad_input has an entry per argument, as PyTorch's: the gradient where the argument requires grad,
+        # zeros for another tensor, None for anything else
+        self.n_inputs = len(args)
+        self.grad_pos = [i for i, a in enumerate(args) if isinstance(a, _C.Tensor) and a.requires_grad]
+        self.others = {i: a for i, a in enumerate(args) if isinstance(a, _C.Tensor) and not a.requires_grad}
+        if not self.module._backward_hooks:
+            return args
+        new, self.input_wrapped = self._wrap(list(args), self._on_input_grads)
+        return tuple(new)
+
+    def setup_output_hook(self, result):
+        single = isinstance(result, _C.Tensor)
+        if not (single or isinstance(result, tuple)):
+            return result
+        new, wrapped = self._wrap([result] if single else list(result), self._on_output_grads)
+        if not wrapped:
+            return result
+        return new[0] if single else tuple(new)
+
+    def _on_output_grads(self, grads):
+        grads = tuple(grads)
+        for hook in list(self.module._backward_pre_hooks.values()):
+            res = hook(self.module, grads)
+            if res is not None:
+                grads = res if isinstance(res, tuple) else (res,)
+        self.grad_outputs = grads
+        if self.module._backward_hooks and not self.input_wrapped:
+            warnings.warn(_FULL_HOOK_NO_INPUTS, stacklevel=1)
+            for hook in list(self.module._backward_hooks.values()):
+                res = hook(self.module, (None,) * self.n_inputs, grads)
+                if res is not None and any(r is not None for r in res):
+                    raise RuntimeError(
+                        "Backward hook for Modules where no input requires gradient should always return None "
+                        "or None for all gradients."
+                    )
+        return grads
+
+    def _on_input_grads(self, grads):
+        by_pos = dict(zip(self.grad_pos, grads))
+        grad_input = tuple(
+            by_pos[i] if i in by_pos else (_C.zeros_like(self.others[i]) if i in self.others else None)
+            for i in range(self.n_inputs)
+        )
+        for hook in list(self.module._backward_hooks.values()):
+            res = hook(self.module, grad_input, self.grad_outputs)
+            if res is not None:
+                res = res if isinstance(res, tuple) else (res,)
+                if len(res) != len(grad_input):
+                    raise RuntimeError(
+                        f"Backward hook returned an invalid number of grad_input, got {len(res)}, but expected "
+                        f"{len(grad_input)}"
+                    )
+                grad_input = res
+        return tuple(grad_input[i] for i in self.grad_pos)
+
+
 class Module:
     """Base class of every layer and model: assign Parameters, Modules and buffers as attributes and they are
     registered; call the module to run ``forward`` (with hooks)."""
@@ -128,6 +239,8 @@ class Module:
         setattr_(self, "_forward_hooks", _HookDict())
         setattr_(self, "_forward_hooks_with_kwargs", _HookDict())
         setattr_(self, "_forward_hooks_always_called", _HookDict())
+        setattr_(self, "_backward_pre_hooks", _HookDict())
+        setattr_(self, "_backward_hooks", _HookDict())
         setattr_(self, "_state_dict_hooks", _HookDict())
         setattr_(self, "_load_state_dict_pre_hooks", _HookDict())
         setattr_(self, "_load_state_dict_post_hooks", _HookDict())
@@ -145,7 +258,9 @@ class Module:
         compiled = self._compiled_call_impl
         if compiled is not None and not compiled._mt_active():
             return compiled(*args, **kwargs)
-        if not (self._forward_pre_hooks or self._forward_hooks):
+        if not (
+            self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks
+        ):
             return self.forward(*args, **kwargs)
         for hook_id, hook in list(self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
@@ -161,6 +276,10 @@ class Module:
                 res = hook(self, args)
                 if res is not None:
                     args = res if isinstance(res, tuple) else (res,)
+        bw_hook = None
+        if (self._backward_hooks or self._backward_pre_hooks) and _C.is_grad_enabled():
+            bw_hook = _BackwardHook(self)
+            args = bw_hook.setup_input_hook(args)
         try:
             result = self.forward(*args, **kwargs)
         except Exception:
@@ -181,6 +300,8 @@ class Module:
                 res = hook(self, args, result)
             if res is not None:
                 result = res
+        if bw_hook is not None:
+            result = bw_hook.setup_output_hook(result)
         return result
 
     __call__ = _call_impl
@@ -212,6 +333,26 @@ class Module:
             self._forward_hooks_always_called[handle.id] = True
         if prepend:
             self._forward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """hook(module, grad_output) -> new grad_output or None: called when the gradients of the module's
+        outputs are computed, before those of its inputs."""
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """hook(module, grad_input, grad_output) -> new grad_input or None: called when the gradients of the
+        module's inputs are computed (one entry per argument: zeros for a tensor that needs no gradient, None
+        for a non-tensor; with no input requiring grad it is called, with a warning, once the output gradients
+        are known, grad_input all None)."""
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
         return handle
 
     # ---- registration
@@ -356,8 +497,9 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        # modules pickled before the load_state_dict pre-hooks existed
-        self.__dict__.setdefault("_load_state_dict_pre_hooks", _HookDict())
+        # modules pickled before the load_state_dict pre-hooks and the backward hooks existed
+        for name in ("_load_state_dict_pre_hooks", "_backward_pre_hooks", "_backward_hooks"):
+            self.__dict__.setdefault(name, _HookDict())
 
     # ---- traversal
     def _named_members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
