@@ -606,6 +606,11 @@ def copysign(input, other, *, out=None):
         and input.is_floating_point()
     ):
         return _C._copysign(input, other)
+    # a float or int other with a floating tensor: the result keeps the tensor's dtype, and the binary row
+    # takes the number itself (the parsed path's result_type, 0-dim tensor and two casts cost 0.48 of PyTorch's
+    # call at 8x8)
+    if out is None and type(input) is _C.Tensor and type(other) in (float, int) and input.is_floating_point():
+        return _C._copysign(input, other)
     # (out= only when given: the parser's message lists the arguments as passed)
     return _copysign_parsed(input, other) if out is None else _copysign_parsed(input, other, out=out)
 

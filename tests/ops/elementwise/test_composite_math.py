@@ -1290,6 +1290,22 @@ def test_copysign_result_dtype(a, b, want):
     np.testing.assert_array_equal(r.double().numpy(), np.copysign(float(a[0]), float(b[0])).reshape(1))
 
 
+@pytest.mark.parametrize("dtype", [F16, minitorch.bfloat16, F32, F64])
+def test_copysign_by_a_number(dtype):
+    """copysign(x, number), the binary row taking the number itself: the tensor's dtype kept, each number's sign
+    (-0.0 negative, NaN positive), the same values as through a 0-dim tensor, the gradient of x"""
+    a = np.array([1.5, -2.0, 0.0, -0.0, INF, -INF, NAN], np.float32)
+    x = t(a, dtype)
+    for c in (-1.0, 2, -0.0, 0, NAN, -3):
+        r = minitorch.copysign(x, c)
+        assert r.dtype == dtype
+        want = np.copysign(np.abs(a), np.copysign(1.0, c))
+        np.testing.assert_array_equal(r.double().numpy(), want)
+        np.testing.assert_array_equal(np.signbit(r.double().numpy()), np.signbit(want))
+    assert gradcheck(lambda z: minitorch.copysign(z, -1.5), (dbl(rand((5,), 12)),))
+    assert gradcheck(lambda z: minitorch.copysign(z, 2), (dbl(rand((5,), 13)),))
+
+
 def test_ldexp_dtype_exactness_and_errors():
     # result_type(input, other), integers to the default float dtype
     assert minitorch.ldexp(t([True]), t([-1.0], minitorch.bfloat16)).dtype == minitorch.bfloat16
