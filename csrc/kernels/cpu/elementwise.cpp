@@ -512,59 +512,8 @@ bool poly_vectorized(const TensorIter& it, BinaryOp op) {
 }
 #endif
 
-#ifdef MT_LOOPS_AVX2
-// int16 a << b and a >> b by an int16 tensor, dense, at AVX2: each half of 16 lanes widened to int32 for
-// vpsllvd / vpsravd (AVX2 has no 16-bit variable shift; the functors' barrel of four selects ran at 0.8 of
-// PyTorch's kernel) and packed back. The same values as fn::LeftShift/RightShift: the amount sign-extended,
-// so a negative one reads as 32 or more, which vpsllvd makes 0 and vpsravd a fill with the sign; amounts 16
-// to 31 shift every bit of the value out of the low half (left) or leave the sign fill (right), as PyTorch's
-// rule.
-__attribute__((target("avx2"))) void shift_i16_avx2(int16_t* o, const int16_t* a, const int16_t* b, int64_t n,
-                                                    bool left) {
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m256i va = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
-    const __m256i vb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + i));
-    const __m256i s0 = _mm256_cvtepi16_epi32(_mm256_castsi256_si128(vb));
-    const __m256i s1 = _mm256_cvtepi16_epi32(_mm256_extracti128_si256(vb, 1));
-    const __m256i x0 = _mm256_cvtepi16_epi32(_mm256_castsi256_si128(va));
-    const __m256i x1 = _mm256_cvtepi16_epi32(_mm256_extracti128_si256(va, 1));
-    __m256i r;
-    if (left) {
-      const __m256i low = _mm256_set1_epi32(0xffff);  // the low halves, packed without saturating
-      r = _mm256_packus_epi32(_mm256_and_si256(_mm256_sllv_epi32(x0, s0), low),
-                              _mm256_and_si256(_mm256_sllv_epi32(x1, s1), low));
-    } else {
-      r = _mm256_packs_epi32(_mm256_srav_epi32(x0, s0), _mm256_srav_epi32(x1, s1));
-    }
-    // the packs interleave the halves by 128-bit lane: lanes 0 2 1 3 of 64 bits back in order
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + i), _mm256_permute4x64_epi64(r, 0xd8));
-  }
-  for (; i < n; ++i) o[i] = left ? fn::LeftShift{}(a[i], b[i]) : fn::RightShift{}(a[i], b[i]);
-}
-
-// the shifts of int16 by an int16 tensor, all three dense, through shift_i16_avx2; false for any other case
-// (a shift by a number, or a strided operand: the functor's loop)
-bool shift_i16_vectorized(const TensorIter& it, BinaryOp op) {
-  if ((op != BinaryOp::bitwise_left_shift && op != BinaryOp::bitwise_right_shift) || !loops_use_avx2())
-    return false;
-  for (int k = 0; k < 3; ++k)
-    if (it.dtypes[k] != ScalarType::Short) return false;
-  if (!it.is_contiguous()) return false;
-  const bool left = op == BinaryOp::bitwise_left_shift;
-  it.for_each([&](char** d, const int64_t*, int64_t n) {
-    shift_i16_avx2(reinterpret_cast<int16_t*>(d[0]), reinterpret_cast<const int16_t*>(d[1]),
-                   reinterpret_cast<const int16_t*>(d[2]), n, left);
-  });
-  return true;
-}
-#endif
-
 void binary_cpu(const TensorIter& it, BinaryOp op) {
   if (is_complex(it.dtypes[1])) return complex_binary_cpu(it, op);
-#ifdef MT_LOOPS_AVX2
-  if (shift_i16_vectorized(it, op)) return;
-#endif
   if (const vec::Table* t = vec::unary_table()) {
 #ifdef MINITORCH_WITH_CPU_VEC
     if (poly_vectorized(it, op)) return;

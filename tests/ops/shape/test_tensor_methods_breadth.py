@@ -10,7 +10,6 @@ import pytest
 
 import minitorch as torch
 from minitorch.autograd import gradcheck
-from tests.utils import rerun_in_child
 
 
 def _np(t):
@@ -673,12 +672,6 @@ def test_shifts_every_amount(device, dtype, ndt, sdt):
     A1 = _t(a[one], dtype, device)
     assert np.array_equal(_np(A1 << B[5]).astype(ndt), left[one])
     assert np.array_equal(_np(A1 >> B[5:6]).astype(ndt), right[one])
-
-
-def test_shifts_every_amount_at_the_baseline():
-    """MINITORCH_CPU_CAPABILITY=default: the functors' barrel for every type, where AVX2 widens int16 by an int16
-    tensor to 32-bit lanes; the same tests in a fresh process"""
-    rerun_in_child(__file__, "test_shifts_every_amount and not baseline", MINITORCH_CPU_CAPABILITY="default")
 
 
 @pytest.mark.parametrize("reduce", ["amax", "amin"])
