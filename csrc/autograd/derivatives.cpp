@@ -494,6 +494,23 @@ Tensor prod_backward(const Tensor& g, const Tensor& x, const DimVector& dims, bo
   return mt::mul(unsqueeze_dims(g, dims, keepdim), mt::conj(factor));  // conj: complex convention
 }
 
+// logcumsumexp's gradient (PyTorch's logcumsumexp_backward): d y_k / d x_j = exp(x_j - y_k) for k >= j, so
+// grad x_j = sum_{k >= j} g_k exp(x_j - y_k), taken apart by the sign of g as exp(x_j + the reversed
+// logcumsumexp of log|g_k| - y_k) for each sign: no exp(x - y) alone (which overflows where y is far below
+// x's scale). g = 0 enters as the dtype's lowest value, as PyTorch's.
+Tensor logcumsumexp_backward(const Tensor& g, const Tensor& x, const Tensor& result, int64_t d) {
+  if (g.dim() == 0 || g.numel() == 0) return g;
+  const DimVector dims{d};
+  auto rev = [&](const Tensor& t) { return mt::flip(mt::logcumsumexp(mt::flip(t, dims), d), dims); };
+  const double lowest = g.dtype() == ScalarType::Double ? std::numeric_limits<double>::lowest()
+                                                        : std::numeric_limits<float>::lowest();
+  const Tensor log_abs = mt::log(mt::abs(g));
+  const Tensor pos = mt::where(mt::gt(g, S(0)), log_abs, S(lowest));
+  const Tensor neg = mt::where(mt::lt(g, S(0)), log_abs, S(lowest));
+  return mt::sub(mt::exp(mt::add(rev(mt::sub(pos, result)), x)),
+                 mt::exp(mt::add(rev(mt::sub(neg, result)), x)));
+}
+
 // cumprod's gradient with zeros (PyTorch's cumprod_backward): d out_j / d x_i for j >= i is the product of
 // x up to j without x_i. Before a slice's first zero that is out_j / x_i (the reversed cumulative sum of
 // g * out, over x); at the first zero it is the cumprod of x with that zero set to 1; after it every product

@@ -734,6 +734,23 @@ Tensor native::cumprod(const Tensor& self, int64_t dim, ScalarType dtype) {
   return run_scan(self, dim, dtype, ScanOp::cumprod);
 }
 
+Tensor native::logcumsumexp(const Tensor& self, int64_t dim) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  MT_CHECK_NOT_IMPLEMENTED(
+      self.device().is_cpu() && (self.dtype() == ScalarType::Float || self.dtype() == ScalarType::Double),
+      "logcumsumexp's kernel takes float32 and float64 CPU tensors");
+  Tensor out = make_empty(self.sizes(), self.dtype(), self.device());
+  if (self.numel() == 0) return out;
+  if (self.dim() == 0) {  // PyTorch's: the value itself
+    native::copy_(out, self, false);
+    return out;
+  }
+  Tensor c = contiguous(self);
+  auto [row, inner] = row_inner(c, d);
+  scan_stub.get(self.device())(out, c, row, inner, ScanOp::logcumsumexp);
+  return out;
+}
+
 std::tuple<Tensor, Tensor> cum_extreme(const Tensor& self, int64_t dim, bool is_max) {
   const char* name = is_max ? "cummax" : "cummin";
   int64_t d = wrap_dim(dim, self.dim());

@@ -43,6 +43,9 @@ Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim);
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim);
 Tensor cumsum(const Tensor& self, int64_t dim, ScalarType dtype = ScalarType::Undefined);
 Tensor cumprod(const Tensor& self, int64_t dim, ScalarType dtype = ScalarType::Undefined);
+// log(cumsum(exp(self))) along dim in one pass (CPU, float32/float64; python/minitorch/_composite_math.py
+// checks PyTorch's arguments and takes the other dtypes and devices through its composite)
+Tensor logcumsumexp(const Tensor& self, int64_t dim);
 // cummax (is_max) / cummin along dim: (running extremum, int64 index where it was reached); no autograd
 // (python/minitorch/_composite_math.py takes the values' gradient through gather at the indices)
 std::tuple<Tensor, Tensor> cum_extreme(const Tensor& self, int64_t dim, bool is_max);
@@ -90,7 +93,7 @@ using ReduceKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row
 // dense outer x inner; the first extremum wins and NaN beats everything, as in PyTorch.
 using ArgReduceKernelFn = void (*)(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t row,
                                    int64_t inner, bool is_max);
-enum class ScanOp : int { cumsum, cumprod };
+enum class ScanOp : int { cumsum, cumprod, logcumsumexp };  // logcumsumexp: CPU, float32/float64 only
 // Scan and softmax take `in` contiguous as outer x row x inner and work along `row` (inner = 1: the dim is
 // last; inner > 1: no transposing copy); out is contiguous with the shape and dtype of in.
 using ScanKernelFn = void (*)(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ScanOp op);

@@ -267,6 +267,10 @@ CASES = {
     "min": case_extremum(torch.min),
     "cumsum": lambda: check(lambda a: torch.cumsum(a, 1), r(3, 4)),
     "cumprod": lambda: check(lambda a: torch.cumprod(a, 1), r(3, 4)),
+    "logcumsumexp": lambda: (
+        check(lambda a: torch.logcumsumexp(a, 1), r(3, 4)),
+        check2(lambda a: torch.logcumsumexp(a, 0), r(3, 4, lo=-3, hi=3)),
+    ),
     "softmax": lambda: check(lambda a: torch.softmax(a, 1), r(3, 4)),
     "log_softmax": lambda: check(lambda a: torch.log_softmax(a, 1), r(3, 4)),
     # upsample

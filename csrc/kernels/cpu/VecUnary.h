@@ -19,6 +19,7 @@ namespace vec {
   _(log1p)                  \
   _(sin)                    \
   _(cos)                    \
+  _(sinc)                   \
   _(tan)                    \
   _(asin)                   \
   _(acos)                   \

@@ -1,4 +1,5 @@
-// CPU kernels for cumsum/cumprod, complex included, and cummax/cummin (layout: see ops/reduce.h).
+// CPU kernels for cumsum/cumprod, complex included, logcumsumexp, and cummax/cummin (layout: see
+// ops/reduce.h).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include "kernels/ReduceRules.h"
 #include "kernels/cpu/Loops.h"
 #include "kernels/cpu/ReduceUtils.h"
+#include "kernels/cpu/VecUnary.h"
 #include "ops/reduce.h"
 
 namespace mt {
@@ -74,7 +76,117 @@ void scan_typed(const Tensor& out, const Tensor& in, int64_t row, int64_t inner,
   });
 }
 
+// logcumsumexp in double (PyTorch's CPU accumulator for float and double), as a running max m and the sum s
+// of exp(x - m) so far: a larger x rescales s by exp(m - x) and adds 1, any other adds exp(x - m), so each
+// step needs one exp of a number <= 0 and each result m + log(s), s >= 1. The steps' compares and the s chain
+// are short serial passes; the exps and the logs run over blocks through the vector table's rows (the scalar
+// functions at MINITORCH_CPU_CAPABILITY=default). PyTorch's kernel takes log1p(exp(min - max)) + max per
+// element in scalar code: the same values to rounding, the same infinities (-inf until a finite value, +inf
+// from a +inf on) and NaN from the first NaN on.
+struct LcseRows {
+  vec::LoopD exp, log;
+  LcseRows() {
+    const vec::Table* t = vec::unary_table();
+    exp = t ? t->f64[static_cast<int>(vec::Fn::exp)] : nullptr;
+    log = t ? t->f64[static_cast<int>(vec::Fn::log)] : nullptr;
+    if (!exp)
+      exp = [](double* o, const double* x, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) o[i] = std::exp(x[i]);
+      };
+    if (!log)
+      log = [](double* o, const double* x, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) o[i] = std::log(x[i]);
+      };
+  }
+};
+const LcseRows& lcse_rows() {
+  static const LcseRows r;
+  return r;
+}
+
+// One step's exponent for x against the running max m (updated): m - x where x is a new max (rescaling s),
+// x - m otherwise; -inf where both are the same infinity (nothing to add, or s stays as a +inf made it)
+inline double lcse_arg(double x, double& m, bool& up) {
+  up = x > m;
+  if (up) {
+    const double a = m - x;
+    m = x;
+    return a;
+  }
+  const double a = x - m;
+  return (x == m && std::isinf(x)) ? -std::numeric_limits<double>::infinity() : a;
+}
+
+constexpr int64_t kLcseBlock = 256;
+
+// one dense row of T, in place or not
+template <typename T>
+void lcse_row(const T* p, T* q, int64_t row, const LcseRows& f) {
+  double a[kLcseBlock], mx[kLcseBlock];
+  bool up[kLcseBlock];
+  double m = -std::numeric_limits<double>::infinity(), s = 0;
+  for (int64_t b = 0; b < row; b += kLcseBlock) {
+    const int64_t n = std::min(kLcseBlock, row - b);
+    for (int64_t k = 0; k < n; ++k) {
+      a[k] = lcse_arg(static_cast<double>(p[b + k]), m, up[k]);
+      mx[k] = m;
+    }
+    f.exp(a, a, n);
+    for (int64_t k = 0; k < n; ++k) {
+      s = up[k] ? s * a[k] + 1 : s + a[k];
+      a[k] = s;
+    }
+    f.log(a, a, n);
+    for (int64_t k = 0; k < n; ++k) q[b + k] = static_cast<T>(mx[k] + a[k]);
+  }
+}
+
+// a strip of w <= kColumns adjacent columns along a middle dim: one step of every column at a time
+template <typename T>
+void lcse_strip(const T* p, T* q, int64_t row, int64_t inner, int64_t w, const LcseRows& f) {
+  double m[kColumns], s[kColumns], a[kColumns];
+  bool up[kColumns];
+  std::fill(m, m + w, -std::numeric_limits<double>::infinity());
+  std::fill(s, s + w, 0.0);
+  for (int64_t r = 0; r < row; ++r) {
+    const T* pr = p + r * inner;
+    T* qr = q + r * inner;
+    for (int64_t j = 0; j < w; ++j) a[j] = lcse_arg(static_cast<double>(pr[j]), m[j], up[j]);
+    f.exp(a, a, w);
+    for (int64_t j = 0; j < w; ++j) {
+      s[j] = up[j] ? s[j] * a[j] + 1 : s[j] + a[j];
+      a[j] = s[j];
+    }
+    f.log(a, a, w);
+    for (int64_t j = 0; j < w; ++j) qr[j] = static_cast<T>(m[j] + a[j]);
+  }
+}
+
+void logcumsumexp_cpu(const Tensor& out, const Tensor& in, int64_t row, int64_t inner) {
+  const LcseRows& f = lcse_rows();
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    const T* base = in.data<T>();
+    T* o = out.data<T>();
+    if (inner == 1) {
+      for_rows(in.numel() / row, row,
+               [&](int64_t i, bool) { lcse_row(base + i * row, o + i * row, row, f); });
+      return;
+    }
+    for_strips(in.numel() / (row * inner), row, inner, [&](int64_t oi, int64_t j0, int64_t w) {
+      lcse_strip(base + oi * row * inner + j0, o + oi * row * inner + j0, row, inner, w, f);
+    });
+  };
+  if (in.dtype() == ScalarType::Double)
+    run(double{});
+  else if (in.dtype() == ScalarType::Float)
+    run(float{});
+  else
+    MT_INTERNAL_ASSERT(false, "logcumsumexp's kernel takes float32 and float64");
+}
+
 void scan_cpu(const Tensor& out, const Tensor& in, int64_t row, int64_t inner, ScanOp op) {
+  if (op == ScanOp::logcumsumexp) return logcumsumexp_cpu(out, in, row, inner);
   MT_DISPATCH_ALL_TYPES_AND_COMPLEX(in.dtype(), op == ScanOp::cumsum ? "cumsum" : "cumprod",
                                     [&] { scan_typed<scalar_t>(out, in, row, inner, op); });
 }

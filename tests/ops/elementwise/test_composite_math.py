@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import minitorch
-from minitorch.autograd import gradcheck
-from tests.utils import ALL_DTYPES, cases_here_and_in_pytorch, run_oracle
+from minitorch.autograd import gradcheck, gradgradcheck
+from tests.utils import ALL_DTYPES, cases_here_and_in_pytorch, rerun_in_child, run_oracle
 
 F16, F32, F64, I64 = minitorch.float16, minitorch.float32, minitorch.float64, minitorch.int64
 NAN, INF = math.nan, math.inf
@@ -782,6 +782,66 @@ def test_logcumsumexp_layouts(device):
     assert s.shape == () and s.item() == 2.0
 
 
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_logcumsumexp_kernel(dtype):
+    """The CPU kernel (a running max and a sum of exps in double, the exps and logs in blocks through the vector
+    table): every dim of a 3-D input, rows past the 256-element block and strips past the 512-column strip,
+    transposed and empty inputs, against NumPy's float64 logaddexp.accumulate; PyTorch's infinities (-inf until a
+    finite value, +inf from a +inf on) and NaN from the first NaN on, in each lane of a strip and each element of
+    a row; the gradient against finite differences through both layouts, and its own gradient."""
+    rng = np.random.default_rng(21)
+    tol = {"rtol": 2e-7, "atol": 2e-7} if dtype == F32 else {"rtol": 1e-13, "atol": 1e-13}
+    for shape in [(3, 5, 700), (2, 600, 3), (700, 2, 3)]:
+        a = rng.uniform(-30, 30, shape)
+        a[..., ::7] *= 20  # far below and above the running max
+        x = minitorch.from_numpy(a.astype(np.float32 if dtype == F32 else np.float64))
+        ref_in = x.double().numpy()
+        for d in (0, 1, 2, -1):
+            r = minitorch.logcumsumexp(x, d)
+            assert r.dtype == dtype and r.is_contiguous()
+            np.testing.assert_allclose(r.double().numpy(), np.logaddexp.accumulate(ref_in, d), **tol)
+        xt = x.transpose(0, 2)  # strided: the kernel reads a contiguous copy
+        np.testing.assert_array_equal(
+            minitorch.logcumsumexp(xt, 0).numpy(), minitorch.logcumsumexp(x, 2).numpy().transpose(2, 1, 0)
+        )
+    # special values along a row and down the columns of a strip (each column its own pattern)
+    rows = np.array(
+        [
+            [-INF, -INF, 1.0, -INF, 2.0, 0.5],
+            [-INF, INF, 3.0, INF, -INF, 1.0],
+            [1.0, NAN, 2.0, 50.0, -INF, INF],
+            [INF, INF, -INF, INF, 1.0, 2.0],
+            [-INF, -INF, -INF, -INF, -INF, -INF],
+            [5.0, -1e300, 5.0, 1e300, -1e300, 0.0],
+        ]
+    )
+    with np.errstate(invalid="ignore", over="ignore"):
+        want = np.logaddexp.accumulate(rows.astype(np.float32 if dtype == F32 else np.float64), 1)
+    for got in (
+        minitorch.logcumsumexp(t(rows, dtype), 1).numpy(),
+        minitorch.logcumsumexp(t(rows.T.copy(), dtype), 0).numpy().T,
+    ):
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=0)
+    for shape, d in [((0, 4), 0), ((0, 4), 1), ((3, 0), 1), ((3, 0, 2), 0)]:
+        e = minitorch.logcumsumexp(minitorch.empty(*shape, dtype=dtype), d)
+        assert e.shape == shape and e.dtype == dtype
+    if dtype == F64:
+        for shape, d in [((6, 5), 1), ((4, 3, 5), 1), ((4, 3), 0)]:
+            g = dbl(rand(shape, 8, -4, 4))
+            assert gradcheck(lambda z, d=d: minitorch.logcumsumexp(z, d), (g,))
+            assert gradcheck(lambda z, d=d: minitorch.logcumsumexp(z.T, d % 2), (dbl(rand((5, 6), 9)),))
+        assert gradgradcheck(lambda z: minitorch.logcumsumexp(z, 1), (dbl(rand((3, 5), 10)),))
+        h = dbl(rand((2, 4), 11))
+        assert type(minitorch.logcumsumexp(h, 1).grad_fn).__name__ == "LogcumsumexpBackward0"
+
+
+@pytest.mark.parametrize("cap", ["avx2", "default"])
+def test_logcumsumexp_kernel_other_capabilities(cap):
+    """the kernel's exps and logs through the AVX2 table and the scalar functions, in a fresh process"""
+    rerun_in_child(__file__, "test_logcumsumexp_kernel and not other", MINITORCH_CPU_CAPABILITY=cap)
+
+
 def test_logcumsumexp_complex(device):
     # the left-to-right scan of complex logaddexp, as PyTorch's: exp of each result is the running sum of exp,
     # and the imaginary parts take the scan's branch (PyTorch 2.15's values at the second row's 2-pi steps)
@@ -1228,6 +1288,22 @@ def test_copysign_result_dtype(a, b, want):
     r = minitorch.copysign(x, y)
     assert r.dtype == want
     np.testing.assert_array_equal(r.double().numpy(), np.copysign(float(a[0]), float(b[0])).reshape(1))
+
+
+@pytest.mark.parametrize("dtype", [F16, minitorch.bfloat16, F32, F64])
+def test_copysign_by_a_number(dtype):
+    """copysign(x, number), the binary row taking the number itself: the tensor's dtype kept, each number's sign
+    (-0.0 negative, NaN positive), the same values as through a 0-dim tensor, the gradient of x"""
+    a = np.array([1.5, -2.0, 0.0, -0.0, INF, -INF, NAN], np.float32)
+    x = t(a, dtype)
+    for c in (-1.0, 2, -0.0, 0, NAN, -3):
+        r = minitorch.copysign(x, c)
+        assert r.dtype == dtype
+        want = np.copysign(np.abs(a), np.copysign(1.0, c))
+        np.testing.assert_array_equal(r.double().numpy(), want)
+        np.testing.assert_array_equal(np.signbit(r.double().numpy()), np.signbit(want))
+    assert gradcheck(lambda z: minitorch.copysign(z, -1.5), (dbl(rand((5,), 12)),))
+    assert gradcheck(lambda z: minitorch.copysign(z, 2), (dbl(rand((5,), 13)),))
 
 
 def test_ldexp_dtype_exactness_and_errors():

@@ -692,6 +692,83 @@ def test_atan2(cap, dtype):
     assert worst <= limit and not wrong, (path, worst, wrong)
 
 
+def sinc_report(dtype="float32"):
+    """sinc in this process's path against PyTorch's formula in long double, sin(p) / p with p = pi x rounded in the
+    dtype (so a zero of sinc lies where its p's sin is 0), over random and log-spread arguments, near the integers,
+    and past the vector sin's 2^20 range: (path, worst ulps, worst absolute error against NumPy's float64 sinc of
+    x, the special arguments whose result differs, whether strided, half-length and empty inputs give the dense
+    bits)."""
+    dt = np.dtype(dtype).type
+    rng = np.random.default_rng(9)
+    n = 100000
+    ints = np.repeat(np.arange(-200.0, 201.0), 8) + rng.uniform(-1e-3, 1e-3, 401 * 8)
+    wide = np.exp(rng.uniform(-100, 60 if dt == np.float32 else 200, n)) * np.sign(rng.standard_normal(n))
+    x = np.concatenate([rng.uniform(-50, 50, n), wide, ints, [3e6, -7e7, 2.0**20 * 1.5]]).astype(dt)
+    got = minitorch.sinc(minitorch.from_numpy(x)).numpy()
+    p = (dt(np.pi) * x).astype(dt).astype(np.longdouble)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ref = np.where(x == 0, np.longdouble(1), np.sin(p) / p)
+    spacing = np.spacing(np.abs(ref.astype(dt))).astype(np.longdouble)
+    tiny = np.longdouble(1.4e-45 if dt == np.float32 else 5e-324)
+    worst = float(np.max(np.abs(got - ref) / np.maximum(spacing, tiny)))
+    small = np.abs(x) < 1e4
+    abs_err = float(np.max(np.abs(got[small].astype(np.float64) - np.sinc(x[small].astype(np.float64)))))
+    special = np.array(
+        [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45 if dt == np.float32 else 5e-324, 1.0, -2.0], dt
+    )
+    g = minitorch.sinc(minitorch.from_numpy(special)).numpy()
+    want = np.array([1.0, 1.0, np.nan, np.nan, np.nan, 1.0, 0.0, 0.0], dt)
+    close = (np.abs(g - want) <= 1e-7) | (np.isnan(g) & np.isnan(want))
+    wrong = [(float(special[i]), float(g[i])) for i in np.where(~close)[0]]
+    t = minitorch.from_numpy(x)
+    layouts = (
+        np.array_equal(minitorch.sinc(t[::3]).numpy(), got[::3], equal_nan=True)
+        and np.array_equal(minitorch.sinc(t[5:12]).numpy(), got[5:12], equal_nan=True)
+        and minitorch.sinc(t[:0]).shape == (0,)
+        and minitorch.sinc(minitorch.empty(0, 3, dtype=t.dtype)).shape == (0, 3)
+    )
+    return minitorch.backends.cpu.get_cpu_capability(), worst, abs_err, wrong, bool(layouts)
+
+
+_SINC_CHILD = """
+import json, sys
+sys.path.insert(0, {here!r})
+import test_ulp
+print(json.dumps(test_ulp.sinc_report({dtype!r})))
+"""
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("cap", ["this", "avx2", "default"])
+def test_sinc(cap, dtype):
+    """sinc on each path (the vector sin's rows at AVX-512 and AVX2, the scalar functor's sin at the baseline):
+    PyTorch's sin(p) / p with p = pi x in the dtype, within 1.5 ulp (a sin within 1 and the quotient's rounding;
+    NumPy's float64 sinc of x within 3 float32 or float64 epsilons, since p's rounding moves sinc by up to one),
+    sinc(0) = 1 exactly, NaN at the infinities, the same bits strided, in a short tail and nothing for an empty
+    input."""
+    if cap == "this":
+        path, worst, abs_err, wrong, layouts = sinc_report(dtype)
+    else:
+        env = dict(os.environ, MINITORCH_CPU_CAPABILITY=cap)
+        r = subprocess.run(
+            [sys.executable, "-c", _SINC_CHILD.format(here=HERE, dtype=dtype)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        path, worst, abs_err, wrong, layouts = json.loads(r.stdout.strip().splitlines()[-1])
+        assert path == ("DEFAULT" if cap == "default" else path)
+    eps = float(np.finfo(dtype).eps)
+    assert worst <= 1.5 and abs_err <= 3 * eps and not wrong and layouts, (
+        path,
+        worst,
+        abs_err,
+        wrong,
+        layouts,
+    )
+
+
 def fmod_report(dtype="float32"):
     """fmod against NumPy's (C's, exact) and remainder against fmod + b, bit for bit, over random bit patterns,
     ordinary and tiny divisors, quotients near 2^52 (float64: the vector kernel's limit) and the special values,

@@ -587,6 +587,14 @@ static V bessel_unused(V x) {
   return x;
 }
 
+// functors.h's Sinc over the vector sin: 1 at 0, else sin(p) / p with p = pi x rounded once in S, as
+// PyTorch's scalar kernel (so a zero of sinc lies where its p's sin is 0, not at the exact integer)
+template <typename V, typename S>
+static V sinc_v(V x) {
+  const V p = S(3.14159265358979323846) * x;
+  return x == S(0) ? V{} + S(1) : sin_fast(p) / p;
+}
+
 // functors.h's hard_relu6: min(max(y, 0), 6) with a NaN y kept (both compares fail on it)
 template <typename V, typename S>
 static V hard_relu6_v(V y) {
@@ -606,6 +614,7 @@ static V hard_relu6_v(V y) {
     static V log1p(V x) { return log1p_wide(x); }                                                        \
     static V sin(V x) { return sin_fast(x); }                                                            \
     static V cos(V x) { return cos_fast(x); }                                                            \
+    static V sinc(V x) { return sinc_v<V, S>(x); }                                                       \
     static V tan(V x) { return tan_tiny(x); }                                                            \
     static V asin(V x) { return asin_fast(x); }                                                          \
     static V acos(V x) { return acos_fast(x); }                                                          \
