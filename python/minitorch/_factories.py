@@ -299,8 +299,10 @@ def range(
         start, end, step = (v.item() if isinstance(v, _C.Tensor) else v for v in (start, end, step))
     dt = dtype if dtype is not None else out.dtype if out is not None else None
     if dt is not None and (dt == _C.bool or dt.is_complex):  # ATen's dispatch, before the kernel's checks
-        where = out.device if out is not None else _C.device(device) if device is not None else _C.device("cpu")
-        raise NotImplementedError(f'"range_{where.type}" not implemented for \'{scalar_name(dt)}\'')
+        where = (
+            out.device if out is not None else _C.device(device) if device is not None else _C.device("cpu")
+        )
+        raise NotImplementedError(f"\"range_{where.type}\" not implemented for '{scalar_name(dt)}'")
     if not math.isfinite(step):
         raise RuntimeError(f"step must be finite but got {step:g}")
     if step == 0:
