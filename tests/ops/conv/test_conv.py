@@ -775,6 +775,29 @@ def test_adaptive_max_pool1d_values_indices_and_grad(device, dtype, lo):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
+def test_adaptive_avg_pool1d_to_one_of_contiguous_inputs(device, dtype):
+    """adaptive_avg_pool1d(x, 1) of a contiguous input (the mean reduction, as ATen's 1 x 1 shortcut): values
+    against float64 NumPy, batched and unbatched, rows long and short, PyTorch's contiguous output, an empty
+    batch, and the gradient by gradcheck."""
+    NF = minitorch.nn.functional
+    rng = np.random.default_rng(94)
+    tol = {"rtol": 1e-6, "atol": 1e-6} if dtype == minitorch.float32 else {}
+    for shape in ((4, 6, 1024), (3, 7), (2, 5, 1), (6, 300)):
+        xm = T(rand(rng, *shape), dtype, device)
+        got = NF.adaptive_avg_pool1d(xm, 1)
+        assert tuple(got.shape) == shape[:-1] + (1,) and got.is_contiguous() and got.dtype == dtype
+        assert_matches(got, to_np(xm).astype(np.float64).mean(-1, keepdims=True), **tol)
+    assert tuple(NF.adaptive_avg_pool1d(minitorch.zeros(0, 3, 8, dtype=dtype, device=device), 1).shape) == (
+        0,
+        3,
+        1,
+    )
+    x = T(rand(rng, 2, 3, 40), device=device, requires_grad=True)
+    assert minitorch.autograd.gradcheck(lambda a: NF.adaptive_avg_pool1d(a, 1), (x,))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
 def test_adaptive_avg_pool_to_one_of_strided_inputs(device, dtype):
     """Pooling to size 1 a non-contiguous input (a transposed unbatched 1-d one, a channels-last 2-d one, a
     stepped slice) reduces it in place: values against NumPy, PyTorch's output strides, gradients by
