@@ -62,6 +62,7 @@ def cases(t):
     return {
         "logaddexp2 256x256 f32": lambda: t.logaddexp2(m256, m256b),
         "AdaptiveMaxPool1d(16) 32x16x128": lambda: amp1d(pool_in),
+        "adaptive_avg_pool1d(x, 1) 1024x1024": lambda: t.nn.functional.adaptive_avg_pool1d(w1024, 1),
         "cross_entropy probs 256x256": lambda: t.nn.functional.cross_entropy(m256, probs),
         "cauchy_ 256x256 f32": lambda: c256.cauchy_(2),
         "cauchy_ 8x8 f32": lambda: s8.cauchy_(2),
