@@ -4,7 +4,7 @@ A report, not a test. One worker process per library (PyTorch under --torch-pyth
 each worker switches set_num_threads between 1 and 2 itself, and the parent asks the workers in turn for one
 timed sample per (case, threads), so load and drift hit both libraries and both thread counts alike. Each sample
 is the mean time per call over a batch of calls (what a loop of ops sees, preemptions included); the table shows
-the median of --repeats samples. `--load K` starts K processes that spin in a loop for the whole run (pinned to
+the median of --repeats samples (--best: the fastest, on a machine loaded by others). `--load K` starts K processes that spin in a loop for the whole run (pinned to
 the last CPU with --pin): a machine shared with other jobs, where a thread pool's worker can be preempted or its
 idle spinning can take a core from the thread it waits for.
 
@@ -12,6 +12,7 @@ Columns: each library's time at 1 and at 2 threads, its speed-up 1t/2t (above 1:
 R = PyTorch's time / minitorch's at each thread count (above 1: minitorch is faster).
 
 Usage: PYTHONPATH=python python benchmarks/bench_threads.py [--load 1] [--pin] [--repeats 7] [-k exp]
+    [--baseline /path/to/other/python]
 """
 
 import argparse
@@ -50,7 +51,24 @@ def cases(t):
     lin = t.nn.Linear(16, 16)
     img = T(8, 16, 32, 32)
     conv = t.nn.Conv2d(16, 16, 3, padding=1)
+    # issue 32's two-thread rows (the sweep's medium templates)
+    m256b = T(256, 256, seed=1)
+    d256 = T(256, 256, dtype="float64")
+    pool_in = T(32, 16, 128)
+    amp1d = t.nn.AdaptiveMaxPool1d(16)
+    probs = t.softmax(m256b, dim=1)
+    w1024 = t.from_numpy(np.random.default_rng(2).uniform(0.5, 1.5, size=(1024, 1024)).astype("float32"))
+    c256, s8 = T(256, 256, seed=3), T(8, 8)  # filled in place by the samplers
     return {
+        "logaddexp2 256x256 f32": lambda: t.logaddexp2(m256, m256b),
+        "AdaptiveMaxPool1d(16) 32x16x128": lambda: amp1d(pool_in),
+        "adaptive_avg_pool1d(x, 1) 1024x1024": lambda: t.nn.functional.adaptive_avg_pool1d(w1024, 1),
+        "cross_entropy probs 256x256": lambda: t.nn.functional.cross_entropy(m256, probs),
+        "cauchy_ 256x256 f32": lambda: c256.cauchy_(2),
+        "cauchy_ 8x8 f32": lambda: s8.cauchy_(2),
+        "dist 256x256 f32": lambda: t.dist(m256, m256b),
+        "prod 1024x1024 dim=1 f32": lambda: w1024.prod(1),
+        "topk 256x256 f64 k=16 unsorted": lambda: d256.topk(16, sorted=False),
         "exp 64k f32": lambda: t.exp(a64k),
         "exp 1M f32": lambda: t.exp(a1m),
         "exp 1M f64": lambda: t.exp(d1m),
@@ -123,6 +141,7 @@ def main():
     ap.add_argument("--load", type=int, default=0, help="busy-loop processes running beside the timing")
     ap.add_argument("--pin", action="store_true", help="pin the busy loops to the last CPU")
     ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--best", action="store_true", help="the fastest sample instead of the median")
     ap.add_argument(
         "--min-time", type=float, default=0.05, help="seconds per sample (calibrated at 1 thread)"
     )
@@ -132,6 +151,11 @@ def main():
         action="append",
         default=[],
         help="VAR=VALUE: one more minitorch worker with this environment variable (e.g. MINITORCH_THREAD_POOL=own)",
+    )
+    ap.add_argument(
+        "--baseline",
+        default=None,
+        help="a python/ folder holding another build of minitorch (the before of a change): one more worker",
     )
     ap.add_argument("--torch-python", default=None)
     args = ap.parse_args()
@@ -155,6 +179,9 @@ def main():
         key, _, val = v.partition("=")
         workers.append(Worker("minitorch", sys.executable, dict(env, **{key: val}), __file__))
         workers[-1].name = f"mt {v}"
+    if args.baseline:
+        workers.append(Worker("minitorch", sys.executable, dict(env, PYTHONPATH=args.baseline), __file__))
+        workers[-1].name = "mt base"
     workers.append(Worker("torch", tpy, tenv, __file__))
     info = {w.name: w.ask(op="info")["version"] for w in workers}
     names = workers[0].ask(op="setup")
@@ -172,7 +199,7 @@ def main():
             f"# {platform.machine()}, {os.cpu_count()} CPUs, {args.load} busy loop(s)"
             f"{f' pinned to CPU {pin}' if args.load and args.pin else ''}; "
             + ", ".join(f"{k} {v}" for k, v in info.items())
-            + f"; median of {args.repeats} samples, each the mean per call of a batch\n"
+            + f"; {'best' if args.best else 'median'} of {args.repeats} samples, each the mean per call of a batch\n"
         )
         mts = [w.name for w in workers if w.name != "torch"]
         head = ["case"]
@@ -191,7 +218,7 @@ def main():
                 for n in (1, 2):
                     for w in workers:
                         samples[w.name, n].append(w.ask(op="time", case=name, threads=n, loops=loops[w.name]))
-            med = {k: statistics.median(v) for k, v in samples.items()}
+            med = {k: (min if args.best else statistics.median)(v) for k, v in samples.items()}
             cells = [name]
             for w in workers:
                 a, b = med[w.name, 1], med[w.name, 2]

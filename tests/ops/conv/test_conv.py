@@ -724,6 +724,80 @@ def test_adaptive_pool1d_and_unbatched(device):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
+# (L, output size): windows that tile the row (the CPU's max_pool1d lanes: 16 windows of 8, 40 of 3 (sixteen
+# at a time and a tail), one of 37, L itself of 1) and, beside them, windows that overlap (10 -> 4)
+@pytest.mark.parametrize("lo", [(128, 16), (120, 40), (37, 1), (33, 33), (10, 4)], ids=str)
+def test_adaptive_max_pool1d_values_indices_and_grad(device, dtype, lo):
+    """adaptive_max_pool1d against NumPy: values, indices (the first maximum; a NaN wins, the last NaN's
+    index), batched, unbatched and strided inputs, an empty batch, and the gradient by gradcheck."""
+    L, o = lo
+    NF = minitorch.nn.functional  # (F here is the bound module, whose max pools return the indices too)
+    rng = np.random.default_rng(93)
+    # few distinct values, so windows hold ties (the first one's index is PyTorch's)
+    x = rng.integers(-3, 4, size=(2, 5, L)).astype(np.float64)
+    x[0, 1, L // 2] = np.nan
+    x[1, 2, :: max(1, L // 5)] = np.nan
+    xm = T(x, dtype, device)
+
+    def expect(a):
+        vals = np.empty(a.shape[:-1] + (o,))
+        idx = np.empty(a.shape[:-1] + (o,), dtype=np.int64)
+        for j in range(o):
+            w0, w1 = (j * L) // o, -(-((j + 1) * L) // o)
+            win = a[..., w0:w1]
+            nan = np.isnan(win)
+            last_nan = w1 - 1 - np.argmax(nan[..., ::-1], -1)
+            first_max = w0 + np.argmax(np.where(nan, -np.inf, win), -1)
+            has_nan = nan.any(-1)
+            idx[..., j] = np.where(has_nan, last_nan, first_max)
+            vals[..., j] = np.take_along_axis(a, idx[..., j : j + 1], -1)[..., 0]
+        return vals, idx
+
+    for inp, ref in ((xm, x), (xm[1], x[1]), (xm.transpose(0, 1).contiguous().transpose(0, 1), x)):
+        out, idx = NF.adaptive_max_pool1d(inp, o, return_indices=True)
+        ev, ei = expect(ref)
+        np.testing.assert_array_equal(to_np(idx), ei)
+        np.testing.assert_array_equal(to_np(out).astype(np.float64), ev)
+        np.testing.assert_array_equal(to_np(NF.adaptive_max_pool1d(inp, o)).astype(np.float64), ev)
+    # a strided last dim (every other value of a row twice as long)
+    wide = rng.standard_normal((3, 4, 2 * L))
+    sm = T(wide, minitorch.float64, device)[..., ::2]
+    ev, ei = expect(wide[..., ::2])
+    out, idx = NF.adaptive_max_pool1d(sm, o, return_indices=True)
+    np.testing.assert_array_equal(to_np(idx), ei)
+    assert_matches(out, ev)
+    empty = NF.adaptive_max_pool1d(minitorch.zeros(0, 3, L, device=device), o)
+    assert tuple(empty.shape) == (0, 3, o)
+    if dtype == minitorch.float64:
+        g = T(rng.standard_normal((2, 3, L)), device=device, requires_grad=True)  # distinct values
+        assert minitorch.autograd.gradcheck(lambda a: NF.adaptive_max_pool1d(a, o), (g,))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
+def test_adaptive_avg_pool1d_to_one_of_contiguous_inputs(device, dtype):
+    """adaptive_avg_pool1d(x, 1) of a contiguous input (the mean reduction, as ATen's 1 x 1 shortcut): values
+    against float64 NumPy, batched and unbatched, rows long and short, PyTorch's contiguous output, an empty
+    batch, and the gradient by gradcheck."""
+    NF = minitorch.nn.functional
+    rng = np.random.default_rng(94)
+    tol = {"rtol": 1e-6, "atol": 1e-6} if dtype == minitorch.float32 else {}
+    for shape in ((4, 6, 1024), (3, 7), (2, 5, 1), (6, 300)):
+        xm = T(rand(rng, *shape), dtype, device)
+        got = NF.adaptive_avg_pool1d(xm, 1)
+        assert tuple(got.shape) == shape[:-1] + (1,) and got.is_contiguous() and got.dtype == dtype
+        assert_matches(got, to_np(xm).astype(np.float64).mean(-1, keepdims=True), **tol)
+    assert tuple(NF.adaptive_avg_pool1d(minitorch.zeros(0, 3, 8, dtype=dtype, device=device), 1).shape) == (
+        0,
+        3,
+        1,
+    )
+    x = T(rand(rng, 2, 3, 40), device=device, requires_grad=True)
+    assert minitorch.autograd.gradcheck(lambda a: NF.adaptive_avg_pool1d(a, 1), (x,))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
 def test_adaptive_avg_pool_to_one_of_strided_inputs(device, dtype):
     """Pooling to size 1 a non-contiguous input (a transposed unbatched 1-d one, a channels-last 2-d one, a
     stepped slice) reduces it in place: values against NumPy, PyTorch's output strides, gradients by

@@ -176,6 +176,44 @@ def test_cross_entropy_probability_targets(device, dtype, reduction, shape, weig
     assert_matches(got, exp, rtol=rtol, atol=atol)
 
 
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+# rows of 40 (two whole groups of the kernel's 16 partial sums and a tail), 16, 17 and 300 classes (past the
+# short-row blocks: the row loop), contiguous and transposed (read in place or copied)
+@pytest.mark.parametrize("shape", [(7, 40), (5, 16), (3, 17), (3, 300), (0, 40)], ids=str)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_cross_entropy_probability_rows(device, dtype, reduction, shape, weighted, transposed):
+    """The probability rows' two sums in partial sums: values against float64 NumPy, smoothed or not, and the
+    target's gradient (the stats' A / s) against NumPy's -scale w ((1 - eps) log_softmax)."""
+    rng = np.random.default_rng(31)
+    C = shape[1]
+    x = rand(shape, minitorch.float64, rng, -4.0, 4.0)
+    p = np.exp(np_log_softmax(rand(shape, minitorch.float64, rng), 1))
+    w = rand((C,), minitorch.float64, rng, 0.5, 2.0) if weighted else None
+    xm, pm = mt(x, dtype, device), mt(p, dtype, device)
+    if transposed:
+        xm, pm = mt(x.T, dtype, device).t(), mt(p.T, dtype, device).t()
+        assert not xm.is_contiguous() or shape[0] == 0
+    x, p = to_np(xm).astype(np.float64), to_np(pm).astype(np.float64)  # the values the library sees
+    wm = None if w is None else mt(w, dtype, device)
+    rtol, atol = (1e-5, 1e-5) if dtype == minitorch.float32 else (1e-12, 1e-12)
+    for ls in (0.0, 0.25):
+        pm.requires_grad_(True)
+        with np.errstate(invalid="ignore"):  # an empty batch's mean, 0/0
+            exp = np_cross_entropy(
+                x, p, None if w is None else to_np(wm).astype(np.float64), reduction, -100, ls
+            )
+        got = F.cross_entropy(xm, pm, wm, reduction=reduction, label_smoothing=ls)
+        assert got.dtype == dtype
+        assert_matches(got, exp, rtol=rtol, atol=atol)
+        got.sum().backward()
+        ws = np.ones(C) if w is None else to_np(wm).astype(np.float64)
+        scale = 1.0 / shape[0] if reduction == "mean" and shape[0] else 1.0
+        assert_matches(pm.grad, -scale * (1 - ls) * ws * np_log_softmax(x, 1), rtol=rtol, atol=atol)
+        pm = pm.detach()
+
+
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 @pytest.mark.parametrize("shapes", CLASS_SHAPES, ids=str)
