@@ -17,8 +17,11 @@ namespace mt {
 // float32 exp without a libm call per element: Cody-Waite range reduction and Cephes' degree-6 polynomial
 // (within 2 ulp; subnormal results rounded, not flushed). Written without branches so the loop vectorizes
 // (needs -fno-trapping-math); NaN flows through the arithmetic. Other dtypes, and the GPU, use fn::Exp.
+// always_inline: GCC 12 kept it an out-of-line call per element in the dense loops (the function is too long
+// for its inliner's budget), so no loop vectorized and MINITORCH_CPU_CAPABILITY=default's exp ran at 6.7 ns
+// an element; inlined, the same operations run four lanes at a time in SSE2 (the same bits: no FMA there).
 struct VecExpF {
-  float operator()(float x) const {
+  __attribute__((always_inline)) float operator()(float x) const {
     float xc = std::min(std::max(x, -103.972084f), 88.72283905f);
     float t = xc * 1.44269504088896341f + 0.5f;
     float fx = static_cast<float>(static_cast<int32_t>(t));  // floor by truncation: no libm call on SSE2

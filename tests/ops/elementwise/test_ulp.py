@@ -1280,3 +1280,57 @@ def test_floor_divide_matches_pytorch_bit_for_bit(tmp_path, cap):
         # the bits, signed zeros included; NaN is NaN (PyTorch's vector loops leave other payloads and signs)
         same = (g.view(np.uint64) == w.view(np.uint64)) | (np.isnan(g) & np.isnan(w))
         assert same.all(), (k, a[~same][:5], b[~same][:5], g[~same][:5], w[~same][:5])
+
+
+_EXP_ROWS_CHILD = """
+import json, sys
+import numpy as np
+sys.path.insert(0, {here!r})
+import test_ulp
+mt = test_ulp.minitorch
+rng = np.random.default_rng(31)
+# every range the float32 exp rows meet: softmax's shifted rows, the clamps, subnormal results, odd lengths
+x = np.concatenate([rng.uniform(-1, 0, 4001), rng.uniform(-104, 89, 4001), rng.uniform(-103.9, -87, 999),
+                    np.array([0.0, -0.0, 88.72, 88.73, -103.97, -104.0, -200.0, 200.0, np.inf, -np.inf, np.nan])])
+x = x.astype(np.float32)
+t = mt.from_numpy(x)
+dense = mt.exp(t).numpy()
+strided = mt.exp(mt.from_numpy(np.repeat(x, 2))[::2]).numpy()
+m = rng.uniform(-3, 3, (37, 129)).astype(np.float32)
+sm = mt.softmax(mt.from_numpy(m), 1).numpy()
+lsm = mt.log_softmax(mt.from_numpy(m), 1).numpy()
+e = np.exp(m.astype(np.float64) - m.max(1, keepdims=True))
+ref_sm = e / e.sum(1, keepdims=True)
+print(json.dumps({{
+    "cap": mt.backends.cpu.get_cpu_capability(),
+    "ulps": test_ulp._ulps(dense, np.exp(x.astype(np.float64)), np.float32),
+    "same_bits": bool(np.array_equal(dense.view(np.uint32), strided.view(np.uint32))),
+    "specials": [float(v) for v in dense[-11:]],
+    "softmax": float(np.max(np.abs(sm - ref_sm) / ref_sm)),
+    "log_softmax": float(np.max(np.abs(lsm - np.log(ref_sm)) / np.maximum(1.0, np.abs(np.log(ref_sm))))),
+}}))
+"""
+
+
+def test_default_exp_rows():
+    """float32 exp and softmax at MINITORCH_CPU_CAPABILITY=default (a CPU without AVX2), where VecExp.h's exp runs
+    in SSE2 lanes: within 2 ulp of the double exp over the clamps and subnormal results, the dense and strided
+    loops the same bits, IEEE's special values, and softmax/log_softmax rows against NumPy's double."""
+    env = dict(os.environ, MINITORCH_CPU_CAPABILITY="default")
+    r = subprocess.run(
+        [sys.executable, "-c", _EXP_ROWS_CHILD.format(here=HERE)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    res = json.loads(r.stdout.strip().splitlines()[-1])
+    assert res["cap"] == "DEFAULT"
+    assert res["ulps"] <= 2.0, res
+    assert res["same_bits"], res
+    sp = res["specials"]
+    assert sp[:2] == [1.0, 1.0] and 3.39e38 < sp[2] < math.inf and sp[3] == math.inf  # exp(88.72) is finite
+    assert sp[4] > 0 and sp[5:8] == [0.0, 0.0, math.inf] and sp[8:10] == [math.inf, 0.0]
+    assert math.isnan(sp[10])
+    # a few float32 roundings: exp, the sum, the division (log_softmax's relative to its magnitude past 1)
+    assert res["softmax"] <= 1e-6 and res["log_softmax"] <= 1e-6, res
