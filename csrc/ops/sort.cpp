@@ -482,10 +482,24 @@ Tensor histc_counts(const Tensor& self, int64_t bins, double lo, double hi) {
     lo = item(amin(self, {}, false)).to_double();
     hi = item(amax(self, {}, false)).to_double();
   }
-  // PyTorch's histc_select_outer_bin_edges: one point widens by 1 each side, then the checks
+  // PyTorch's histc_select_outer_bin_edges: one point widens each side, by 1 or, for float and double, by
+  // one step of the dtype where that is more (1 is lost on -1e30), then the checks
   if (lo == hi) {
-    lo -= 1;
-    hi += 1;
+    auto widen = [&](auto zero) {
+      using T = decltype(zero);
+      lo = std::min(static_cast<double>(std::nextafter(static_cast<T>(lo), std::numeric_limits<T>::lowest())),
+                    lo - 1.);
+      hi = std::max(static_cast<double>(std::nextafter(static_cast<T>(hi), std::numeric_limits<T>::max())),
+                    hi + 1.);
+    };
+    if (self.dtype() == ScalarType::Float)
+      widen(0.0f);
+    else if (self.dtype() == ScalarType::Double)
+      widen(0.0);
+    else {
+      lo -= 1;
+      hi += 1;
+    }
   }
   MT_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histc: range of [", g_str(lo), ", ", g_str(hi),
            "] is not finite");

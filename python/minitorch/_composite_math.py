@@ -9,6 +9,8 @@ import numbers
 import types
 import warnings
 
+import numpy as np
+
 from minitorch import _C, _argcheck, _compare, _composite_shape
 from minitorch import return_types as _rt
 from minitorch._dtype_names import cpp_name, scalar_name
@@ -1370,8 +1372,15 @@ def histc(input, bins=100, min=0, max=0):
         return _C.empty((bins,), dtype=input.dtype, device=input.device)
     if lo == hi and input.numel():
         lo, hi = _C.amin(input).item(), _C.amax(input).item()
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
+    if lo == hi:  # (sort.cpp's histc_counts: float and double widen by at least one step of their own)
+        step = {_C.float32: np.float32, _C.float64: np.float64}.get(input.dtype)
+        if step is None:
+            lo, hi = lo - 1, hi + 1
+        else:
+            with np.errstate(over="ignore"):
+                below = builtins.float(np.nextafter(step(lo), np.finfo(step).min))
+                above = builtins.float(np.nextafter(step(hi), np.finfo(step).max))
+            lo, hi = builtins.min(below, lo - 1), builtins.max(above, hi + 1)
     if not (math.isfinite(lo) and math.isfinite(hi)):
         raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
     if lo > hi:

@@ -370,6 +370,8 @@ def concatenate(tensors, dim=0, *, out=None, axis=None):
 @_argcheck.parses("Tensor input, int offset=0, int dim1=-2, int dim2=-1")
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """A tensor whose (dim1, dim2) diagonals at `offset` hold the last dim of `input`, zeros elsewhere."""
+    # the parser passes a 0-d integer tensor through: its number, not uint8 arithmetic (255 + 2 wrapped)
+    offset, dim1, dim2 = (v.item() if isinstance(v, _C.Tensor) else v for v in (offset, dim1, dim2))
     nd = input.dim() + 1
     d1, d2 = _wrap(dim1, nd), _wrap(dim2, nd)
     if d1 == d2:

@@ -9213,3 +9213,36 @@ def test_range_arange_linspace_refuse_bool_by_their_kernels_names():
         "torch.logspace(0, 3, 2, dtype=torch.bool)",
     ]
     _par21_compare(setup, calls)
+
+
+def test_fuzz_4520_4521_histc_of_one_huge_value_and_diag_embed_tensor_offset():
+    """Seeds 4520-4521: histc of a single value widens its range as PyTorch's bins_edges_correction does (by at
+    least one step of float/double: -1e30 - 1 is -1e30, which was "max must be larger than min"), on the C++
+    path and the composite's; diag_embed takes a 0-d integer tensor offset as its number (uint8 255 + 2 wrapped)"""
+    T = minitorch
+    for dt in (T.float32, T.float64):
+        for v in (-1e30, 3e38 if dt == T.float32 else 1e300, 5.0, 0.0):
+            h = T.tensor([v], dtype=dt).histc(2)
+            assert h.dtype == dt and h.tolist() == [0.0, 1.0]  # the value sits on the middle edge
+    assert T.tensor([4.0, 4.0], dtype=T.float16).histc(4).tolist() == [0.0, 0.0, 2.0, 0.0]
+    with pytest.raises(RuntimeError, match=r"^torch.histc: range of \[-inf, -3.40282e\+38\] is not finite$"):
+        T.tensor([float("-inf")]).histc(2)  # (-inf's next float up is the lowest finite one)
+    x = T.tensor([2, 7], dtype=T.uint8)
+    for off in (T.tensor(255, dtype=T.uint8), T.tensor(-3, dtype=T.int8), 255):
+        r = T.diag_embed(x, off)
+        k = off.item() if isinstance(off, T.Tensor) else off
+        ref = np.zeros((2 + abs(k),) * 2, np.uint8)
+        np.fill_diagonal(ref[max(-k, 0) :, max(k, 0) :], [2, 7])
+        np.testing.assert_array_equal(r.numpy(), ref)
+    setup = ""
+    calls = [
+        "torch.tensor(-1e+30, dtype=torch.float32).histc(2)",
+        "torch.tensor([-1e+30, -1e+30]).histc(3)",
+        "torch.tensor(-1e+30, dtype=torch.float64).histc(2)",
+        "torch.tensor([3e38], dtype=torch.float32).histc(2)",
+        "torch.tensor([7.0], dtype=torch.bfloat16).histc(2)",
+        "torch.histc(torch.tensor([1.0, 1.0]), 4, 1, 1)",
+        "torch.diag_embed(torch.tensor([2, 7], dtype=torch.uint8), torch.tensor(255, dtype=torch.uint8))",
+        "torch.diag_embed(torch.tensor([2, 7]), torch.tensor(-2), torch.tensor(0), torch.tensor(1))",
+    ]
+    _par21_compare(setup, calls)
