@@ -1812,6 +1812,11 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             f"boundaries tensor and input value tensor must match, but we got boundaries tensor "
             f"{list(seq.shape)} and input value tensor {list(values.shape)}"
         )
+    if (
+        values.numel() == 0
+    ):  # PyTorch's kernel returns before its dtype dispatch (a bool or complex input too)
+        r = _C.empty(values.shape, dtype=_C.int32 if out_int32 else _C.int64, device=seq.device)
+        return write_out(r, out, None, dtype_error=_searchsorted_out(out_int32))
     if _C.promote_types(seq.dtype, values.dtype) == _C.bool:  # the kernel runs in the common dtype
         _not_implemented("searchsorted_out_cuda" if seq.is_cuda else "searchsorted_out_cpu", seq)
     with _NoGrad():

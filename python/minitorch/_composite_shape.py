@@ -68,6 +68,8 @@ def flip(input, dims):
     """Reverses the order of elements along each of `dims` (a copy, as torch.flip)."""
     # one strided copy (csrc/ops/shape.cpp), its checks there; the binding reads the dims (a bool or float
     # among them raises, and the parser above answers in PyTorch's words, where int() per dim took them)
+    if dims is None:  # (the binding reads None as no dims: the parser's refusal instead)
+        raise TypeError("flip(): dims")
     return _C._flip(input, dims)
 
 

@@ -9246,3 +9246,33 @@ def test_fuzz_4520_4521_histc_of_one_huge_value_and_diag_embed_tensor_offset():
         "torch.diag_embed(torch.tensor([2, 7]), torch.tensor(-2), torch.tensor(0), torch.tensor(1))",
     ]
     _par21_compare(setup, calls)
+
+
+def test_fuzz_4522_flip_none_dims_and_searchsorted_of_no_values():
+    """Seed 4522: flip's dims is an int list (None was read as no dims: PyTorch's parser refuses it), and
+    searchsorted/bucketize of no values return the empty result before the kernel's dtype dispatch (a bool or
+    complex input was refused)"""
+    T = minitorch
+    with pytest.raises(
+        TypeError, match=r"^flip\(\): argument 'dims' \(position 2\) must be tuple of ints, not NoneType$"
+    ):
+        T.flip(T.ones(2, 2), None)
+    with pytest.raises(TypeError, match=r"\(position 1\) must be tuple of ints, not NoneType$"):
+        T.ones(2, 2).flip(None)
+    r = T.bucketize(T.empty(0, 4, dtype=T.bool), T.tensor([False, True]))
+    assert r.dtype == T.int64 and r.shape == (0, 4)
+    r = T.searchsorted(T.tensor([1.0, 2.0]), T.empty(0, dtype=T.complex64), out_int32=True)
+    assert r.dtype == T.int32 and r.shape == (0,)
+    with pytest.raises(NotImplementedError, match="\"searchsorted_out_cpu\" not implemented for 'Bool'"):
+        T.bucketize(T.ones(2, dtype=T.bool), T.tensor([False, True]))
+    setup = "B = torch.bool"
+    calls = [
+        "torch.flip(torch.ones(2, 2), dims=None)",
+        "torch.flip(torch.arange(4.).reshape(2, 2), [0])",
+        "torch.bucketize(torch.empty(0, 4, dtype=B), torch.tensor([False, True]))",
+        "torch.searchsorted(torch.tensor([False, True]), torch.empty(0, dtype=B))",
+        "torch.searchsorted(torch.empty(0, dtype=B), torch.ones(2, dtype=B))",
+        "torch.bucketize(torch.empty(0, 4, dtype=torch.complex64), torch.tensor([1., 2.]))",
+        "torch.bucketize(torch.empty(0, dtype=B), torch.tensor([1., 2.]), out_int32=True)",
+    ]
+    _par21_compare(setup, calls)
