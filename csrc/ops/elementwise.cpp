@@ -438,11 +438,10 @@ static std::optional<Tensor> reduced_by_float_scalar(BinaryOp op, const Tensor& 
       (compute != ScalarType::Half && compute != ScalarType::BFloat16) || b.numel() != 1 ||
       b.dtype() == compute || is_complex(b.dtype()))
     return std::nullopt;
-  const float f = static_cast<float>(item(b).to_double());
-  const double narrowed = item(to(wrapped_scalar(Scalar(static_cast<double>(f))), compute, dev)).to_double();
-  if (narrowed == static_cast<double>(f) || std::isnan(f)) return std::nullopt;
-  const Tensor wide = native::binary(op, to(a, ScalarType::Float, dev), wrapped_scalar(Scalar(double(f))));
-  return to(wide, compute, dev);
+  const Tensor b32 = to(b, ScalarType::Float, dev);  // (b itself: a [1, 1] operand still broadcasts)
+  const double f = item(b32).to_double();
+  if (item(to(b, compute, dev)).to_double() == f || std::isnan(f)) return std::nullopt;
+  return to(native::binary(op, to(a, ScalarType::Float, dev), b32), compute, dev);
 }
 
 Tensor native::binary(BinaryOp op, const Tensor& a, const Tensor& b) {

@@ -9139,6 +9139,11 @@ def test_reduced_float_mul_and_div_read_a_scalar_unnarrowed(dtype):
             same(s / x, recip * f)
         # beyond float's range the float scalar is inf itself: 0 * inf is NaN there too
         same(x * 1e39, xs * np.float32("inf"))
+    # a one-element operand with dims still broadcasts (an int64 [[70000]] keeps the result [1, 8])
+    with np.errstate(all="ignore"):
+        r = x * T.tensor([[70000]])
+        assert r.shape == (1, 8)
+        same(r[0], xs * np.float32(70000))
     # a same-dtype one-element tensor operand is its own (narrowed) value
     one = T.tensor([0.1], dtype=dt)
     same(x * one, xs * one.float().numpy())
