@@ -627,20 +627,16 @@ _copysign_parsed = copysign
 
 def copysign(input, other, *, out=None):
     """|input| with the sign of other (float result)."""
-    # the usual call, two tensors of one floating dtype, is the kernel's own: the parser, result_type and the
-    # casts were 2.2 of its 3.5 us at 8x8 (PyTorch's whole call: 1.3 us)
+    # the usual calls are the kernel's own: two tensors of one floating dtype (the parser, result_type and the
+    # casts were 2.2 of its 3.5 us at 8x8; PyTorch's whole call: 1.3 us), or a floating tensor and a float or
+    # int, which keeps the tensor's dtype and reaches the binary row as the number itself (the parsed path's
+    # 0-dim tensor and two casts cost 0.48 of PyTorch's call at 8x8)
     if (
         out is None
         and type(input) is _C.Tensor
-        and type(other) is _C.Tensor
-        and input.dtype is other.dtype
         and input.is_floating_point()
+        and ((type(other) is _C.Tensor and input.dtype is other.dtype) or type(other) in (float, int))
     ):
-        return _C._copysign(input, other)
-    # a float or int other with a floating tensor: the result keeps the tensor's dtype, and the binary row
-    # takes the number itself (the parsed path's result_type, 0-dim tensor and two casts cost 0.48 of PyTorch's
-    # call at 8x8)
-    if out is None and type(input) is _C.Tensor and type(other) in (float, int) and input.is_floating_point():
         return _C._copysign(input, other)
     # (out= only when given: the parser's message lists the arguments as passed)
     return _copysign_parsed(input, other) if out is None else _copysign_parsed(input, other, out=out)
