@@ -716,7 +716,13 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
   return out;
 }
 
-Tensor scatter_value_src(const Tensor& self, const Tensor& index, const Scalar& value) {
+Tensor scatter_value_src(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                         const std::string& reduce) {
+  // ATen's scatter meta checks the dim, the index's dtype and rank and the reduce name before its kernel
+  // converts the value (index bounds come after it), so a bad dim is an IndexError whatever the value
+  check_dim_index(self, wrap_dim(dim, self.dim()), index, "scatter", nullptr);
+  MT_CHECK(reduce.empty() || reduce == "add" || reduce == "multiply",
+           "reduce argument must be either add or multiply.");
   // an empty index writes nothing and PyTorch's kernel never converts the value (a NaN into int32 passes)
   const Scalar v = index.numel() == 0 ? Scalar(int64_t{0}) : value;
   check_scalar_fits(v, self.dtype());  // float16 too: the one-element fill below would not check it

@@ -14,6 +14,7 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tenso
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
 // scatter(..., value): the number in self's dtype and device, expanded to index's shape (a view), so that
 // each indexed position receives it (a 0-dim src tensor is one element instead)
-Tensor scatter_value_src(const Tensor& self, const Tensor& index, const Scalar& value);
+Tensor scatter_value_src(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                         const std::string& reduce);
 
 }  // namespace mt

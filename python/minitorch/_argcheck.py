@@ -457,7 +457,12 @@ def _int_like(v, strict):
         return not strict
     if isinstance(v, int) or (type(v).__module__ == "numpy" and hasattr(v, "__index__") and not _np_bool(v)):
         return True
-    return _is_tensor(v) and v.dim() == 0 and not v.is_floating_point() and v.dtype != _C.bool
+    return (
+        _is_tensor(v)
+        and v.dim() == 0
+        and not (v.is_floating_point() or v.is_complex())
+        and v.dtype != _C.bool
+    )
 
 
 def _list_int(v, first):

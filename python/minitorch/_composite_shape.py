@@ -463,6 +463,8 @@ def _np_split(input, sections, dim, name, min_dims):
         if _C._is_tensor(sections) and sections.dim():
             raise TypeError("sections: a tensor with dims")  # no signature's: the parser check words it
         is_int = isinstance(sections, numbers.Integral)
+        if not is_int and _argcheck._int_like(sections, True):  # a 0-d integer tensor is the int overload's
+            sections, is_int = int(sections), True
     if is_int:
         n = input.size(dim)
         if sections == 0 or n % sections:

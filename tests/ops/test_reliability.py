@@ -9281,3 +9281,48 @@ def test_fuzz_4522_flip_none_dims_and_searchsorted_of_no_values():
         "torch.bucketize(torch.empty(0, dtype=B), torch.tensor([1., 2.]), out_int32=True)",
     ]
     _par21_compare(setup, calls)
+
+
+def test_fuzz_4523_to_4525_scatter_value_checks_and_int_tensors():
+    """Seeds 4523-4525: scatter's value form checks the dim, the index and the reduce name before converting the
+    value (a NaN into uint8 hid an out-of-range dim), the np-style splits read a 0-d integer tensor as their int
+    (it was taken as a count of sections, so hsplit(x, tensor(5)) split unevenly), and norm_except_dim's pow and
+    dim are PyTorch's int64 arguments (a bool or float tensor is refused)"""
+    T = minitorch
+    u = T.tensor([7, 3], dtype=T.uint8)
+    with pytest.raises(
+        IndexError, match=r"^Dimension out of range \(expected to be in range of \[-1, 0\], but got -2\)"
+    ):
+        T.scatter(u, -2, T.tensor([1, 0]), float("nan"))
+    with pytest.raises(RuntimeError, match="not divisible by the split_size 5"):
+        T.hsplit(T.arange(12).reshape(4, 3), T.tensor(5))
+    assert [p.shape for p in T.hsplit(T.arange(12).reshape(4, 3), T.tensor(3))] == [(4, 1)] * 3
+    with pytest.raises(TypeError, match=r"argument 'dim' \(position 3\) must be int, not Tensor"):
+        T.norm_except_dim(T.ones(3, 2), 2, T.tensor(True))
+    setup = "u = torch.tensor([7, 3], dtype=torch.uint8); x = torch.arange(12).reshape(4, 3)"
+    calls = [
+        "torch.scatter(u, -2, torch.tensor([1, 0]), float('nan'))",
+        "torch.scatter(u, 0, torch.tensor([1., 0]), float('nan'))",
+        "torch.scatter(u, 0, torch.tensor([[1, 0]]), float('nan'))",
+        "torch.scatter(u, 0, torch.tensor([1, 7]), float('nan'))",
+        "torch.scatter(u, 0, torch.tensor([1, 0]), 300, reduce='bad')",
+        "torch.scatter(u, 0, torch.tensor([1, 0]), 9, reduce='add')",
+        "u.clone().scatter_(5, torch.tensor([1, 0]), 1e10)",
+        "u.clone().scatter_(0, torch.tensor([1, 0]), 1e10)",
+        "torch.scatter(u, 0, torch.tensor([], dtype=torch.long), float('nan'))",
+        "torch.scatter(u, 0, torch.tensor([1]), 4)",
+        "torch.hsplit(x, torch.tensor(5))",
+        "torch.hsplit(x, torch.tensor(3))",
+        "torch.vsplit(x, torch.tensor(2))",
+        "torch.dsplit(x.reshape(2, 2, 3), torch.tensor(3))",
+        "torch.hsplit(x, torch.tensor(True))",
+        "torch.hsplit(x, torch.tensor(1.0))",
+        "torch.tensor_split(x, torch.tensor(2), 1)",
+        "torch.norm_except_dim(torch.tensor(False), torch.tensor(False))",
+        "torch.norm_except_dim(torch.ones(3, 2), torch.tensor(2))",
+        "torch.norm_except_dim(torch.ones(3, 2), 2, torch.tensor(True))",
+        "torch.norm_except_dim(torch.ones(3, 2), 2, torch.tensor(1))",
+        "torch.norm_except_dim(torch.ones(3, 2), torch.tensor(2.0))",
+        "torch.norm_except_dim(torch.ones(3, 2), 2, torch.tensor(1j))",
+    ]
+    _par21_compare(setup, calls)

@@ -34,16 +34,11 @@ def norm_except_dim(v, pow=2, dim=0):
     """The p-norm of v over every dim except ``dim``, keeping the reduced dims (size 1); over all of v (a
     0-dim result) when dim is -1. torch.norm_except_dim."""
     _argcheck.check_tensor_like("norm_except_dim", "v", 1, v)
-    if type(pow) is not int and not (isinstance(pow, _C.Tensor) and pow.dim() == 0):  # ATen's int64 pow
-        raise TypeError(
-            f"norm_except_dim(): argument 'pow' (position 2) must be int, not {type(pow).__name__}"
-        )
-    if type(dim) is not int and not (
-        isinstance(dim, _C.Tensor) and dim.dim() == 0 and not dim.is_floating_point()
-    ):
-        raise TypeError(
-            f"norm_except_dim(): argument 'dim' (position 3) must be int, not {type(dim).__name__}"
-        )
+    for pos, (name, value) in enumerate((("pow", pow), ("dim", dim)), 2):  # ATen's int64 pow and dim
+        if not _argcheck._int_like(value, True):
+            raise TypeError(
+                f"norm_except_dim(): argument '{name}' (position {pos}) must be int, not {type(value).__name__}"
+            )
     dim = int(dim)
     if dim == -1:
         return v.norm(pow)
