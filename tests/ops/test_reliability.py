@@ -9326,3 +9326,27 @@ def test_fuzz_4523_to_4525_scatter_value_checks_and_int_tensors():
         "torch.norm_except_dim(torch.ones(3, 2), 2, torch.tensor(1j))",
     ]
     _par21_compare(setup, calls)
+
+
+def test_fuzz_4526_linalg_cond_takes_a_0d_tensor_norm():
+    """Seed 4526: linalg.cond's p is the parser's Number, which a 0-d tensor without grad stands for (it was
+    refused before the rank check)"""
+    T = minitorch
+    A = T.tensor([[2.0, 1.0], [0.5, 3.0]], dtype=T.float64)
+    for p in (1, 2, float("inf"), -2):
+        assert T.linalg.cond(A, T.tensor(p)).item() == pytest.approx(T.linalg.cond(A, p).item(), rel=1e-12)
+    setup = "A = torch.tensor([[2.0, 1.0], [0.5, 3.0]])"
+    calls = [
+        "torch.linalg.cond(torch.tensor(0.96, dtype=torch.float16), torch.tensor(True))",
+        "torch.linalg.cond(A, torch.tensor(True))",
+        "torch.linalg.cond(A, torch.tensor(2))",
+        "torch.linalg.cond(A, torch.tensor(-1.0))",
+        "torch.linalg.cond(A, torch.tensor(3.0))",
+        "torch.linalg.cond(A, 1234567.0)",
+        "torch.linalg.cond(A, 1 + 2j)",
+        "torch.linalg.cond(A, torch.tensor(2.5))",
+        "torch.linalg.cond(A, torch.tensor([2.0]))",
+        "torch.linalg.cond(A, torch.tensor(2.0, requires_grad=True))",
+        "torch.linalg.cond(A, 'fro')",
+    ]
+    _par21_compare(setup, calls)

@@ -470,6 +470,8 @@ def cond(A, p=None, *, out=None):
         raise TypeError(
             f"linalg_cond(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}"
         )
+    if _argcheck._plain_0d(p):  # the parser's Number: a 0-d tensor without grad stands for its value
+        p = p.item()
     if not _argcheck._tensor_like(A) or (p is not None and not isinstance(p, (str, _numbers.Number))):
         # the parser's (Number or str p) overloads
         got = ", ".join(_argcheck._kind_name(v) for v in ((A,) if p is None else (A, p)))
@@ -485,8 +487,10 @@ def cond(A, p=None, *, out=None):
     # squareness, then the dtype its first kernel checks
     if isinstance(p, str):
         _cond_square(A, p)
-    if p not in (None, 1, -1, 2, -2, _math.inf, -_math.inf, "fro", "nuc"):
-        raise ValueError(f"linalg.cond got an invalid norm type: {p}")
+    if isinstance(p, complex):
+        raise ValueError("linalg.cond: Expected a non-complex scalar as the order of norm.")
+    if p not in (None, 1, -1, 2, -2, _math.inf, -_math.inf, "fro", "nuc"):  # a float as C++ streams it (%g)
+        raise ValueError(f"linalg.cond got an invalid norm type: {f'{p:g}' if isinstance(p, float) else p}")
     if A.numel() == 0:
         real = _decomp._real_dtype(A.dtype)
         return _cond_out(_C.zeros(tuple(A.shape[:-2]), dtype=real, device=A.device), out)
