@@ -488,7 +488,7 @@ def cond(A, p=None, *, out=None):
     if isinstance(p, str):
         _cond_square(A, p)
     if isinstance(p, complex):
-        raise ValueError("linalg.cond: Expected a non-complex scalar as the order of norm.")
+        raise ValueError("linalg.cond: Expected a non-complex scalar as the order of norm.")  # noqa: TRY004
     if p not in (None, 1, -1, 2, -2, _math.inf, -_math.inf, "fro", "nuc"):  # a float as C++ streams it (%g)
         raise ValueError(f"linalg.cond got an invalid norm type: {f'{p:g}' if isinstance(p, float) else p}")
     if A.numel() == 0:
