@@ -2217,10 +2217,11 @@ _export(cdist, method=False)
 # ---------------------------------------------------------------------------------------------- in-place arithmetic
 
 
+@_argcheck.parses("Tensor end, Tensor weight", "Tensor end, Scalar weight", method=True, upfront=False)
 def lerp_(self, end, weight):
     """In-place lerp: self += weight * (end - self) (one fused kernel for a scalar weight without autograd)."""
     if (
-        not isinstance(weight, _C.Tensor)
+        isinstance(weight, (builtins.int, builtins.float))
         and isinstance(end, _C.Tensor)
         and _is_float(self)
         and end.dtype == self.dtype

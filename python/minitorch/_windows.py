@@ -3,17 +3,19 @@
 import builtins
 import math
 
-from minitorch import _C, _creation, _device
+from minitorch import _C, _argcheck, _creation, _device
 from minitorch._dtype_names import cpp_name
 
 __all__ = ["bartlett_window", "blackman_window", "hamming_window", "hann_window", "kaiser_window"]
 
 
 def _window_checks(name, window_length, dtype):
-    if not isinstance(window_length, builtins.int) or isinstance(window_length, builtins.bool):
+    """the length as an int (the parser's int: a 0-d integer tensor too), after PyTorch's checks"""
+    if not _argcheck._int_like(window_length, True):
         raise TypeError(
             f"{name}(): argument 'window_length' (position 1) must be int, not {type(window_length).__name__}"
         )
+    window_length = builtins.int(window_length)
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
     if dtype is not None and not dtype.is_floating_point:
@@ -23,6 +25,7 @@ def _window_checks(name, window_length, dtype):
             f"device={dev}, layout=Strided (default), requires_grad=false (default), pinned_memory=false, "
             "memory_format=(nullopt))"
         )
+    return builtins.int(window_length)
 
 
 def _kinds(*values):
@@ -43,7 +46,7 @@ def _window(name, window_length, periodic, dtype, device, requires_grad, formula
         raise TypeError(
             f"{name}(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}"
         )
-    _window_checks(name, window_length, dtype)
+    window_length = _window_checks(name, window_length, dtype)
     dtype = dtype or _C.get_default_dtype()
     if window_length <= 1:
         w = _C.ones(window_length, dtype=dtype, device=device)

@@ -9350,3 +9350,40 @@ def test_fuzz_4526_linalg_cond_takes_a_0d_tensor_norm():
         "torch.linalg.cond(A, 'fro')",
     ]
     _par21_compare(setup, calls)
+
+
+def test_fuzz_4530_4531_window_length_tensor_lerp_weight_and_legacy_reduction_order():
+    """Seeds 4530-4531: the window functions take a 0-d integer tensor for window_length (the parser's int),
+    Tensor.lerp_ refuses a weight that is neither a tensor nor a number in its parser's words (the fused path
+    called float() on it), and the losses' legacy size_average/reduce are tested for truth in PyTorch's order
+    (size_average first: a tensor of several elements there is the ambiguity error)"""
+    T = minitorch
+    w = T.kaiser_window(T.tensor(5), dtype=T.float64)
+    np.testing.assert_allclose(w.numpy(), T.kaiser_window(5, dtype=T.float64).numpy(), rtol=0, atol=0)
+    assert T.hann_window(T.tensor(4), False).shape == (4,)
+    x = T.ones(3)
+    with pytest.raises(
+        TypeError, match=r"^lerp_\(\) received an invalid combination of arguments - got \(Tensor, str\)"
+    ):
+        x.lerp_(T.zeros(3), "bilinear")
+    assert x.lerp_(T.zeros(3), 0.25).tolist() == [0.75] * 3
+    setup = "x = torch.ones(2); y = torch.zeros(2); F = torch.nn.functional"
+    calls = [
+        "x.clone().lerp_(y, 'bilinear')",
+        "x.clone().lerp_(y, None)",
+        "x.clone().lerp_(y, [0.5])",
+        "x.clone().lerp_(y, True)",
+        "x.clone().lerp_(y, torch.tensor(0.5))",
+        "torch.kaiser_window(torch.tensor(2), dtype=torch.int16)",
+        "torch.kaiser_window(torch.tensor(4)).round(decimals=4)",
+        "torch.hann_window(torch.tensor(4), False).round(decimals=4)",
+        "torch.hann_window(torch.tensor(True))",
+        "torch.hann_window(torch.tensor(4.))",
+        "torch.hann_window(torch.tensor(-1))",
+        "torch.bartlett_window(torch.tensor([3]))",
+        "F.kl_div(torch.tensor([1.5]), 0, torch.tensor([0, 0]), 0)",
+        "F.kl_div(torch.tensor([1.5]), torch.tensor([0.5]), torch.tensor([1]), 0)",
+        "F.mse_loss(torch.tensor([1.5]), torch.tensor([0.5]), torch.tensor([1, 1]), 0)",
+        "F.l1_loss(torch.tensor([1.5]), torch.tensor([0.5]), False, True)",
+    ]
+    _par21_compare(setup, calls)

@@ -19,7 +19,14 @@ def _reduction(size_average, reduce, reduction):
         return reduction
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
-    ret = "none" if not reduce else ("mean" if size_average else "sum")
+    # PyTorch's legacy_get_string, in its order of truth tests (size_average's first: a tensor of several
+    # elements there is the ambiguity error whatever reduce is)
+    if size_average and reduce:
+        ret = "mean"
+    elif reduce:
+        ret = "sum"
+    else:
+        ret = "none"
     warnings.warn(
         f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
         stacklevel=3,
