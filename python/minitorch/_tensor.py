@@ -171,7 +171,9 @@ def _as_subclass(self, cls):
             "your class inherits from Tensor."
         )
     out = _C.Tensor.__new__(cls)
-    _C.Tensor.__init__(out, self)  # the base initializer: a subclass's own __init__ is not run, as PyTorch's
+    # the base initializer's view of self, which keeps its history (a subclass's own __init__ is not run, as
+    # PyTorch's), without the legacy constructor's Python: Tensor.__torch_function__ makes one per result
+    _C.Tensor.__init__(out, _view_of=self)
     return out
 
 

@@ -686,7 +686,7 @@ _UNARY_OPERATORS = frozenset((
 # make their results
 _NOT_DISPATCHED = frozenset(("as_subclass", "_make_subclass"))
 _SUBCLASS_METHOD, _SUBCLASS_FUNCTION, _SUBCLASS_OPERATOR, _SUBCLASS_GETTER = range(4)
-_plain_method_types = set()  # the types whose plain-method __torch_function__ was warned about
+_plain_method_types = {}  # type -> whether its __torch_function__ is a plain method (warned about once)
 
 
 _c_builtins = {}  # function record -> a _C builtin outside the torch namespaces, filled once
@@ -726,17 +726,17 @@ def _warn_plain_method(overloaded):
         t = type(arg)
         if t in _plain_method_types:
             continue
-        for klass in t.__mro__:
-            if "__torch_function__" in vars(klass):
-                if isinstance(vars(klass)["__torch_function__"], types.FunctionType):
-                    _plain_method_types.add(t)
-                    warnings.warn(
-                        "Defining your `__torch_function__` as a plain method is deprecated and will be an error "
-                        "in future, please define it as a classmethod.",
-                        UserWarning,
-                        stacklevel=4,
-                    )
-                break
+        impl = next(
+            (vars(k)["__torch_function__"] for k in t.__mro__ if "__torch_function__" in vars(k)), None
+        )
+        plain = _plain_method_types[t] = isinstance(impl, types.FunctionType)
+        if plain:
+            warnings.warn(
+                "Defining your `__torch_function__` as a plain method is deprecated and will be an error in "
+                "future, please define it as a classmethod.",
+                UserWarning,
+                stacklevel=4,
+            )
 
 
 def _subclass_dispatch(kind, key, args, kwargs):
