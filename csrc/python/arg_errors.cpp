@@ -19,6 +19,7 @@
 
 #include "core/Exception.h"
 #include "python/bind.h"
+#include "python/torch_function.h"
 
 namespace mt {
 
@@ -911,10 +912,26 @@ PyObject* dispatch_method(PyObject* self, PyObject* const* args, size_t nargsf, 
     bool handled = false;
     PyObject* r = tensor_method_torch_function(name, args, nargsf, kwnames, &handled);
     if (handled) return r;
+  } else if (g_subclass_tf) {
+    bool handled = false;
+    PyObject* r = subclass_call(SubclassCall::method, name, args, nargsf, kwnames, &handled);
+    if (handled) return r;
   }
   PyObject* r = dispatch(self, args, nargsf, kwnames);
   if (!r && !g_tf_on) return torch_function_after_bind_error(self, name, args, nargsf, kwnames);
   return r;
+}
+
+// A Tensor operator (`a + b`, `-a`, `a == b`) looks for an instance of a Tensor subclass only: a foreign
+// operand gets NotImplemented from the operator itself, so Python asks its reflected method.
+PyObject* dispatch_operator(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  if (g_subclass_tf) {
+    bool handled = false;
+    PyObject* r = subclass_call(SubclassCall::op, py::detail::function_record_ptr_from_PyObject(self)->name,
+                                args, nargsf, kwnames, &handled);
+    if (handled) return r;
+  }
+  return dispatch(self, args, nargsf, kwnames);
 }
 
 // A module function (or static method) does the same, so that one bound to a name before the protocol was
@@ -925,19 +942,56 @@ PyObject* dispatch_function(PyObject* self, PyObject* const* args, size_t nargsf
     bool handled = false;
     PyObject* r = function_torch_function(self, args, nargsf, kwnames, &handled);
     if (handled) return r;
+  } else if (g_subclass_tf) {
+    bool handled = false;
+    PyObject* r = subclass_call_record(self, args, nargsf, kwnames, &handled);
+    if (handled) return r;
   }
   PyObject* r = dispatch(self, args, nargsf, kwnames);
   if (!r && !g_tf_on) return torch_function_after_bind_error(self, nullptr, args, nargsf, kwnames);
   return r;
 }
 
-enum class Route { plain, method, function };
+enum class Route { plain, method, function, op, getter };
+
+// The Tensor properties whose getters hand a subclass instance to its __torch_function__ (those that answer a
+// tensor, which PyTorch's Tensor.__torch_function__ hands back as the subclass), by their pybind11 records
+std::unordered_map<PyObject*, const char*> g_getter_names;
+constexpr const char* kTensorGetters[] = {"T", "mT", "data", "real", "imag", "grad", "_base"};
+
+PyObject* dispatch_getter(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  if (g_subclass_tf) {
+    auto it = g_getter_names.find(self);
+    bool handled = false;
+    PyObject* r = it == g_getter_names.end()
+                      ? nullptr
+                      : subclass_call(SubclassCall::getter, it->second, args, nargsf, kwnames, &handled);
+    if (handled) return r;
+  }
+  return dispatch(self, args, nargsf, kwnames);
+}
+
+// The Tensor operators that hand a subclass instance to its __torch_function__ (the in-place ones are
+// methods)
+bool tensor_operator(const char* name) {
+  static const std::unordered_set<std::string> ops = {
+      "__add__",      "__radd__",     "__sub__",       "__rsub__",   "__mul__",     "__rmul__", "__truediv__",
+      "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",    "__rmod__",    "__pow__",  "__rpow__",
+      "__matmul__",   "__rmatmul__",  "__and__",       "__rand__",   "__or__",      "__ror__",  "__xor__",
+      "__rxor__",     "__lshift__",   "__rlshift__",   "__rshift__", "__rrshift__", "__eq__",   "__ne__",
+      "__lt__",       "__le__",       "__gt__",        "__ge__",     "__neg__",     "__pos__",  "__abs__",
+      "__invert__",   "__bool__",     "__float__",     "__int__",    "__index__",   "__len__",  "__complex__",
+      "__contains__"};
+  return ops.count(name) > 0;
+}
 
 void route(PyObject* f, Route kind) {
   if (!f || !PyCFunction_Check(f)) return;
   PyMethodDef* def = reinterpret_cast<PyCFunctionObject*>(f)->m_ml;
   Dispatcher to = kind == Route::method     ? &dispatch_method
                   : kind == Route::function ? &dispatch_function
+                  : kind == Route::op       ? &dispatch_operator
+                  : kind == Route::getter   ? &dispatch_getter
                                             : &dispatch;
   if (reinterpret_cast<void (*)()>(def->ml_meth) == reinterpret_cast<void (*)()>(g_pybind_dispatch))
     def->ml_meth = reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(to));
@@ -957,10 +1011,21 @@ void route_all(py::handle scope, std::vector<PyObject*>& seen) {
     if (PyCFunction_Check(v)) {
       route(v, Route::function);
     } else if (PyInstanceMethod_Check(v)) {
-      route(PyInstanceMethod_GET_FUNCTION(v), scope.ptr() == reinterpret_cast<PyObject*>(g_tensor_type) &&
-                                                      tensor_method_dispatches(PyUnicode_AsUTF8(key))
-                                                  ? Route::method
-                                                  : Route::plain);
+      bool tensor = scope.ptr() == reinterpret_cast<PyObject*>(g_tensor_type);
+      const char* name = PyUnicode_AsUTF8(key);
+      route(PyInstanceMethod_GET_FUNCTION(v), !tensor                          ? Route::plain
+                                              : tensor_method_dispatches(name) ? Route::method
+                                              : tensor_operator(name)          ? Route::op
+                                                                               : Route::plain);
+    } else if (Py_TYPE(v) == &PyProperty_Type && scope.ptr() == reinterpret_cast<PyObject*>(g_tensor_type)) {
+      const char* name = PyUnicode_AsUTF8(key);
+      for (const char* getter : kTensorGetters) {
+        if (std::strcmp(getter, name)) continue;
+        py::object fget = py::reinterpret_borrow<py::object>(v).attr("fget");
+        if (!PyCFunction_Check(fget.ptr())) break;
+        g_getter_names[PyCFunction_GET_SELF(fget.ptr())] = getter;
+        route(fget.ptr(), Route::getter);
+      }
     } else if (Py_TYPE(v) == &PyStaticMethod_Type) {
       py::object f = py::reinterpret_borrow<py::object>(v).attr("__func__");
       route(f.ptr(), Route::function);

@@ -24,6 +24,7 @@
 #include "ops/shape.h"
 #include "python/bind.h"
 #include "python/bind_factory.h"
+#include "python/torch_function.h"
 
 namespace mt {
 
@@ -583,7 +584,8 @@ PyObject* fallback(FastSlot slot, PyObject* self, PyObject* const* args, Py_ssiz
 
 // whether the call must go to the fallback whatever its arguments
 bool slow_self(PyObject* self) {
-  return g_tf_on || Py_TYPE(self) == g_dual_tensor_type;
+  return g_tf_on ||
+         (Py_TYPE(self) != g_tensor_type && (Py_TYPE(self) == g_dual_tensor_type || g_subclass_tf));
 }
 
 // the Tensor object's own shared holder (an owning Tensor without the caster's lookups)
@@ -595,7 +597,9 @@ Tensor tensor_of(PyObject* o) {
 }
 
 bool is_plain_tensor(PyObject* o) {
-  return PyObject_TypeCheck(o, g_tensor_type) && Py_TYPE(o) != g_dual_tensor_type;
+  // a subclass instance goes through its __torch_function__ once one that takes part exists
+  return Py_TYPE(o) == g_tensor_type ||
+         (!g_subclass_tf && PyObject_TypeCheck(o, g_tensor_type) && Py_TYPE(o) != g_dual_tensor_type);
 }
 
 // PyTorch's words for an argument-less method given arguments (its methods are TensorBase's), in CPython's

@@ -9,6 +9,9 @@
 // method pays one load and branch; inside, a compare per argument (exact Tensors and Python numbers are never
 // looked up). Installing Python wrappers over every method for each extent instead cost ~290 us per vmap
 // call.
+#include "python/torch_function.h"
+
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -21,6 +24,16 @@
 namespace mt {
 
 bool g_tf_on = false;
+// Tensor subclasses. PyTorch's Tensor has a __torch_function__ of its own (a classmethod that runs the call
+// with subclasses' handlers off and hands back results of the subclass), so every call holding an instance of
+// a subclass goes through it, whether or not a transform runs. Here the bindings look for such an argument
+// only once a subclass that takes part has been defined (Tensor.__init_subclass__ notes it:
+// g_subclass_tf): programs that define none pay one load and branch per call.
+bool g_subclass_tf = false;
+// PyTorch's torch function state per thread: 0 on, 1 subclasses' handlers off (DisableTorchFunctionSubclass),
+// 2 all off (DisableTorchFunction). Read only once a call holds a subclass instance.
+thread_local int t_tf_state = 0;
+void import_overrides();
 
 namespace {
 
@@ -71,7 +84,11 @@ int overrides(PyObject* o, bool nest) {
     }
     return 0;
   }
-  return type_overrides(t);
+  int hit = type_overrides(t);
+  // the torch function state switches handlers off: a Tensor subclass's inside Tensor.__torch_function__
+  // (DisableTorchFunctionSubclass), every one in DisableTorchFunction
+  if (hit > 0 && t_tf_state && (t_tf_state == 2 || PyType_IsSubtype(t, g_tensor_type))) return 0;
+  return hit;
 }
 
 PyObject* call_hook(PyObject* hook, PyObject* name, PyObject* const* args, Py_ssize_t nargs,
@@ -107,14 +124,19 @@ struct TensorMethod {
   PyObject_HEAD PyObject* func;
   PyObject* name;
   vectorcallfunc vectorcall;
+  bool subclass_only;  // a dunder that only a Tensor subclass's handler sees (repr): transforms leave it be
 };
 
 PyObject* tensor_method_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   auto* m = reinterpret_cast<TensorMethod*>(self);
-  if (g_tf_on) {
+  if (g_tf_on && !m->subclass_only) {
     int hit = any_overrides(args, nargsf, kwnames);
     if (hit < 0) return nullptr;
     if (hit) return call_hook(g_tf_hook, m->name, args, PyVectorcall_NARGS(nargsf), kwnames);
+  } else if (g_subclass_tf) {
+    bool handled = false;
+    PyObject* r = subclass_torch_function(SubclassCall::method, m->name, args, nargsf, kwnames, &handled);
+    if (handled) return r;
   }
   return PyObject_Vectorcall(m->func, args, nargsf, kwnames);
 }
@@ -163,17 +185,133 @@ PyObject* tensor_method_repr(PyObject* self) {
 
 PyTypeObject TensorMethodType = {PyVarObject_HEAD_INIT(nullptr, 0)};
 
-PyObject* make_tensor_method(PyObject* func, PyObject* name) {
+PyObject* make_tensor_method(PyObject* func, PyObject* name, bool subclass_only) {
   auto* m = PyObject_GC_New(TensorMethod, &TensorMethodType);
   if (!m) return nullptr;
   m->func = Py_NewRef(func);
   m->name = Py_NewRef(name);
   m->vectorcall = tensor_method_call;
+  m->subclass_only = subclass_only;
   PyObject_GC_Track(m);
   return reinterpret_cast<PyObject*>(m);
 }
 
+PyObject* g_subclass_hook = nullptr;       // overrides._subclass_dispatch(kind, key, args, kwargs)
+PyObject* g_subclass_predicate = nullptr;  // overrides._subclass_overrides(type)
+// (type, whether its instances dispatch): the Tensor subclasses seen, each held by a reference as g_tf_types'
+std::vector<std::pair<PyObject*, bool>> g_subclass_types;
+
+// -1: the predicate raised (its error is set)
+int subclass_type_overrides(PyTypeObject* t) {
+  PyObject* key = reinterpret_cast<PyObject*>(t);
+  for (const auto& e : g_subclass_types)
+    if (e.first == key) return e.second;
+  PyObject* r = PyObject_CallOneArg(g_subclass_predicate, key);
+  if (!r) return -1;
+  int hit = PyObject_IsTrue(r);
+  Py_DECREF(r);
+  if (hit < 0) return -1;
+  if (g_subclass_types.size() < kMaxTfTypes) {
+    Py_INCREF(key);
+    g_subclass_types.emplace_back(key, hit != 0);
+  }
+  return hit;
+}
+
+int subclass_arg(PyObject* o, bool nest) {
+  PyTypeObject* t = Py_TYPE(o);
+  if (t == g_tensor_type) return 0;
+  if (t == &PyTuple_Type || t == &PyList_Type) {
+    if (!nest) return 0;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); ++i) {
+      int hit = subclass_arg(PySequence_Fast_GET_ITEM(o, i), false);
+      if (hit) return hit;
+    }
+    return 0;
+  }
+  if (!PyType_IsSubtype(t, g_tensor_type)) return 0;
+  return subclass_type_overrides(t);
+}
+
 }  // namespace
+
+PyObject* subclass_torch_function(SubclassCall kind, PyObject* key, PyObject* const* args, size_t nargsf,
+                                  PyObject* kwnames, bool* handled) {
+  if (!g_subclass_hook) import_overrides();  // registers the hook and the predicate
+  if (!g_subclass_hook || !g_subclass_predicate) return nullptr;
+  Py_ssize_t n = PyVectorcall_NARGS(nargsf) + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+  int hit = 0;
+  for (Py_ssize_t i = 0; i < n && !hit; ++i) hit = subclass_arg(args[i], true);
+  // the thread's state is read once an instance is found (a thread-local costs a call in a shared library)
+  if (hit == 0 || (hit > 0 && t_tf_state)) return nullptr;
+  *handled = true;
+  if (hit < 0) return nullptr;
+  PyObject* k = PyLong_FromLong(static_cast<long>(kind));
+  if (!k) return nullptr;
+  PyObject* pos = PyTuple_New(PyVectorcall_NARGS(nargsf));
+  if (!pos) {
+    Py_DECREF(k);
+    return nullptr;
+  }
+  for (Py_ssize_t i = 0; i < PyVectorcall_NARGS(nargsf); ++i) PyTuple_SET_ITEM(pos, i, Py_NewRef(args[i]));
+  PyObject* kw = Py_NewRef(Py_None);
+  if (kwnames && PyTuple_GET_SIZE(kwnames)) {
+    Py_SETREF(kw, PyDict_New());
+    for (Py_ssize_t i = 0; kw && i < PyTuple_GET_SIZE(kwnames); ++i)
+      if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[PyVectorcall_NARGS(nargsf) + i]) < 0)
+        Py_CLEAR(kw);
+  }
+  PyObject* r = kw ? PyObject_CallFunctionObjArgs(g_subclass_hook, k, key, pos, kw, nullptr) : nullptr;
+  Py_XDECREF(kw);
+  Py_DECREF(pos);
+  Py_DECREF(k);
+  // but an operator's, NotImplemented is the handler's word for a callable outside the protocol (a private
+  // _C function it cannot name, as_subclass): it binds as usual
+  if (r == Py_NotImplemented && kind != SubclassCall::op) {
+    Py_DECREF(r);
+    *handled = false;
+    return nullptr;
+  }
+  return r;
+}
+
+PyObject* subclass_call(SubclassCall kind, const char* name, PyObject* const* args, size_t nargsf,
+                        PyObject* kwnames, bool* handled) {
+  // looked for before the name is made: calls with plain tensors pay the look alone
+  if (!g_subclass_hook) import_overrides();
+  if (!g_subclass_hook || !g_subclass_predicate) return nullptr;
+  Py_ssize_t n = PyVectorcall_NARGS(nargsf) + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+  int hit = 0;
+  for (Py_ssize_t i = 0; i < n && !hit; ++i) hit = subclass_arg(args[i], true);
+  if (hit == 0 || (hit > 0 && t_tf_state)) return nullptr;
+  if (hit < 0) {
+    *handled = true;
+    return nullptr;
+  }
+  PyObject* key = PyUnicode_FromString(name);
+  if (!key) {
+    *handled = true;
+    return nullptr;
+  }
+  PyObject* r = subclass_torch_function(kind, key, args, nargsf, kwnames, handled);
+  Py_DECREF(key);
+  return r;
+}
+
+PyObject* subclass_call_record(PyObject* record, PyObject* const* args, size_t nargsf, PyObject* kwnames,
+                               bool* handled) {
+  return subclass_torch_function(SubclassCall::function, record, args, nargsf, kwnames, handled);
+}
+
+// The dunders written in Python that PyTorch hands a Tensor subclass's handler (Tensor.__repr__ & co.), whose
+// bodies then run with the subclasses' handlers off: a handler that prints its arguments (the docs'
+// LoggingTensor) would otherwise see repr's own ops, each printing again.
+bool tensor_dunder_for_subclasses(const std::string& s) {
+  return s == "__repr__" || s == "__str__" || s == "__format__" || s == "__array__" || s == "__reduce_ex__" ||
+         s == "__reduce__" || s == "__deepcopy__" || s == "__reversed__" || s == "__contains__" ||
+         s == "__len__" || s == "__bool__" || s == "__float__" || s == "__int__" || s == "__index__" ||
+         s == "__complex__";
+}
 
 // The Tensor methods that look for __torch_function__: the public ones, indexing and the in-place operators
 // (`w += x` must not fall back to rebinding w to w + x). The other operators need not (they answer
@@ -237,6 +375,30 @@ bool python_function_overridden(py::handle x) {
   return py::module_::import("minitorch.overrides").attr("has_torch_function_unary")(x).cast<bool>();
 }
 
+namespace {
+// DisableTorchFunctionSubclass() (level 1) and DisableTorchFunction() (2): context managers over this
+// thread's state, each restoring on exit what it found on entry
+template <int Level>
+struct StateGuard {
+  int saved = 0;
+};
+
+template <int Level>
+void bind_state_guard(py::module_& m, const char* name, const char* doc) {
+  py::class_<StateGuard<Level>>(m, name, doc)
+      .def(py::init<>())
+      .def("__enter__",
+           [](StateGuard<Level>& g) {
+             g.saved = t_tf_state;
+             t_tf_state = std::max(g.saved, Level);
+           })
+      .def("__exit__", [](StateGuard<Level>& g, const py::args&) {
+        t_tf_state = g.saved;
+        return false;
+      });
+}
+}  // namespace
+
 void init_torch_function(py::module_& m) {
   TensorMethodType.tp_name = "minitorch._C._TensorMethod";
   TensorMethodType.tp_basicsize = sizeof(TensorMethod);
@@ -271,6 +433,50 @@ void init_torch_function(py::module_& m) {
       "Registers overrides' handler of a _C function called with an overriding argument while the dispatch "
       "is on (its function record, args, kwargs; NotImplemented: bind as usual).");
   m.def(
+      "_set_subclass_hooks",
+      [](py::function hook, py::function predicate) {
+        Py_XSETREF(g_subclass_hook, hook.inc_ref().ptr());
+        Py_XSETREF(g_subclass_predicate, predicate.inc_ref().ptr());
+      },
+      "Registers overrides' handler of a call holding a Tensor subclass instance (kind, key, args, kwargs) "
+      "and "
+      "its predicate of the subclasses that take part (asked once per type).");
+  m.def(
+      "_note_tensor_subclass", [] { g_subclass_tf = true; },
+      "Tensor.__init_subclass__: a subclass that takes part in __torch_function__ exists, so the bindings "
+      "look "
+      "for instances of one from now on.");
+  m.def(
+      "_torch_function_state", [] { return t_tf_state; },
+      "This thread's torch function state: 0 on, 1 subclasses' handlers off, 2 all off.");
+  m.def(
+      "_is_torch_function_enabled", [] { return t_tf_state == 0; },
+      "Whether __torch_function__ handlers run in this thread (neither DisableTorchFunction nor "
+      "DisableTorchFunctionSubclass is active).");
+  m.def(
+      "_is_torch_function_all_disabled", [] { return t_tf_state == 2; },
+      "Whether DisableTorchFunction is active in this thread.");
+  m.def(
+      "_disabled_torch_function_impl",
+      [](py::handle func, py::handle /*types*/, py::handle args, py::handle kwargs) {
+        // runs func as a plain Tensor's call would: its subclass arguments' handlers off
+        py::tuple pos = py::reinterpret_steal<py::tuple>(PySequence_Tuple(args.ptr()));
+        if (!pos) throw py::error_already_set();
+        int saved = t_tf_state;
+        t_tf_state = std::max(saved, 1);
+        PyObject* r = PyObject_Call(func.ptr(), pos.ptr(), kwargs.is_none() ? nullptr : kwargs.ptr());
+        t_tf_state = saved;
+        if (!r) throw py::error_already_set();
+        return py::reinterpret_steal<py::object>(r);
+      },
+      py::arg("func"), py::arg("types"), py::arg("args") = py::tuple(), py::arg("kwargs") = py::none(),
+      "A __torch_function__ that opts a Tensor subclass out of the protocol (`__torch_function__ = "
+      "torch._C._disabled_torch_function_impl`): func runs with the subclasses' handlers off.");
+  bind_state_guard<1>(m, "DisableTorchFunctionSubclass",
+                      "Switches the __torch_function__ handlers of Tensor subclasses off in its block.");
+  bind_state_guard<2>(m, "DisableTorchFunction",
+                      "Switches every __torch_function__ handler off in its block.");
+  m.def(
       "_set_tensor_method_dispatch",
       [](bool on) {
         MT_CHECK(!on || (g_tf_hook && g_tf_predicate), "_set_tensor_method_dispatch: no hooks registered");
@@ -286,19 +492,23 @@ void init_torch_function(py::module_& m) {
         std::vector<std::pair<py::object, py::object>> todo;
         for (auto kv : d) {
           std::string name = py::str(kv.first);
-          if (!PyFunction_Check(kv.second.ptr()) || !tensor_method_dispatches(name.c_str())) continue;
+          if (!PyFunction_Check(kv.second.ptr())) continue;
+          bool subclass_only = tensor_dunder_for_subclasses(name);
+          if (!subclass_only && !tensor_method_dispatches(name.c_str())) continue;
           // a method that takes self alone never sees another argument: it need not pay the guard's ~50 ns
-          // (the call from C enters the interpreter afresh, where a call from Python would be inlined)
+          // (the call from C enters the interpreter afresh, where a call from Python would be inlined); a
+          // subclass's handler sees it all the same
           py::object code = kv.second.attr("__code__");
           int flags = code.attr("co_flags").cast<int>();
-          if (code.attr("co_argcount").cast<int>() == 1 && code.attr("co_kwonlyargcount").cast<int>() == 0 &&
-              !(flags & (CO_VARARGS | CO_VARKEYWORDS)))
+          if (!subclass_only && code.attr("co_argcount").cast<int>() == 1 &&
+              code.attr("co_kwonlyargcount").cast<int>() == 0 && !(flags & (CO_VARARGS | CO_VARKEYWORDS)))
             continue;
           todo.emplace_back(py::reinterpret_borrow<py::object>(kv.first),
                             py::reinterpret_borrow<py::object>(kv.second));
         }
         for (auto& [name, func] : todo) {
-          PyObject* g = make_tensor_method(func.ptr(), name.ptr());
+          PyObject* g =
+              make_tensor_method(func.ptr(), name.ptr(), tensor_dunder_for_subclasses(py::str(name)));
           if (!g) throw py::error_already_set();
           cls.attr(name) = py::reinterpret_steal<py::object>(g);
         }

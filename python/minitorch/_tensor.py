@@ -36,11 +36,22 @@ def _rebuild_tensor(array, dtype_name, device, requires_grad):
     return t
 
 
+def _rebuild_subclass(cls, array, dtype_name, device, requires_grad, state):
+    out = _make_subclass(cls, _rebuild_tensor(array, dtype_name, device, False), requires_grad)
+    out.__dict__.update(state)
+    return out
+
+
 def _reduce(self):
     host = self.detach().cpu()
     name = dtype_name(self.dtype)
     arr = (host.float() if self.dtype == _C.bfloat16 else host).numpy().copy()
-    return (_rebuild_tensor, (arr, name, str(self.device), self.requires_grad))
+    args = (arr, name, str(self.device), self.requires_grad)
+    t = type(self)
+    if t is not _C.Tensor and getattr(t, "__torch_function__", None) is not _C._disabled_torch_function_impl:
+        # a subclass unpickles as itself, with its attributes, as PyTorch's (_rebuild_from_type_v2)
+        return (_rebuild_subclass, (t, *args, dict(getattr(self, "__dict__", {}))))
+    return (_rebuild_tensor, args)
 
 
 def _array(self, dtype=None, copy=None):
@@ -61,7 +72,9 @@ def _iter(self):
 
 
 def _format(self, spec):
-    if self.dim() == 0:
+    # a subclass's 0-d tensor formats as an object, as PyTorch's (which tests for exactly Tensor; forward AD's
+    # duals are plain tensors there)
+    if self.dim() == 0 and (type(self) is _C.Tensor or getattr(type(self), "_mt_transform_only", False)):
         return self.item().__format__(spec)
     return object.__format__(self, spec)
 
@@ -158,7 +171,73 @@ def _as_subclass(self, cls):
             "your class inherits from Tensor."
         )
     out = _C.Tensor.__new__(cls)
-    _C.Tensor.__init__(out, self)  # the base initializer: a subclass's own __init__ is not run, as PyTorch's
+    # the base initializer's view of self, which keeps its history (a subclass's own __init__ is not run, as
+    # PyTorch's), without the legacy constructor's Python: Tensor.__torch_function__ makes one per result
+    _C.Tensor.__init__(out, _view_of=self)
+    return out
+
+
+def _convert(ret, cls):
+    """ret with each tensor in it (itself, or the items of a tuple or list) made a cls instance, as PyTorch's
+    torch._tensor._convert: what Tensor.__torch_function__ hands back to a subclass."""
+    if cls is _C.Tensor:
+        return ret
+    if isinstance(ret, _C.Tensor) and not isinstance(ret, cls):
+        ret = ret.as_subclass(cls)
+    if isinstance(ret, (tuple, list)):
+        items = [_convert(r, cls) for r in ret]
+        # a named tuple (torch.return_types.max) takes its fields one by one
+        ret = ret._make(items) if hasattr(ret, "_make") else type(ret)(items)
+    return ret
+
+
+def _default_nowrap():
+    d = vars(_C.Tensor)
+    return {d[name].__get__ for name in ("_base", "grad", "_grad") if name in d}
+
+
+_NOWRAP = []  # [the set of getters whose results stay as they are], made on first use
+
+
+def _torch_function(cls, func, types, args=(), kwargs=None):
+    """Tensor.__torch_function__: func run with the subclasses' handlers off, its tensors handed back as cls
+    (NotImplemented when another type in `types` is not a base of cls: that type's handler answers)."""
+    if kwargs is None:
+        kwargs = {}
+    if not all(issubclass(cls, t) for t in types):
+        return NotImplemented
+    with _C.DisableTorchFunctionSubclass():
+        ret = func(*args, **kwargs)
+        if not _NOWRAP:
+            _NOWRAP.append(_default_nowrap())
+        try:
+            nowrap = func in _NOWRAP[0]
+        except TypeError:  # an unhashable callable is none of them
+            nowrap = False
+        return ret if nowrap else _convert(ret, cls)
+
+
+def _init_subclass(cls, **kwargs):
+    """Notes a subclass that takes part in __torch_function__: the bindings look for its instances from then on
+    (a program that defines none pays nothing for the look)."""
+    super(_C.Tensor, cls).__init_subclass__(**kwargs)
+    impl = getattr(cls, "__torch_function__", None)
+    if (
+        impl is _C._disabled_torch_function_impl
+        or getattr(impl, "__func__", impl) is _C._disabled_torch_function_impl
+    ):
+        return
+    if not getattr(cls, "_mt_transform_only", False):
+        _C._note_tensor_subclass()
+
+
+def _make_subclass(cls, data, require_grad=False, **kwargs):
+    """A cls instance sharing data's storage, detached, with requires_grad set (PyTorch's
+    Tensor._make_subclass, which subclasses' __new__ call)."""
+    if not isinstance(cls, type) or not issubclass(cls, _C.Tensor):
+        raise TypeError(f"cls must be a type (got {type(cls).__name__})")
+    out = _C.Tensor.__new__(cls)
+    _C.Tensor.__init__(out, _alias_of=data.detach(), requires_grad=require_grad)
     return out
 
 
@@ -195,6 +274,9 @@ def _install_tensor_methods(cls):
     for name, fn in _functional.TENSOR_METHOD_FORMS.items():
         setattr(cls, name, fn)
     cls.as_subclass = _as_subclass
+    cls.__torch_function__ = classmethod(_torch_function)
+    cls.__init_subclass__ = classmethod(_init_subclass)
+    cls._make_subclass = staticmethod(_make_subclass)
     cls.resize = _resize
     cls.resize_as = _resize_as
     cls.const_data_ptr = cls.data_ptr  # the read-only spelling of data_ptr

@@ -178,7 +178,11 @@ def _add_suffixes(body, suffixes, indent):
 
 def tensor_repr(self):
     """repr(tensor): the values as PyTorch prints them, plus device/dtype/grad_fn when not the defaults."""
-    prefix = "tensor("
+    # a subclass that takes part in __torch_function__ prints under its own name, as PyTorch's (a Parameter
+    # or Buffer, opted out, as a tensor)
+    t = type(self)
+    plain = t is _C.Tensor or getattr(t, "__torch_function__", None) is _C._disabled_torch_function_impl
+    prefix = "tensor(" if plain else f"{t.__name__}("
     indent = len(prefix)
     suffixes = []
     if self.device.type != "cpu":

@@ -26,6 +26,13 @@ looks for an overriding argument before raising its TypeError (csrc/python/arg_e
 over a graph built by hand, or a user's tensor-like, reaches its __torch_function__ as in PyTorch; a function
 written in Python that hands it on to a builtin (``F.relu``) is then seen as that builtin (``torch.relu``). The
 patch is process-wide (module classes and class attributes are), modes are per thread.
+
+Tensor subclasses take part everywhere, as in PyTorch: Tensor has a __torch_function__ of its own (_tensor.py:
+the call runs with the subclasses' handlers off and its tensors come back as the subclass), and once a subclass
+that does not opt out is defined, the bindings look at every call for an instance of one (csrc/python/
+torch_function.cpp) and hand such a call to `_subclass_dispatch` with the callable PyTorch's handler receives.
+The functions written in Python (``F.relu``, ``F.softmax``) are not handed over as themselves: their handler
+sees the builtins they call.
 """
 
 import contextlib
@@ -35,6 +42,7 @@ import operator
 import sys
 import threading
 import types
+import warnings
 
 from minitorch import _C, _argcheck, _handover
 
@@ -42,6 +50,7 @@ __all__ = [
     "BaseTorchFunctionMode",
     "TorchFunctionMode",
     "enable_torch_function_dispatch",
+    "get_default_nowrap_functions",
     "get_ignored_functions",
     "get_overridable_functions",
     "handle_torch_function",
@@ -60,10 +69,9 @@ _NAMESPACES = _handover.NAMESPACES
 _IGNORED = _handover.IGNORED
 
 
-def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
-    """A tensor subclass sets ``__torch_function__`` to this to opt out of the protocol (as PyTorch's
-    ``torch._C._disabled_torch_function_impl``): its instances are then treated as plain tensors."""
-    return func(*args, **(kwargs or {}))
+# A tensor subclass sets ``__torch_function__`` to this to opt out of the protocol (Parameter, Buffer): its
+# instances are then treated as plain tensors
+_disabled_torch_function_impl = _C._disabled_torch_function_impl
 
 
 _state_lock = threading.RLock()
@@ -84,17 +92,34 @@ def _plain_types():
     return (_C.Tensor,) if parameter is None else (_C.Tensor, parameter.Parameter)
 
 
+def _overriding(t):
+    """0: instances of type t never dispatch through __torch_function__ (exact Tensor, an opted-out subclass),
+    1: they do, 2: they do as a Tensor subclass (whose handlers DisableTorchFunctionSubclass switches off)."""
+    impl = getattr(t, "__torch_function__", None)
+    if impl is None or impl is _disabled_torch_function_impl or t in _plain_types():
+        return 0
+    # a subclass that opts out through the function itself (a staticmethod keeps identity)
+    if getattr(impl, "__func__", impl) is _disabled_torch_function_impl:
+        return 0
+    return 2 if issubclass(t, _C.Tensor) else 1
+
+
 def _type_overrides(t):
-    """Whether instances of type t dispatch through __torch_function__ (exact Tensor/Parameter never do)."""
+    """Whether instances of type t dispatch through __torch_function__ now (exact Tensor/Parameter never do;
+    a Tensor subclass not while its handlers are switched off, as inside Tensor.__torch_function__)."""
     hit = _overrides_cache.get(t)
     if hit is None:
-        impl = getattr(t, "__torch_function__", None)
-        hit = impl is not None and impl is not _disabled_torch_function_impl and t not in _plain_types()
-        if hit:
-            # a subclass that opts out through the function itself (a staticmethod keeps identity)
-            hit = getattr(impl, "__func__", impl) is not _disabled_torch_function_impl
-        _overrides_cache[t] = hit
-    return hit
+        hit = _overrides_cache[t] = _overriding(t)
+    if hit == 2:
+        return _C._torch_function_state() == 0
+    return hit == 1 and _C._torch_function_state() != 2
+
+
+def _subclass_overrides(t):
+    """Whether instances of Tensor subclass t go through __torch_function__ outside the transforms too
+    (csrc/python/torch_function.cpp asks once per type): every subclass but the opted-out and forward AD's
+    DualTensor, which its own extent dispatches."""
+    return _overriding(t) == 2 and not getattr(t, "_mt_transform_only", False)
 
 
 def _mode_stack():
@@ -182,10 +207,13 @@ _PYTHON_IN_PYTORCH = {_C.norm: "torch.functional.norm", _C.split: "torch.functio
 
 
 def _qualified(public_api):
-    python_name = _PYTHON_IN_PYTORCH.get(public_api)
+    try:
+        python_name = _PYTHON_IN_PYTORCH.get(public_api)
+    except TypeError:  # pybind11's instancemethod (a Tensor method, as the class hands it out) does not hash
+        python_name = None
     if python_name is not None:
         return python_name
-    name = getattr(public_api, "_mt_public_name", None)
+    name = getattr(public_api, "_mt_public_name", None) or resolve_name(public_api)
     if name is not None:
         return name
     return f"{getattr(public_api, '__module__', None)}.{getattr(public_api, '__name__', public_api)}"
@@ -562,7 +590,16 @@ def _tensor_method_dispatch(name, args, kwargs):
     return _dispatch(_method_wrapper(name, original), overloaded, args, kwargs, builtin_words=True)
 
 
-_C._set_tensor_method_hooks(_tensor_method_dispatch, _type_overrides)
+def _type_ever_overrides(t):
+    """_type_overrides whatever the torch function state (which the C++ look-up applies itself: it caches this
+    per type)."""
+    hit = _overrides_cache.get(t)
+    if hit is None:
+        hit = _overrides_cache[t] = _overriding(t)
+    return hit != 0
+
+
+_C._set_tensor_method_hooks(_tensor_method_dispatch, _type_ever_overrides)
 
 
 def _python_function_answer(func, candidates, args, kwargs):
@@ -627,6 +664,121 @@ def _builtin_function_dispatch(record, args, kwargs):
 
 
 _C._set_builtin_function_hook(_builtin_function_dispatch)
+
+# Tensor subclasses outside the transforms ---------------------------------------------------------------
+# PyTorch's Tensor defines __torch_function__ (Tensor.__torch_function__, installed by _tensor.py), so a call
+# holding an instance of a subclass goes through the subclass's handler wherever it runs. Our bindings look for
+# one only once such a subclass exists (csrc/python/torch_function.cpp) and hand the call here with the
+# callable PyTorch's handler receives: the function itself (``torch.add``), the Tensor method (``Tensor.add``,
+# ``Tensor.__getitem__``; an operator as PyTorch names it: ``a + b`` is Tensor.add, ``a += b`` Tensor.add_)
+# or a property's getter (``Tensor.T.__get__``).
+_OPERATOR_METHODS = {
+    "__add__": "add", "__iadd__": "add_", "__sub__": "sub", "__isub__": "sub_", "__mul__": "mul",
+    "__imul__": "mul_", "__truediv__": "div", "__itruediv__": "div_", "__eq__": "eq", "__ne__": "ne",
+    "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge", "__neg__": "neg", "__abs__": "abs",
+    "__pos__": "positive", "__matmul__": "matmul", "__str__": "__repr__",
+}  # fmt: skip
+_UNARY_OPERATORS = frozenset((
+    "__neg__", "__pos__", "__abs__", "__invert__", "__bool__", "__float__", "__int__", "__index__", "__len__",
+    "__complex__", "__contains__",
+))  # fmt: skip
+# the Tensor methods PyTorch runs past the protocol (its get_ignored_functions): as_subclass is how handlers
+# make their results
+_NOT_DISPATCHED = frozenset(("as_subclass", "_make_subclass"))
+_SUBCLASS_METHOD, _SUBCLASS_FUNCTION, _SUBCLASS_OPERATOR, _SUBCLASS_GETTER = range(4)
+_plain_method_types = {}  # type -> whether its __torch_function__ is a plain method (warned about once)
+
+
+_c_builtins = {}  # function record -> a _C builtin outside the torch namespaces, filled once
+
+
+def _index_c_builtins():
+    for mod in (_C, *(v for v in vars(_C).values() if isinstance(v, types.ModuleType))):
+        for name, fn in list(vars(mod).items()):
+            record = getattr(fn, "__self__", None) if type(fn) is types.BuiltinFunctionType else None
+            if record is not None and not isinstance(record, types.ModuleType) and name not in _PROTOCOL:
+                _c_builtins.setdefault(record, fn)
+
+
+# _C's functions of the protocol itself, which hand tensors on without being ops
+_PROTOCOL = frozenset(("_disabled_torch_function_impl", "_set_subclass_hooks", "_set_tensor_method_hooks"))
+
+
+def _function_of(record):
+    """The builtin a call reached by its pybind11 record: the torch namespaces' (``torch.add``), else _C's own
+    (a helper that a function written in Python calls: its result too goes back as the subclass); None for
+    the protocol's own."""
+    hit = _builtin_index.get(record)
+    if hit is None and record not in _builtin_misses:
+        _index_builtins()
+        hit = _builtin_index.get(record)
+        if hit is None:
+            _builtin_misses.add(record)
+    if hit is not None:
+        return hit[2]
+    if not _c_builtins:
+        _index_c_builtins()
+    return _c_builtins.get(record)
+
+
+def _warn_plain_method(overloaded):
+    for arg in overloaded:
+        t = type(arg)
+        if t in _plain_method_types:
+            continue
+        impl = next(
+            (vars(k)["__torch_function__"] for k in t.__mro__ if "__torch_function__" in vars(k)), None
+        )
+        plain = _plain_method_types[t] = isinstance(impl, types.FunctionType)
+        if plain:
+            warnings.warn(
+                "Defining your `__torch_function__` as a plain method is deprecated and will be an error in "
+                "future, please define it as a classmethod.",
+                UserWarning,
+                stacklevel=4,
+            )
+
+
+def _subclass_dispatch(kind, key, args, kwargs):
+    """A call that holds an instance of a Tensor subclass, from the bindings: its handlers' answer (for an
+    operator NotImplemented when all refuse, so that Python raises its TypeError); NotImplemented for a
+    function we cannot name (it binds as usual)."""
+    cls = _C.Tensor
+    if kind == _SUBCLASS_FUNCTION:
+        func = _function_of(key)
+        if func is None:
+            return NotImplemented
+    elif kind == _SUBCLASS_GETTER:
+        func = vars(cls)[key].__get__
+    elif key in _NOT_DISPATCHED:
+        return NotImplemented
+    else:
+        func = getattr(cls, _OPERATOR_METHODS.get(key, key))
+    overloaded = _get_overloaded_args(_relevant(args, kwargs or {}))
+    _warn_plain_method(overloaded)
+    if kind != _SUBCLASS_OPERATOR:
+        return _dispatch(func, overloaded, args, kwargs, builtin_words=True)
+    types_ = tuple(type(a) for a in overloaded)
+    try:
+        for arg in overloaded:
+            result = arg.__torch_function__(func, types_, args, kwargs or None)
+            if result is not NotImplemented:
+                return result
+    except TypeError:
+        # PyTorch's binary operators answer NotImplemented for a TypeError (``a == None`` is False)
+        if key in _UNARY_OPERATORS:
+            raise
+    return NotImplemented
+
+
+_C._set_subclass_hooks(_subclass_dispatch, _subclass_overrides)
+
+
+def get_default_nowrap_functions():
+    """The Tensor attributes whose results Tensor.__torch_function__ hands back as they are, not converted to
+    the subclass (PyTorch's: the getters of _base, grad and _grad)."""
+    d = vars(_C.Tensor)
+    return {d[name].__get__ for name in ("_base", "grad", "_grad") if name in d}
 
 
 def _install_methods():

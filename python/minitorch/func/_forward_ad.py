@@ -983,6 +983,7 @@ _SKIP = frozenset((
     "__init__", "__repr__", "__str__", "__format__", "__hash__", "__reduce__", "__reduce_ex__", "__iter__",
     "__setitem__", "_pybind11_conduit_v1_", "__init_subclass__", "__subclasshook__", "__getattribute__",
     "__setattr__", "__delattr__", "__new__", "__dir__", "__sizeof__", "__class__", "__deepcopy__", "__copy__",
+    "_make_subclass", "__torch_function__",
 ))  # fmt: skip
 
 
@@ -992,6 +993,9 @@ class DualTensor(_C.Tensor):
     own, so that a plain Tensor written with a dual can become one in place, _become_dual)."""
 
     __slots__ = ()
+    # forward AD's extent dispatches duals (overrides.py): the bindings' look for Tensor subclasses, which runs
+    # outside the transforms too, leaves them alone
+    _mt_transform_only = True
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):

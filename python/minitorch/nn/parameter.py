@@ -8,6 +8,9 @@ class Parameter(_C.Tensor):
 
     It shares storage with ``data`` and requires grad by default, as PyTorch's."""
 
+    # ops on a Parameter answer plain tensors, as PyTorch's (which opts out the same way)
+    __torch_function__ = _C._disabled_torch_function_impl
+
     def __init__(self, data=None, requires_grad=True):
         if data is None:
             data = _C.empty(0)
@@ -41,6 +44,8 @@ class Buffer(_C.Tensor):
     """A tensor a Module registers as a buffer when assigned as an attribute (``persistent`` picks whether it
     enters the state dict)."""
 
+    __torch_function__ = _C._disabled_torch_function_impl  # ops answer plain tensors, as PyTorch's
+
     def __init__(self, data=None, *, persistent=True):
         if data is None:
             data = _C.empty(0)
@@ -54,6 +59,7 @@ class UninitializedTensorMixin:
     cls_to_become."""
 
     cls_to_become = None
+    __torch_function__ = _C._disabled_torch_function_impl
 
     def materialize(self, shape, device=None, dtype=None):
         """Gives the placeholder real storage of `shape` (uninitialized values) and turns it into

@@ -223,16 +223,17 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     return _composite(input, grid, interpolation_mode, padding_mode, align_corners)
 
 
+def _plain(x):
+    # a Tensor, or a subclass opted out of __torch_function__ (Parameter): no handler sees its ops
+    t = type(x)
+    return t is _C.Tensor or getattr(t, "__torch_function__", None) is _C._disabled_torch_function_impl
+
+
 def _kernel_applies(input, grid):
     # the CPU kernel (csrc/kernels/cpu/grid_sample.cpp) takes plain float/double tensors (Tensor, Parameter);
     # CUDA, half and the program transforms' tensors (duals, batched: they define __torch_function__) run the
     # composite of ops, whose every op they see
-    return (
-        input.device.type == "cpu"
-        and input.dtype in _KERNEL_DTYPES
-        and (type(input) is _C.Tensor or getattr(type(input), "__torch_function__", None) is None)
-        and (type(grid) is _C.Tensor or getattr(type(grid), "__torch_function__", None) is None)
-    )
+    return input.device.type == "cpu" and input.dtype in _KERNEL_DTYPES and _plain(input) and _plain(grid)
 
 
 def _composite(input, grid, interpolation_mode, padding_mode, align_corners):

@@ -69,9 +69,14 @@ def _use_cudnn(module, x, h0, c0):
     for t in [h0, c0, *module._flat_weights]:
         if t is not None and (t.device != x.device or t.dtype != x.dtype):
             return False
-    # a transform's tensors (vmap's BatchedTensors, forward AD's duals: types with __torch_function__) take the
-    # composite path, whose ops have batching and forward rules; the fused op would refuse them
-    return not any(hasattr(type(t), "__torch_function__") for t in [x, h0, c0, *module._flat_weights])
+    # a transform's tensors (vmap's BatchedTensors, forward AD's duals) and a Tensor subclass's (types whose
+    # __torch_function__ takes part: not Tensor's, Parameter's) take the composite path, whose ops have batching
+    # and forward rules and hand back the subclass; the fused op would refuse them
+    return not any(
+        type(t) is not _C.Tensor
+        and getattr(type(t), "__torch_function__", None) not in (None, _C._disabled_torch_function_impl)
+        for t in [x, h0, c0, *module._flat_weights]
+    )
 
 
 def _torch():
