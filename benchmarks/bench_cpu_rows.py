@@ -1,5 +1,6 @@
 """Single sweep rows beside PyTorch at a chosen instruction set: sinc, logcumsumexp along each dim, atan2, sigmoid,
-copysign by a number and the int16 shifts (issue 32, session 30), each at 256x256 in its sweep dtype, timed in
+copysign by a number and the int16 shifts (issue 32, session 30); comparisons and predicates into bool, fmod and
+remainder, gelu and the I Bessel functions (session 31), each at 256x256 in its sweep dtype, timed in
 thread CPU time (best of 7 batches; the 2-vCPU machine's load moves wall-clock samples by 2-3x), one thread in each
 library, optionally beside an earlier minitorch build.
 
@@ -35,6 +36,23 @@ CASES = [
     ("i >> 3", "i >> 3", ("int16",)),
     ("torch.bitwise_left_shift(i, 3)", "lib.bitwise_left_shift(i, 3)", ("int16",)),
     ("torch.bitwise_right_shift(i, j)", "lib.bitwise_right_shift(i, j)", ("int16",)),
+    ("i << j", "i << j", ("int16",)),
+    ("i >> j", "i >> j", ("int16",)),
+    # session 31 (sse37): the baseline's bools of float64, fmod, gelu and the I Bessel functions
+    ("x < y", "x < y", ("float32", "float64", "int64")),
+    ("x == 0.5", "x == 0.5", ("float32", "float64", "int64")),
+    ("torch.logical_or(x, y)", "lib.logical_or(x, y)", ("float32", "float64")),
+    ("torch.isposinf(x)", "lib.isposinf(x)", ("float32", "float64")),
+    ("torch.isnan(x)", "lib.isnan(x)", ("float32", "float64")),
+    ("torch.fmod(x, y)", "lib.fmod(x, y)", ("float32", "float64")),
+    ("torch.fmod(x, 0.7)", "lib.fmod(x, 0.7)", ("float32", "float64")),
+    ("torch.remainder(x, y)", "lib.remainder(x, y)", ("float32", "float64")),
+    ("F.gelu(x)", "lib.nn.functional.gelu(x)", ("float32",)),
+    ("F.gelu(x, approximate='tanh')", "lib.nn.functional.gelu(x, approximate='tanh')", ("float32",)),
+    ("torch.i0(w)", "lib.i0(w)", ("float32", "float64")),
+    ("torch.special.i0e(w)", "lib.special.i0e(w)", ("float32", "float64")),
+    ("torch.special.i1(w)", "lib.special.i1(w)", ("float32", "float64")),
+    ("torch.special.i1e(w)", "lib.special.i1e(w)", ("float32", "float64")),
 ]
 SHAPE = (256, 256)
 
@@ -63,10 +81,17 @@ def worker(lib_name, names):
                     "i": lib.from_numpy(rng.integers(-1000, 1000, SHAPE).astype(np.int16)),
                     "j": lib.from_numpy(rng.integers(0, 15, SHAPE).astype(np.int16)),
                 }
+            elif dt == "int64":
+                env = {
+                    "x": lib.from_numpy(rng.integers(-3, 3, SHAPE)),
+                    "y": lib.from_numpy(rng.integers(-3, 3, SHAPE)),
+                }
             else:
                 env = {
                     "x": lib.from_numpy(rng.uniform(-3, 3, SHAPE).astype(dt)),
                     "y": lib.from_numpy(rng.uniform(-3, 3, SHAPE).astype(dt)),
+                    # the I Bessel functions' both expansions (|w| <= 8 and beyond)
+                    "w": lib.from_numpy(rng.uniform(-12, 12, SHAPE).astype(dt)),
                 }
             env["lib"] = lib
             code = compile(stmt, label, "eval")

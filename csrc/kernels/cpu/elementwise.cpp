@@ -15,9 +15,11 @@
 #include "kernels/cpu/Loops.h"
 #include "kernels/cpu/VecExp.h"
 #include "kernels/cpu/VecUnary.h"
+#include "kernels/cpu/vec/bessel_i_lanes.h"   // i0, i0e, i1, i1e in double lanes, for the baseline
 #include "kernels/cpu/vec/bessel_rows.h"      // special.bessel_j0/j1/y0/y1 and the K rows, AVX2 lanes
 #include "kernels/cpu/vec/erf_f32_lanes.h"    // float32 erf in SSE2 lanes, for the baseline
 #include "kernels/cpu/vec/erfinv_lanes.h"     // float32 erfinv in SSE2 lanes, for the baseline
+#include "kernels/cpu/vec/fmod_lanes.h"       // fmod and remainder in double lanes, for the baseline
 #include "kernels/cpu/vec/poly_rows.h"        // special's orthogonal polynomials, AVX2 lanes
 #include "kernels/cpu/vec/polygamma_lanes.h"  // polygamma's rows in SSE2 lanes, for the baseline
 #include "kernels/cpu/vec/trigamma_lanes.h"   // float32 trigamma in SSE2 lanes, for the baseline
@@ -28,10 +30,77 @@
 namespace mt {
 namespace {
 
+// out[i] = pred(i) for a predicate of doubles, at the baseline: GCC 12 vectorizes no double compare stored
+// to a bool at SSE2 (the 8-byte mask has no vector type to narrow to a byte: "no vectype for stmt"), so eq,
+// logical_or, isnan of float64 ran a setcc or a branch per element (logical_or 0.42 of PyTorch's speed). Both
+// halves of a block vectorize: the predicate into floats 1 or 0 (a double mask narrowed to a float select),
+// then float to byte. The AVX2 copy of Loops.h's dense loops vectorizes the one-pass form and keeps it.
+template <typename Pred>
+__attribute__((always_inline)) inline void bools_by_blocks(uint8_t* out, int64_t n, Pred pred) {
+  constexpr int64_t kB = 256;
+  float t[kB];
+  for (int64_t s = 0; s < n; s += kB) {
+    const int64_t m = std::min(kB, n - s);
+    for (int64_t i = 0; i < m; ++i) t[i] = pred(s + i) ? 1.0f : 0.0f;
+    for (int64_t i = 0; i < m; ++i) out[s + i] = static_cast<uint8_t>(static_cast<int32_t>(t[i]));
+  }
+}
+template <typename out_t, typename in_t>
+constexpr bool kBoolOfDouble = std::is_same_v<out_t, bool> && std::is_same_v<in_t, double>;
+
+// A float64 predicate's dense runs through bools_by_blocks where the baseline loops run (no vector table);
+// the rest (strided runs, the AVX2 copy) through cpu_unary_loop
+template <typename F>
+void bools_of_double_unary(const TensorIter& it, F f) {
+  if (vec::unary_table()) return cpu_unary_loop<bool, double>(it, f);
+  it.for_each([&](char** d, const int64_t* st, int64_t n) {
+    const F fn = f;
+    const double* a = reinterpret_cast<const double*>(d[1]);
+    if (st[0] == 1 && st[1] == sizeof(double))
+      return bools_by_blocks(reinterpret_cast<uint8_t*>(d[0]), n, [=](int64_t i) { return fn(a[i]); });
+    for (int64_t i = 0; i < n; ++i)
+      *reinterpret_cast<bool*>(d[0] + i * st[0]) = fn(*reinterpret_cast<const double*>(d[1] + i * st[1]));
+  });
+}
+// the same for two operands: both dense, or one of them a broadcast value (a number), over whole rows
+template <typename F>
+void bools_of_double_binary(const TensorIter& it, F f) {
+  if (vec::unary_table()) return cpu_binary_loop<bool, double>(it, f);
+  it.for_each_rows([&](char** d, const int64_t* st, int64_t n, int64_t rows, const int64_t* rs) {
+    const F fn = f;
+    const int64_t sa = st[1] == sizeof(double) ? 1 : 0, sb = st[2] == sizeof(double) ? 1 : 0;
+    const bool dense = st[0] == 1 && (sa || st[1] == 0) && (sb || st[2] == 0) && (sa || sb);
+    for (int64_t r = 0; r < rows; ++r) {
+      char* const o = d[0] + r * rs[0];
+      const char* const pa = d[1] + r * rs[1];
+      const char* const pb = d[2] + r * rs[2];
+      const double* a = reinterpret_cast<const double*>(pa);
+      const double* b = reinterpret_cast<const double*>(pb);
+      uint8_t* out = reinterpret_cast<uint8_t*>(o);
+      if (dense && sa && sb) {
+        bools_by_blocks(out, n, [=](int64_t i) { return fn(a[i], b[i]); });
+      } else if (dense && sa) {
+        bools_by_blocks(out, n, [=, bv = *b](int64_t i) { return fn(a[i], bv); });
+      } else if (dense) {
+        bools_by_blocks(out, n, [=, av = *a](int64_t i) { return fn(av, b[i]); });
+      } else {
+        for (int64_t i = 0; i < n; ++i)
+          *reinterpret_cast<bool*>(o + i * st[0]) = fn(*reinterpret_cast<const double*>(pa + i * st[1]),
+                                                       *reinterpret_cast<const double*>(pb + i * st[2]));
+      }
+    }
+  });
+}
+
 template <OpRule R, typename F>
 void run_unary(const TensorIter& it, F f) {
   dispatch_unary_rule<R>(it, "unary", [&](auto out, auto in) {
-    cpu_unary_loop<typename decltype(out)::type, typename decltype(in)::type>(it, f);
+    using out_t = typename decltype(out)::type;
+    using in_t = typename decltype(in)::type;
+    if constexpr (kBoolOfDouble<out_t, in_t>)
+      bools_of_double_unary(it, f);
+    else
+      cpu_unary_loop<out_t, in_t>(it, f);
   });
 }
 
@@ -423,9 +492,46 @@ bool erf_gelu_baseline(const TensorIter& it, UnaryOp op) {
   });
 }
 
+// i0, i0e, i1, i1e without a table (MINITORCH_CPU_CAPABILITY=default, a CPU without AVX2): the functors'
+// recurrences in double lanes (vec/bessel_i_lanes.h), the functors' bits for every dtype (float32 and half
+// the double result rounded once, as the functor; half and bfloat16 through float buffers, as the functor's
+// opmath)
+bool bessel_i_baseline(const TensorIter& it, UnaryOp op) {
+  int order = 0;
+  bool scaled = false;
+  switch (op) {
+    case UnaryOp::i0:
+    case UnaryOp::_special_modified_bessel_i0:
+      break;
+    case UnaryOp::_special_i0e:
+      scaled = true;
+      break;
+    case UnaryOp::_special_i1:
+    case UnaryOp::_special_modified_bessel_i1:
+      order = 1;
+      break;
+    case UnaryOp::_special_i1e:
+      order = 1;
+      scaled = true;
+      break;
+    default:
+      return false;
+  }
+  if (it.dtypes[1] != it.dtypes[0]) return false;  // integer input: the functor's loop
+  auto f64 = [=](double* o, const double* x, int64_t n) {
+    bessel_lanes::bessel_i_row(o, x, n, order, scaled);
+  };
+  auto f32 = [=](float* o, const float* x, int64_t n) { bessel_lanes::bessel_i_row(o, x, n, order, scaled); };
+  return dispatch_row_dtype(it.dtypes[0], [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_vec<T>(it, row_for<T>(f64, f32), 2048);
+  });
+}
+
 void unary_cpu(const TensorIter& it, UnaryOp op) {
   if (is_complex(it.dtypes[1])) return complex_unary_cpu(it, op);
   if (unary_vectorized(it, op)) return;
+  if (!vec::unary_table() && bessel_i_baseline(it, op)) return;
   if (erf_gelu_baseline(it, op)) return;
   if (op == UnaryOp::erfinv && it.dtypes[0] == ScalarType::Float && it.dtypes[1] == ScalarType::Float) {
     run_vec<float>(it, &erfinv_row_f32_sse2, 2048);
@@ -454,7 +560,12 @@ void unary_cpu(const TensorIter& it, UnaryOp op) {
 template <OpRule R, typename F>
 void run_binary(const TensorIter& it, F f) {
   dispatch_binary_rule<R>(it, "binary", [&](auto out, auto in) {
-    cpu_binary_loop<typename decltype(out)::type, typename decltype(in)::type>(it, f);
+    using out_t = typename decltype(out)::type;
+    using in_t = typename decltype(in)::type;
+    if constexpr (kBoolOfDouble<out_t, in_t>)
+      bools_of_double_binary(it, f);
+    else
+      cpu_binary_loop<out_t, in_t>(it, f);
   });
 }
 
@@ -512,8 +623,26 @@ bool poly_vectorized(const TensorIter& it, BinaryOp op) {
 }
 #endif
 
+// fmod and remainder without a table (MINITORCH_CPU_CAPABILITY=default, a CPU without AVX2):
+// vec/fmod_lanes.h's exact lanes, where the functor's C fmod per element ran at 0.44 of PyTorch's DEFAULT
+// loop. The same bits (C's fmod is exact; remainder adds the divisor as the functor does); half and bfloat16
+// through float buffers.
+bool fmod_baseline(const TensorIter& it, BinaryOp op) {
+  if (op != BinaryOp::fmod && op != BinaryOp::remainder) return false;
+  const ScalarType dt = it.dtypes[0];
+  if (it.dtypes[1] != dt || it.dtypes[2] != dt) return false;
+  const bool rem = op == BinaryOp::remainder;
+  return dispatch_row_dtype(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_vec2<T>(it,
+                row_for<T>(rem ? &fmod_lanes::fmod_row<double, true> : &fmod_lanes::fmod_row<double, false>,
+                           rem ? &fmod_lanes::fmod_row<float, true> : &fmod_lanes::fmod_row<float, false>));
+  });
+}
+
 void binary_cpu(const TensorIter& it, BinaryOp op) {
   if (is_complex(it.dtypes[1])) return complex_binary_cpu(it, op);
+  if (!vec::unary_table() && fmod_baseline(it, op)) return;
   if (const vec::Table* t = vec::unary_table()) {
 #ifdef MINITORCH_WITH_CPU_VEC
     if (poly_vectorized(it, op)) return;

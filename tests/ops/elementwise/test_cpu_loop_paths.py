@@ -2,6 +2,7 @@
 copy in use follows the CPU and MINITORCH_CPU_CAPABILITY: both must give the same bits for every dtype and for
 NaN, infinities, signed zeros and subnormals (plain IEEE operations, no FMA). Each path runs in a fresh process."""
 
+import json
 import os
 import subprocess
 import sys
@@ -106,3 +107,62 @@ def test_binary_rows_broadcast_and_strided(shape_a, shape_b, threads):
         np.testing.assert_array_equal(out.numpy(), a + b)
     finally:
         minitorch.set_num_threads(old)
+
+
+_BOOL_SCRIPT = r"""
+import json
+import numpy as np
+import minitorch as m
+
+rng = np.random.default_rng(7)
+special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324, 1.0, -1.0, 1.7e308, 0.5], np.float64)
+# 1139 elements: four 256-element blocks and a tail; equal values and the special values on both sides
+a = np.concatenate([rng.standard_normal(1000), np.repeat(special, 11), np.arange(18.0)])
+b = np.concatenate([rng.standard_normal(1000), np.tile(special, 11), np.arange(18.0)[::-1]])
+a[::7] = b[::7]
+wrong = []
+for dt in ("float64", "float32"):
+    an, bn = a.astype(dt), b.astype(dt)
+    x, y = m.from_numpy(an), m.from_numpy(bn)
+    with np.errstate(all="ignore"):
+        cases = {
+            "eq": (lambda: x == y, an == bn), "ne": (lambda: x != y, an != bn), "lt": (lambda: x < y, an < bn),
+            "le": (lambda: x <= y, an <= bn), "gt": (lambda: x > y, an > bn), "ge": (lambda: x >= y, an >= bn),
+            "lt_number": (lambda: x < 0.5, an < 0.5), "rge_number": (lambda: 0.5 >= x, 0.5 >= an),
+            "eq_inf": (lambda: m.eq(x, float("inf")), an == np.inf), "ne_nan": (lambda: x != float("nan"), np.ones(an.shape, bool)),
+            "isposinf": (lambda: m.isposinf(x), np.isposinf(an)), "isneginf": (lambda: m.isneginf(x), np.isneginf(an)),
+            "isnan": (lambda: m.isnan(x), np.isnan(an)), "isinf": (lambda: m.isinf(x), np.isinf(an)),
+            "isfinite": (lambda: m.isfinite(x), np.isfinite(an)), "not": (lambda: m.logical_not(x), ~an.astype(bool)),
+            "and": (lambda: m.logical_and(x, y), an.astype(bool) & bn.astype(bool)),
+            "or": (lambda: m.logical_or(x, y), an.astype(bool) | bn.astype(bool)),
+            "xor": (lambda: m.logical_xor(x, y), an.astype(bool) ^ bn.astype(bool)),
+            "or_number": (lambda: m.logical_or(x, m.tensor(0.0, dtype=x.dtype)), an.astype(bool)),
+            "strided": (lambda: x[::3] < y[::3], an[::3] < bn[::3]),
+            "rows": (lambda: x[:1122].reshape(33, 34) > y[:34], an[:1122].reshape(33, 34) > bn[:34]),
+            "cols": (lambda: x[:33].reshape(33, 1) <= y[:34], an[:33].reshape(33, 1) <= bn[:34]),
+            "empty": (lambda: x[:0] == y[:0], an[:0] == bn[:0]),
+        }
+        for name, (f, want) in cases.items():
+            got = f()
+            if got.dtype != m.bool or not np.array_equal(got.numpy(), want):
+                wrong.append(dt + " " + name)
+print(json.dumps([m.backends.cpu.get_cpu_capability(), wrong]))
+"""
+
+
+@pytest.mark.parametrize("cap", ["default", "avx2", "this"])
+def test_comparisons_to_bool_on_each_path(cap):
+    """Comparisons, logical ops and the float predicates of float64 and float32 into bool against NumPy on each
+    path: the baseline copy compares float64 into a float block and narrows it to bytes (Loops.h
+    bools_by_blocks), the AVX2 copy in one pass. Dense operands, a number on either side, strided views,
+    broadcast rows and columns, the special values (NaN, infinities, signed zeros, subnormals), tails of blocks."""
+    env = dict(os.environ)
+    if cap != "this":
+        env["MINITORCH_CPU_CAPABILITY"] = cap
+    r = subprocess.run(
+        [sys.executable, "-c", _BOOL_SCRIPT], check=True, env=env, timeout=300, capture_output=True, text=True
+    )
+    path, wrong = json.loads(r.stdout.strip().splitlines()[-1])
+    if cap == "default":
+        assert path == "DEFAULT"
+    assert not wrong, (path, wrong)

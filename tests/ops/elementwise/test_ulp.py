@@ -808,6 +808,19 @@ def fmod_report(dtype="float32"):
     for got, ref in ((minitorch.fmod(ta, tb).numpy(), want), (minitorch.remainder(ta, tb).numpy(), want_rem)):
         same = (got.view(ut) == ref.view(ut)) | (np.isnan(got) & np.isnan(ref))
         wrong += [(float(a[i]), float(b[i])) for i in np.where(~same)[0][:5]]
+    # the rows' other shapes: a number divisor (a stride-0 operand), strided views
+    with np.errstate(invalid="ignore", over="ignore"):
+        rem_num = np.fmod(a, dt(-0.7))
+        rem_num = np.where((rem_num != 0) & (rem_num > 0), rem_num + dt(-0.7), rem_num).astype(dt)
+        shapes = (
+            (minitorch.fmod(ta, 0.3).numpy(), np.fmod(a, dt(0.3))),
+            (minitorch.remainder(ta, -0.7).numpy(), rem_num),
+            (minitorch.fmod(ta[::3], tb[::3]).numpy(), want[::3]),
+            (minitorch.remainder(ta[1::2], tb[1::2]).numpy(), want_rem[1::2]),
+        )
+    for k, (got, ref) in enumerate(shapes):
+        same = (got.view(ut) == ref.view(ut)) | (np.isnan(got) & np.isnan(ref))
+        wrong += [(k, int(i)) for i in np.where(~same)[0][:5]]
     return wrong
 
 
