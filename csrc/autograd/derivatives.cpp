@@ -9,6 +9,7 @@
 // live apart.
 #include "autograd/derivatives.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -122,7 +123,18 @@ std::shared_ptr<FnNode> record(const char* name, std::vector<const Tensor*> ins,
                                FnNode::Fn formula) {
   auto n = attach(name, std::move(formula), std::move(ins), outs);
   if (!n) return n;
-  for (const Saved& s : saved) {
+  // Saved in PyTorch's order, which saved-tensor pack hooks observe: its generated nodes save the inputs by
+  // name in alphabetical order (other before self), then the outputs once computed. A stable sort keeps a
+  // list's entries (one name) in their order.
+  std::vector<const Saved*> order;
+  order.reserve(saved.size());
+  for (const Saved& s : saved) order.push_back(&s);
+  std::stable_sort(order.begin(), order.end(), [](const Saved* a, const Saved* b) {
+    if (a->is_output != b->is_output) return b->is_output;
+    return std::strcmp(a->name ? a->name : "", b->name ? b->name : "") < 0;
+  });
+  for (const Saved* sp : order) {
+    const Saved& s = *sp;
     bool needed = s.for_grads == kAlways;
     for (size_t i = 0; !needed && i < n->next_edges.size() && i < 32; ++i)
       needed = (s.for_grads >> i & 1u) && n->needs_input_grad(i);

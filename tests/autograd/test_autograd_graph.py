@@ -56,6 +56,27 @@ def vals(t):
 """
 
 SCENARIOS = {
+    # the order the pack hook sees an op's saved tensors: PyTorch's nodes save their inputs alphabetically by
+    # name (other before self, mat1 before mat2), then their outputs
+    "pack_order": """
+a = torch.full((2, 2), 1.0, requires_grad=True)
+b = torch.full((2, 2), 2.0, requires_grad=True)
+c = torch.full((2, 2), 3.0, requires_grad=True)
+k = torch.full((2, 2), 5.0)  # no gradient wanted for it
+cases = [
+    ("mul", lambda: a * b), ("mul_nonleaf", lambda: a * (b * 1)), ("mul_const", lambda: a * k),
+    ("const_mul", lambda: k * a), ("div", lambda: a / b), ("div_const", lambda: k / a), ("atan2", lambda: torch.atan2(a, b)),
+    ("maximum", lambda: torch.maximum(a, b)), ("xlogy", lambda: torch.xlogy(a, b)), ("matmul", lambda: a @ b),
+    ("mm", lambda: torch.mm(a, b)), ("bmm", lambda: torch.bmm(a[None], b[None])), ("addmm", lambda: torch.addmm(c, a, b)),
+    ("clamp", lambda: torch.clamp(a, b, c)),
+    ("exp", lambda: a.exp()), ("mse", lambda: torch.nn.functional.mse_loss(a, b)),
+]
+for label, f in cases:
+    seen = []
+    with saved_tensors_hooks(lambda t: seen.append((vals(t)[0], list(t.shape), name(t))) or t, lambda t: t):
+        f()
+    log.append((label, seen))
+""",
     "pack_unpack_log": """
 def pack(t):
     log.append(("pack", list(t.shape), t.requires_grad, name(t), torch.is_grad_enabled()))

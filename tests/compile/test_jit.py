@@ -884,10 +884,11 @@ def test_freeze_and_optimize_for_inference():
         jit.freeze(s)
     with pytest.raises(RuntimeError, match="optimize_for_inference expects a ScriptModule as input"):
         jit.optimize_for_inference(m)
-    assert jit.freeze(s.eval()) is s
+    frozen = jit.freeze(s.eval())
+    assert frozen is not s and list(frozen.parameters()) == []
     s.train()
     o = jit.optimize_for_inference(s)
-    assert o is s and not o.training
+    assert o is not s and not s.training and list(o.parameters()) == []
     x = torch.randn(3, 2)
     assert _close(o(x), m(x))
 

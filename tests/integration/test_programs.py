@@ -1,11 +1,15 @@
 """Real programs (tests/integration/programs/): scripts adapted from PyTorch's tutorials and pytorch/examples, each run in
 a subprocess with `import torch` resolving to minitorch (tests/integration/programs/as_torch.py), unchanged otherwise.
-Each script asserts its own outcome (loss falls, accuracy above chance, shapes); a failure shows its output."""
+Each script asserts its own outcome (loss falls, accuracy above chance, shapes); a failure shows its output. Those in
+SAME_OUTPUT also print what they print under PyTorch (MINITORCH_ORACLE_PYTHON runs them there)."""
 
+import difflib
 import importlib.util
 import os
+import re
 import subprocess
 import sys
+import warnings
 
 import pytest
 from utils import NO_GLOO
@@ -49,12 +53,26 @@ def _range_index():
     assert x[range(2), minitorch.tensor([0, 2])].tolist() == [0, 5]
 
 
+def _masked_torch_functions():
+    # torch.<fn>(MaskedTensor) and gradients that are MaskedTensors masked where no masked-in value flowed
+    from minitorch.masked import masked_tensor
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the prototype's warning
+        a = masked_tensor(minitorch.ones(()), minitorch.tensor(True), requires_grad=True)
+    assert minitorch.exp(a).get_mask().item()
+    out = minitorch.where(minitorch.tensor(False), a / 0, minitorch.ones(()))
+    (g,) = minitorch.autograd.grad(out, a)
+    assert not g.get_mask().item()
+
+
 PROBES = {
     "out= (helper ops14)": lambda: _works(_out_kwarg),
     "indexing with range (helper ops14)": lambda: _works(_range_index),
     NO_GLOO: dist.is_gloo_available,
     "tensorboard (the optional extra)": lambda: importlib.util.find_spec("tensorboard") is not None,
     "Module.to('meta') (issue 31)": lambda: _works(lambda: minitorch.nn.Linear(1, 1).to("meta")),
+    "torch functions on MaskedTensor, masked gradients (issue 31)": lambda: _works(_masked_torch_functions),
 }
 
 
@@ -77,6 +95,7 @@ NEEDS = {
     "tensorboard_recipe.py": ["tensorboard (the optional extra)"],
     "legacy_two_layer_net.py": ["FloatTensor (exported by minitorch/__init__.py, issue 33)"],
     "gcn.py": ["sparse_coo_tensor (exported by minitorch/__init__.py, issue 33)"],
+    "maskedtensor_overview.py": ["torch functions on MaskedTensor, masked gradients (issue 31)"],
     "model_ensembling.py": [
         "vmap (torch.vmap, exported by minitorch/__init__.py, issue 31)",
         "Module.to('meta') (issue 31)",
@@ -100,13 +119,26 @@ def test_enough_programs():
     assert len(ALL) >= 15, ALL
 
 
-@pytest.mark.parametrize("name", list(_params()))
-def test_program(name):
+# programs that print what PyTorch prints for them, compared line by line with PyTorch's run: name -> (a pattern
+# of lines left out (timings) or None, whether the printed numbers come from the random generator). Our Philox
+# stream is not PyTorch's Mersenne Twister, so such numbers are blanked and the rest compared: the text, the
+# layout, which elements print as nan, inf or masked (--), the order of the lines.
+SAME_OUTPUT = {
+    "autograd_saved_tensors_hooks.py": (None, True),
+    "reasoning_about_shapes.py": (r"^Time taken", False),
+    "torchscript_freezing.py": (r"time|Inference", True),
+}
+_NUMBER = re.compile(r"\s*-?\d+\.\d*(?:e[+-]?\d+)?")
+
+
+def _run(python, name, real_torch=False):
     env = dict(os.environ)
     env["PYTHONPATH"] = PKG_PARENT + os.pathsep + env.get("PYTHONPATH", "")
     env.pop("MT_REAL_TORCH", None)
-    proc = subprocess.run(
-        [sys.executable, os.path.join(PROGRAMS, "as_torch.py"), os.path.join(PROGRAMS, name)],
+    if real_torch:
+        env["MT_REAL_TORCH"] = "1"
+    return subprocess.run(
+        [python, os.path.join(PROGRAMS, "as_torch.py"), os.path.join(PROGRAMS, name)],
         cwd=PROGRAMS,
         env=env,
         capture_output=True,
@@ -114,6 +146,29 @@ def test_program(name):
         timeout=300,
         check=False,
     )
+
+
+@pytest.mark.parametrize("name", list(_params()))
+def test_program(name):
+    proc = _run(sys.executable, name)
     out = proc.stdout[-3000:] + proc.stderr[-6000:]
     assert proc.returncode == 0, out
     assert ": ok" in proc.stdout, out
+
+
+@pytest.mark.parametrize("name", sorted(SAME_OUTPUT), ids=[n[:-3] for n in sorted(SAME_OUTPUT)])
+def test_program_prints_what_pytorch_prints(name):
+    oracle = os.environ.get("MINITORCH_ORACLE_PYTHON")
+    if not oracle:
+        pytest.skip("no PyTorch to compare with: set MINITORCH_ORACLE_PYTHON to a Python that imports torch")
+    pattern, random_values = SAME_OUTPUT[name]
+    skip = re.compile(pattern) if pattern else None
+
+    def lines(proc):
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-6000:]
+        kept = [ln for ln in proc.stdout.splitlines() if not (skip and skip.search(ln))]
+        return [_NUMBER.sub(" #", ln) for ln in kept] if random_values else kept
+
+    theirs = lines(_run(oracle, name, real_torch=True))
+    ours = lines(_run(sys.executable, name))
+    assert ours == theirs, "\n".join(difflib.unified_diff(theirs, ours, "PyTorch", "minitorch", lineterm=""))

@@ -122,7 +122,8 @@ def save(m, f, _extra_files=None):
         state = m.state_dict()
     elif isinstance(m, ScriptModule):
         kind = "module"
-        program = {"eager": m, "name": type(m).__name__, "training": m.training}
+        # a frozen module has no training flag (jit._freeze)
+        program = {"eager": m, "name": type(m).__name__, "training": getattr(m, "training", False)}
         state = m.state_dict()
     else:
         raise TypeError(
