@@ -357,6 +357,11 @@ class Tensor:
         In-place clamp_min.
         """
     @staticmethod
+    def conj_physical_(*args, **kwargs):
+        """
+        self's values conjugated in place (a conjugate view keeps its flag: its values are conjugated too).
+        """
+    @staticmethod
     def copysign(*args, **kwargs):
         """
         |input| with the sign of other (float result).

@@ -472,3 +472,64 @@ def test_per_call_fast_paths_refuse_as_pytorch():
     what PyTorch refuses, in its words, and take what it takes"""
     ours, theirs = cases_here_and_in_pytorch(_REFUSALS, [("torch", minitorch)])
     assert ours == theirs
+
+
+_INPLACE_SPELLINGS = r"""
+def cases(torch):
+    import warnings
+    run = runner(lambda r: r)
+    out = []
+    x = torch.arange(6.0)
+    r = torch.as_strided_(x, (2, 2), (1, 2), 1)
+    out.append([r is x, x.tolist(), list(x.stride()), x.storage_offset()])
+    a, b = torch.zeros(2, 3), torch.ones(4, 5, dtype=torch.float64)
+    r = torch.resize_as_(a, b)
+    out.append([r is a, list(a.shape), str(a.dtype)])
+    for dt in (torch.complex64, torch.complex128):
+        c = torch.tensor([1 + 2j, -3j, 0.5], dtype=dt)[::2]  # (strided)
+        r = torch.conj_physical_(c)
+        out.append([r is c, str(c.tolist()), str(c.dtype)])
+    e = torch.zeros(0, dtype=torch.complex64)
+    out.append(e.conj_physical_().tolist())
+    i = torch.arange(3)
+    out.append([i.conj_physical_() is i, i.tolist()])
+    g = torch.tensor([1 + 1j, 2 - 1j], requires_grad=True)
+    h = g * 1
+    h.conj_physical_()
+    (h * torch.tensor([2 + 1j, 1 - 3j])).real.sum().backward()
+    out.append(str(g.grad.tolist()))
+    out.append(run(lambda: torch.tensor([1.0], requires_grad=True).conj_physical_()))
+    out.append(run(lambda: torch.tensor([1j], requires_grad=True).conj_physical_()))
+    out.append(run(lambda: torch.get_device(3)))
+    out.append(run(lambda: torch.conj_physical_(2)))
+    out.append(run(lambda: torch.conj_physical_(torch.ones(1), 1)))
+    out.append(torch.get_device(torch.ones(2)))
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        t = torch.empty(3, 4)
+        r = torch.nn.init.constant(t, 2.5)
+        torch.nn.init.eye(t)
+        out.append([r is t, t.tolist(), [str(m.message) for m in w], [m.category.__name__ for m in w]])
+    out.append(run(lambda: torch.nn.init.sparse_(torch.empty(3), 0.5)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        out.append(run(lambda: torch.nn.init.sparse(torch.empty(2, 3, 4), 0.5)))
+    return out
+"""
+
+
+def test_inplace_spellings_init_aliases_and_get_device_as_pytorch():
+    ours, theirs = cases_here_and_in_pytorch(_INPLACE_SPELLINGS, [("torch", minitorch)])
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("sparsity,rows", [(0.5, 6), (0.1, 10), (0.0, 3), (1.0, 4)])
+def test_init_sparse_zeros_per_column(sparsity, rows):
+    # the draws are the generator's: what PyTorch's sparse_ fixes is how many of each column are zeroed
+    t = minitorch.empty(rows, 200, dtype=minitorch.float64)
+    assert minitorch.nn.init.sparse_(t, sparsity, std=2.0) is t
+    a = t.numpy()
+    zeros = (a == 0).sum(0)
+    assert (zeros == int(np.ceil(sparsity * rows))).all()
+    if sparsity < 1:
+        assert abs(a[a != 0].std() - 2.0) < 0.25
