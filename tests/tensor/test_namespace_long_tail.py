@@ -1,5 +1,6 @@
 """The long tail of torch-level and Tensor spellings: the *_copy forms of view ops, unsafe splits, torch.range,
-vander, chain_matmul, Tensor.as_subclass, Tensor.igamma/igammac, Tensor.hardshrink/prelu (against NumPy and
+vander, chain_matmul, Tensor.as_subclass, Tensor.igamma/igammac, Tensor.hardshrink/prelu, torch-level in-place
+spellings, nn.init's old names, torch.sym_*, the per-device autocast getters and setters (against NumPy and
 PyTorch's results and errors)."""
 
 import warnings
@@ -533,3 +534,53 @@ def test_init_sparse_zeros_per_column(sparsity, rows):
     assert (zeros == int(np.ceil(sparsity * rows))).all()
     if sparsity < 1:
         assert abs(a[a != 0].std() - 2.0) < 0.25
+
+
+_SYM_AND_AUTOCAST = r"""
+def cases(torch):
+    import warnings
+    import numpy as np
+    def run(f):
+        try:
+            r = f()
+            return [type(r).__name__, repr(r)]
+        except Exception as e:
+            return [type(e).__name__, str(e)]
+    out = [run(f) for f in (
+        lambda: torch.sym_int(3.7), lambda: torch.sym_int(-3.7), lambda: torch.sym_int("5"),
+        lambda: torch.sym_float(3), lambda: torch.sym_max(2, 3), lambda: torch.sym_max(2, 3.0),
+        lambda: torch.sym_min(2.5, 1), lambda: torch.sym_max(np.int64(4), 2), lambda: torch.sym_max("a", 2),
+        lambda: torch.sym_min(1, None), lambda: torch.sym_not(0), lambda: torch.sym_not([1]),
+        lambda: torch.sym_sqrt(16), lambda: torch.sym_sqrt(-1), lambda: torch.sym_ite(True, 1, 2),
+        lambda: torch.sym_ite(False, 1, 2), lambda: torch.sym_ite(1, 1, 2), lambda: torch.sym_ite(True, 1, 2.0),
+        lambda: torch.sym_sum([1, 2, 3]), lambda: torch.sym_sum(1, 2.5), lambda: torch.sym_sum([]),
+        lambda: torch.sym_int(torch.tensor(2.5)), lambda: torch.sym_float(torch.tensor(2)),
+    )]
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        out.append([torch.is_autocast_cpu_enabled(), str(torch.get_autocast_cpu_dtype()),
+                    str(torch.get_autocast_gpu_dtype())])
+        torch.set_autocast_cpu_dtype(torch.float16)
+        out.append(str(torch.get_autocast_dtype("cpu")))
+        torch.set_autocast_cpu_dtype(torch.bfloat16)
+        torch.set_autocast_gpu_dtype(torch.bfloat16)
+        out.append(str(torch.get_autocast_dtype("cuda")))
+        torch.set_autocast_gpu_dtype(torch.float16)
+        torch.set_autocast_cpu_enabled(True)
+        out.append(torch.is_autocast_enabled("cpu"))
+        torch.set_autocast_cpu_enabled(False)
+        # PyTorch's C++ warnings add where they were raised; the text before that, category and caller match
+        out.append([str(m.message).split(" (Triggered")[0] for m in w])
+        out.append([m.category.__name__ for m in w])
+        out.append([m.filename == "<string>" for m in w])
+    out.append([torch.autocast_increment_nesting(), torch.autocast_increment_nesting(),
+                torch.autocast_decrement_nesting(), torch.autocast_decrement_nesting()])
+    with torch.autocast("cpu"):
+        out.append([torch.autocast_increment_nesting(), torch.autocast_decrement_nesting()])
+    return out
+"""
+
+
+def test_sym_functions_and_legacy_autocast_spellings_as_pytorch():
+    ours, theirs = cases_here_and_in_pytorch(_SYM_AND_AUTOCAST, [("torch", minitorch)])
+    assert ours == theirs
