@@ -453,6 +453,13 @@ class Tensor:
         """
         n-th forward difference along `dim`, after concatenating `prepend` and `append` (logical xor for bool).
         """
+    def dim_order(self, *, ambiguity_check=False):
+        """
+        The permutation of self's dims that lists them from the largest stride to the smallest (contiguous:
+            0, 1, ..., n-1; channels_last 4-D: 0, 2, 3, 1). ambiguity_check=True refuses a tensor whose strides
+            tie or that has a size-1 dim; a list of memory formats allows such a tensor when it is contiguous in
+            exactly one of them.
+        """
     @staticmethod
     def dist(*args, **kwargs):
         """
