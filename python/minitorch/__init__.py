@@ -102,6 +102,7 @@ globals().update({_n: _argcheck.translating(getattr(_nn_ops, _n), _n) for _n in 
 from minitorch.cuda import amp as _cuda_amp  # torch.cuda.amp, the shim over amp, sits above it
 from minitorch.nn.functional import (  # noqa: F401  (the torch-level names of these F functions)
     channel_shuffle,
+    conv_tbc,
     cosine_similarity,
     hardshrink,
     native_channel_shuffle,
