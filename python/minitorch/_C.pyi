@@ -3844,8 +3844,8 @@ class _NnModule:
     ) -> Tensor: ...
     @staticmethod
     def embedding_renorm_(
-        weight: Tensor,
         input: Tensor,
+        indices: Tensor,
         max_norm: typing.SupportsFloat | typing.SupportsIndex,
         norm_type: typing.SupportsFloat | typing.SupportsIndex,
     ) -> Tensor: ...

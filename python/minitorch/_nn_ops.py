@@ -33,6 +33,7 @@ __all__ = [
     "cosine_embedding_loss",
     "ctc_loss",
     "embedding",
+    "embedding_renorm_",
     "feature_dropout",
     "feature_dropout_",
     "grid_sampler",
@@ -225,6 +226,10 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     rows = weight.shape[0] if weight.dim() else 0
     pidx = padding_idx if 0 <= padding_idx < rows else None
     return _F.embedding(indices, weight, pidx, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+# renormalizes, in place, the rows of a table that the indices pick whose norm exceeds max_norm (a C++ op)
+embedding_renorm_ = _C._nn.embedding_renorm_
 
 
 def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
