@@ -264,6 +264,10 @@ class Tensor:
         """
         (min, max) of input, over everything or along dim, as return_types.aminmax.
         """
+    def apply_(self, callable):
+        """
+        self[i] = callable(self[i]) for every element, in place (CPU tensors, not requiring grad)
+        """
     @staticmethod
     def argwhere(*args, **kwargs):
         """
@@ -751,6 +755,14 @@ class Tensor:
     def lu_solve(*args, **kwargs):
         """
         torch.lu_solve(b, LU, pivots): linalg.lu_solve with PyTorch's older argument order.
+        """
+    def map2_(self, x, y, callable):
+        """
+        self[i] = callable(self[i], x[i], y[i]) with x and y broadcast to self's shape, in place
+        """
+    def map_(self, tensor, callable):
+        """
+        self[i] = callable(self[i], tensor[i]) with tensor broadcast to self's shape, in place
         """
     @staticmethod
     def matrix_exp(*args, **kwargs):

@@ -1727,3 +1727,49 @@ def dim_order(self, *, ambiguity_check=False):
 
 
 TENSOR_METHODS["dim_order"] = dim_order
+
+
+# ---- Tensor.apply_ / map_ / map2_: a Python callable over each element of a CPU tensor, in place (PyTorch's
+# element loop calls back into Python too, so a list round trip costs about what its loop does)
+def _python_loop(name, self, others, fn):
+    if self.requires_grad:
+        raise RuntimeError(
+            f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() instead."
+        )
+    if self.device.type != "cpu":
+        raise TypeError(f"{name} is only implemented on CPU tensors")
+    values = [t.expand(self.shape).reshape(-1).tolist() for t in (self, *others)]
+    results = [fn(*vs) for vs in zip(*values)] if values[0] else []
+    self.copy_(_creation.tensor(results, dtype=self.dtype).reshape(self.shape))
+    return self
+
+
+def _same_type(name, self, other, label):
+    if other.dtype != self.dtype:
+        raise TypeError(f"{name}: expected {self.type()} for {label} (got {other.type()})")
+
+
+@_argcheck.python_in_pytorch
+def apply_(self, callable):
+    """self[i] = callable(self[i]) for every element, in place (CPU tensors, not requiring grad)"""
+    if not builtins.callable(callable):
+        raise TypeError(f"'{type(callable).__name__}' object is not callable")
+    return _python_loop("apply_", self, (), callable)
+
+
+@_argcheck.python_in_pytorch
+def map_(self, tensor, callable):
+    """self[i] = callable(self[i], tensor[i]) with tensor broadcast to self's shape, in place"""
+    _same_type("map_", self, tensor, "'other'")
+    return _python_loop("map_", self, (tensor,), callable)
+
+
+@_argcheck.python_in_pytorch
+def map2_(self, x, y, callable):
+    """self[i] = callable(self[i], x[i], y[i]) with x and y broadcast to self's shape, in place"""
+    _same_type("map2_", self, x, "argument 'x'")
+    _same_type("map2_", self, y, "argument 'y'")
+    return _python_loop("map2_", self, (x, y), callable)
+
+
+TENSOR_METHODS.update(apply_=apply_, map_=map_, map2_=map2_)
