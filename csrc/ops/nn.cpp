@@ -4,7 +4,6 @@
 
 #include <cmath>
 
-#include "autograd/record.h"
 #include "core/FreshWrites.h"
 #include "core/Generator.h"
 #include "core/GradMode.h"
@@ -405,8 +404,9 @@ Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num
 
 const Tensor& embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_norm,
                                 double norm_type) {
-  // PyTorch's order: autograd's refusal of a leaf, then the kernel's checks of weight and the indices
-  autograd::check_inplace(weight);
+  // PyTorch's order: autograd's refusal of a leaf (of an in-place op), then the kernel's checks
+  MT_CHECK(!(GradMode::is_enabled() && weight.is_leaf_requiring_grad()),
+           "a leaf Variable that requires grad is being used in an in-place operation.");
   MT_CHECK(weight.dim() == 2, "Expected 2-dimensional tensor, but got ", weight.dim(),
            "-dimensional tensor for argument #1 'self' (while checking arguments for embedding_renorm_)");
   check_indices(indices, "embedding_renorm_", 2);
