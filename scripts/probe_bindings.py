@@ -3,8 +3,12 @@
 (and every Tensor method) that PyTorch also has with wrong-typed and out-of-range arguments, and reports the
 calls whose error is pybind11's ("Unable to cast Python instance", "incompatible function arguments") or a
 different exception type from PyTorch's (when torch is importable, e.g. /tmp/tv/bin/python with
-PYTHONPATH=python). usage: PYTHONPATH=python python scripts/probe_bindings.py"""
+PYTHONPATH=python). usage: PYTHONPATH=python python scripts/probe_bindings.py
+With --missing (torch importable) it lists instead the public callables of torch, torch.Tensor and the
+namespaces in NAMESPACES that minitorch lacks, less the families no user program calls (MACHINERY)."""
 
+import importlib
+import re
 import sys
 
 import minitorch
@@ -53,7 +57,65 @@ def names():
     return fns, meths
 
 
+# the namespaces compared by --missing, and the names left out there: quantization, the sparse-compressed
+# internals, the backends' own entry points (cuDNN, MIOpen, oneDNN, FBGEMM), TorchScript's IR and type classes,
+# legacy typed storages, and the typing helpers some modules re-export
+NAMESPACES = ("", "nn.functional", "linalg", "special", "fft", "nn.init", "nn.utils")
+MACHINERY = re.compile(
+    r"^(q_|quantize|quantized_|dequantize|int_repr|qscheme|empty_quantized|choose_qparams|fused_moving_avg"
+    r"|fbgemm_|cudnn_|miopen_|mkldnn_|to_mkldnn|ccol_indices_copy|row_indices_copy|resize_as_sparse_"
+    r"|sparse_resize|import_ir_module|parse_ir|parse_schema|parse_type_comment|merge_type_from_type_comment"
+    r"|unify_type_list|profiler_|.*Storage$|Script|Callable$|Literal$|ParamSpec$|TypeVar$|Tensor$)"
+)
+
+
+def _public_callables(mod):
+    out = set()
+    for n in dir(mod):
+        if n.startswith("_") or MACHINERY.match(n):
+            continue
+        if callable(getattr(mod, n, None)):
+            out.add(n)
+    return out
+
+
+def missing():
+    """{namespace: sorted names} of PyTorch's public callables minitorch has not (classes apart)."""
+    found = {}
+    for ns in NAMESPACES + ("Tensor",):
+        if ns == "Tensor":
+            theirs, ours = torch.Tensor, minitorch.Tensor
+        else:
+            theirs = importlib.import_module("torch" + ("." + ns if ns else ""))
+            ours = importlib.import_module("minitorch" + ("." + ns if ns else ""))
+        names = sorted(n for n in _public_callables(theirs) if not hasattr(ours, n))
+        found[ns or "torch"] = names
+    return found
+
+
+def report_missing():
+    total = 0
+    for ns, names in missing().items():
+        theirs = (
+            torch.Tensor
+            if ns == "Tensor"
+            else importlib.import_module("torch" if ns == "torch" else "torch." + ns)
+        )
+        classes = [n for n in names if isinstance(getattr(theirs, n), type)]
+        fns = [n for n in names if n not in classes]
+        total += len(fns)
+        print(f"{ns}: {len(fns)} functions: {' '.join(fns)}")
+        if classes:
+            print(f"{ns}: {len(classes)} classes: {' '.join(classes)}")
+    print(f"{total} functions missing")
+    return 0
+
+
 def main():
+    if "--missing" in sys.argv:
+        if torch is None:
+            sys.exit("--missing needs torch importable (e.g. /tmp/tv/bin/python with PYTHONPATH=python)")
+        return report_missing()
     fns, meths = names()
     leaks, mismatches, total = [], [], 0
     for method, group in ((False, fns), (True, meths)):

@@ -335,13 +335,12 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad
 // ---- embedding ----
 
 namespace {
-void check_indices(const Tensor& indices, const char* op) {
-  MT_CHECK(
-      indices.dtype() == ScalarType::Long || indices.dtype() == ScalarType::Int,
-      "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "
-      "got ",
-      error_type_name(indices.dtype(), indices.is_cuda()), " instead (while checking arguments for ", op,
-      ")");
+void check_indices(const Tensor& indices, const char* op, int argno = 1) {
+  MT_CHECK(indices.dtype() == ScalarType::Long || indices.dtype() == ScalarType::Int,
+           "Expected tensor for argument #", argno,
+           " 'indices' to have one of the following scalar types: Long, Int; but got ",
+           error_type_name(indices.dtype(), indices.is_cuda()), " instead (while checking arguments for ", op,
+           ")");
 }
 }  // namespace
 
@@ -405,11 +404,33 @@ Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num
 
 const Tensor& embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_norm,
                                 double norm_type) {
-  MT_CHECK(weight.dim() == 2, "'weight' must be 2-D");
-  check_indices(indices, "embedding_renorm_");
+  // PyTorch's order: autograd's refusal of a leaf (of an in-place op), then the kernel's checks
+  MT_CHECK(!(GradMode::is_enabled() && weight.is_leaf_requiring_grad()),
+           "a leaf Variable that requires grad is being used in an in-place operation.");
+  MT_CHECK(weight.dim() == 2, "Expected 2-dimensional tensor, but got ", weight.dim(),
+           "-dimensional tensor for argument #1 'self' (while checking arguments for embedding_renorm_)");
+  check_indices(indices, "embedding_renorm_", 2);
+  MT_CHECK_NOT_IMPLEMENTED(is_floating(weight.dtype()) || is_complex(weight.dtype()),
+                           "norm(): input dtype should be either floating point or complex. Got ",
+                           dtype_short_name(weight.dtype()), " instead.");
   NoGradGuard ng;  // F.embedding renormalizes the table in place, outside the graph
   if (indices.numel() == 0) return weight;
   Tensor idx = reshape(to(indices, ScalarType::Long, indices.device()), {-1});
+  const int64_t n = weight.sizes()[0];
+  if (idx.device().is_cpu()) {
+    // the CPU kernel selects each row: a negative index counts from the end, one outside is select()'s
+    // IndexError (PyTorch's CUDA kernel reads the rows unchecked)
+    Tensor h = contiguous(idx);
+    const int64_t* v = h.data<int64_t>();
+    Tensor wrapped = empty({h.numel()}, ScalarType::Long, h.device());
+    int64_t* w = wrapped.data<int64_t>();
+    for (int64_t k = 0; k < h.numel(); ++k) {
+      MT_CHECK_INDEX(v[k] >= -n && v[k] < n, "select(): index ", v[k], " out of range for tensor of size [",
+                     n, ", ", weight.sizes()[1], "] at dimension 0");
+      w[k] = v[k] < 0 ? v[k] + n : v[k];
+    }
+    idx = wrapped;
+  }
   Tensor rows = embedding_forward(weight, idx);
   ScalarType sd = stat_dtype(weight.dtype());
   Tensor rows_f = to(rows, sd, rows.device());

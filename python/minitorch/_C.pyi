@@ -264,6 +264,10 @@ class Tensor:
         """
         (min, max) of input, over everything or along dim, as return_types.aminmax.
         """
+    def apply_(self, callable):
+        """
+        self[i] = callable(self[i]) for every element, in place (CPU tensors, not requiring grad)
+        """
     @staticmethod
     def argwhere(*args, **kwargs):
         """
@@ -357,6 +361,11 @@ class Tensor:
         In-place clamp_min.
         """
     @staticmethod
+    def conj_physical_(*args, **kwargs):
+        """
+        self's values conjugated in place (a conjugate view keeps its flag: its values are conjugated too).
+        """
+    @staticmethod
     def copysign(*args, **kwargs):
         """
         |input| with the sign of other (float result).
@@ -447,6 +456,13 @@ class Tensor:
     def diff(*args, **kwargs):
         """
         n-th forward difference along `dim`, after concatenating `prepend` and `append` (logical xor for bool).
+        """
+    def dim_order(self, *, ambiguity_check=False):
+        """
+        The permutation of self's dims that lists them from the largest stride to the smallest (contiguous:
+            0, 1, ..., n-1; channels_last 4-D: 0, 2, 3, 1). ambiguity_check=True refuses a tensor whose strides
+            tie or that has a size-1 dim; a list of memory formats allows such a tensor when it is contiguous in
+            exactly one of them.
         """
     @staticmethod
     def dist(*args, **kwargs):
@@ -739,6 +755,14 @@ class Tensor:
     def lu_solve(*args, **kwargs):
         """
         torch.lu_solve(b, LU, pivots): linalg.lu_solve with PyTorch's older argument order.
+        """
+    def map2_(self, x, y, callable):
+        """
+        self[i] = callable(self[i], x[i], y[i]) with x and y broadcast to self's shape, in place
+        """
+    def map_(self, tensor, callable):
+        """
+        self[i] = callable(self[i], tensor[i]) with tensor broadcast to self's shape, in place
         """
     @staticmethod
     def matrix_exp(*args, **kwargs):
@@ -3861,8 +3885,8 @@ class _NnModule:
     ) -> Tensor: ...
     @staticmethod
     def embedding_renorm_(
-        weight: Tensor,
         input: Tensor,
+        indices: Tensor,
         max_norm: typing.SupportsFloat | typing.SupportsIndex,
         norm_type: typing.SupportsFloat | typing.SupportsIndex,
     ) -> Tensor: ...

@@ -102,6 +102,7 @@ globals().update({_n: _argcheck.translating(getattr(_nn_ops, _n), _n) for _n in 
 from minitorch.cuda import amp as _cuda_amp  # torch.cuda.amp, the shim over amp, sits above it
 from minitorch.nn.functional import (  # noqa: F401  (the torch-level names of these F functions)
     channel_shuffle,
+    conv_tbc,
     cosine_similarity,
     hardshrink,
     native_channel_shuffle,
@@ -127,15 +128,24 @@ from minitorch._generator import manual_seed  # noqa: F401  (returns the default
 from minitorch.amp import autocast  # noqa: F401
 from minitorch.nn.utils.parametrizations import _weight_norm, norm_except_dim  # noqa: F401
 from minitorch.amp.autocast_mode import (  # noqa: F401
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
     clear_autocast_cache,
+    get_autocast_cpu_dtype,
     get_autocast_dtype,
+    get_autocast_gpu_dtype,
     is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
     is_autocast_enabled,
     set_autocast_cache_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
     set_autocast_dtype,
     set_autocast_enabled,
+    set_autocast_gpu_dtype,
 )
 from minitorch import optim  # noqa: F401
+from minitorch._symbolic import sym_float, sym_int, sym_ite, sym_max, sym_min, sym_not, sym_sqrt, sym_sum  # noqa: F401
 from minitorch import distributions, linalg, multiprocessing, return_types, signal, special  # noqa: F401  (multiprocessing registers tensor reductions)
 from minitorch.distributions._sampling import (  # noqa: F401  (the samplers PyTorch has as ops)
     binomial,

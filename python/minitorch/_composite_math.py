@@ -2296,7 +2296,14 @@ def cumprod_(self, dim, *, dtype=None):
     return _cum_inplace(self, _C.cumprod, dim, dtype)
 
 
-for _fn in (lerp_, addmm_, clamp_min_, clamp_max_, cumsum_, cumprod_):
+def conj_physical_(self):
+    """self's values conjugated in place (a conjugate view keeps its flag: its values are conjugated too)."""
+    if not self.is_complex() and not self.requires_grad:
+        return self  # (PyTorch's real conj_physical_ writes nothing either)
+    return _store(self, _C.conj_physical(_unwritten(self)))
+
+
+for _fn in (lerp_, addmm_, clamp_min_, clamp_max_, cumsum_, cumprod_, conj_physical_):
     TENSOR_METHODS[_fn.__name__] = _fn
 
 

@@ -1663,3 +1663,115 @@ TENSOR_METHODS.update(
         ]
     }
 )
+
+
+# ---- Tensor.dim_order: the dims from outermost to innermost in memory (PyTorch's torch/_tensor.py and the
+# stride sort of its _prims_common, which this follows so ties and size-1 dims order as there)
+def _stride_sort_swap(t, a, b):
+    """1: dim a lies inside dim b in memory, -1: outside, 0: no stride tells them apart"""
+    sa, sb = t.stride(a), t.stride(b)
+    if sa == 0 or sb == 0:
+        return 0
+
+    def ge(x, y):
+        return True if y == 0 else False if x == 0 else (x >= y or x % y == 0)
+
+    if sa == sb:
+        return 0 if ge(t.shape[b], t.shape[a]) else 1
+    if ge(sb, sa):
+        return -1
+    return 1 if ge(sa, sb) else 0
+
+
+@_argcheck.python_in_pytorch  # (torch/_tensor.py: no parser in front of it, its own TypeError)
+def dim_order(self, *, ambiguity_check=False):
+    """The permutation of self's dims that lists them from the largest stride to the smallest (contiguous:
+    0, 1, ..., n-1; channels_last 4-D: 0, 2, 3, 1). ambiguity_check=True refuses a tensor whose strides
+    tie or that has a size-1 dim; a list of memory formats allows such a tensor when it is contiguous in
+    exactly one of them."""
+    if not isinstance(ambiguity_check, (bool, list)) or (
+        isinstance(ambiguity_check, list)
+        and not builtins.all(isinstance(f, _C.memory_format) for f in ambiguity_check)
+    ):
+        raise TypeError("The ambiguity_check argument must be a bool or a list of memory formats.")
+    formats = ambiguity_check if isinstance(ambiguity_check, list) else []
+    check = ambiguity_check if isinstance(ambiguity_check, bool) else True
+    strides = self.stride()
+    several = builtins.any(a == b for a, b in zip(strides, strides[1:])) or 1 in tuple(self.shape)
+    if check and several and builtins.sum(bool(self.is_contiguous(memory_format=f)) for f in formats) != 1:
+        raise RuntimeError(
+            "The tensor does not have unique dim order, or cannot map to exact one of the given memory formats."
+        )
+    n = self.dim()
+    if n < 2:
+        return tuple(range(n))
+    contiguous = self.is_contiguous()
+    channels_last = n == 4 and self.is_contiguous(memory_format=_C.channels_last)  # (4-D only, as there)
+    if contiguous and not channels_last:
+        return tuple(range(n))
+    if channels_last and not contiguous:
+        return (0, *range(2, n), 1)
+    perm = list(reversed(range(n)))  # sorted back to front (innermost first), then reversed
+    for i in range(1, n):
+        d1 = i
+        for d0 in reversed(range(i)):
+            c = _stride_sort_swap(self, perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    if ambiguity_check and builtins.any(
+        _stride_sort_swap(self, perm[i], perm[i + 1]) != -1 for i in range(n - 1)
+    ):
+        raise RuntimeError("The tensor does not have unique dim order.")
+    return tuple(reversed(perm))
+
+
+TENSOR_METHODS["dim_order"] = dim_order
+
+
+# ---- Tensor.apply_ / map_ / map2_: a Python callable over each element of a CPU tensor, in place (PyTorch's
+# element loop calls back into Python too, so a list round trip costs about what its loop does)
+def _python_loop(name, self, others, fn):
+    if self.requires_grad:
+        raise RuntimeError(
+            f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() instead."
+        )
+    if self.device.type != "cpu":
+        raise TypeError(f"{name} is only implemented on CPU tensors")
+    values = [t.expand(self.shape).reshape(-1).tolist() for t in (self, *others)]
+    results = [fn(*vs) for vs in zip(*values)] if values[0] else []
+    self.copy_(_creation.tensor(results, dtype=self.dtype).reshape(self.shape))
+    return self
+
+
+def _same_type(name, self, other, label):
+    if other.dtype != self.dtype:
+        raise TypeError(f"{name}: expected {self.type()} for {label} (got {other.type()})")
+
+
+@_argcheck.python_in_pytorch
+def apply_(self, callable):
+    """self[i] = callable(self[i]) for every element, in place (CPU tensors, not requiring grad)"""
+    if not builtins.callable(callable):
+        raise TypeError(f"'{type(callable).__name__}' object is not callable")
+    return _python_loop("apply_", self, (), callable)
+
+
+@_argcheck.python_in_pytorch
+def map_(self, tensor, callable):
+    """self[i] = callable(self[i], tensor[i]) with tensor broadcast to self's shape, in place"""
+    _same_type("map_", self, tensor, "'other'")
+    return _python_loop("map_", self, (tensor,), callable)
+
+
+@_argcheck.python_in_pytorch
+def map2_(self, x, y, callable):
+    """self[i] = callable(self[i], x[i], y[i]) with x and y broadcast to self's shape, in place"""
+    _same_type("map2_", self, x, "argument 'x'")
+    _same_type("map2_", self, y, "argument 'y'")
+    return _python_loop("map2_", self, (x, y), callable)
+
+
+TENSOR_METHODS.update(apply_=apply_, map_=map_, map2_=map2_)

@@ -8,14 +8,18 @@ from minitorch import _C, _argcheck
 from minitorch._out import write_out
 
 # the in-place names PyTorch spells at torch level too (the elementwise table's come from csrc/ops/ops.schema,
-# bound in C++); each is a Tensor method, bound in C++ or composed in _composite_math
+# bound in C++), and get_device; each is a Tensor method, bound in C++ or composed in _composite_math
 _INPLACE = [
+    "as_strided_",
     "clamp_",
+    "conj_physical_",
     "clip_",
     "detach_",
     "fill_",
+    "get_device",
     "index_put_",
     "rad2deg_",
+    "resize_as_",
     "zero_",
     "clamp_min_",
     "clamp_max_",
@@ -23,9 +27,19 @@ _INPLACE = [
 __all__ = ["detach", "fill"]
 
 
+# the ones of self alone, whose extra argument PyTorch refuses in Python's words for its fixed arity
+_SELF_ONLY = ("conj_physical_", "get_device")
+
+
 def _make_inplace(name):
-    def fn(input, *args, **kwargs):
-        return getattr(input, name)(*args, **kwargs)
+    if name in _SELF_ONLY:
+
+        def fn(input):
+            return getattr(input, name)()
+    else:
+
+        def fn(input, *args, **kwargs):
+            return getattr(input, name)(*args, **kwargs)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"{name}(input, ...) -> Tensor: torch's spelling of Tensor.{name}, in place on input."

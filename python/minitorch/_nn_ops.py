@@ -17,6 +17,7 @@ from minitorch.nn.functional._sampling import _check as _sampling_check
 from minitorch.nn.functional._sampling import affine_grid_generator as _affine_grid_generator
 from minitorch.nn.functional._sampling import grid_sampler
 from minitorch.nn.functional._utils import _floating
+from minitorch.nn.modules.rnn import _functional as _rnn_functional
 from minitorch.nn.modules.rnn import _gru_cell, _lstm_cell, _rnn_cell
 
 # the functions defined below; _reuse and _reuse_dropout add the ones they make
@@ -32,17 +33,20 @@ __all__ = [
     "cosine_embedding_loss",
     "ctc_loss",
     "embedding",
+    "embedding_renorm_",
     "feature_dropout",
     "feature_dropout_",
     "grid_sampler",
     "grid_sampler_2d",
     "grid_sampler_3d",
     "group_norm",
+    "gru",
     "gru_cell",
     "hinge_embedding_loss",
     "instance_norm",
     "kl_div",
     "layer_norm",
+    "lstm",
     "lstm_cell",
     "margin_ranking_loss",
     "max_pool1d",
@@ -54,7 +58,9 @@ __all__ = [
     "native_group_norm",
     "native_layer_norm",
     "poisson_nll_loss",
+    "rnn_relu",
     "rnn_relu_cell",
+    "rnn_tanh",
     "rnn_tanh_cell",
     "rrelu",
     "rrelu_",
@@ -220,6 +226,10 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     rows = weight.shape[0] if weight.dim() else 0
     pidx = padding_idx if 0 <= padding_idx < rows else None
     return _F.embedding(indices, weight, pidx, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+# renormalizes, in place, the rows of a table that the indices pick whose norm exceeds max_norm (a C++ op)
+embedding_renorm_ = _C._nn.embedding_renorm_
 
 
 def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
@@ -563,6 +573,82 @@ def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """relu(input w_ih^T + b_ih + hx w_hh^T + b_hh)."""
     return _rnn_cell(_F.linear(input, w_ih, b_ih), hx, w_hh, b_hh, True)
+
+
+# ---- whole recurrent layers (torch.lstm & co.: what nn.LSTM & co. call in PyTorch), padded or packed
+_LAYERS = "Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional"
+_PACKED = "Tensor data, Tensor batch_sizes, {} hx, " + _LAYERS
+_PADDED = "Tensor input, {} hx, " + _LAYERS + ", bool batch_first"
+_PACKED_NAMES = (
+    "data",
+    "batch_sizes",
+    "hx",
+    "params",
+    "has_biases",
+    "num_layers",
+    "dropout",
+    "train",
+    "bidirectional",
+)
+_PADDED_NAMES = (
+    "input",
+    "hx",
+    "params",
+    "has_biases",
+    "num_layers",
+    "dropout",
+    "train",
+    "bidirectional",
+    "batch_first",
+)
+
+
+def _rnn_layers(mode, args, kwargs):
+    """the parsed call of either overload (the parser has taken it): packed where the batch sizes are given,
+    which the tensor after the input is for lstm (a padded call's hx is a tuple) and the third argument for
+    the others (a padded call's params)"""
+    at = 1 if mode == "LSTM" else 2
+    packed = (
+        "batch_sizes" in kwargs or "data" in kwargs or (len(args) > at and isinstance(args[at], _C.Tensor))
+    )
+    v = dict(zip(_PACKED_NAMES if packed else _PADDED_NAMES, args), **kwargs)
+    return _rnn_functional(
+        mode,
+        v["data" if packed else "input"],
+        v.get("batch_sizes"),
+        v["hx"],
+        v["params"],
+        v["has_biases"],
+        v["num_layers"],
+        v["dropout"],
+        v["train"],
+        v["bidirectional"],
+        v.get("batch_first", False),
+    )
+
+
+@_argcheck.parses(_PACKED.format("Tensor[]"), _PADDED.format("Tensor[]"), name="lstm")
+def lstm(*args, **kwargs):
+    """(output, h_n, c_n) of a multi-layer LSTM; gates i, f, g, o as nn.LSTM."""
+    return _rnn_layers("LSTM", args, kwargs)
+
+
+@_argcheck.parses(_PACKED.format("Tensor"), _PADDED.format("Tensor"), name="gru")
+def gru(*args, **kwargs):
+    """(output, h_n) of a multi-layer GRU; gates r, z, n as nn.GRU."""
+    return _rnn_layers("GRU", args, kwargs)
+
+
+@_argcheck.parses(_PACKED.format("Tensor"), _PADDED.format("Tensor"), name="rnn_tanh")
+def rnn_tanh(*args, **kwargs):
+    """(output, h_n) of a multi-layer Elman RNN with tanh."""
+    return _rnn_layers("RNN_TANH", args, kwargs)
+
+
+@_argcheck.parses(_PACKED.format("Tensor"), _PADDED.format("Tensor"), name="rnn_relu")
+def rnn_relu(*args, **kwargs):
+    """(output, h_n) of a multi-layer Elman RNN with relu."""
+    return _rnn_layers("RNN_RELU", args, kwargs)
 
 
 _GRID_SAMPLER = "Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners"

@@ -6,7 +6,15 @@ import warnings
 
 import numpy as np
 import pytest
-from utils import FLOAT_DTYPES, TOL, assert_matches, make_array, rerun_in_child, to_np
+from utils import (
+    FLOAT_DTYPES,
+    TOL,
+    assert_matches,
+    cases_here_and_in_pytorch,
+    make_array,
+    rerun_in_child,
+    to_np,
+)
 
 import minitorch
 from minitorch.autograd import gradcheck, gradgradcheck
@@ -941,3 +949,58 @@ def test_empty_table_and_empty_group_norm_as_pytorch():
             str(e.value)
             == f"\"GroupNormKernelImpl\" not implemented for '{'Long' if dt == minitorch.int64 else 'Bool'}'"
         )
+
+
+_RENORM = r"""
+def cases(torch):
+    def run(f):
+        try:
+            return f().tolist()
+        except Exception as e:
+            return [type(e).__name__, str(e)]
+    W = [[3.0, 4.0, 0.0], [0.1, 0.2, 0.2], [1.0, 2.0, 2.0], [0.0, 0.0, 5.0], [6.0, 8.0, 0.0]]
+    out = []
+    for dt in (torch.float32, torch.float64):
+        w = torch.tensor(W, dtype=dt)
+        r = torch.embedding_renorm_(w, torch.tensor([0, 2, 2, -1]), 1.5, 2.0)  # (negative: from the end)
+        out.append([r is w, str(w.dtype), w.tolist()])
+        w = torch.tensor(W, dtype=dt)
+        torch.embedding_renorm_(w, torch.tensor([[1, 3]], dtype=torch.int32), 0.5, 1.0)
+        out.append(w.tolist())
+    w = torch.tensor(W).t().contiguous().t()
+    torch.embedding_renorm_(w, torch.tensor([4]), 2.0, 2.0)
+    out.append(w.tolist())
+    w = torch.tensor(W)
+    torch.embedding_renorm_(w, torch.tensor([], dtype=torch.int64), 2.0, 2.0)
+    out.append(w.tolist())
+    for f in (
+        lambda: torch.embedding_renorm_(torch.ones(5, requires_grad=True), torch.tensor([1.0]), 1.0, 2.0),
+        lambda: torch.embedding_renorm_(torch.ones(5), torch.tensor([1.0]), 1.0, 2.0),
+        lambda: torch.embedding_renorm_(torch.ones(5, 3), torch.tensor([1.0]), 1.0, 2.0),
+        lambda: torch.embedding_renorm_(torch.ones(5, 3), torch.tensor([[1, -6]]), 1.0, 2.0),
+        lambda: torch.embedding_renorm_(torch.ones(5, 3), torch.tensor([5]), 1.0, 2.0),
+        lambda: torch.embedding_renorm_(torch.ones(5, 3).int(), torch.tensor([1, 2]), 1.0, 2.0),
+        lambda: torch.embedding_renorm_(torch.ones(5, 3), torch.tensor([1]), None, 2.0),
+        lambda: torch.embedding_renorm_(torch.ones(5, 3, requires_grad=True), torch.tensor([1]), 1.0, 2.0),
+    ):
+        out.append(run(f))
+    w = torch.tensor(W, requires_grad=True)
+    e = torch.nn.functional.embedding(torch.tensor([0, 4]), w, max_norm=1.0)
+    out.append([e.tolist(), w.tolist()])
+    return out
+"""
+
+
+def _close(a, b):
+    """equal structure and exact non-floats; floats within float32's rounding (its scale is computed in double
+    here, in float there: an ulp apart)"""
+    if isinstance(b, float):
+        return isinstance(a, float) and abs(a - b) <= 2e-7 * max(abs(b), 1.0)
+    if isinstance(b, list):
+        return isinstance(a, list) and len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def test_torch_embedding_renorm_as_pytorch():
+    ours, theirs = cases_here_and_in_pytorch(_RENORM, [("torch", minitorch)])
+    assert _close(ours, theirs), (ours, theirs)

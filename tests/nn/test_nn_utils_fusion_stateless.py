@@ -1,6 +1,6 @@
 """nn.utils.fusion (a BatchNorm folded into the convolution / linear layer before it: same output in eval
-mode) and nn.utils.stateless.functional_call (a module run with some tensors swapped in for one call), with
-PyTorch's errors."""
+mode), nn.utils.stateless.functional_call (a module run with some tensors swapped in for one call), with
+PyTorch's errors, and nn.utils.convert_conv2d/3d_weight_memory_format (against PyTorch)."""
 
 import warnings
 
@@ -16,6 +16,7 @@ from minitorch.nn.utils import (
     fuse_linear_bn_weights,
 )
 from minitorch.nn.utils.stateless import functional_call
+from tests.utils import cases_here_and_in_pytorch
 
 
 def npy(t):
@@ -240,3 +241,28 @@ def test_functional_call_warns_deprecated():
         FutureWarning, match="^`torch.nn.utils.stateless.functional_call` is deprecated as of PyTorch 2.0"
     ):
         functional_call(nn.Linear(1, 1), {}, minitorch.zeros(1, 1))
+
+
+_MEMORY_FORMAT = r"""
+def cases(torch):
+    nn = torch.nn
+    m = nn.Sequential(nn.Conv2d(3, 4, 3), nn.Sequential(nn.ConvTranspose2d(4, 2, 2), nn.Conv3d(2, 2, 1)), nn.Linear(2, 2))
+    w0 = m[0].weight
+    before = [p.detach().clone().tolist() for p in m.parameters()]
+    r = torch.nn.utils.convert_conv2d_weight_memory_format(m, torch.channels_last)
+    out = [r is m, m[0].weight is w0, [list(p.stride()) for p in m.parameters()],
+           [p.detach().tolist() for p in m.parameters()] == before,
+           m[0].weight.is_contiguous(memory_format=torch.channels_last)]
+    torch.nn.utils.convert_conv3d_weight_memory_format(m, torch.channels_last_3d)
+    out.append([list(p.stride()) for p in m.parameters()])
+    torch.nn.utils.convert_conv2d_weight_memory_format(m, torch.contiguous_format)
+    out.append([list(p.stride()) for p in m.parameters()])
+    out.append([p.requires_grad for p in m.parameters()])
+    return out
+"""
+
+
+def test_convert_conv_weight_memory_format_as_pytorch():
+    # the weights keep their Parameter objects and values; only the (transposed) convolutions' layouts change
+    ours, theirs = cases_here_and_in_pytorch(_MEMORY_FORMAT, [("torch", minitorch)])
+    assert ours == theirs

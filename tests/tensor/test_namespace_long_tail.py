@@ -1,6 +1,7 @@
 """The long tail of torch-level and Tensor spellings: the *_copy forms of view ops, unsafe splits, torch.range,
-vander, chain_matmul, Tensor.as_subclass, Tensor.igamma/igammac, Tensor.hardshrink/prelu (against NumPy and
-PyTorch's results and errors)."""
+vander, chain_matmul, Tensor.as_subclass, Tensor.igamma/igammac, Tensor.hardshrink/prelu, torch-level in-place
+spellings, nn.init's old names, torch.sym_*, the per-device autocast getters and setters, Tensor.apply_, map_
+and map2_ (against NumPy and PyTorch's results and errors)."""
 
 import warnings
 
@@ -471,4 +472,160 @@ def test_per_call_fast_paths_refuse_as_pytorch():
     """the functions whose checks run inline (no translating wrapper) or behind the parser's fast test refuse
     what PyTorch refuses, in its words, and take what it takes"""
     ours, theirs = cases_here_and_in_pytorch(_REFUSALS, [("torch", minitorch)])
+    assert ours == theirs
+
+
+_INPLACE_SPELLINGS = r"""
+def cases(torch):
+    import warnings
+    run = runner(lambda r: r)
+    out = []
+    x = torch.arange(6.0)
+    r = torch.as_strided_(x, (2, 2), (1, 2), 1)
+    out.append([r is x, x.tolist(), list(x.stride()), x.storage_offset()])
+    a, b = torch.zeros(2, 3), torch.ones(4, 5, dtype=torch.float64)
+    r = torch.resize_as_(a, b)
+    out.append([r is a, list(a.shape), str(a.dtype)])
+    for dt in (torch.complex64, torch.complex128):
+        c = torch.tensor([1 + 2j, -3j, 0.5], dtype=dt)[::2]  # (strided)
+        r = torch.conj_physical_(c)
+        out.append([r is c, str(c.tolist()), str(c.dtype)])
+    e = torch.zeros(0, dtype=torch.complex64)
+    out.append(e.conj_physical_().tolist())
+    i = torch.arange(3)
+    out.append([i.conj_physical_() is i, i.tolist()])
+    g = torch.tensor([1 + 1j, 2 - 1j], requires_grad=True)
+    h = g * 1
+    h.conj_physical_()
+    (h * torch.tensor([2 + 1j, 1 - 3j])).real.sum().backward()
+    out.append(str(g.grad.tolist()))
+    out.append(run(lambda: torch.tensor([1.0], requires_grad=True).conj_physical_()))
+    out.append(run(lambda: torch.tensor([1j], requires_grad=True).conj_physical_()))
+    out.append(run(lambda: torch.get_device(3)))
+    out.append(run(lambda: torch.conj_physical_(2)))
+    out.append(run(lambda: torch.conj_physical_(torch.ones(1), 1)))
+    out.append(torch.get_device(torch.ones(2)))
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        t = torch.empty(3, 4)
+        r = torch.nn.init.constant(t, 2.5)
+        torch.nn.init.eye(t)
+        out.append([r is t, t.tolist(), [str(m.message) for m in w], [m.category.__name__ for m in w]])
+    out.append(run(lambda: torch.nn.init.sparse_(torch.empty(3), 0.5)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        out.append(run(lambda: torch.nn.init.sparse(torch.empty(2, 3, 4), 0.5)))
+    return out
+"""
+
+
+def test_inplace_spellings_init_aliases_and_get_device_as_pytorch():
+    ours, theirs = cases_here_and_in_pytorch(_INPLACE_SPELLINGS, [("torch", minitorch)])
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("sparsity,rows", [(0.5, 6), (0.1, 10), (0.0, 3), (1.0, 4)])
+def test_init_sparse_zeros_per_column(sparsity, rows):
+    # the draws are the generator's: what PyTorch's sparse_ fixes is how many of each column are zeroed
+    t = minitorch.empty(rows, 200, dtype=minitorch.float64)
+    assert minitorch.nn.init.sparse_(t, sparsity, std=2.0) is t
+    a = t.numpy()
+    zeros = (a == 0).sum(0)
+    assert (zeros == int(np.ceil(sparsity * rows))).all()
+    if sparsity < 1:
+        assert abs(a[a != 0].std() - 2.0) < 0.25
+
+
+_SYM_AND_AUTOCAST = r"""
+def cases(torch):
+    import warnings
+    import numpy as np
+    def run(f):
+        try:
+            r = f()
+            return [type(r).__name__, repr(r)]
+        except Exception as e:
+            return [type(e).__name__, str(e)]
+    out = [run(f) for f in (
+        lambda: torch.sym_int(3.7), lambda: torch.sym_int(-3.7), lambda: torch.sym_int("5"),
+        lambda: torch.sym_float(3), lambda: torch.sym_max(2, 3), lambda: torch.sym_max(2, 3.0),
+        lambda: torch.sym_min(2.5, 1), lambda: torch.sym_max(np.int64(4), 2), lambda: torch.sym_max("a", 2),
+        lambda: torch.sym_min(1, None), lambda: torch.sym_not(0), lambda: torch.sym_not([1]),
+        lambda: torch.sym_sqrt(16), lambda: torch.sym_sqrt(-1), lambda: torch.sym_ite(True, 1, 2),
+        lambda: torch.sym_ite(False, 1, 2), lambda: torch.sym_ite(1, 1, 2), lambda: torch.sym_ite(True, 1, 2.0),
+        lambda: torch.sym_sum([1, 2, 3]), lambda: torch.sym_sum(1, 2.5), lambda: torch.sym_sum([]),
+        lambda: torch.sym_int(torch.tensor(2.5)), lambda: torch.sym_float(torch.tensor(2)),
+    )]
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        out.append([torch.is_autocast_cpu_enabled(), str(torch.get_autocast_cpu_dtype()),
+                    str(torch.get_autocast_gpu_dtype())])
+        torch.set_autocast_cpu_dtype(torch.float16)
+        out.append(str(torch.get_autocast_dtype("cpu")))
+        torch.set_autocast_cpu_dtype(torch.bfloat16)
+        torch.set_autocast_gpu_dtype(torch.bfloat16)
+        out.append(str(torch.get_autocast_dtype("cuda")))
+        torch.set_autocast_gpu_dtype(torch.float16)
+        torch.set_autocast_cpu_enabled(True)
+        out.append(torch.is_autocast_enabled("cpu"))
+        torch.set_autocast_cpu_enabled(False)
+        # PyTorch's C++ warnings add where they were raised; the text before that, category and caller match
+        out.append([str(m.message).split(" (Triggered")[0] for m in w])
+        out.append([m.category.__name__ for m in w])
+        out.append([m.filename == "<string>" for m in w])
+    out.append([torch.autocast_increment_nesting(), torch.autocast_increment_nesting(),
+                torch.autocast_decrement_nesting(), torch.autocast_decrement_nesting()])
+    with torch.autocast("cpu"):
+        out.append([torch.autocast_increment_nesting(), torch.autocast_decrement_nesting()])
+    return out
+"""
+
+
+def test_sym_functions_and_legacy_autocast_spellings_as_pytorch():
+    ours, theirs = cases_here_and_in_pytorch(_SYM_AND_AUTOCAST, [("torch", minitorch)])
+    assert ours == theirs
+
+
+_PYTHON_LOOPS = r"""
+def cases(torch):
+    def t(f):
+        try:
+            r = f()
+            return [str(r.dtype), r.tolist() if not r.is_complex() else str(r.tolist())]
+        except Exception as e:
+            return [type(e).__name__, str(e)[:200]]
+    x = torch.tensor([1.5, 2.5, -3.0])
+    out = [t(f) for f in (
+        lambda: x.clone().apply_(lambda v: v * 2),
+        lambda: x.clone().apply_(lambda v: type(v).__name__ == "float" and 1),
+        lambda: torch.tensor([1, 2, 3]).apply_(lambda v: v / 2),
+        lambda: torch.tensor([True, False]).apply_(lambda v: not v),
+        lambda: x.clone().requires_grad_().apply_(lambda v: v),
+        lambda: (x.clone().requires_grad_() * 1).apply_(lambda v: v),
+        lambda: x.clone().apply_(3),
+        lambda: x[::2].clone().apply_(lambda v: v + 1),
+        lambda: x.clone().map_(torch.tensor([1.0, 2.0, 3.0]), lambda a, b: a * b),
+        lambda: torch.zeros(2, 3).map_(torch.tensor([1.0, 2.0, 3.0]), lambda a, b: a + b),
+        lambda: torch.zeros(3).map_(torch.ones(3, dtype=torch.int64), lambda a, b: a + b),
+        lambda: torch.zeros(3).map2_(torch.ones(3), torch.arange(3.0), lambda a, b, c: a + b * c),
+        lambda: torch.zeros(3).map2_(torch.ones(3), torch.arange(3), lambda a, b, c: a + b * c),
+        lambda: torch.zeros(3).map2_(torch.ones(3).int(), torch.arange(3.0), lambda a, b, c: a + b * c),
+        lambda: torch.tensor([1 + 1j]).apply_(lambda v: v * 2),
+        lambda: torch.zeros(2, dtype=torch.float16).apply_(lambda v: 1.3),
+        lambda: torch.zeros(0, 2).apply_(lambda v: 1.0),
+        lambda: torch.tensor(2.0).apply_(lambda v: v + 1),
+        lambda: torch.tensor([2**40 + 1]).apply_(lambda v: v + 1),
+    )]
+    y = torch.zeros(3, 2)
+    y.t().apply_(lambda v: 1.0)  # (through a view: the base sees the writes)
+    out.append(y.tolist())
+    z = torch.arange(6.0).reshape(2, 3)
+    z.t().apply_(lambda v: v * 10)
+    out.append(z.tolist())
+    return out
+"""
+
+
+def test_apply_map_map2_as_pytorch():
+    ours, theirs = cases_here_and_in_pytorch(_PYTHON_LOOPS, [("torch", minitorch)])
     assert ours == theirs

@@ -503,3 +503,37 @@ def test_empty_strided_errors(call, exc, words):
     with pytest.raises(exc) as e:
         call(torch.zeros(2))
     assert words in str(e.value)
+
+
+_DIM_ORDER = r"""
+def cases(torch):
+    def run(f):
+        try:
+            return list(f())
+        except Exception as e:
+            return [type(e).__name__, str(e)]
+    x = torch.zeros(2, 3, 4, 5)
+    tensors = [
+        x, x.permute(0, 2, 3, 1), x.contiguous(memory_format=torch.channels_last), x[:, :, :1].expand(2, 3, 4, 5),
+        torch.tensor(1.0), torch.zeros(5), torch.zeros(2, 1, 4), torch.zeros(2, 1, 4).transpose(0, 1),
+        x.transpose(1, 3), torch.zeros(3, 3)[::2, ::2], torch.zeros(4, 4).t(),
+        torch.zeros(2, 3, 4, 5, 6).contiguous(memory_format=torch.channels_last_3d), torch.zeros(0, 3),
+        torch.zeros(3, 4)[:, 1:3], torch.zeros(2, 2, 2).permute(2, 0, 1), torch.zeros(1, 4, 1, 1),
+        torch.zeros(2, 3, 1, 1).contiguous(memory_format=torch.channels_last),
+    ]
+    out = []
+    for t in tensors:
+        out.append(run(lambda: t.dim_order()))
+        out.append(run(lambda: t.dim_order(ambiguity_check=True)))
+        out.append(run(lambda: t.dim_order(ambiguity_check=[torch.contiguous_format, torch.channels_last])))
+    out.append(run(lambda: x.dim_order(ambiguity_check=3)))
+    out.append(run(lambda: x.dim_order(ambiguity_check=[3])))
+    out.append(run(lambda: x.dim_order(ambiguity_check=(torch.channels_last,))))
+    return out
+"""
+
+
+def test_dim_order_as_pytorch():
+    # strides that tie, size-1 dims, broadcast (stride 0) dims and the channels-last layouts, with the checks
+    ours, theirs = cases_here_and_in_pytorch(_DIM_ORDER, [("torch", torch)])
+    assert ours == theirs

@@ -103,3 +103,52 @@ def is_autocast_cache_enabled():
 
 def set_autocast_cache_enabled(enabled):
     _C._set_autocast_cache_enabled(enabled)
+
+
+# ---- PyTorch's older per-device spellings (torch.is_autocast_cpu_enabled() & co.), deprecated there with a
+# DeprecationWarning naming the device-typed form; the nesting counter autocast regions keep is public too
+def _legacy(old, new):
+    warnings.warn(
+        f"torch.{old} is deprecated. Please use torch.{new} instead.", DeprecationWarning, stacklevel=3
+    )
+
+
+def is_autocast_cpu_enabled():
+    _legacy("is_autocast_cpu_enabled()", "is_autocast_enabled('cpu')")
+    return _C._is_autocast_enabled("cpu")
+
+
+def set_autocast_cpu_enabled(enabled):
+    _legacy("set_autocast_cpu_enabled(enabled)", "set_autocast_enabled('cpu', enabled)")
+    _C._set_autocast_enabled("cpu", enabled)
+
+
+def get_autocast_cpu_dtype():
+    _legacy("get_autocast_cpu_dtype()", "get_autocast_dtype('cpu')")
+    return _C._get_autocast_dtype("cpu")
+
+
+def set_autocast_cpu_dtype(dtype):
+    _legacy("set_autocast_cpu_dtype(dtype)", "set_autocast_dtype('cpu', dtype)")
+    _C._set_autocast_dtype("cpu", dtype)
+
+
+def get_autocast_gpu_dtype():
+    _legacy("get_autocast_gpu_dtype()", "get_autocast_dtype('cuda')")
+    return _C._get_autocast_dtype("cuda")
+
+
+def set_autocast_gpu_dtype(dtype):
+    _legacy("set_autocast_gpu_dtype(dtype)", "set_autocast_dtype('cuda', dtype)")
+    _C._set_autocast_dtype("cuda", dtype)
+
+
+def autocast_increment_nesting():
+    """the autocast regions' depth, one more (what entering a region does); returns the new depth"""
+    return _C._autocast_increment_nesting()
+
+
+def autocast_decrement_nesting():
+    """the autocast regions' depth, one less; returns the new depth (at 0 a region's exit clears the cast
+    cache)"""
+    return _C._autocast_decrement_nesting()

@@ -16,6 +16,7 @@ __all__ = [
     "normal_",
     "ones_",
     "orthogonal_",
+    "sparse_",
     "trunc_normal_",
     "uniform_",
     "xavier_normal_",
@@ -199,3 +200,50 @@ def orthogonal_(tensor, gain=1, generator=None):
     with _no_grad():
         tensor.copy_(_C.from_numpy(np.ascontiguousarray(q * gain)).reshape(tensor.shape))
     return tensor
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """A 2-D tensor drawn from N(0, std) with ceil(sparsity * rows) entries of each column zeroed, the rows
+    chosen by a fresh permutation per column (PyTorch's randperm there takes the default generator)."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    if tensor.is_meta:
+        return tensor
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with _no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):
+            tensor[_C.randperm(rows)[:num_zeros], col] = 0
+    return tensor
+
+
+def _deprecated(new):
+    """PyTorch's old spelling of an initializer without the trailing underscore: the same call, with its
+    FutureWarning."""
+    old = new.__name__[:-1]
+
+    def fn(*args, **kwargs):
+        warnings.warn(
+            f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new.__name__}`.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return new(*args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = old
+    fn.__doc__ = f"{old}(...): deprecated, nn.init.{new.__name__} with a FutureWarning."
+    return fn
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

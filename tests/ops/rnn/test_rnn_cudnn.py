@@ -146,6 +146,12 @@ def fake_input(device, dtype=minitorch.float32, is_cuda=True, numel=6):
     return types.SimpleNamespace(is_cuda=is_cuda, dtype=dtype, device=device, numel=lambda: numel)
 
 
+def _use_cudnn(m, x, h0, c0):
+    """rnn_mod._use_cudnn for module m's call (the function takes the layers' settings one by one)"""
+    w = m._flat_weights
+    return rnn_mod._use_cudnn(m.mode, x, h0, c0, w, m.proj_size > 0, m.dropout, m.training, m.num_layers)
+
+
 def test_choice_logic(monkeypatch):
     m = nn.LSTM(3, 4, num_layers=2)  # CPU weights; the fake input claims CUDA on the weights' device
     dev = m.weight_ih_l0.device
@@ -155,33 +161,33 @@ def test_choice_logic(monkeypatch):
     monkeypatch.setattr(rnn_mod, "cudnn_rnn_enabled", True)
     monkeypatch.setattr(rnn_mod, "onednn_rnn_enabled", False)  # the CPU's choice: test_rnn_onednn.py
     monkeypatch.setattr(_C, "_has_cudnn_rnn", lambda: True)
-    assert rnn_mod._use_cudnn(m, fake_input(dev), h0, c0)
-    assert not rnn_mod._use_cudnn(m, fake_input(dev, is_cuda=False), h0, c0)  # CPU input
-    assert not rnn_mod._use_cudnn(m, fake_input(dev, numel=0), h0, c0)  # empty
-    assert not rnn_mod._use_cudnn(m, fake_input(dev, dtype=minitorch.bfloat16), h0, c0)  # dtype
-    assert not rnn_mod._use_cudnn(m, fake_input(dev), h0.double(), c0)  # state dtype differs
+    assert _use_cudnn(m, fake_input(dev), h0, c0)
+    assert not _use_cudnn(m, fake_input(dev, is_cuda=False), h0, c0)  # CPU input
+    assert not _use_cudnn(m, fake_input(dev, numel=0), h0, c0)  # empty
+    assert not _use_cudnn(m, fake_input(dev, dtype=minitorch.bfloat16), h0, c0)  # dtype
+    assert not _use_cudnn(m, fake_input(dev), h0.double(), c0)  # state dtype differs
     m.dropout = 0.5
-    assert not rnn_mod._use_cudnn(m, fake_input(dev), h0, c0)  # dropout between layers in training
+    assert not _use_cudnn(m, fake_input(dev), h0, c0)  # dropout between layers in training
     m.eval()
-    assert rnn_mod._use_cudnn(m, fake_input(dev), h0, c0)  # ... but not in eval
+    assert _use_cudnn(m, fake_input(dev), h0, c0)  # ... but not in eval
     m.train()
     m.dropout = 0.0
     try:
         minitorch.backends.cudnn.enabled = False
-        assert not rnn_mod._use_cudnn(m, fake_input(dev), h0, c0)
+        assert not _use_cudnn(m, fake_input(dev), h0, c0)
     finally:
         _C._set_cudnn_flags(*flags)
     with monkeypatch.context() as mp:  # inside a CUDA autocast region (faked: no GPU here)
         mp.setattr(_C, "_is_autocast_enabled", lambda device_type: device_type == "cuda")
-        assert not rnn_mod._use_cudnn(m, fake_input(dev), h0, c0)
+        assert not _use_cudnn(m, fake_input(dev), h0, c0)
     monkeypatch.setattr(rnn_mod, "cudnn_rnn_enabled", False)
-    assert not rnn_mod._use_cudnn(m, fake_input(dev), h0, c0)
+    assert not _use_cudnn(m, fake_input(dev), h0, c0)
     monkeypatch.setattr(rnn_mod, "cudnn_rnn_enabled", True)
     monkeypatch.setattr(_C, "_has_cudnn_rnn", lambda: False)
-    assert not rnn_mod._use_cudnn(m, fake_input(dev), h0, c0)
+    assert not _use_cudnn(m, fake_input(dev), h0, c0)
     p = nn.LSTM(3, 4, proj_size=2)
     monkeypatch.setattr(_C, "_has_cudnn_rnn", lambda: True)
-    assert not rnn_mod._use_cudnn(
+    assert not _use_cudnn(
         p, fake_input(p.weight_ih_l0.device), minitorch.zeros(1, 2, 2), minitorch.zeros(1, 2, 4)
     )
 

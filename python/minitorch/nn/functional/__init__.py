@@ -89,6 +89,7 @@ from minitorch.nn.functional._conv import (
     conv_transpose1d,
     conv_transpose2d,
     conv_transpose3d,
+    conv_tbc,
 )
 from minitorch.nn.functional._pooling import (
     adaptive_avg_pool1d,
@@ -214,6 +215,7 @@ __all__ = [
     "conv1d",
     "conv2d",
     "conv3d",
+    "conv_tbc",
     "conv_transpose1d",
     "conv_transpose2d",
     "conv_transpose3d",

@@ -53,3 +53,27 @@ conv_transpose3d = _argcheck.parsing(
     [("Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, "
       "SymInt[3] output_padding=0, SymInt groups=1, SymInt[3] dilation=1")],
 )  # fmt: skip
+
+
+@_argcheck.parses("Tensor input, Tensor weight, Tensor bias, int pad=0", name="conv_tbc")
+def conv_tbc(input, weight, bias, pad=0):
+    """A 1-D convolution of a time-major input [time, batch, in_channels] with weight [kernel_width, in_channels,
+    out_channels], zero-padded by pad steps at both ends (a negative pad drops steps): [time', batch, out]."""
+    if input.dim() != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.")
+    if bias.dim() != 1 or bias.size(0) != weight.size(2):
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    if input.size(2) != weight.size(1):
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    steps = input.size(0) + 2 * pad - weight.size(0) + 1
+    if steps < 0:
+        shape = [steps, input.size(1), weight.size(2)]
+        raise RuntimeError(f"Trying to create tensor with negative dimension {steps}: {shape}")
+    if input.size(0) == 0:  # all padding: each step is the bias (the convolution refuses a zero-length input)
+        return bias.expand(steps, input.size(1), weight.size(2)).contiguous()
+    if pad < 0:  # the steps a negative pad drops, then no padding
+        input, pad = input[-pad : input.size(0) + pad], 0
+    out = _nn.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, 1, pad)
+    return out.permute(2, 0, 1).contiguous()

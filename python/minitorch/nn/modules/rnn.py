@@ -13,7 +13,7 @@ import warnings
 from minitorch import _C
 from minitorch.nn import functional as F
 from minitorch.nn import init
-from minitorch.nn._rnn_packing import PackedSequence
+from minitorch.nn._rnn_packing import PackedSequence, pack_padded_sequence, pad_packed_sequence
 from minitorch.nn.modules.module import Module
 from minitorch.nn.parameter import Parameter
 
@@ -34,12 +34,12 @@ cudnn_rnn_enabled = os.environ.get("MINITORCH_CUDNN_RNN", "1") != "0"
 onednn_rnn_enabled = os.environ.get("MINITORCH_ONEDNN_RNN", "1") != "0"
 
 
-def _use_onednn(module, x):
+def _use_onednn(mode, x):
     """Whether oneDNN's LSTM takes a CPU call: float32 LSTM (oneDNN has no float64 RNN, and GRU/RNN are at
     parity with PyTorch's own CPU loops), torch.backends.mkldnn.enabled, a build with oneDNN, no CPU autocast."""
     return (
         onednn_rnn_enabled
-        and module.mode == "LSTM"
+        and mode == "LSTM"
         and x.dtype == _C.float32
         and _C._get_mkldnn_enabled()
         and _C._has_onednn_rnn()
@@ -47,7 +47,7 @@ def _use_onednn(module, x):
     )
 
 
-def _use_cudnn(module, x, h0, c0):
+def _use_cudnn(mode, x, h0, c0, weights, proj, dropout, train, num_layers):
     """Whether the fused op takes this call: a non-empty time-major input whose states and weights share its
     device and dtype, on CUDA (float16/32/64, torch.backends.cudnn.enabled, a build with cuDNN's RNN) or on
     the CPU (see _use_onednn), no projection, no dropout between layers in training on CUDA (the CPU runs
@@ -58,15 +58,15 @@ def _use_cudnn(module, x, h0, c0):
             return False
         if x.dtype not in _CUDNN_DTYPES or _C._is_autocast_enabled("cuda"):
             return False
-    elif x.device.type != "cpu" or not _use_onednn(module, x):
+    elif x.device.type != "cpu" or not _use_onednn(mode, x):
         return False
     if x.numel() == 0:
         return False
-    if module.proj_size > 0:
+    if proj:
         return False
-    if module.dropout > 0 and module.training and module.num_layers > 1 and x.is_cuda:
-        return False  # on the CPU such a call runs the fused op layer by layer (RNNBase._fused_by_layer)
-    for t in [h0, c0, *module._flat_weights]:
+    if dropout > 0 and train and num_layers > 1 and x.is_cuda:
+        return False  # on the CPU such a call runs the fused op layer by layer (_fused_by_layer)
+    for t in [h0, c0, *weights]:
         if t is not None and (t.device != x.device or t.dtype != x.dtype):
             return False
     # a transform's tensors (vmap's BatchedTensors, forward AD's duals) and a Tensor subclass's (types whose
@@ -75,7 +75,7 @@ def _use_cudnn(module, x, h0, c0):
     return not any(
         type(t) is not _C.Tensor
         and getattr(type(t), "__torch_function__", None) not in (None, _C._disabled_torch_function_impl)
-        for t in [x, h0, c0, *module._flat_weights]
+        for t in [x, h0, c0, *weights]
     )
 
 
@@ -106,6 +106,190 @@ def _gru_cell(gi, h, w_hh, b_hh):
 def _rnn_cell(gi, h, w_hh, b_hh, relu):
     g = gi + F.linear(h, w_hh, b_hh)
     return g.relu() if relu else g.tanh()
+
+
+def _recurrence(mode, x, batch_sizes, h0, c0, weights, bias, num_layers, bidirectional, dropout, train, proj):
+    """x: [T, N, F] time-major padded (packed inputs are padded first, batch_sizes tells the active
+    rows per step); weights: per layer and direction, [w_ih, w_hh] + [b_ih, b_hh] with bias + [w_hr] with proj.
+    Returns (output [T, N, D*H], h_n, c_n or None)."""
+    T = x.shape[0]
+    D = 2 if bidirectional else 1
+    lstm = mode == "LSTM"
+    hs, cs = [], []
+    layer_in = x
+    for layer in range(num_layers):
+        outs = []
+        for d in range(D):
+            w = weights[layer * D + d]
+            w_ih, w_hh = w[0], w[1]
+            b_ih = w[2] if bias else None
+            b_hh = w[3] if bias else None
+            w_hr = w[-1] if proj else None
+            idx = layer * D + d
+            h = h0[idx]
+            c = c0[idx] if lstm else None
+            gi_all = F.linear(layer_in, w_ih, b_ih)  # [T, N, G]: the whole layer's input projection
+            # one unbind, whose backward stacks the T step gradients once; gi_all[t] per step made each
+            # step's backward a full-size [T, N, G] zero tensor with one slice filled, then T of those
+            # added (an LSTM of 32 steps spent half its backward there)
+            gis = gi_all.unbind(0) if T else ()
+            steps = range(T - 1, -1, -1) if d == 1 else range(T)
+            ys = [None] * T
+            for t in steps:
+                gi = gis[t]
+                bs = None if batch_sizes is None else int(batch_sizes[t])
+                hp, cp = (h, c) if bs is None else (h[:bs], None if c is None else c[:bs])
+                if bs is not None:
+                    gi = gi[:bs]
+                if lstm:
+                    hn, cn = _lstm_cell(gi, hp, cp, w_hh, b_hh)
+                    if w_hr is not None:
+                        hn = F.linear(hn, w_hr)
+                elif mode == "GRU":
+                    hn, cn = _gru_cell(gi, hp, w_hh, b_hh), None
+                else:
+                    hn, cn = _rnn_cell(gi, hp, w_hh, b_hh, mode == "RNN_RELU"), None
+                if bs is not None and bs < h.shape[0]:
+                    ys[t] = _torch().cat(
+                        [hn, _C.zeros((h.shape[0] - bs, hn.shape[1]), dtype=hn.dtype, device=hn.device)]
+                    )
+                    h = _torch().cat([hn, h[bs:]])
+                    if lstm:
+                        c = _torch().cat([cn, c[bs:]])
+                else:
+                    ys[t] = hn
+                    h, c = hn, cn
+            hs.append(h)
+            if lstm:
+                cs.append(c)
+            outs.append(
+                _torch().stack(ys) if T else _C.zeros((0,) + tuple(h.shape), dtype=h.dtype, device=h.device)
+            )
+        layer_in = outs[0] if D == 1 else _torch().cat(outs, -1)
+        if dropout and train and layer < num_layers - 1:
+            layer_in = F.dropout(layer_in, dropout, True)
+    return layer_in, _torch().stack(hs), (_torch().stack(cs) if lstm else None)
+
+
+def _fused_by_layer(mode, x, h0, c0, weights, hidden_size, num_layers, bidirectional, dropout, train):
+    """The fused op one layer at a time, with the dropout between layers in training that it does not take
+    (oneDNN's RNN has none): each layer's steps stay fused where the composite path ran them one by one
+    in Python (a 2-layer LSTM with dropout, as the word language model's, trains ~3x faster), and the
+    dropout masks are drawn between the layers, where the composite path draws them."""
+    D = 2 if bidirectional else 1
+    lstm = mode == "LSTM"
+    hs, cs = [], []
+    for layer in range(num_layers):
+        layer_weights = [t for d in range(D) for t in weights[layer * D + d]]
+        rows = slice(layer * D, (layer + 1) * D)
+        x, hn, cn, _ = _C._cudnn_rnn(
+            x,
+            layer_weights,
+            h0[rows],
+            c0[rows] if lstm else None,
+            _CUDNN_MODES[mode],
+            hidden_size,
+            1,
+            False,
+            0.0,
+            train,
+            bidirectional,
+        )
+        hs.append(hn)
+        cs.append(cn)
+        if layer < num_layers - 1:
+            x = F.dropout(x, dropout, True)
+    return x, _torch().cat(hs), (_torch().cat(cs) if lstm else None)
+
+
+def _rnn(
+    mode, x, batch_sizes, h0, c0, weights, hidden_size, bias, num_layers, bidirectional, dropout, train, proj
+):
+    """The layers over time-major x: the fused op where _use_cudnn takes the call, else _recurrence."""
+    flat = [t for w in weights for t in w]
+    fused = batch_sizes is None and _use_cudnn(mode, x, h0, c0, flat, proj, dropout, train, num_layers)
+    if fused and dropout > 0 and train and num_layers > 1:
+        return _fused_by_layer(
+            mode, x, h0, c0, weights, hidden_size, num_layers, bidirectional, dropout, train
+        )
+    if fused:
+        out, hn, cn, _ = _C._cudnn_rnn(
+            x, flat, h0, c0, _CUDNN_MODES[mode], hidden_size, num_layers, False, dropout, train, bidirectional
+        )
+        return out, hn, cn
+    return _recurrence(
+        mode, x, batch_sizes, h0, c0, weights, bias, num_layers, bidirectional, dropout, train, proj
+    )
+
+
+def _functional(
+    mode, x, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first
+):
+    """torch.lstm / gru / rnn_tanh / rnn_relu (the weights as a flat list, per layer and direction w_ih, w_hh,
+    then b_ih, b_hh with has_biases, then w_hr for an LSTM whose h and c sizes differ, as ATen tells
+    projections): (output, h_n[, c_n]); a packed call's x is the packed data and its output the packed data."""
+    lstm = mode == "LSTM"
+    if lstm:
+        if len(hx) != 2:
+            raise RuntimeError("lstm expects two hidden states")
+        h0, c0 = hx
+        proj = h0.size(2) != c0.size(2)
+        hidden_size = c0.size(2)
+    else:
+        h0, c0, proj, hidden_size = hx, None, False, hx.size(2)
+    params = list(params)
+    per = 2 + 2 * bool(has_biases) + int(proj)
+    if len(params) % per:
+        raise RuntimeError("got an incorrect number of RNN parameters")
+    D = 2 if bidirectional else 1
+    if len(params) != num_layers * D * per:
+        raise RuntimeError(
+            f"got {len(params)} RNN parameters, expected {num_layers * D * per} for {num_layers} layer(s) of "
+            f"{D} direction(s)"
+        )
+    weights = [params[k : k + per] for k in range(0, len(params), per)]
+    if batch_sizes is not None:
+        padded, _ = pad_packed_sequence(PackedSequence(x, batch_sizes), batch_first=False)
+        out, hn, cn = _recurrence(
+            mode,
+            padded,
+            batch_sizes,
+            h0,
+            c0,
+            weights,
+            has_biases,
+            num_layers,
+            bidirectional,
+            dropout,
+            train,
+            proj,
+        )
+        out = pack_padded_sequence(out, _lengths_from_batch_sizes(batch_sizes), enforce_sorted=True).data
+    else:
+        if x.dim() != 3:  # (ATen fails inside its loop, each rank in its own words)
+            raise RuntimeError(f"input must have 3 dimensions, got {x.dim()}")
+        if batch_first:
+            x = x.transpose(0, 1)
+        if x.shape[0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+        out, hn, cn = _rnn(
+            mode,
+            x,
+            None,
+            h0,
+            c0,
+            weights,
+            hidden_size,
+            has_biases,
+            num_layers,
+            bidirectional,
+            dropout,
+            train,
+            proj,
+        )
+        if batch_first:
+            out = out.transpose(0, 1)
+    return (out, hn, cn) if lstm else (out, hn)
 
 
 class RNNBase(Module):
@@ -252,107 +436,10 @@ class RNNBase(Module):
         if tuple(hx.shape) != tuple(expected):
             raise RuntimeError(msg.format(tuple(expected), list(hx.shape)))
 
-    # ---- the recurrence over time-major x [T, N, in] (or packed: data + batch sizes)
-    def _run(self, x, batch_sizes, h0, c0):
-        """x: [T, N, F] time-major padded (packed inputs are padded first, batch_sizes tells the active
-        rows per step). Returns (output [T, N, D*H], h_n, c_n or None)."""
-        T = x.shape[0]
-        D = 2 if self.bidirectional else 1
-        lstm = self.mode == "LSTM"
-        hs, cs = [], []
-        layer_in = x
-        for layer in range(self.num_layers):
-            outs = []
-            for d in range(D):
-                names = self._all_weights[layer * D + d]
-                w = [getattr(self, n) for n in names]
-                w_ih, w_hh = w[0], w[1]
-                b_ih = w[2] if self.bias else None
-                b_hh = w[3] if self.bias else None
-                w_hr = w[-1] if self.proj_size > 0 else None
-                idx = layer * D + d
-                h = h0[idx]
-                c = c0[idx] if lstm else None
-                gi_all = F.linear(layer_in, w_ih, b_ih)  # [T, N, G]: the whole layer's input projection
-                # one unbind, whose backward stacks the T step gradients once; gi_all[t] per step made each
-                # step's backward a full-size [T, N, G] zero tensor with one slice filled, then T of those
-                # added (an LSTM of 32 steps spent half its backward there)
-                gis = gi_all.unbind(0) if T else ()
-                steps = range(T - 1, -1, -1) if d == 1 else range(T)
-                ys = [None] * T
-                for t in steps:
-                    gi = gis[t]
-                    bs = None if batch_sizes is None else int(batch_sizes[t])
-                    hp, cp = (h, c) if bs is None else (h[:bs], None if c is None else c[:bs])
-                    if bs is not None:
-                        gi = gi[:bs]
-                    if lstm:
-                        hn, cn = _lstm_cell(gi, hp, cp, w_hh, b_hh)
-                        if w_hr is not None:
-                            hn = F.linear(hn, w_hr)
-                    elif self.mode == "GRU":
-                        hn, cn = _gru_cell(gi, hp, w_hh, b_hh), None
-                    else:
-                        hn, cn = _rnn_cell(gi, hp, w_hh, b_hh, self.mode == "RNN_RELU"), None
-                    if bs is not None and bs < h.shape[0]:
-                        ys[t] = _torch().cat(
-                            [hn, _C.zeros((h.shape[0] - bs, hn.shape[1]), dtype=hn.dtype, device=hn.device)]
-                        )
-                        h = _torch().cat([hn, h[bs:]])
-                        if lstm:
-                            c = _torch().cat([cn, c[bs:]])
-                    else:
-                        ys[t] = hn
-                        h, c = hn, cn
-                hs.append(h)
-                if lstm:
-                    cs.append(c)
-                outs.append(
-                    _torch().stack(ys)
-                    if T
-                    else _C.zeros((0,) + tuple(h.shape), dtype=h.dtype, device=h.device)
-                )
-            layer_in = outs[0] if D == 1 else _torch().cat(outs, -1)
-            if self.dropout and self.training and layer < self.num_layers - 1:
-                layer_in = F.dropout(layer_in, self.dropout, True)
-        return layer_in, _torch().stack(hs), (_torch().stack(cs) if lstm else None)
-
-    def _fused_by_layer(self, x, h0, c0):
-        """The fused op one layer at a time, with the dropout between layers in training that it does not take
-        (oneDNN's RNN has none): each layer's steps stay fused where the composite path ran them one by one
-        in Python (a 2-layer LSTM with dropout, as the word language model's, trains ~3x faster), and the
-        dropout masks are drawn between the layers, where the composite path draws them."""
-        D = 2 if self.bidirectional else 1
-        lstm = self.mode == "LSTM"
-        hs, cs = [], []
-        for layer in range(self.num_layers):
-            weights = [getattr(self, n) for d in range(D) for n in self._all_weights[layer * D + d]]
-            rows = slice(layer * D, (layer + 1) * D)
-            x, hn, cn, _ = _C._cudnn_rnn(
-                x,
-                weights,
-                h0[rows],
-                c0[rows] if lstm else None,
-                _CUDNN_MODES[self.mode],
-                self.hidden_size,
-                1,
-                False,
-                0.0,
-                self.training,
-                self.bidirectional,
-            )
-            hs.append(hn)
-            cs.append(cn)
-            if layer < self.num_layers - 1:
-                x = F.dropout(x, self.dropout, True)
-        return x, _torch().cat(hs), (_torch().cat(cs) if lstm else None)
-
     def _forward(self, input, hx, name):
         packed = isinstance(input, PackedSequence)
         lstm = self.mode == "LSTM"
         if packed:
-            from minitorch.nn._rnn_packing import pad_packed_sequence
-
             batch_sizes = input.batch_sizes
             self.check_input(input.data, batch_sizes)
             x, _ = pad_packed_sequence(PackedSequence(input.data, batch_sizes), batch_first=False)
@@ -414,28 +501,23 @@ class RNNBase(Module):
                     c0 = c0.index_select(1, input.sorted_indices)
         if not packed and x.shape[0] == 0:  # PyTorch's check, after the hidden-state ones
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
-        fused = not packed and _use_cudnn(self, x, h0, c0)
-        if fused and self.dropout > 0 and self.training and self.num_layers > 1:
-            out, hn, cn = self._fused_by_layer(x, h0, c0)
-        elif fused:
-            out, hn, cn, _ = _C._cudnn_rnn(
-                x,
-                self._flat_weights,
-                h0,
-                c0,
-                _CUDNN_MODES[self.mode],
-                self.hidden_size,
-                self.num_layers,
-                False,
-                self.dropout,
-                self.training,
-                self.bidirectional,
-            )
-        else:
-            out, hn, cn = self._run(x, batch_sizes, h0, c0)
+        weights = [[getattr(self, n) for n in names] for names in self._all_weights]
+        out, hn, cn = _rnn(
+            self.mode,
+            x,
+            batch_sizes,
+            h0,
+            c0,
+            weights,
+            self.hidden_size,
+            self.bias,
+            self.num_layers,
+            self.bidirectional,
+            self.dropout,
+            self.training,
+            self.proj_size > 0,
+        )
         if packed:
-            from minitorch.nn._rnn_packing import pack_padded_sequence
-
             lengths = _lengths_from_batch_sizes(batch_sizes)
             data = pack_padded_sequence(out, lengths, enforce_sorted=True).data
             output = PackedSequence(data, batch_sizes, input.sorted_indices, input.unsorted_indices)

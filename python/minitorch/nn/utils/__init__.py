@@ -17,5 +17,9 @@ from minitorch.nn.utils.fusion import (  # noqa: F401
     fuse_linear_bn_weights,
 )
 from minitorch.nn.utils.init import skip_init  # noqa: F401
+from minitorch.nn.utils.memory_format import (  # noqa: F401
+    convert_conv2d_weight_memory_format,
+    convert_conv3d_weight_memory_format,
+)
 from minitorch.nn.utils.spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401
 from minitorch.nn.utils.weight_norm import remove_weight_norm, weight_norm  # noqa: F401
