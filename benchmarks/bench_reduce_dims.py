@@ -59,6 +59,8 @@ CASES = [
     ("prod(n, 2) [64, 2048, 1]", "torch.prod(n, 2)", 1),
     ("sum(c, (2, 3)) [64, 2048, 1, 1]", "torch.sum(c, (2, 3))", 1, ("int32", "int64")),
     ("prod(w) [1024, 1024]", "torch.prod(w)", 1, ("int64",)),
+    ("sum(w) [1024, 1024]", "torch.sum(w)", 1, ("int64",)),
+    ("sum(w, 1) [1024, 1024]", "torch.sum(w, 1)", 1, ("int32", "int64")),
     ("prod(w, 1) [1024, 1024]", "torch.prod(w, 1)", 1, ("int64",)),
 ]
 DTYPES = ["float32", "float64"]
