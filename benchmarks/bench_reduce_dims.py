@@ -21,7 +21,9 @@ from _timing import capability_main, thread_cpu_min
 # (name, timed expression over torch and the inputs, input key, threads). Inputs: x [512, 512] standard
 # normal, u [512, 512] uniform in [0.5, 1.5] (products neither overflow nor underflow: PyTorch's float
 # accumulator would meet denormals), y [32, 128, 64], t [64, 100], s [16, 4096], g [4096, 64], m [256, 256]
-# normal, w [1024, 1024] uniform as u, each in the row's dtype.
+# normal, w [1024, 1024] uniform as u, c [64, 2048, 1, 1] and n [64, 2048, 1] normal, each in the row's dtype
+# (integer rows: the values rounded to integers; their products wrap, as both libraries' do). A fourth field names the row's dtypes
+# when they are not DTYPES.
 CASES = [
     ("sum(x, 0)", "torch.sum(x, 0)", 1),
     ("sum(x, 0)", "torch.sum(x, 0)", 2),
@@ -49,6 +51,17 @@ CASES = [
     ("layer_norm(g, (64,)) [4096, 64]", "torch.nn.functional.layer_norm(g, (64,))", 1),
     ("median(m) all values [256, 256]", "torch.median(m)", 1),
     ("prod(w, 1) [1024, 1024]", "torch.prod(w, 1)", 1),
+    ("sum(c, (2, 3)) [64, 2048, 1, 1]", "torch.sum(c, (2, 3))", 1),
+    ("mean(c, (2, 3)) [64, 2048, 1, 1]", "torch.mean(c, (2, 3))", 1),
+    ("amax(c, (2, 3)) [64, 2048, 1, 1]", "torch.amax(c, (2, 3))", 1),
+    ("sum(c, (2, 3), keepdim=True) [64, 2048, 1, 1]", "torch.sum(c, (2, 3), keepdim=True)", 1),
+    ("sum(n, 2) [64, 2048, 1]", "torch.sum(n, 2)", 1),
+    ("prod(n, 2) [64, 2048, 1]", "torch.prod(n, 2)", 1),
+    ("sum(c, (2, 3)) [64, 2048, 1, 1]", "torch.sum(c, (2, 3))", 1, ("int32", "int64")),
+    ("prod(w) [1024, 1024]", "torch.prod(w)", 1, ("int64",)),
+    ("sum(w) [1024, 1024]", "torch.sum(w)", 1, ("int64",)),
+    ("sum(w, 1) [1024, 1024]", "torch.sum(w, 1)", 1, ("int32", "int64")),
+    ("prod(w, 1) [1024, 1024]", "torch.prod(w, 1)", 1, ("int64",)),
 ]
 DTYPES = ["float32", "float64"]
 
@@ -74,21 +87,29 @@ def child(number, repeat, only):
         "g": rng.standard_normal((4096, 64)),
         "m": rng.standard_normal((256, 256)),
         "w": rng.uniform(0.5, 1.5, (1024, 1024)),
+        "c": rng.standard_normal((64, 2048, 1, 1)) * 8,
+        "n": rng.standard_normal((64, 2048, 1)) * 8,
     }
     out = {
         "caps": [minitorch.backends.cpu.get_cpu_capability(), real.backends.cpu.get_cpu_capability()],
         "rows": [],
     }
-    for dt in DTYPES:
-        for name, expr, threads in CASES:
-            label = f"{name} {'f32' if dt == 'float32' else 'f64'} {threads} thr"
+    short = {"float32": "f32", "float64": "f64", "int32": "i32", "int64": "i64"}
+    for dt in ["float32", "float64", "int32", "int64"]:
+        for name, expr, threads, *dts in CASES:
+            if dt not in (dts[0] if dts else DTYPES):
+                continue
+            label = f"{name} {short[dt]} {threads} thr"
             if only and not any(k in label for k in only):
                 continue
             t = {}
             for lib, torch in (("minitorch", minitorch), ("torch", real)):
                 real.set_num_threads(threads)
                 minitorch.set_num_threads(threads)
-                env = {k: torch.from_numpy(a.astype(dt)) for k, a in arrays.items()}
+                env = {
+                    k: torch.from_numpy((np.rint(a) if "int" in dt else a).astype(dt))
+                    for k, a in arrays.items()
+                }
                 env["torch"] = torch
                 fn = eval("lambda: " + expr, env)
                 fn()

@@ -145,6 +145,44 @@ __attribute__((target("avx2"))) void extremum_rows_avx2(const T* base, T* o, int
 }
 #endif
 
+// The wrapping sum (mod 2^64) of n int64 values in four vectors of kBytes (16: the baseline, 32: AVX2): the
+// plain loop's add chain was not vectorized (sum of 1M int64 at 0.3 of PyTorch's speed). Integer addition
+// wraps the same in any order, so the result is the loop's.
+template <typename U, int kBytes>  // U: uint64_t (a template parameter, as GCC sizes the vector type then)
+__attribute__((always_inline)) inline int64_t sum_i64_impl(const int64_t* q, int64_t n) {
+  typedef U vec __attribute__((vector_size(kBytes)));
+  constexpr int W = kBytes / 8;
+  vec a0{}, a1{}, a2{}, a3{};
+  int64_t k = 0;
+  for (; k + 4 * W <= n; k += 4 * W) {
+    vec v0, v1, v2, v3;
+    std::memcpy(&v0, q + k, kBytes);
+    std::memcpy(&v1, q + k + W, kBytes);
+    std::memcpy(&v2, q + k + 2 * W, kBytes);
+    std::memcpy(&v3, q + k + 3 * W, kBytes);
+    a0 += v0;
+    a1 += v1;
+    a2 += v2;
+    a3 += v3;
+  }
+  a0 += a1 + a2 + a3;
+  U r = 0;
+  for (int l = 0; l < W; ++l) r += a0[l];
+  for (; k < n; ++k) r += static_cast<U>(q[k]);
+  return static_cast<int64_t>(r);
+}
+#ifdef MT_LOOPS_AVX2
+__attribute__((target("avx2"))) int64_t sum_i64_avx2(const int64_t* q, int64_t n) {
+  return sum_i64_impl<uint64_t, 32>(q, n);
+}
+#endif
+int64_t sum_i64(const int64_t* q, int64_t n) {
+#ifdef MT_LOOPS_AVX2
+  if (loops_use_avx2()) return sum_i64_avx2(q, n);
+#endif
+  return sum_i64_impl<uint64_t, 16>(q, n);
+}
+
 template <typename T>
 void reduce_floating(const Tensor& out, const Tensor& in, int64_t row, ReduceOp op, double arg) {
   using op_t = opmath_t<T>;
@@ -282,6 +320,7 @@ void reduce_integral(const Tensor& out, const Tensor& in, int64_t row, ReduceOp 
         o[i] = static_cast<T>(reduce_row<T, int64_t>(
             p, row, split,
             [](const T* q, int64_t n) {
+              if constexpr (std::is_same_v<T, int64_t>) return sum_i64(q, n);
               int64_t a = 0;
               for (int64_t k = 0; k < n; ++k) a = wrap_add(a, static_cast<int64_t>(q[k]));
               return a;
@@ -292,9 +331,18 @@ void reduce_integral(const Tensor& out, const Tensor& in, int64_t row, ReduceOp 
         o[i] = static_cast<T>(reduce_row<T, int64_t>(
             p, row, split,
             [](const T* q, int64_t n) {
-              int64_t a = 1;
-              for (int64_t k = 0; k < n; ++k) a = wrap_mul(a, static_cast<int64_t>(q[k]));
-              return a;
+              // eight independent chains: one chain waited on each multiply's latency (int64 prod of 1M
+              // values at 0.73-0.81 of PyTorch's speed); a wrapping product (mod 2^64) is the same in any
+              // order
+              constexpr int C = 8;
+              uint64_t a[C];
+              for (int j = 0; j < C; ++j) a[j] = 1;
+              int64_t k = 0;
+              for (; k + C <= n; k += C)
+                for (int j = 0; j < C; ++j) a[j] *= static_cast<uint64_t>(static_cast<int64_t>(q[k + j]));
+              for (; k < n; ++k) a[0] *= static_cast<uint64_t>(static_cast<int64_t>(q[k]));
+              for (int j = 1; j < C; ++j) a[0] *= a[j];
+              return static_cast<int64_t>(a[0]);
             },
             [](int64_t a, int64_t b) { return wrap_mul(a, b); }));
         break;
