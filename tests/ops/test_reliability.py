@@ -9387,3 +9387,34 @@ def test_fuzz_4530_4531_window_length_tensor_lerp_weight_and_legacy_reduction_or
         "F.l1_loss(torch.tensor([1.5]), torch.tensor([0.5]), False, True)",
     ]
     _par21_compare(setup, calls)
+
+
+def test_fuzz_4535_special_logsumexp_parses_as_pytorch():
+    """Seed 4535: special.logsumexp is PyTorch's special_logsumexp(Tensor input, int[1] dim, bool keepdim): a
+    one-element integer tensor is its dim list (it was refused as "must be int"), and the refusals are in that
+    name"""
+    T = minitorch
+    y = T.arange(6.0).reshape(2, 3)
+    np.testing.assert_allclose(
+        T.special.logsumexp(y, T.tensor([1])).numpy(), np.log(np.exp(np.arange(6.0).reshape(2, 3)).sum(1))
+    )
+    with pytest.raises(
+        TypeError, match=r"^special_logsumexp\(\): argument 'dim' \(position 2\) must be tuple"
+    ):
+        T.special.logsumexp(y, "a")
+    setup = "x = torch.tensor([5, -3, 5], dtype=torch.int8); y = torch.arange(6.).reshape(2, 3)"
+    calls = [
+        "torch.special.logsumexp(x, torch.tensor([-6]))",
+        "torch.special.logsumexp(x, torch.tensor([0]))",
+        "torch.special.logsumexp(y, 'a')",
+        "torch.special.logsumexp(y, 1.5)",
+        "torch.special.logsumexp(y, torch.tensor([[1]]))",
+        "torch.special.logsumexp(y, torch.tensor([1, 0]))",
+        "torch.special.logsumexp(y, (torch.tensor(1), 0))",
+        "torch.special.logsumexp(y, 1, 'x')",
+        "torch.special.logsumexp(y)",
+        "torch.special.logsumexp(y, 1, True, 3)",
+        "torch.special.logsumexp(y, dim=[], keepdim=True)",
+        "torch.special.logsumexp(input=y, dim=1)",
+    ]
+    _par21_compare(setup, calls)

@@ -117,6 +117,7 @@ def logit(input, eps=None):
     return _cm.logit(input, eps)
 
 
+@_argcheck.parses("Tensor input, int[1] dim, bool keepdim=False", name="special_logsumexp")
 def logsumexp(input, dim, keepdim=False):
     """log(sum(exp(input))) along dim, computed stably."""
     return _C.logsumexp(input, dim, keepdim)
