@@ -1234,7 +1234,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     modes = ("linear", "lower", "higher", "midpoint", "nearest")
     if interpolation not in modes:
         raise RuntimeError(
-            "quantile() interpolation must be one of linear, lower, higher, midpoint or nearest. Got "
+            "quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, but got "
             f"{interpolation}"
         )
     scalar_q = not isinstance(q, _C.Tensor) or q.dim() == 0
@@ -1302,20 +1302,15 @@ _QUANTILE_SIGS = [
 ]
 
 
-@_argcheck.parses(
-    *_QUANTILE_SIGS,
-    upfront=False,
-)
+# checked before the call (a sort costs far more than the check): a bool dim would otherwise run as 0
+@_argcheck.parses(*_QUANTILE_SIGS)
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """The q-th quantiles of input (over everything or along dim); NaN where a slice holds a NaN."""
     r = _quantile(input, q, dim, keepdim, interpolation, False)
     return write_out(r, out, None, dtype_error=_QUANTILE_OUT)
 
 
-@_argcheck.parses(
-    *_QUANTILE_SIGS,
-    upfront=False,
-)
+@_argcheck.parses(*_QUANTILE_SIGS)
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """quantile ignoring NaNs (NaN only where a slice is all NaN)."""
     r = _quantile(input, q, dim, keepdim, interpolation, True)

@@ -9418,3 +9418,32 @@ def test_fuzz_4535_special_logsumexp_parses_as_pytorch():
         "torch.special.logsumexp(input=y, dim=1)",
     ]
     _par21_compare(setup, calls)
+
+
+def test_fuzz_4536_quantile_checks_its_arguments_first():
+    """Seed 4536: quantile/nanquantile check PyTorch's signatures before running (a bool dim ran as dim 0 where
+    PyTorch's parser refuses it: int? takes no bool), and an unknown interpolation is refused in PyTorch 2.15's
+    words"""
+    T = minitorch
+    x = T.tensor([-0.22, 3.0, 1.0])
+    with pytest.raises(TypeError, match=r"^quantile\(\) received an invalid combination of arguments"):
+        T.quantile(x, 0, False)
+    assert T.quantile(x, 0.5, 0, True).tolist() == [1.0]
+    setup = "x = torch.tensor([-0.22, 3.0, 1.0])"
+    calls = [
+        "torch.quantile(x, 0, False)",
+        "torch.quantile(x, 0.5, True)",
+        "torch.nanquantile(x, 0.5, False)",
+        "torch.quantile(x, 0.5, 0, 1)",
+        "torch.quantile(x, torch.tensor([0.5, 1.0]), 0, True)",
+        "x.quantile(0.5, False)",
+        "x.quantile(q=0.5, dim=0, keepdim=True, interpolation='lower')",
+        "torch.quantile(x, 0.5, None, False, interpolation='midpoint')",
+        "torch.quantile(x, 2)",
+        "torch.quantile(x, 0.5, dim=torch.tensor(0))",
+        "torch.quantile(x, 0.5, out=torch.empty(()))",
+        "torch.quantile(x, 0.5, interpolation='bad')",
+        "torch.nanquantile(x, 0.5, interpolation='bad')",
+        "torch.quantile(x, [0.5])",
+    ]
+    _par21_compare(setup, calls)
