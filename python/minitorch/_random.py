@@ -82,6 +82,10 @@ def _normal(
         std = builtins.float(std)
         if not std >= 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_std_fmt(std)}")
+    if mean_t and std_t and not (ref.is_complex() or ref.is_floating_point()):
+        _composite_shape._check_pair(
+            tuple(mean.shape), tuple(std.shape)
+        )  # ATen's infer_size before its kernel
     if not (ref.is_complex() or ref.is_floating_point()):
         # PyTorch draws into an empty tensor like `ref` and writes std * z + mean there: with nothing to draw
         # no kernel refuses the dtype, only the in-place product by a floating std does

@@ -9447,3 +9447,27 @@ def test_fuzz_4536_quantile_checks_its_arguments_first():
         "torch.quantile(x, [0.5])",
     ]
     _par21_compare(setup, calls)
+
+
+def test_fuzz_4538_4539_normal_checks_broadcast_before_dtype_and_setitem_into_nothing():
+    """Seeds 4538-4539: normal(mean, std) of two tensors checks that they broadcast (ATen's infer_size) before
+    its kernel refuses a bool or integer dtype; a tensor index into an empty dim is refused as out of range (an
+    IndexError; PyTorch fails inside its index_put with setStorage's RuntimeError: a Known row)"""
+    T = minitorch
+    with pytest.raises(
+        RuntimeError, match=r"The size of tensor a \(0\) must match the size of tensor b \(2\)"
+    ):
+        T.normal(T.empty((4, 0), dtype=T.bool), T.tensor([False, True]))
+    with pytest.raises(IndexError, match="out of bounds"):
+        T.empty(0, 3)[T.tensor([0])] = 0
+    setup = "B = torch.bool"
+    calls = [
+        "torch.normal(torch.empty((4, 0), dtype=B), torch.tensor([False, True]))",
+        "torch.normal(torch.empty((0,), dtype=B), 1.0)",
+        "torch.normal(0.0, torch.empty((0,), dtype=B))",
+        "torch.normal(torch.ones(2, dtype=B), torch.ones(2, dtype=B))",
+        "torch.normal(torch.empty((0,), dtype=torch.int64), torch.empty(0))",
+        "torch.normal(torch.ones(3, dtype=torch.int64), torch.ones(2))",
+        "torch.normal(torch.empty((0,), dtype=torch.float16), torch.empty(0))",
+    ]
+    _par21_compare(setup, calls)
