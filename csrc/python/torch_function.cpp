@@ -53,21 +53,26 @@ void clear_tf_types() {
   g_tf_types.clear();
 }
 
-// -1: the predicate raised (its error is set)
-int type_overrides(PyTypeObject* t) {
+// predicate(t)'s truth, remembered in cache (up to kMaxTfTypes types, each held by a reference); -1: the
+// predicate raised (its error is set)
+int cached_type_answer(std::vector<std::pair<PyObject*, bool>>& cache, PyObject* predicate, PyTypeObject* t) {
   PyObject* key = reinterpret_cast<PyObject*>(t);
-  for (const auto& e : g_tf_types)
+  for (const auto& e : cache)
     if (e.first == key) return e.second;
-  PyObject* r = PyObject_CallOneArg(g_tf_predicate, key);
+  PyObject* r = PyObject_CallOneArg(predicate, key);
   if (!r) return -1;
   int hit = PyObject_IsTrue(r);
   Py_DECREF(r);
   if (hit < 0) return -1;
-  if (g_tf_types.size() < kMaxTfTypes) {
+  if (cache.size() < kMaxTfTypes) {
     Py_INCREF(key);
-    g_tf_types.emplace_back(key, hit != 0);
+    cache.emplace_back(key, hit != 0);
   }
   return hit;
+}
+
+int type_overrides(PyTypeObject* t) {
+  return cached_type_answer(g_tf_types, g_tf_predicate, t);
 }
 
 int overrides(PyObject* o, bool nest) {
@@ -201,21 +206,8 @@ PyObject* g_subclass_predicate = nullptr;  // overrides._subclass_overrides(type
 // (type, whether its instances dispatch): the Tensor subclasses seen, each held by a reference as g_tf_types'
 std::vector<std::pair<PyObject*, bool>> g_subclass_types;
 
-// -1: the predicate raised (its error is set)
 int subclass_type_overrides(PyTypeObject* t) {
-  PyObject* key = reinterpret_cast<PyObject*>(t);
-  for (const auto& e : g_subclass_types)
-    if (e.first == key) return e.second;
-  PyObject* r = PyObject_CallOneArg(g_subclass_predicate, key);
-  if (!r) return -1;
-  int hit = PyObject_IsTrue(r);
-  Py_DECREF(r);
-  if (hit < 0) return -1;
-  if (g_subclass_types.size() < kMaxTfTypes) {
-    Py_INCREF(key);
-    g_subclass_types.emplace_back(key, hit != 0);
-  }
-  return hit;
+  return cached_type_answer(g_subclass_types, g_subclass_predicate, t);
 }
 
 int subclass_arg(PyObject* o, bool nest) {
