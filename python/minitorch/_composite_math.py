@@ -1226,10 +1226,7 @@ def _quantile_by_selection(x, qt, n, interpolation):
 
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
-    if keepdim is not True and keepdim is not False:
-        raise TypeError("keepdim")  # the callers' parser check words it as PyTorch's
-    if isinstance(dim, _C.Tensor) and not _argcheck._int_like(dim, True):
-        raise TypeError("dim")  # int? takes a 0-d integer tensor only (no bool, no one-element list)
+    # (keepdim and dim are the callers' parser's: checked before they call)
     _check_q(input, q, dim)
     modes = ("linear", "lower", "higher", "midpoint", "nearest")
     if interpolation not in modes:
