@@ -26,7 +26,7 @@ for f in md.distribution('onednn-devel-cpu-gomp').files:
     endif()
     get_filename_component(_dnnl_libdir "${_dnnl_lib}" DIRECTORY)
     message(STATUS "minitorch: oneDNN ${dnnl_VERSION} ${_dnnl_lib}")
-    if(SKBUILD)  # headers from pip's temporary environment: compile against stable copies (stable_headers.cmake)
+    if(MINITORCH_STABLE_HEADERS)  # headers from a temporary environment: stable copies (stable_headers.cmake)
       minitorch_stable_copy("${_dnnl_inc}" "${CMAKE_BINARY_DIR}/stable-include/dnnl")
       set(_dnnl_inc "${CMAKE_BINARY_DIR}/stable-include/dnnl")
     endif()

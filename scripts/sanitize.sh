@@ -10,10 +10,14 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 build=${SANITIZE_BUILD_DIR:-build/asan}
 py=${PYTHON:-python}
-export CCACHE_BASEDIR=$root
+# Cache hits between checkouts in different folders (a session's tree and CI's fresh clone): paths under the
+# checkout are hashed relative to it, the headers of the (temporary) venv are copied into the build tree
+# (MINITORCH_STABLE_HEADERS), and the working directory is left out of the hash although -g1 records it (the
+# debug info then names whichever checkout compiled the object first: harmless for symbolized reports).
+export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=1
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
-    -DMINITORCH_CUDA=OFF -DMINITORCH_SANITIZE=ON \
+    -DMINITORCH_CUDA=OFF -DMINITORCH_SANITIZE=ON -DMINITORCH_STABLE_HEADERS=ON \
     -DCMAKE_CXX_COMPILER=g++ -DPython_EXECUTABLE="$(command -v "$py")" \
     -Dpybind11_DIR="$("$py" -c 'import pybind11; print(pybind11.get_cmake_dir())')"
 fi
