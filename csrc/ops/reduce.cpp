@@ -364,8 +364,9 @@ Tensor native::nansum(const Tensor& self, IntArrayRef dims, bool keepdim, Scalar
   MT_CHECK_NOT_IMPLEMENTED(dtype == ScalarType::Undefined || !is_complex(dtype), "\"nansum_",
                            self.is_cuda() ? "cuda" : "cpu", "\" not implemented for '",
                            dtype_short_name(dtype), "'");
-  // the dims in nansum's order (each one's range, then its repeat) before sum's, for integers too
-  if (!is_floating(self.dtype())) return dim_mask(self, dims, true), native::sum(self, dims, keepdim, dtype);
+  // the dims in nansum's order (each one's range, then its repeat) before sum's, on every path
+  dim_mask(self, dims, true);
+  if (!is_floating(self.dtype())) return native::sum(self, dims, keepdim, dtype);
   if (dtype != ScalarType::Undefined && !is_floating(dtype))
     return native::sum(
         to(mt::masked_fill(self, isnan(self), wrapped_scalar(Scalar(0.0))), dtype, self.device()), dims,

@@ -61,7 +61,9 @@ struct type_caster<mt::OptDims> {
     }
     if (!PyList_Check(o) && !PyTuple_Check(o)) return mt::refuse(o, "tuple of ints | None");
     for (Py_ssize_t i = 0, n = PySequence_Fast_GET_SIZE(o); i < n; ++i) {
-      if (!mt::load_strict_int(PySequence_Fast_GET_ITEM(o, i), &v))
+      // the elements as PyTorch's int lists read them: one-element integer (or bool) tensors too, and a
+      // Python bool anywhere but first
+      if (!mt::int_list_item(PySequence_Fast_GET_ITEM(o, i), /*first=*/i == 0, /*symint=*/false, &v))
         return mt::refuse(o, "tuple of ints | None");
       value.dims.push_back(v);
     }
@@ -182,21 +184,30 @@ void check_norm_dtype(ScalarType dt, ScalarType input, const char* fn) {
            ") should be convertible without narrowing to the specified dtype (", dtype_short_name(dt), ")");
 }
 
+// torch.norm's p for linalg.vector_norm (a string p never reaches here but 'fro', which is 2)
 double parse_p(py::handle p) {
-  if (p.is_none()) return 2.0;
-  if (py::isinstance<py::str>(p)) {
-    std::string s = p.cast<std::string>();
-    if (s == "fro") return 2.0;
-    MT_CHECK_NOT_IMPLEMENTED(s != "nuc", "norm(p='nuc') is not implemented");
-    MT_ERROR("norm(): p must be a number, inf, 'fro' or 'nuc', got '", s, "'");
-  }
+  if (p.is_none() || py::isinstance<py::str>(p)) return 2.0;
   // a tensor p reaches linalg.vector_norm's parser in PyTorch: a Number there, so 0-dim without grad only
   if (py::isinstance<TensorImpl>(p)) {
     const Tensor t = p.cast<Tensor>();
     if (t.dim() != 0 || t.requires_grad())
       throw py::type_error("linalg_vector_norm(): argument 'ord' (position 2) must be Number, not Tensor");
   }
+  // anything else no Number either (a list, a dtype): the same parser's TypeError
+  if (!PyNumber_Check(p.ptr()))
+    throw py::type_error("linalg_vector_norm(): argument 'ord' (position 2) must be Number, not " +
+                         arg_type_name(p));
+  MT_CHECK(!PyComplex_Check(p.ptr()),
+           "linalg.vector_norm: Expected a non-complex scalar as the order of norm.");
   return p.cast<double>();
+}
+
+// PyTorch's torch.norm sends a string p to linalg.matrix_norm (nuclear norms, and the errors of a bad order
+// or dim) except 'fro' over at most two dims, which is the vector 2-norm; no dim means every dim there
+bool norm_is_matrix(py::handle p, py::handle dim) {
+  if (!py::isinstance<py::str>(p)) return false;
+  if (p.cast<std::string>() != "fro") return true;
+  return !dim.is_none() && (PyList_Check(dim.ptr()) || PyTuple_Check(dim.ptr())) && py::len(dim) > 2;
 }
 
 }  // namespace
@@ -366,6 +377,18 @@ void init_reduce(py::module_& m, TensorClass& cls) {
   }
 
   auto norm_fn = [](const Tensor& x, py::handle p, py::handle dim, StrictBool keepdim, py::handle dtype) {
+    if (norm_is_matrix(p, dim)) {
+      py::object d = py::reinterpret_borrow<py::object>(dim);
+      if (dim.is_none()) {
+        py::list all;
+        for (int64_t i = 0; i < x.dim(); ++i) all.append(i);
+        d = all;
+      } else if (PyLong_Check(dim.ptr())) {
+        d = py::make_tuple(dim);
+      }
+      py::object matrix_norm = py::module_::import("minitorch.linalg").attr("matrix_norm");
+      return matrix_norm(py::cast(x), p, d, keepdim.v, py::arg("dtype") = dtype).cast<Tensor>();
+    }
     ScalarType dt = parse_dtype(dtype);
     double pv = parse_p(p);
     // vector_norm's int[1] reads a one-element integer or bool tensor as the dim and refuses any other tensor

@@ -9471,3 +9471,64 @@ def test_fuzz_4538_4539_normal_checks_broadcast_before_dtype_and_setitem_into_no
         "torch.normal(torch.empty((0,), dtype=torch.float16), torch.empty(0))",
     ]
     _par21_compare(setup, calls)
+
+
+def test_fuzz_4540_dim_lists_of_tensors_nansum_order_and_norms_string_orders():
+    """Seed 4540: std/var read a dim list's one-element integer or bool tensors as PyTorch's int lists do (a
+    list of them was a TypeError); nansum checks each dim's range and repeat in turn on its integer-dtype path
+    too; torch.norm sends a string order but 'fro' over at most two dims to linalg.matrix_norm (the nuclear norm
+    was missing), and words a complex or non-number order as vector_norm does; pca_lowrank centres before it
+    factorizes"""
+    T = minitorch
+    a = np.arange(12.0).reshape(4, 3) ** 1.5
+    x = T.tensor(a)
+    np.testing.assert_allclose(x.std([T.tensor(True)]).numpy(), a.std(axis=1, ddof=1), rtol=1e-12)
+    np.testing.assert_allclose(T.var(x, (T.tensor(0), 1)).numpy(), a.var(ddof=1), rtol=1e-12)
+    np.testing.assert_allclose(float(T.norm(x, "nuc")), np.linalg.norm(a, "nuc"), rtol=1e-12)
+    np.testing.assert_allclose(
+        T.norm(T.tensor(np.stack([a, -a])), "nuc", dim=(1, 2)).numpy(),
+        [np.linalg.norm(a, "nuc")] * 2,
+        rtol=1e-12,
+    )
+    with pytest.raises(RuntimeError, match="dim 0 appears multiple times"):
+        T.ones(4, 1, dtype=T.bfloat16).nansum([0, 0, 3], dtype=T.int8)
+    setup = (
+        "x = torch.arange(12.0).reshape(4, 3); b = torch.tensor(True); i = torch.tensor(0); "
+        "d = torch.diag(torch.tensor([3.0, -4.0, 5.0]))"
+    )
+    calls = [
+        "x.std([b])",
+        "x.var([i, b], keepdim=True)",
+        "torch.std(x, [b], True)",
+        "torch.var_mean(x, (b,))",
+        "x.std([True, 0])",
+        "x.std([0, True])",
+        "x.std([torch.tensor(1.0)])",
+        "x.std([torch.tensor([0, 1])])",
+        "torch.tensor(True).std([b, b])",
+        "x.nansum([0, 0, 3])",
+        "x.to(torch.bfloat16).nansum([0, 0, 3], dtype=torch.int8)",
+        "x.long().nansum([0, 0, 3])",
+        "x.sum([0, 0, 3])",
+        "d.norm('nuc')",
+        "x.norm('x')",
+        "x[0].norm('nuc')",
+        "x.norm('fro', dim=(0, 1))",
+        "x.norm('fro', dim=0)",
+        "x.norm('nuc', dim=0)",
+        "x.reshape(2, 2, 3).norm('nuc')",
+        "x.reshape(2, 2, 3).norm('fro')",
+        "x.reshape(2, 2, 3).norm('fro', dim=(0, 1, 2))",
+        "torch.norm(x, 1j)",
+        "torch.norm(x, [1])",
+        "torch.norm(x, torch.float32)",
+        "torch.norm(d, 'nuc', keepdim=True)",
+        # pca_lowrank centres A before the factorization, as PyTorch's does (the mean was passed as M, whose
+        # products took another matmul path)
+        "torch.pca_lowrank(torch.ones(3, 4, 5, dtype=torch.bfloat16), 0)",
+        "torch.pca_lowrank(torch.ones(3, 4, 5, dtype=torch.bfloat16), False)",
+        "torch.pca_lowrank(torch.ones(3, 4, 5, dtype=torch.bfloat16), 1)",
+        "torch.pca_lowrank(torch.ones(3, 5, 4, dtype=torch.bfloat16).mT, 0, center=False)",
+        "torch.pca_lowrank(torch.ones(3, 4, 5, dtype=torch.int64), 0)",
+    ]
+    _par21_compare(setup, calls)

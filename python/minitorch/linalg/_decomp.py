@@ -1587,8 +1587,8 @@ def pca_lowrank(A, q=None, center=True, niter=2):
         )
     if niter < 0:
         raise ValueError(f"niter(={niter}) must be non-negative integer")
-    M = A.mean(-2, keepdim=True) if center else None
-    return svd_lowrank(A, q, niter, M)
+    # PyTorch centres a dense A before the factorization rather than passing the mean as M
+    return svd_lowrank(A - A.mean(-2, keepdim=True) if center else A, q, niter, None)
 
 
 # -------------------------------------------------------------------------------- torch.* legacy spellings
