@@ -127,6 +127,11 @@ def backward(
     if grad_variables is not None:
         grad_tensors = grad_variables
     tensors = _tensor_or_tensors(tensors)
+    cls = _autograd_subclass(tensors) if len(tensors) == 1 else None
+    if cls is not None:  # its backward (MaskedTensor's masks the leaves' gradients)
+        tensors[0].backward(None if grad_tensors is None else _tensor_or_tensors(grad_tensors)[0], retain_graph,
+                            create_graph, inputs)  # fmt: skip
+        return
     grads = _make_grads(tensors, grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph

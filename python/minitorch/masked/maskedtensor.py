@@ -104,9 +104,12 @@ def _check_tensor(x, what):
 
 def _func_name(func):
     name = getattr(func, "__name__", None)
-    if name == "__get__":  # a getter: the descriptor's name
-        return getattr(getattr(func, "__self__", None), "__name__", None)
-    return name
+    if name == "__get__":  # a getter: the descriptor's name (a property's is its getter's)
+        owner = getattr(func, "__self__", None)
+        name = getattr(owner, "__name__", None) or getattr(getattr(owner, "fget", None), "__name__", None)
+        if not name:  # a pybind11 property's getter is unnamed: its name in the class
+            name = next((k for k, v in vars(_C.Tensor).items() if v is owner), "")
+    return name or ""
 
 
 def _plain(x):
@@ -131,7 +134,7 @@ def _shadow(x):
 
 def _not_implemented(name):
     return TypeError(
-        f"Multiple dispatch failed for '{name}'; all __torch_dispatch__ handlers returned NotImplemented:\n\n"
+        f"Multiple dispatch failed for 'torch._ops.{name}.default'; all __torch_dispatch__ handlers returned NotImplemented:\n\n"
         f"  - tensor subclass {MaskedTensor!r}\n\nFor more information, try re-running with "
         "TORCH_LOGS=not_implemented"
     )
@@ -447,7 +450,7 @@ def _dispatch(func, name, args, kwargs):
             f".{name}() is not supported for tensor subclasses"
             + (", got MaskedTensor" if name == "tolist" else ".")
         )
-    if name in _METADATA:
+    if name in _METADATA or name.startswith(("is_", "_is_")):  # queries (the bindings' _is_tensor too)
         return (
             func(*_map(args, _plain), **kwargs)
             if name != "requires_grad_"

@@ -64,6 +64,11 @@ CASES = [
         "torch.tensor([True, True, False]))\ntorch.autograd.grad(torch.sum(n * b), b)"
     ),
     "x = masked_tensor(mnc.get_data(), mnc.get_mask(), requires_grad=True)\n(x * x).sum(0).sum().backward()\nx.grad",
+    "x = masked_tensor(d, m, requires_grad=True)\ntorch.autograd.backward(torch.where(m2, x, d).sum())\nx.grad",
+    (
+        "x = masked_tensor(d, m, requires_grad=True)\ng = masked_tensor(torch.full((2, 3), 2.0, dtype=torch.float64), m)\n"
+        "torch.exp(x).backward(g)\nx.grad"
+    ),
     # bad inputs
     "mt + masked_tensor(d, m2)", "torch.add(mt, masked_tensor(d, m2))", "torch.where(m, mt, masked_tensor(d, m2))",
     "masked_tensor(d, torch.ones(3, 2, dtype=torch.bool))", "masked_tensor(d, torch.ones(3, dtype=torch.bool))",
@@ -73,7 +78,14 @@ CASES = [
 ]  # fmt: skip
 
 # unsupported operations: PyTorch's words name its dispatcher's overload, so only the type is compared
-UNSUPPORTED = ["torch.flip(mt, [0])", "mt.cumsum(0)", "torch.matmul(mt, mt.t())", "mt.relu()", "mt.max()"]
+UNSUPPORTED = [
+    "mt.T",
+    "torch.flip(mt, [0])",
+    "mt.cumsum(0)",
+    "torch.matmul(mt, mt.t())",
+    "mt.relu()",
+    "mt.max()",
+]
 
 RUNNER = r"""
 def _values(r):
