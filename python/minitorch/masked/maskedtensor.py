@@ -164,8 +164,13 @@ class MaskedTensor(_C.Tensor):
     operations (PyTorch's prototype torch.masked.MaskedTensor)."""
 
     _mt_autograd_torch_function = True  # autograd.grad hands calls with a MaskedTensor to __torch_function__
+    # defined when minitorch is imported, but the bindings should look for subclass instances (a cost on every
+    # call, docs/architecture.md) only once a MaskedTensor exists: the flag keeps __init_subclass__ from noting
+    # the class and is removed below; _note() notes it with the first instance
+    _mt_transform_only = True
 
     def __new__(cls, data=None, mask=None, requires_grad=False):
+        _note()
         return _C.Tensor.__new__(cls)
 
     def __init__(self, data, mask, requires_grad=False):
@@ -204,6 +209,7 @@ class MaskedTensor(_C.Tensor):
     @classmethod
     def _wrap(cls, data, mask, shadow=None):
         """A MaskedTensor over data itself, keeping its autograd history (no copy, no warning)."""
+        _note()
         out = _C.Tensor.__new__(cls)
         _C.Tensor.__init__(out, _view_of=data)
         out._masked_mask = mask
@@ -304,6 +310,16 @@ class MaskedTensor(_C.Tensor):
             return _autograd_grad(*args, **kwargs)
         with _C.DisableTorchFunctionSubclass():
             return _dispatch(func, name, args, kwargs)
+
+
+del MaskedTensor._mt_transform_only
+_NOTED = []
+
+
+def _note():
+    if not _NOTED:
+        _C._note_tensor_subclass()
+        _NOTED.append(True)
 
 
 def _rebuild(data, mask):
