@@ -127,6 +127,11 @@ def backward(
     if grad_variables is not None:
         grad_tensors = grad_variables
     tensors = _tensor_or_tensors(tensors)
+    cls = _autograd_subclass(tensors) if len(tensors) == 1 else None
+    if cls is not None:  # its backward (MaskedTensor's masks the leaves' gradients)
+        tensors[0].backward(None if grad_tensors is None else _tensor_or_tensors(grad_tensors)[0], retain_graph,
+                            create_graph, inputs)  # fmt: skip
+        return
     grads = _make_grads(tensors, grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
@@ -158,6 +163,20 @@ def backward(
     _run_backward(True, tensors, grads, retain_graph, create_graph, [], False)
 
 
+def _autograd_subclass(*groups):
+    """The Tensor subclass among the arguments whose __torch_function__ takes autograd.grad (MaskedTensor's, whose
+    gradients are masked), while subclasses' handlers are on: PyTorch's grad goes through handle_torch_function.
+    Only classes that ask (_mt_autograd_torch_function) are handed the call: the transforms' subclasses run
+    their own gradient paths below."""
+    if _C._torch_function_state() != 0:
+        return None
+    for g in groups:
+        for t in g if isinstance(g, (list, tuple)) else (g,):
+            if getattr(type(t), "_mt_autograd_torch_function", False):
+                return type(t)
+    return None
+
+
 def grad(
     outputs,
     inputs,
@@ -170,6 +189,14 @@ def grad(
     materialize_grads=False,
 ):
     """The gradients of `outputs` with respect to `inputs` (a tuple), without touching any .grad."""
+    cls = _autograd_subclass(outputs, inputs, grad_outputs)
+    if cls is not None:
+        kwargs = {
+            "grad_outputs": grad_outputs, "retain_graph": retain_graph, "create_graph": create_graph,
+            "only_inputs": only_inputs, "allow_unused": allow_unused, "is_grads_batched": is_grads_batched,
+            "materialize_grads": materialize_grads,
+        }  # fmt: skip
+        return cls.__torch_function__(grad, (cls,), (outputs, inputs), kwargs)
     outputs = _edges_as_tensors(_tensor_or_tensors(outputs))
     if not _is_edge(inputs):
         _C._is_tensor(inputs)

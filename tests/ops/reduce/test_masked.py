@@ -243,7 +243,9 @@ def test_maskedtensor_autograd():
     # as_masked_tensor is differentiable back to its data; masked-out gradients are zero
     x = d.clone().requires_grad_()
     as_masked_tensor(x, m).exp().sum(1).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), np.where(m.numpy(), np.exp(d.numpy()), 0))
+    # from a MaskedTensor output even a plain leaf's gradient is a MaskedTensor (PyTorch's)
+    assert isinstance(x.grad, MaskedTensor) and torch.equal(x.grad.get_mask(), m)
+    np.testing.assert_allclose(x.grad.to_tensor(0).numpy(), np.where(m.numpy(), np.exp(d.numpy()), 0))
     x.grad = None
     as_masked_tensor(x, m).get_data().sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), m.numpy().astype(np.float64))
