@@ -203,6 +203,7 @@ sparse._install_tensor_methods(
     Tensor
 )  # Tensor.layout, is_sparse, to_sparse(_csr), to_dense, sparse_mask, ...
 from minitorch._lobpcg import lobpcg  # noqa: F401  (over linalg and the sparse matmul)
+from minitorch._segment_reduce import segment_reduce  # noqa: F401
 from minitorch._foreach import _FUNCTIONS as _foreach_functions
 
 globals().update(_foreach_functions)  # torch._foreach_add and its family (private names, as PyTorch's)
