@@ -67,6 +67,7 @@ class SegmentReduce(Function):
 
     @staticmethod
     def forward(ctx, data, ids, counts, kind, initial, nseg, inner, shape):
+        """data reduced into `shape` by the (outer, L) segment ids (nseg: the uncovered positions' id)."""
         outer, length = ids.shape
         shape_in = data.shape
         data = data.reshape(outer, length, inner)
@@ -87,6 +88,7 @@ class SegmentReduce(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        """data's gradient by ATen's rules (_grad); under create_graph a node whose derivative raises."""
         data, ids, counts, out = ctx.saved_tensors
         g = SegmentReduce._grad(
             ctx.kind, ctx.nseg, ctx.initial, data, ids, counts, out, grad.reshape(out.shape)
