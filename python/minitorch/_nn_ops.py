@@ -808,25 +808,34 @@ def _embedding_bag_bookkeeping(weight, indices, offs, mode, psw, last, pidx, dt)
     else:
         sizes = np.zeros(offs.size, np.int64)
     if mode == 2:
-        rows = weight.detach()
-        if rows.dtype in (_C.float16, _C.bfloat16):
-            rows = rows.float()
-        rows = rows.cpu().numpy()
-        maxi = np.zeros((nbags, weight.shape[1]), np.int64)
-        best = np.zeros((nbags, weight.shape[1]), rows.dtype)
-        seen = np.zeros(nbags, bool)
-        for i in range(min(n, o2b.size)):
-            b, w = o2b[i], ids[i]
-            if w == pidx or not 0 <= b < nbags:
-                continue
-            row = rows[w]
-            take = np.ones(row.shape, bool) if not seen[b] else row > best[b]
-            best[b][take] = row[take]
-            maxi[b][take] = w
-            seen[b] = True
+        maxi = _bag_argmax(weight, ids, o2b, nbags, pidx)
     else:
         maxi = sizes
     return tuple(_tensor(a, **kw) for a in (o2b, sizes, maxi))
+
+
+def _bag_argmax(weight, ids, o2b, nbags, pidx):
+    """(nbags, dim) int64: per bag and column the first index whose row holds the bag's maximum (ATen keeps
+    the first on ties), 0 for a bag with none. The bags as a padded (nbags, width, dim) block of rows, its
+    pad rows -inf, so one argmax finds them (in C++: NumPy's reduceat over rows was 20x slower)."""
+    keep = np.flatnonzero((ids != (-1 if pidx is None else pidx)) & (o2b >= 0) & (o2b < nbags))
+    out = np.zeros((nbags, weight.shape[1]), np.int64)
+    if not keep.size:
+        return out
+    bags = o2b[keep]
+    counts = np.bincount(bags, minlength=nbags)
+    width = int(counts.max())
+    starts = np.cumsum(counts) - counts
+    slot = np.arange(keep.size) - starts[bags]  # each kept index's place in its bag
+    where = np.full((nbags, width), keep.size, np.int64)
+    where[bags, slot] = np.arange(keep.size)
+    with _no_grad():
+        rows = weight.detach().index_select(0, _tensor(ids[keep], device=weight.device))
+        pad = _C.full((1, weight.shape[1]), float("-inf"), dtype=rows.dtype, device=rows.device)
+        block = _C.cat([rows, pad], 0).index_select(0, _tensor(where.reshape(-1), device=weight.device))
+        first = block.reshape(nbags, width, -1).argmax(1).cpu().numpy()
+    picked = where[np.arange(nbags)[:, None], first]
+    return np.where(picked < keep.size, np.append(ids[keep], 0)[picked], 0)
 
 
 @_argcheck.parses(_EMBEDDING_BAG, name="embedding_bag", upfront=False)

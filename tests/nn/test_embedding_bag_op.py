@@ -104,6 +104,9 @@ def cases(torch):
     out["emptyofflast"] = run(lambda: E(w, i, torch.tensor([], dtype=torch.long), False, 0, False, None, True))
     out["impl"] = run(lambda: torch._embedding_bag(w, i, torch.tensor([0, 2, 2, 5]), False, 1, False, None, True, 2))
     out["implneg"] = run(lambda: torch._embedding_bag(w, i, o, False, 1, False, None, False, -3))
+    ties = torch.tensor([[1.0, 2.0], [1.0, 3.0], [0.0, 3.0], [5.0, -1.0]])
+    out["ties"] = run(lambda: E(ties, torch.tensor([2, 1, 0, 1, 3, 0]), torch.tensor([0, 3, 3]), False, 2))
+    out["tiespad"] = run(lambda: E(ties, torch.tensor([2, 1, 0]), torch.tensor([0, 1]), False, 2, False, None, False, 1))
     out["fwd"] = run(lambda: torch._embedding_bag_forward_only(w, i, o, False, 2))
     # errors, in ATen's order
     out["nooff"] = run(lambda: E(w, i, None))
