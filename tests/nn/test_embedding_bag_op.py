@@ -129,6 +129,11 @@ def cases(torch):
     out["wdim"] = run(lambda: E(w[0], i.float(), o))
     out["wint3d"] = run(lambda: E(w.int(), i.reshape(1, 1, 5), o))
     out["idim"] = run(lambda: E(w, i.reshape(1, 1, 5), o))
+    F = torch.nn.functional
+    two = torch.tensor([[0, 1], [2, 3]])
+    out["Fmaxfreq"] = run(lambda: F.embedding_bag(two, w, mode="max", scale_grad_by_freq=True))
+    out["Fmaxsparse"] = run(lambda: F.embedding_bag(two, w, mode="max", sparse=True))
+    out["Fsumfreq"] = run(lambda: F.embedding_bag(two, w, mode="sum", scale_grad_by_freq=True))
     out["ifloat"] = run(lambda: E(w, i.float(), o))
     return out
 """
