@@ -146,6 +146,14 @@ from minitorch.amp.autocast_mode import (  # noqa: F401
 )
 from minitorch import optim  # noqa: F401
 from minitorch._symbolic import sym_float, sym_int, sym_ite, sym_max, sym_min, sym_not, sym_sqrt, sym_sum  # noqa: F401
+from minitorch._symbolic import sym_constrain_range, sym_constrain_range_for_size, sym_fresh_size  # noqa: F401
+
+_constraint_signature = "Scalar size, *, int? min=None, int? max=None"
+sym_constrain_range = _argcheck.parsing(sym_constrain_range, [_constraint_signature], "sym_constrain_range")
+sym_constrain_range_for_size = _argcheck.parsing(
+    sym_constrain_range_for_size, [_constraint_signature], "sym_constrain_range_for_size"
+)
+del _constraint_signature
 from minitorch import distributions, linalg, multiprocessing, return_types, signal, special  # noqa: F401  (multiprocessing registers tensor reductions)
 from minitorch.distributions._sampling import (  # noqa: F401  (the samplers PyTorch has as ops)
     binomial,
