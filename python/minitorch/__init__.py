@@ -125,6 +125,7 @@ from minitorch._legacy import (  # noqa: F401  (legacy tensor types; torch.cuda'
     set_default_tensor_type,
 )
 from minitorch._generator import manual_seed  # noqa: F401  (returns the default generator)
+from minitorch._generator import thread_safe_generator  # noqa: F401
 from minitorch.amp import autocast  # noqa: F401
 from minitorch.nn.utils.parametrizations import _weight_norm, norm_except_dim  # noqa: F401
 from minitorch.amp.autocast_mode import (  # noqa: F401
