@@ -94,6 +94,25 @@ def cases():
             lambda: _np_bag(table, ids, offsets),
         )
     )
+    # the op F.embedding_bag ends in, with its bookkeeping tensors (offset2bag, bag_size, max_indices)
+    bag_off = np.arange(0, 4096, 16)
+    for mode, word, np_fn in (
+        (0, "sum", lambda: np.add.reduceat(table[ids], bag_off, axis=0)),
+        (2, "max", lambda: np.maximum.reduceat(table[ids], bag_off, axis=0)),
+    ):
+        out.append(
+            (
+                f"torch.embedding_bag {word} 4096 ids/256 bags",
+                per_lib(
+                    lambda L, f, m=mode: (
+                        lambda w=L.from_numpy(table), i=L.from_numpy(ids), o=L.from_numpy(bag_off): (
+                            L.embedding_bag(w, i, o, False, m)
+                        )
+                    )
+                ),
+                np_fn,
+            )
+        )
     out.append(
         (
             "rms_norm 64x128x512",
@@ -164,6 +183,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--min-time", type=float, default=0.2)
+    ap.add_argument("--only", default="", help="run the cases whose name contains this")
     args = ap.parse_args()
     threads = os.environ.get("OMP_NUM_THREADS")
     if threads:
@@ -172,6 +192,8 @@ def main():
             torch.set_num_threads(int(threads))
     print(f"{'case':40s} {'minitorch':>10s} {'numpy':>10s} {'torch':>10s} {'mt/np':>7s} {'mt/torch':>8s}")
     for name, libs, np_fn in cases():
+        if args.only not in name:
+            continue
         fns = dict(libs)
         fns["numpy"] = np_fn
         t = bench(fns, args.repeats, args.min_time)

@@ -1014,6 +1014,12 @@ class Tensor:
         In-place version of sinc.
         """
     @staticmethod
+    def slice_inverse(*args, **kwargs):
+        """
+        The view of input's storage with src's sizes, strides and offset: the inverse of slicing src into input
+        (functionalization's op). The slice's bounds are not read, as in ATen.
+        """
+    @staticmethod
     def slogdet(*args, **kwargs):
         """
         torch.slogdet: linalg.slogdet under torch.return_types.slogdet.

@@ -125,6 +125,7 @@ from minitorch._legacy import (  # noqa: F401  (legacy tensor types; torch.cuda'
     set_default_tensor_type,
 )
 from minitorch._generator import manual_seed  # noqa: F401  (returns the default generator)
+from minitorch._generator import thread_safe_generator  # noqa: F401
 from minitorch.amp import autocast  # noqa: F401
 from minitorch.nn.utils.parametrizations import _weight_norm, norm_except_dim  # noqa: F401
 from minitorch.amp.autocast_mode import (  # noqa: F401
@@ -146,6 +147,14 @@ from minitorch.amp.autocast_mode import (  # noqa: F401
 )
 from minitorch import optim  # noqa: F401
 from minitorch._symbolic import sym_float, sym_int, sym_ite, sym_max, sym_min, sym_not, sym_sqrt, sym_sum  # noqa: F401
+from minitorch._symbolic import sym_constrain_range, sym_constrain_range_for_size, sym_fresh_size  # noqa: F401
+
+_constraint_signature = "Scalar size, *, int? min=None, int? max=None"
+sym_constrain_range = _argcheck.parsing(sym_constrain_range, [_constraint_signature], "sym_constrain_range")
+sym_constrain_range_for_size = _argcheck.parsing(
+    sym_constrain_range_for_size, [_constraint_signature], "sym_constrain_range_for_size"
+)
+del _constraint_signature
 from minitorch import distributions, linalg, multiprocessing, return_types, signal, special  # noqa: F401  (multiprocessing registers tensor reductions)
 from minitorch.distributions._sampling import (  # noqa: F401  (the samplers PyTorch has as ops)
     binomial,
@@ -203,6 +212,7 @@ sparse._install_tensor_methods(
     Tensor
 )  # Tensor.layout, is_sparse, to_sparse(_csr), to_dense, sparse_mask, ...
 from minitorch._lobpcg import lobpcg  # noqa: F401  (over linalg and the sparse matmul)
+from minitorch._segment_reduce import segment_reduce  # noqa: F401
 from minitorch._foreach import _FUNCTIONS as _foreach_functions
 
 globals().update(_foreach_functions)  # torch._foreach_add and its family (private names, as PyTorch's)

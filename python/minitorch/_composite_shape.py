@@ -1775,3 +1775,40 @@ def map2_(self, x, y, callable):
 
 
 TENSOR_METHODS.update(apply_=apply_, map_=map_, map2_=map2_)
+
+
+@_argcheck.parses(
+    "Tensor input, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1",
+    name="slice_inverse",
+)
+def slice_inverse(input, src, dim=0, start=None, end=None, step=1):
+    """The view of input's storage with src's sizes, strides and offset: the inverse of slicing src into input
+    (functionalization's op). The slice's bounds are not read, as in ATen."""
+    if (input.requires_grad or src.requires_grad) and _C.is_grad_enabled():
+        return _SliceInverse.apply(input, src, dim, start, end, step)
+    return input.as_strided(tuple(src.shape), src.stride(), src.storage_offset())
+
+
+class _SliceInverse(autograd.Function):
+    """slice_inverse with ATen's derivatives: input gets the gradient's slice, src the rest of it (the slice
+    zeroed)."""
+
+    @staticmethod
+    def forward(ctx, input, src, dim, start, end, step):
+        """the view of input's storage with src's geometry"""
+        ctx.slice = (dim, start, end, step)
+        return input.as_strided(tuple(src.shape), src.stride(), src.storage_offset())
+
+    @staticmethod
+    def backward(ctx, grad):
+        """(grad's slice, grad with the slice zeroed)"""
+        dim, start, end, step = ctx.slice
+        index = [slice(None)] * grad.dim()
+        index[dim] = slice(start, end, step)
+        part = grad[tuple(index)]
+        rest = grad.slice_scatter(_C.zeros_like(part), dim, start, end, step)
+        return part, rest, None, None, None, None
+
+
+__all__ += ["slice_inverse"]
+TENSOR_METHODS["slice_inverse"] = slice_inverse

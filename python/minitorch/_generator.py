@@ -2,6 +2,8 @@
 get_offset/set_offset, pickling and deepcopy; and minitorch.manual_seed returning the default generator. The
 generator itself (a Philox stream) is bound in C++."""
 
+import sys
+
 import numpy as np
 
 from minitorch import _C
@@ -98,3 +100,13 @@ Generator.clone_state = clone_state
 Generator.__reduce__ = _reduce
 Generator.__deepcopy__ = _deepcopy
 Generator.__module__ = "minitorch"
+
+
+def thread_safe_generator():
+    """The running DataLoader thread worker's own generator, else None (the main process and process workers use
+    the default generator). minitorch's DataLoader runs its workers as processes, so this is None there."""
+    data = sys.modules.get("minitorch.utils.data")  # (not loaded: no DataLoader worker can be running)
+    info = data.get_worker_info() if data is not None else None
+    if info is not None and getattr(info, "worker_method", None) == "thread" and getattr(info, "rng", None):
+        return info.rng.torch_generator
+    return None

@@ -4,10 +4,14 @@ torch.kl_div, ...), with ATen's signatures: argument order, int reductions, trai
 import builtins
 import warnings
 
+import numpy as np
+
 from minitorch import _C, _argcheck
 from minitorch._composite_shape import _broadcast_sizes
+from minitorch._creation import tensor as _tensor
 from minitorch._dtype_names import scalar_name
 from minitorch.autograd.function import Function as _Function
+from minitorch.autograd.grad_mode import no_grad as _no_grad
 from minitorch.nn import functional as _F
 from minitorch.nn.functional import _activation as _F_activation
 from minitorch.nn.functional import _ctc as _F_ctc
@@ -666,3 +670,406 @@ def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners
     """grid_sampler on a 5-D input (ATen's per-rank spelling)."""
     _sampling_check(input, grid, interpolation_mode, 5)
     return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+# ---- embedding bags: ATen's op, with the bookkeeping tensors its backward keeps
+_EMBEDDING_BAG = (
+    "Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, "
+    "Tensor? per_sample_weights=None, bool include_last_offset=False, int? padding_idx=None"
+)
+_BAG_MODES = ("sum", "mean", "max")
+
+
+def _embedding_bag_op(
+    weight, indices, offsets, scale_grad_by_freq, mode, per_sample_weights, last, padding_idx
+):
+    """ATen's CPU embedding_bag in its order of checks, as (output, offset2bag, bag_size, max_indices).
+    padding_idx: -1 for none, else already in range."""
+    if weight.dim() != 2:
+        raise RuntimeError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    if indices.dim() not in (1, 2):
+        raise RuntimeError(f"input has to be a 1D or 2D Tensor, but got Tensor of dimension {indices.dim()}")
+    if indices.dim() == 1 and offsets.dim() != 1:
+        raise RuntimeError(f"offsets has to be a 1D Tensor, but got Tensor of dimension {offsets.dim()}")
+    dt = _C.result_type(indices, offsets)
+    if dt not in (_C.int64, _C.int32):
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
+            f"but got {indices.to(dt).type()} instead (while checking arguments for embedding_bag)"
+        )
+    if not weight.is_cuda and not weight.is_meta and not weight.is_floating_point():
+        raise RuntimeError(
+            "Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, BFloat16, "
+            f"Float, Double; but got {weight.type()} instead (while checking arguments for embedding_bag)"
+        )
+    n = indices.shape[0]  # ATen's length of the input (its first dim, also for a 2-D one)
+    meta = weight.is_meta or indices.is_meta or offsets.is_meta
+    offs = None if meta else offsets.reshape(-1).cpu().numpy().astype("int64")
+    if offs is not None and offs.size:
+        if offs[0] != 0:
+            raise RuntimeError(
+                "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position "
+                f"0. However, got {int(offs[0])}\n[ {offsets.to(dt).type()}{{}} ]"
+            )
+        if offs[-1] > n:
+            raise RuntimeError(
+                f"offsets[-1] can not be greater than input's length {n} but got offsets[-1] of {int(offs[-1])}"
+            )
+        if (offs[1:] < offs[:-1]).any():  # ATen's kernel walks each bag up to the next offset
+            raise RuntimeError(
+                "Expected i < index_size to be true, but got false.  (Could this error message be improved?  If so, "
+                "please report an enhancement request to PyTorch.)"
+            )
+    psw = per_sample_weights
+    if psw is not None:
+        if mode != 0:
+            raise RuntimeError("embedding_bag: per_sample_weights only supported with mode='sum'")
+        if psw.dtype != weight.dtype:
+            raise RuntimeError(
+                "Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
+                f"'per_sample_weights'; but type {weight.type()} does not equal {psw.type()} (while checking "
+                "arguments for embedding_bag)"
+            )
+        if psw.dim() != 1:
+            raise RuntimeError(
+                "Expected per_sample_weights.value().dim() == 1 to be true, but got false.  (Could this error "
+                "message be improved?  If so, please report an enhancement request to PyTorch.)"
+            )
+        if psw.numel() != indices.numel():
+            raise RuntimeError(
+                "Expected per_sample_weights.value().numel() == indices.numel() to be true, but got false.  "
+                "(Could this error message be improved?  If so, please report an enhancement request to PyTorch.)"
+            )
+    if last and offsets.shape[0] < 1:
+        raise RuntimeError("include_last_offset: number of offset should be at least 1")
+    if mode not in (0, 1, 2):
+        raise RuntimeError("`mode` must be sum, mean, or max.")
+    nbags = offsets.shape[0] - (1 if last else 0)
+    dim = weight.shape[1]
+    flat = indices.reshape(-1)
+    pidx = None if padding_idx < 0 else padding_idx
+    kw = {"device": weight.device}
+    if meta:
+        out = _C.empty((nbags, dim), dtype=weight.dtype, **kw)
+        return (
+            out,
+            _C.empty((0,), dtype=dt, **kw),
+            _C.empty((nbags,), dtype=dt, **kw),
+            _C.empty((0,), dtype=dt, **kw),
+        )
+    out = _F.embedding_bag(
+        flat.to(dt),
+        weight,
+        offsets.reshape(-1).to(dt),
+        scale_grad_by_freq=scale_grad_by_freq,
+        mode=_BAG_MODES[mode],
+        per_sample_weights=psw,
+        include_last_offset=last,
+        padding_idx=pidx,
+    )
+    return (out,) + _embedding_bag_bookkeeping(
+        weight, indices, offs, mode, per_sample_weights, last, pidx, dt
+    )
+
+
+def _embedding_bag_bookkeeping(weight, indices, offs, mode, psw, last, pidx, dt):
+    """(offset2bag, bag_size, max_indices) as ATen's CPU kernel leaves them: offset2bag (each index's bag) is
+    empty on the fast sum path (float/half/bfloat16 rows contiguous along dim 1, no padding_idx); bag_size
+    counts each bag's non-padding indices for mean and max (zeros for sum, one per bag when weight requires
+    grad, else one per offset); max_indices is, for max, the row each output element came from (the first on
+    ties, 0 for an empty bag), else a copy of bag_size."""
+    n = indices.shape[0]
+    nbags = offs.size - (1 if last else 0)
+    ids = indices.reshape(-1).cpu().numpy().astype("int64")[:n] if n else np.zeros(0, np.int64)
+    fast = (
+        weight.dtype in (_C.float32, _C.float16, _C.bfloat16)
+        and weight.stride(1) == 1
+        and pidx is None
+        and (psw is None or psw.stride(0) == 1)
+    )
+    kw = {"dtype": dt, "device": indices.device}
+    if mode in (1, 2) or not fast:
+        o2b = np.zeros(n + 1, np.int64)
+        np.add.at(o2b, offs[:nbags], 1)
+        o2b[0] -= 1
+        o2b = np.cumsum(o2b)[:n]
+    else:
+        o2b = np.zeros(0, np.int64)
+    if weight.requires_grad or mode in (1, 2):
+        sizes = np.zeros(nbags, np.int64)
+        if nbags:
+            sizes[:-1] = offs[1:nbags] - offs[: nbags - 1]
+            sizes[-1] = n - offs[nbags - 1]
+        if mode in (1, 2) and pidx is not None and o2b.size:
+            pads = (ids == pidx) & (o2b >= 0) & (o2b < nbags)
+            np.subtract.at(sizes, o2b[pads], 1)
+        if mode == 0:
+            sizes[:] = 0
+    else:
+        sizes = np.zeros(offs.size, np.int64)
+    if mode == 2:
+        maxi = _bag_argmax(weight, ids, o2b, nbags, pidx)
+    else:
+        maxi = sizes
+    return tuple(_tensor(a, **kw) for a in (o2b, sizes, maxi))
+
+
+def _bag_argmax(weight, ids, o2b, nbags, pidx):
+    """(nbags, dim) int64: per bag and column the first index whose row holds the bag's maximum (ATen keeps
+    the first on ties), 0 for a bag with none. The bags as a padded (nbags, width, dim) block of rows, its
+    pad rows -inf, so one argmax finds them (in C++: NumPy's reduceat over rows was 20x slower)."""
+    keep = np.flatnonzero((ids != (-1 if pidx is None else pidx)) & (o2b >= 0) & (o2b < nbags))
+    out = np.zeros((nbags, weight.shape[1]), np.int64)
+    if not keep.size:
+        return out
+    bags = o2b[keep]
+    counts = np.bincount(bags, minlength=nbags)
+    width = int(counts.max())
+    starts = np.cumsum(counts) - counts
+    slot = np.arange(keep.size) - starts[bags]  # each kept index's place in its bag
+    where = np.full((nbags, width), keep.size, np.int64)
+    where[bags, slot] = np.arange(keep.size)
+    with _no_grad():
+        rows = weight.detach().index_select(0, _tensor(ids[keep], device=weight.device))
+        pad = _C.full((1, weight.shape[1]), float("-inf"), dtype=rows.dtype, device=rows.device)
+        block = _C.cat([rows, pad], 0).index_select(0, _tensor(where.reshape(-1), device=weight.device))
+        first = block.reshape(nbags, width, -1).argmax(1).cpu().numpy()
+    picked = where[np.arange(nbags)[:, None], first]
+    return np.where(picked < keep.size, np.append(ids[keep], 0)[picked], 0)
+
+
+@_argcheck.parses(_EMBEDDING_BAG, name="embedding_bag", upfront=False)
+def embedding_bag(
+    weight,
+    indices,
+    offsets,
+    scale_grad_by_freq=False,
+    mode=0,
+    sparse=False,
+    per_sample_weights=None,
+    include_last_offset=False,
+    padding_idx=None,
+):
+    """torch.embedding_bag, the op F.embedding_bag ends in: (output, offset2bag, bag_size, max_indices), mode as
+    ATen's enum (0 sum, 1 mean, 2 max), padding_idx range-checked and wrapped."""
+    if padding_idx is None:
+        padding_idx = -1
+    else:
+        rows = weight.shape[0] if weight.dim() else 0
+        if not -rows <= padding_idx < rows:
+            raise RuntimeError(
+                f"padding_idx must be within the number of embeddings, -{rows} through {rows - 1}, but got "
+                f"{padding_idx}"
+            )
+        padding_idx = padding_idx + rows if padding_idx < 0 else padding_idx
+    return _embedding_bag_op(
+        weight,
+        indices,
+        offsets,
+        scale_grad_by_freq,
+        mode,
+        per_sample_weights,
+        include_last_offset,
+        padding_idx,
+    )
+
+
+_EMBEDDING_BAG_IMPL = _EMBEDDING_BAG.replace("int? padding_idx=None", "int padding_idx=-1")
+
+
+def _embedding_bag_internal(name):
+    def fn(
+        weight,
+        indices,
+        offsets,
+        scale_grad_by_freq=False,
+        mode=0,
+        sparse=False,
+        per_sample_weights=None,
+        include_last_offset=False,
+        padding_idx=-1,
+    ):
+        # ATen's inner ops take padding_idx as given: only an index in [0, rows) pads
+        rows = weight.shape[0] if weight.dim() else 0
+        pidx = padding_idx if 0 <= padding_idx < rows else -1
+        return _embedding_bag_op(
+            weight, indices, offsets, scale_grad_by_freq, mode, per_sample_weights, include_last_offset, pidx
+        )
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"torch.{name}: torch.embedding_bag with padding_idx an int (-1: none), not range-checked."
+    return _argcheck.parsing(fn, [_EMBEDDING_BAG_IMPL], name, upfront=False)
+
+
+_embedding_bag = _embedding_bag_internal("_embedding_bag")
+_embedding_bag_forward_only = _embedding_bag_internal("_embedding_bag_forward_only")
+__all__ += ["_embedding_bag", "_embedding_bag_forward_only", "embedding_bag"]
+
+
+# ---- SyncBatchNorm's pieces (ATen registers all but batch_norm_update_stats for CUDA only: on the CPU they
+# refuse as its dispatcher does; elsewhere they are composed from ops)
+def _cuda_only(name, input):
+    if input.device.type == "cpu":
+        raise NotImplementedError(
+            f"Could not run 'aten::{name}' with arguments from the 'CPU' backend. This could be because the "
+            "operator doesn't exist for this backend, or was omitted during the selective/custom build process "
+            f"(if using custom build). 'aten::{name}' is only available for these backends: [CUDA, Meta]."
+        )
+
+
+def _channel_view(t, input):
+    return t.reshape([1, -1] + [1] * (input.dim() - 2))
+
+
+def _reduce_dims(input):
+    return [0] + list(range(2, input.dim()))
+
+
+def _batch_stats(input):
+    """(mean, biased variance) per channel (dim 1), in float for half inputs as ATen accumulates"""
+    x = input.float() if input.dtype in (_C.float16, _C.bfloat16) else input
+    dims = _reduce_dims(input)
+    return x.mean(dims), x.var(dims, correction=0)
+
+
+@_argcheck.parses("Tensor input, float eps", name="batch_norm_stats")
+def batch_norm_stats(input, eps):
+    """(mean, invstd) of each channel over the batch and spatial dims; invstd = 1 / sqrt(var + eps)."""
+    _cuda_only("batch_norm_stats", input)
+    mean, var = _batch_stats(input)
+    return mean, _C.rsqrt(_C.add(var, eps))
+
+
+@_argcheck.parses(
+    "Tensor input, Tensor? weight, Tensor? bias, Tensor mean, Tensor invstd, float eps",
+    name="batch_norm_elemt",
+)
+def batch_norm_elemt(input, weight, bias, mean, invstd, eps):
+    """(input - mean) * invstd * weight + bias, the statistics per channel."""
+    _cuda_only("batch_norm_elemt", input)
+    out = (input - _channel_view(mean, input)) * _channel_view(invstd, input)
+    if weight is not None:
+        out = out * _channel_view(weight, input)
+    if bias is not None:
+        out = out + _channel_view(bias, input)
+    return out.to(input.dtype)
+
+
+def _gather(input, mean, invstd, running_mean, running_var, momentum, eps, counts):
+    counts = counts.to(mean.dtype).reshape(-1, 1)
+    total = counts.sum()
+    gmean = (mean * counts).sum(0) / total
+    var = (1.0 / (invstd * invstd) - eps + (mean - gmean) ** 2) * counts
+    gvar = var.sum(0) / total
+    if running_mean is not None:
+        running_mean.mul_(1 - momentum).add_((gmean * momentum).to(running_mean.dtype))
+    if running_var is not None:
+        unbiased = gvar * total / (total - 1)
+        running_var.mul_(1 - momentum).add_((unbiased * momentum).to(running_var.dtype))
+    return gmean, _C.rsqrt(_C.add(gvar, eps))
+
+
+@_argcheck.parses(
+    "Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, "
+    "float eps, int count",
+    name="batch_norm_gather_stats",
+)
+def batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, momentum, eps, count):
+    """Combines per-device (mean, invstd) rows of `count` elements each into the global (mean, invstd), updating
+    the running statistics (the unbiased variance) in place."""
+    _cuda_only("batch_norm_gather_stats", input)
+    counts = _C.full((mean.shape[0],), float(count), dtype=mean.dtype, device=mean.device)
+    return _gather(input, mean, invstd, running_mean, running_var, momentum, eps, counts)
+
+
+@_argcheck.parses(
+    "Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, "
+    "float eps, Tensor counts",
+    name="batch_norm_gather_stats_with_counts",
+)
+def batch_norm_gather_stats_with_counts(
+    input, mean, invstd, running_mean, running_var, momentum, eps, counts
+):
+    """batch_norm_gather_stats with each row's element count given."""
+    _cuda_only("batch_norm_gather_stats_with_counts", input)
+    return _gather(input, mean, invstd, running_mean, running_var, momentum, eps, counts)
+
+
+@_argcheck.parses(
+    "Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, bool input_g, bool weight_g, "
+    "bool bias_g",
+    name="batch_norm_backward_reduce",
+)
+def batch_norm_backward_reduce(grad_out, input, mean, invstd, weight, input_g, weight_g, bias_g):
+    """(sum_dy, sum_dy_xmu, grad_weight, grad_bias) per channel, each None unless its flag asks for it."""
+    _cuda_only("batch_norm_backward_reduce", input)
+    dims = _reduce_dims(input)
+    sum_dy = grad_out.sum(dims)
+    sum_dy_xmu = (grad_out * (input - _channel_view(mean, input))).sum(dims)
+    grad_weight = (sum_dy_xmu * invstd).to(weight.dtype) if weight_g and weight is not None else None
+    grad_bias = sum_dy.to(weight.dtype if weight is not None else input.dtype) if bias_g else None
+    if not input_g:
+        sum_dy = sum_dy_xmu = None
+    return sum_dy, sum_dy_xmu, grad_weight, grad_bias
+
+
+@_argcheck.parses(
+    "Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor sum_dy, "
+    "Tensor sum_dy_xmu, Tensor count",
+    name="batch_norm_backward_elemt",
+)
+def batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum_dy_xmu, count):
+    """The input's gradient from the all-reduced sums: (dy - mean(dy) - (x - mean) * invstd^2 * mean(dy * (x -
+    mean))) * invstd * weight, the means over count.sum() elements."""
+    _cuda_only("batch_norm_backward_elemt", input)
+    n = count.sum().to(mean.dtype)
+    xmu = input - _channel_view(mean, input)
+    scale = invstd if weight is None else invstd * weight
+    g = grad_out - _channel_view(sum_dy / n, input)
+    g = g - xmu * _channel_view(invstd * invstd * sum_dy_xmu / n, input)
+    return (g * _channel_view(scale, input)).to(input.dtype)
+
+
+@_argcheck.parses(
+    "Tensor input, Tensor? running_mean, Tensor? running_var, float momentum", name="batch_norm_update_stats"
+)
+def batch_norm_update_stats(input, running_mean, running_var, momentum):
+    """(mean, biased var) of each channel over the batch and spatial dims; the running statistics (if given)
+    move toward them by momentum, the variance unbiased."""
+    if not input.is_floating_point():
+        raise NotImplementedError(
+            f"\"batch_norm_update_stats_{input.device.type}\" not implemented for '{scalar_name(input.dtype)}'"
+        )
+    params = [t.dtype for t in (running_mean, running_var) if t is not None]
+    if input.device.type == "cpu" and any(d != input.dtype for d in params):
+        # ATen's CPU check: a half or bfloat16 beside float is its mixed case, which wants float statistics
+        low = (_C.float16, _C.bfloat16)
+        if any(d in low for d in params + [input.dtype]) and _C.float32 in params + [input.dtype]:
+            if any(d != _C.float32 for d in params):
+                raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        else:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    if input.numel() == 0:
+        raise RuntimeError(
+            f"input tensor must have at least one element, but got input_sizes = {list(input.shape)}"
+        )
+    mean, var = _batch_stats(input.detach())
+    n = input.numel() // input.shape[1]
+    with _no_grad():
+        if running_mean is not None:
+            running_mean.mul_(1 - momentum).add_((mean * momentum).to(running_mean.dtype))
+        if running_var is not None:
+            unbiased = var * (n / (n - 1)) if n > 1 else var
+            running_var.mul_(1 - momentum).add_((unbiased * momentum).to(running_var.dtype))
+    return mean, var  # (float for a half or bfloat16 input, as ATen's accumulation)
+
+
+__all__ += [
+    "batch_norm_backward_elemt",
+    "batch_norm_backward_reduce",
+    "batch_norm_elemt",
+    "batch_norm_gather_stats",
+    "batch_norm_gather_stats_with_counts",
+    "batch_norm_stats",
+    "batch_norm_update_stats",
+]

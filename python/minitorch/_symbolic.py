@@ -99,3 +99,31 @@ def sym_sum(*args):
     if o.has_torch_function(items):
         return o.handle_torch_function(sym_sum, items, items)
     return builtins.sum(items)
+
+
+# ---- value-range assertions on (here always concrete) sizes: the check is all that is left of them
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _constrain(size, lo, hi):
+    value = int(size.item() if hasattr(size, "item") else size)
+    if not lo <= value <= hi:
+        raise RuntimeError(f"Invalid value range for {value} between [{lo}, {hi}].")
+
+
+def sym_constrain_range(size, *, min=None, max=None):
+    """Asserts min <= size <= max (a bound left out is int64's); returns None."""
+    _constrain(size, _INT64[0] if min is None else min, _INT64[1] if max is None else max)
+
+
+def sym_constrain_range_for_size(size, *, min=None, max=None):
+    """sym_constrain_range for a size: min defaults to 0."""
+    _constrain(size, 0 if min is None else min, _INT64[1] if max is None else max)
+
+
+def sym_fresh_size(expr):
+    """expr as a new (unbacked, under tracing) size: its value through a tensor, as PyTorch's."""
+    return sys.modules["minitorch"].tensor(expr).item()
+
+
+__all__ += ["sym_constrain_range", "sym_constrain_range_for_size", "sym_fresh_size"]

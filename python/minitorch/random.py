@@ -5,10 +5,18 @@ import contextlib
 import warnings
 
 from minitorch import _C
-from minitorch._generator import manual_seed
+from minitorch._generator import manual_seed, thread_safe_generator
 from minitorch._random import get_rng_state, set_rng_state
 
-__all__ = ["fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state"]
+__all__ = [
+    "fork_rng",
+    "get_rng_state",
+    "initial_seed",
+    "manual_seed",
+    "seed",
+    "set_rng_state",
+    "thread_safe_generator",
+]
 
 default_generator = _C.default_generator
 _fork_rng_warned_already = False

@@ -31,6 +31,8 @@ _FIELDS = {
     "linalg_svd": ("U", "S", "Vh"),
     "linalg_eigh": ("eigenvalues", "eigenvectors"),
     "linalg_eig": ("eigenvalues", "eigenvectors"),
+    "linalg_polar": ("U", "H"),
+    "linalg_polar_out": ("U", "H"),
     "linalg_inv_ex": ("inverse", "info"),
     "linalg_cholesky_ex": ("L", "info"),
     "linalg_lstsq": ("solution", "residuals", "rank", "singular_values"),

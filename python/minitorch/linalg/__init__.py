@@ -13,6 +13,8 @@ from minitorch._dtype_names import scalar_name as _scalar_name
 from minitorch._out import write_out
 from minitorch.linalg import _decomp
 from minitorch.linalg._ldl import ldl_factor, ldl_factor_ex, ldl_solve
+from minitorch.return_types import linalg_polar as _Polar
+from minitorch.return_types import linalg_polar_out as _PolarOut
 
 # PyTorch's wording of an out of another dtype, for the norms it composes
 _NORM_DTYPE = "linalg.{} expected out tensor dtype {{expected}} but got: {{got}}"
@@ -51,9 +53,11 @@ __all__ = [
     "matrix_norm",
     "matrix_power",
     "matrix_rank",
+    "matrix_sqrth",
     "multi_dot",
     "norm",
     "pinv",
+    "polar",
     "qr",
     "slogdet",
     "solve",
@@ -457,6 +461,57 @@ def vander(x, *, N=None):
     powers = x1.unsqueeze(-1).expand(shape).cumprod(-1)
     ones = _C.ones(tuple(x1.shape) + (1,), dtype=powers.dtype, device=x.device)
     return _C.cat([ones, powers], -1)
+
+
+def _check_decomposable(A, fn):
+    """linalg.<fn>'s checks of a batch of matrices: the rank, then a floating or complex dtype"""
+    if A.dim() < 2:
+        raise RuntimeError(f"linalg.{fn}: The input tensor A must have at least 2 dimensions.")
+    if not (A.is_floating_point() or A.is_complex()):
+        raise NotImplementedError(
+            f"linalg.{fn}: Expected a floating point or complex tensor as input. Got {_scalar_name(A.dtype)}"
+        )
+
+
+@_argcheck.parses("Tensor input", name="linalg_matrix_sqrth")
+def matrix_sqrth(A):
+    """The principal square root of symmetric (Hermitian) positive-(semi)definite matrices from eigh of the lower
+    triangle: V diag(sqrt(L)) V^H, eigenvalues below zero (rounding) taken as zero as PyTorch does."""
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_sqrth: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            "linalg.matrix_sqrth: A must be batches of square matrices, but they are "
+            f"{A.shape[-2]} by {A.shape[-1]} matrices"
+        )
+    _check_decomposable(A, "matrix_sqrth")
+    if A.dtype in (_C.float16, _C.bfloat16):
+        raise NotImplementedError(
+            f"linalg.matrix_sqrth: Low precision dtypes not supported. Got {_scalar_name(A.dtype)}"
+        )
+    vals, vecs = _decomp.eigh(A)
+    root = vals.clamp(min=0).sqrt().to(vecs.dtype)
+    return (vecs * root.unsqueeze(-2)) @ vecs.mH
+
+
+@_argcheck.parses("Tensor A, *, Tensor[]? out=None", name="linalg_polar")
+def polar(A, *, out=None):
+    """The polar decomposition A = U H of (m, n) matrices with m >= n from the thin SVD A = W S V^H: U = W V^H
+    (orthonormal columns), H = V S V^H (positive semidefinite), as a (U, H) named tuple."""
+    _check_decomposable(A, "polar")
+    m, n = A.shape[-2], A.shape[-1]
+    if m < n:
+        raise RuntimeError(
+            f"linalg.polar: input must have at least as many rows as columns, but got {m} by {n} matrices"
+        )
+    w, s, vh = _decomp.svd(A, full_matrices=False)
+    v = vh.mH
+    u = w @ vh
+    h = (v * s.to(v.dtype).unsqueeze(-2)) @ vh
+    if out is not None:
+        write_out((u, h), out, None)
+        return _PolarOut(*out)
+    return _Polar(u, h)
 
 
 # PyTorch's TypeError for an argument of the wrong kind, as for this module's own functions below
