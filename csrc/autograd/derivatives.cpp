@@ -775,6 +775,11 @@ Tensor conv_bias_grad(const Tensor& g) {
 
 }  // namespace
 
+void check_not_differentiable(const char* fn, const char* arg, const std::optional<Tensor>& t) {
+  MT_CHECK(!needs_grad(t), "The function '", fn, "' is not differentiable with respect to argument '", arg,
+           "'. This input cannot have requires_grad True.");
+}
+
 bool needs_grad_list(const std::vector<Tensor>& ts) {
   if (!GradMode::is_enabled()) return false;
   for (auto& t : ts)

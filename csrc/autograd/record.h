@@ -22,6 +22,9 @@ namespace mt::autograd {
 
 using ::mt::needs_grad;  // core/GradMode.h: grad mode on and some input requires grad
 bool needs_grad_list(const std::vector<Tensor>& ts);
+// An argument the op has no derivative for, requiring grad in grad mode: PyTorch's refusal before the op runs
+// ("The function 'native_batch_norm' is not differentiable with respect to argument 'running_mean'...")
+void check_not_differentiable(const char* fn, const char* arg, const std::optional<Tensor>& t);
 // View ops run their recording twin for every floating or complex input in grad mode, not only when it
 // requires grad: the view must know how to remake itself from its base in case values that require grad are
 // later written through it (out[i] = x).

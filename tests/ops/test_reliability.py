@@ -9532,3 +9532,36 @@ def test_fuzz_4540_dim_lists_of_tensors_nansum_order_and_norms_string_orders():
         "torch.pca_lowrank(torch.ones(3, 4, 5, dtype=torch.int64), 0)",
     ]
     _par21_compare(setup, calls)
+
+
+def test_fuzz_4541_batch_norm_refuses_running_stats_that_require_grad():
+    """Seed 4541: batch_norm (F., torch., and instance_norm's running-stats path) refuses running statistics
+    that require grad in grad mode, as PyTorch's native_batch_norm does (it has no derivative for them); under
+    no_grad, or with the statistics detached, the op runs"""
+    T = minitorch
+    x = T.randn(4, 2, dtype=T.float64)
+    rm = T.zeros(2, dtype=T.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="not differentiable with respect to argument 'running_mean'"):
+        T.nn.functional.batch_norm(x, rm, T.ones(2, dtype=T.float64))
+    with T.no_grad():
+        out = T.nn.functional.batch_norm(x, rm, T.ones(2, dtype=T.float64))
+    np.testing.assert_allclose(out.numpy(), x.numpy() / np.sqrt(1 + 1e-5), rtol=1e-12)
+    setup = (
+        "F = torch.nn.functional; x = torch.randn(4, 2, dtype=torch.float64, requires_grad=True); "
+        "rm = torch.zeros(2, dtype=torch.float64, requires_grad=True); "
+        "rv = torch.ones(2, dtype=torch.float64, requires_grad=True)"
+    )
+    calls = [
+        "F.batch_norm(x, rm, rv)",
+        "F.batch_norm(x, rm, rv, training=True)",
+        "F.batch_norm(x, rm.detach(), rv)",
+        "F.batch_norm(x.detach(), rm, rv).requires_grad",
+        "F.batch_norm(x, None, None, training=True).shape",
+        "torch.batch_norm(x, None, None, rm, rv, False, 0.1, 1e-5, False)",
+        "F.batch_norm(x.unsqueeze(-1).expand(4, 2, 3), rm, rv)",
+        "F.instance_norm(x.unsqueeze(-1).expand(4, 2, 3), rm, rv, use_input_stats=False)",
+        "F.instance_norm(x.unsqueeze(-1), rm, rv)",
+        "F.instance_norm(torch.empty(0, 2, 3, dtype=torch.float64), rm, rv, use_input_stats=False).shape",
+        "F.batch_norm(x, torch.zeros(2), torch.ones(2), weight=torch.ones(2, requires_grad=True))",
+    ]
+    _par21_compare(setup, calls)

@@ -149,6 +149,13 @@ def instance_norm(
             raise RuntimeError(f"{what} should contain {n * c} elements not {t.numel() * n}")
     if (running_mean is None) != (running_var is None):
         raise ValueError("running_mean and running_var must either both be None or neither be None")
+    # the repeated statistics reach native_batch_norm, which has no derivative for them
+    for what, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and t.requires_grad and _C.is_grad_enabled():
+            raise RuntimeError(
+                f"The function 'native_batch_norm' is not differentiable with respect to argument '{what}'. "
+                "This input cannot have requires_grad True."
+            )
     if not input.is_floating_point():
         raise NotImplementedError(f"\"batch_norm\" not implemented for '{scalar_name(input.dtype)}'")
     _check_param_dtypes(input, weight, bias)
