@@ -163,17 +163,11 @@ def _resize_as(self, tensor):
 
 def _as_subclass(self, cls):
     """A cls instance over self's data, attached to self's autograd graph (a view of it)."""
-    if not isinstance(cls, type):
-        raise TypeError(f"cls must be a type (got {type(cls).__name__})")
-    if not issubclass(cls, _C.Tensor):
-        raise TypeError(
-            "Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. Make sure "
-            "your class inherits from Tensor."
-        )
-    out = _C.Tensor.__new__(cls)
+    _check_subclass(cls)
+    out = _BUILT[0](cls)
     # the base initializer's view of self, which keeps its history (a subclass's own __init__ is not run, as
     # PyTorch's), without the legacy constructor's Python: Tensor.__torch_function__ makes one per result
-    _C.Tensor.__init__(out, _view_of=self)
+    _BUILT[1](out, _view_of=self)
     return out
 
 
@@ -231,14 +225,56 @@ def _init_subclass(cls, **kwargs):
         _C._note_tensor_subclass()
 
 
+def _check_subclass(cls):
+    if not isinstance(cls, type):
+        raise TypeError(f"cls must be a type (got {type(cls).__name__})")
+    if not issubclass(cls, _C.Tensor):
+        raise TypeError(
+            "Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. Make sure "
+            "your class inherits from Tensor."
+        )
+
+
 def _make_subclass(cls, data, require_grad=False, **kwargs):
     """A cls instance sharing data's storage, detached, with requires_grad set (PyTorch's
     Tensor._make_subclass, which subclasses' __new__ call)."""
-    if not isinstance(cls, type) or not issubclass(cls, _C.Tensor):
-        raise TypeError(f"cls must be a type (got {type(cls).__name__})")
-    out = _C.Tensor.__new__(cls)
-    _C.Tensor.__init__(out, _alias_of=data.detach(), requires_grad=require_grad)
+    _check_subclass(cls)
+    if not isinstance(data, _C.Tensor):
+        raise TypeError(
+            f"_make_subclass(): argument 'data' (position 2) must be Tensor, not {type(data).__name__}"
+        )
+    if require_grad and not (data.is_floating_point() or data.is_complex()):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    out = _BUILT[0](cls)
+    _BUILT[1](out, _alias_of=data.detach(), requires_grad=bool(require_grad))
     return out
+
+
+# (the bound Tensor's own __new__ and __init__: an empty instance, and the initializer that gives it its
+# TensorImpl), kept by _install_tensor_methods before it puts _new and _init in their place
+_BUILT = []
+
+
+def _new(cls, *args, **kwargs):
+    """Tensor.__new__: a cls instance built from the legacy constructor's arguments, as PyTorch's (so a
+    subclass's __new__ may call super().__new__(cls, data), and one without __new__ is built before its
+    __init__ runs). Left empty for our classes that build in their own __init__ (nn.Parameter calls
+    Tensor.__init__(self, _alias_of=...) there), whose arguments are not the constructor's."""
+    if not isinstance(cls, type) or not issubclass(cls, _C.Tensor):
+        name = cls.__name__ if isinstance(cls, type) else type(cls).__name__
+        raise TypeError(f"minitorch.Tensor.__new__({name}): {name} is not a subtype of minitorch.Tensor")
+    out = _BUILT[0](cls)
+    if getattr(cls, "_mt_builds_in_init", False) and cls.__new__ is _new:
+        return out
+    _BUILT[1](out, *args, **kwargs)
+    return out
+
+
+def _init(self, *args, **kwargs):
+    """Tensor.__init__: builds the instance from the constructor's arguments unless its __new__ did (PyTorch's
+    Tensor.__init__ is object's, which a subclass's __init__ may call or not)."""
+    if not _C._tensor_is_built(self):
+        _BUILT[1](self, *args, **kwargs)
 
 
 def _install_tensor_methods(cls):
@@ -277,6 +313,10 @@ def _install_tensor_methods(cls):
     cls.__torch_function__ = classmethod(_torch_function)
     cls.__init_subclass__ = classmethod(_init_subclass)
     cls._make_subclass = staticmethod(_make_subclass)
+    if not _BUILT:
+        _BUILT.extend((cls.__new__, cls.__init__))
+        cls.__new__ = staticmethod(_new)
+        cls.__init__ = _init
     cls.resize = _resize
     cls.resize_as = _resize_as
     cls.const_data_ptr = cls.data_ptr  # the read-only spelling of data_ptr
