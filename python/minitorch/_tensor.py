@@ -1,5 +1,7 @@
 """Tensor methods that PyTorch itself writes in Python: printing, iteration, NumPy protocol, pickling."""
 
+import copy
+import copyreg
 import functools
 import operator
 import warnings
@@ -36,10 +38,17 @@ def _rebuild_tensor(array, dtype_name, device, requires_grad):
     return t
 
 
-def _rebuild_subclass(cls, array, dtype_name, device, requires_grad, state):
+def _rebuild_subclass(cls, array, dtype_name, device, requires_grad, state, slots=None):
     out = _make_subclass(cls, _rebuild_tensor(array, dtype_name, device, False), requires_grad)
     out.__dict__.update(state)
+    for name, value in (slots or {}).items():
+        setattr(out, name, value)
     return out
+
+
+def _slot_values(obj):
+    """the subclass's __slots__ that are set (PyTorch's _get_obj_state keeps them beside __dict__)"""
+    return {n: getattr(obj, n) for n in copyreg._slotnames(type(obj)) if hasattr(obj, n)}
 
 
 def _reduce(self):
@@ -50,8 +59,64 @@ def _reduce(self):
     t = type(self)
     if t is not _C.Tensor and getattr(t, "__torch_function__", None) is not _C._disabled_torch_function_impl:
         # a subclass unpickles as itself, with its attributes, as PyTorch's (_rebuild_from_type_v2)
-        return (_rebuild_subclass, (t, *args, dict(getattr(self, "__dict__", {}))))
+        return (_rebuild_subclass, (t, *args, dict(getattr(self, "__dict__", {})), _slot_values(self)))
     return (_rebuild_tensor, args)
+
+
+_NOT_LEAF = (
+    "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  If "
+    "you were attempting to deepcopy a module, this may be because of a torch.nn.utils.weight_norm usage, see "
+    "https://github.com/pytorch/pytorch/pull/103001"
+)
+_NOT_SAME_TYPE = (
+    "The default implementation of __deepcopy__() for non-wrapper subclasses only works for subclass types that "
+    "implement new_empty() and for which that function returns another instance of the same subclass. You "
+    "should either properly implement new_empty() for your subclass or override __deepcopy__() if it is "
+    "intended behavior for new_empty() to return an instance of a different type."
+)
+
+_NOT_SAME_TYPE_WRAPPER = (
+    "The default implementation of __deepcopy__() for wrapper subclasses only works for subclass types that "
+    "implement clone() and for which cloning returns another instance of the same subclass. You should either "
+    "properly implement clone() for your subclass or override __deepcopy__() if it is intended behavior for "
+    "clone() to return an instance of a different type."
+)
+
+
+def _deepcopy(self, memo):
+    """Tensor.__deepcopy__ for a user's subclass, as PyTorch's (reached through its __torch_function__, so the
+    default one, whose new_empty answers a plain Tensor, refuses; a subclass whose new_empty answers its own
+    type gets a copy with its attributes and slots deep-copied). Plain tensors and ours copy by __reduce_ex__,
+    as before."""
+    t = type(self)
+    if t is _C.Tensor or (t.__module__ or "").startswith("minitorch"):
+        return copy._reconstruct(self, memo, *self.__reduce_ex__(4))
+    if not self.is_leaf:
+        raise RuntimeError(_NOT_LEAF)
+    if id(self) in memo:
+        return memo[id(self)]
+    with autograd.no_grad():
+        if self.data_ptr() == 0:  # no data (an empty tensor): PyTorch's path for wrapper subclasses
+            new = self.clone()
+            if type(new) is not t:
+                raise RuntimeError(_NOT_SAME_TYPE_WRAPPER)
+        else:
+            new = self.new_empty([])
+            if type(new) is not t:
+                raise RuntimeError(_NOT_SAME_TYPE)
+            new.set_(self.detach().clone())
+        if self.requires_grad:
+            new.requires_grad_()
+        if self.grad is not None:
+            new.grad = copy.deepcopy(self.grad, memo)
+        for name, value in _slot_values(self).items():
+            setattr(new, name, copy.deepcopy(value, memo))
+        new.__dict__ = copy.deepcopy(self.__dict__, memo)
+    memo[id(self)] = new
+    return new
+
+
+_deepcopy.__name__ = _deepcopy.__qualname__ = "__deepcopy__"  # what a handler is handed, as PyTorch's
 
 
 def _array(self, dtype=None, copy=None):
@@ -288,6 +353,7 @@ def _install_tensor_methods(cls):
     cls.__array__ = _array
     cls.__array_priority__ = 1000  # ndarray (op) tensor defers to Tensor's reflected operators
     cls.__reduce__ = _reduce
+    cls.__deepcopy__ = _deepcopy
     cls.__module__ = "minitorch"
     for name, dt in (
         ("float", _C.float32),

@@ -571,6 +571,68 @@ def test_parameter_and_buffer_still_build_in_init():
     assert torch.Tensor(2, 3).shape == (2, 3) and torch.Tensor([1, 2]).dtype == torch.float32
 
 
+# copy.deepcopy of subclasses, PyTorch's protocol: through the handler (Tensor.__deepcopy__), the default one
+# refusing (its new_empty answers a plain Tensor, as does an opted-out class's), one whose new_empty keeps the
+# type copying data, grad, attributes and slots; graph non-leaves refused; the memo kept.
+DEEPCOPY = r"""
+def cases(torch):
+    import copy
+
+    run = runner(lambda r: r)
+
+    class A(torch.Tensor):
+        pass
+
+    class O(torch.Tensor):
+        __torch_function__ = torch._C._disabled_torch_function_impl
+
+    class NE(torch.Tensor):
+        def new_empty(self, *args, **kwargs):
+            return super().new_empty(*args, **kwargs).as_subclass(type(self))
+
+    class S(NE):
+        __slots__ = ("s",)
+
+    seen = []
+
+    class I(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(func)
+            return "answered"
+
+    n = torch.Tensor._make_subclass(NE, torch.arange(6.0).reshape(2, 3)[:, ::2], True)
+    n.tag = [1]
+    n.grad = torch.ones(2, 2)
+    s = torch.arange(2.0).as_subclass(S)
+    s.s = {"k": 1}
+
+    def info(c, of):
+        return [type(c).__name__, c.tolist(), c.requires_grad, c.is_leaf, vars(c), vars(c).get("tag") is not None
+                and vars(c)["tag"] is vars(of).get("tag"), None if c.grad is None else [type(c.grad).__name__,
+                c.grad.tolist()], c.data_ptr() != of.data_ptr()]
+
+    out = {
+        "default": run(lambda: copy.deepcopy(torch.ones(2).as_subclass(A))),
+        "opted_out": run(lambda: copy.deepcopy(torch.ones(1).as_subclass(O))),
+        "new_empty": run(lambda: info(copy.deepcopy(n), n)),
+        "empty": run(lambda: info(copy.deepcopy(torch.empty(0).as_subclass(NE)), torch.empty(0))),
+        "int": run(lambda: info(copy.deepcopy(torch.arange(3).as_subclass(NE)), torch.arange(3))),
+        "memo": run(lambda: (lambda r: [r[0] is r[1], type(r[0]).__name__])(copy.deepcopy([n, n]))),
+        "non_leaf": run(lambda: copy.deepcopy(n * 2)),
+        "slots": run(lambda: (lambda c: [type(c).__name__, c.s, c.s is s.s, c.tolist()])(copy.deepcopy(s))),
+        "handler": copy.deepcopy(torch.ones(1).as_subclass(I)),
+    }  # fmt: skip
+    out["handler_func"] = [seen[0] is torch.Tensor.__deepcopy__, seen[0].__name__]
+    return out
+"""
+
+
+def test_deepcopy_of_subclasses_matches_pytorch():
+    ours, theirs = cases_here_and_in_pytorch(DEEPCOPY, MODULES)
+    assert ours == theirs
+
+
 class Tagged(torch.Tensor):
     @staticmethod
     def __new__(cls, data, unit):
@@ -587,3 +649,14 @@ def test_new_style_subclass_pickles_with_its_attributes():
     back = pickle.loads(pickle.dumps(t))
     assert type(back) is Tagged and back.unit == "m" and back.tolist() == [[0.0, 2.0], [1.0, 3.0]]
     assert type(back + 1) is Tagged and not hasattr(back + 1, "unit")
+
+
+class Slotted(torch.Tensor):
+    __slots__ = ("note",)
+
+
+def test_slots_pickle():
+    t = torch.arange(3.0).as_subclass(Slotted)
+    t.note = ("a", 1)
+    back = pickle.loads(pickle.dumps(t))
+    assert type(back) is Slotted and back.note == ("a", 1) and back.tolist() == [0.0, 1.0, 2.0]
