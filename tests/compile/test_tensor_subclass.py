@@ -633,6 +633,53 @@ def test_deepcopy_of_subclasses_matches_pytorch():
     assert ours == theirs
 
 
+# The attribute reads PyTorch hands a subclass's handler (every Tensor getter, dim(), numel()): what the handler
+# is given and what the read answers, and a handler that answers shape itself.
+GETTERS = r"""
+def cases(torch):
+    seen = []
+
+    class L(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(func)
+            return super().__torch_function__(func, types, args, kwargs)
+
+    x = torch.ones(2, 3).as_subclass(L)
+    out = {}
+    for name in ("shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "grad", "is_leaf", "grad_fn",
+                 "T", "mT", "data", "real", "_base", "output_nr", "_version", "is_meta", "itemsize", "nbytes",
+                 "is_cpu"):
+        seen.clear()
+        r = getattr(x, name)
+        out[name] = [type(r).__name__, str(r) if not isinstance(r, torch.Tensor) else r.tolist(),
+                     [f.__name__ for f in seen], bool(seen) and seen[0] == getattr(torch.Tensor, name).__get__]
+    for name in ("dim", "numel", "size"):
+        seen.clear()
+        r = getattr(x, name)()
+        out[name] = [str(r), [f.__name__ for f in seen], bool(seen) and seen[0] is getattr(torch.Tensor, name)]
+
+    class Fixed(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            if func == torch.Tensor.shape.__get__:
+                return (7,)
+            return super().__torch_function__(func, types, args, kwargs)
+
+    f = torch.ones(2).as_subclass(Fixed)
+    out["answered"] = [f.shape, f.dtype == torch.float32, f.dim(), type(f + 1).__name__]
+    with torch._C.DisableTorchFunctionSubclass():
+        seen.clear()
+        out["disabled"] = [list(x.shape), x.dim(), len(seen)]
+    return out
+"""
+
+
+def test_getters_reach_the_handler_as_pytorch():
+    ours, theirs = cases_here_and_in_pytorch(GETTERS, MODULES)
+    assert ours == theirs
+
+
 class Tagged(torch.Tensor):
     @staticmethod
     def __new__(cls, data, unit):
