@@ -954,18 +954,17 @@ PyObject* dispatch_function(PyObject* self, PyObject* const* args, size_t nargsf
 
 enum class Route { plain, method, function, op, getter };
 
-// The Tensor properties whose getters hand a subclass instance to its __torch_function__ (those that answer a
-// tensor, which PyTorch's Tensor.__torch_function__ hands back as the subclass), by their pybind11 records
-std::unordered_map<PyObject*, const char*> g_getter_names;
-constexpr const char* kTensorGetters[] = {"T", "mT", "data", "real", "imag", "grad", "_base"};
+// The Tensor properties' getters, which hand a subclass instance to its __torch_function__ (PyTorch's hands
+// it every getter: T, data, grad, requires_grad, is_leaf...), by their pybind11 records
+std::unordered_map<PyObject*, std::string> g_getter_names;
 
 PyObject* dispatch_getter(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
-  if (g_subclass_tf) {
+  if (g_subclass_tf && PyVectorcall_NARGS(nargsf) > 0 && Py_TYPE(args[0]) != g_tensor_type) {
     auto it = g_getter_names.find(self);
     bool handled = false;
-    PyObject* r = it == g_getter_names.end()
-                      ? nullptr
-                      : subclass_call(SubclassCall::getter, it->second, args, nargsf, kwnames, &handled);
+    PyObject* r = it == g_getter_names.end() ? nullptr
+                                             : subclass_call(SubclassCall::getter, it->second.c_str(), args,
+                                                             nargsf, kwnames, &handled);
     if (handled) return r;
   }
   return dispatch(self, args, nargsf, kwnames);
@@ -1019,11 +1018,9 @@ void route_all(py::handle scope, std::vector<PyObject*>& seen) {
                                                                                : Route::plain);
     } else if (Py_TYPE(v) == &PyProperty_Type && scope.ptr() == reinterpret_cast<PyObject*>(g_tensor_type)) {
       const char* name = PyUnicode_AsUTF8(key);
-      for (const char* getter : kTensorGetters) {
-        if (std::strcmp(getter, name)) continue;
-        py::object fget = py::reinterpret_borrow<py::object>(v).attr("fget");
-        if (!PyCFunction_Check(fget.ptr())) break;
-        g_getter_names[PyCFunction_GET_SELF(fget.ptr())] = getter;
+      py::object fget = py::reinterpret_borrow<py::object>(v).attr("fget");
+      if (name && PyCFunction_Check(fget.ptr())) {
+        g_getter_names[PyCFunction_GET_SELF(fget.ptr())] = name;
         route(fget.ptr(), Route::getter);
       }
     } else if (Py_TYPE(v) == &PyStaticMethod_Type) {

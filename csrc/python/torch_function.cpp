@@ -439,6 +439,16 @@ void init_torch_function(py::module_& m) {
       "look "
       "for instances of one from now on.");
   m.def(
+      "_tensor_is_built",
+      [](py::handle t) {
+        if (!PyObject_TypeCheck(t.ptr(), g_tensor_type))
+          throw py::type_error("_tensor_is_built: not a Tensor");
+        auto* inst = reinterpret_cast<py::detail::instance*>(t.ptr());
+        return inst->get_value_and_holder().holder_constructed();
+      },
+      "Whether a Tensor instance holds its TensorImpl yet: Tensor.__init__ builds nothing for one that "
+      "its class's __new__ built (PyTorch's Tensor.__init__ is object's).");
+  m.def(
       "_torch_function_state", [] { return t_tf_state; },
       "This thread's torch function state: 0 on, 1 subclasses' handlers off, 2 all off.");
   m.def(

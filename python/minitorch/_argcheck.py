@@ -265,12 +265,14 @@ def translating(fn, name=None, method=False, checks="all"):
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except (AttributeError, RuntimeError, IndexError, ValueError, TypeError) as e:
+        except (AttributeError, RuntimeError, IndexError, ValueError, TypeError, _handover.HandOver) as e:
             # a tensor-like argument's __torch_function__ answers first (PyTorch's parser hands it over before
             # checking kinds); inline, as parsing's wrappers do it
             r = _tensor_like_answers(wrapper, args, kwargs)
             if r is not _NO_ANSWER:
                 return r
+            if isinstance(e, _handover.HandOver):
+                raise  # for a function above, which holds the subclass instance too
             if self_only and (kwargs or len(args) > 1):
                 raise no_arguments_error(fname, len(args) - 1, kwargs) from None
             if isinstance(e, TypeError) and kwargs and checks == "all" and not _NUMPY_KEYS.isdisjoint(kwargs):
@@ -857,13 +859,23 @@ def _positional_fast_path(fn, sigs, skip, general):
     for n in range(n_pos + 1):  # n arguments by position bind the first n parameters; the rest need defaults
         if all(p.has_default for p in params[n:]):
             test = " and ".join(conds[:n]) or "True"
-            branches.append(f"        if n == {n + skip} and {test}:\n            return fn(*args)\n")
+            branches.append(f"            if n == {n + skip} and {test}:\n                return fn(*args)\n")
+    # a Tensor subclass's instance passes the tests: an op on it inside fn hands the call to this function
+    # (HandOver, _handover.py; the try costs nothing until it raises)
+    ns["HandOver"], ns["answers"], ns["NO_ANSWER"] = _handover.HandOver, _tensor_like_answers, _NO_ANSWER
     src = (
         "def checked(*args, **kwargs):\n"
-        "    if not kwargs:\n"
-        "        n = len(args)\n" + "".join(branches) + "    return general(args, kwargs)\n"
+        "    try:\n"
+        "        if not kwargs:\n"
+        "            n = len(args)\n" + "".join(branches) + "    except HandOver:\n"
+        "        r = answers(checked, args, kwargs)\n"
+        "        if r is NO_ANSWER:\n"
+        "            raise\n"
+        "        return r\n"
+        "    return general(args, kwargs)\n"
     )
     exec(src, ns)  # noqa: S102 - generated from the signature's parameter kinds alone
+    _handover.catches(ns["checked"].__code__)
     return ns["checked"]
 
 
@@ -987,9 +999,9 @@ def _tensor_like_answers(func, args, kwargs):
     PyTorch's test at each entry hands it: _handover.py)."""
     vals = list(args) + list(kwargs.values())
     vals += [v for a in vals if isinstance(a, (list, tuple)) for v in a]
-    if not any(hasattr(type(v), "__torch_function__") and not isinstance(v, _C.Tensor) for v in vals):
+    if not _handover.holds_overriding(vals):  # (a Tensor subclass's instance that handed the call over too)
         return _NO_ANSWER
-    if _handover.deferred(sys._getframe(2)):  # (1: the wrapper, 2: its caller)
+    if _handover.deferred_subclass(sys._getframe(2)):  # (1: the wrapper, 2: its caller)
         return _NO_ANSWER
     return _handover.answer(func, vals, args, kwargs)
 

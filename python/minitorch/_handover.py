@@ -53,8 +53,15 @@ _WRAPPER = "wrapper"  # a catcher whose frame holds the call as its locals `args
 # code object -> _WRAPPER (`_argcheck`'s wrappers) or the public function whose rewritten body it is
 CATCHERS = {}
 
+
+class HandOver(BaseException):
+    """Raised by a Tensor subclass's dispatch (overrides._subclass_dispatch) inside a public function that holds
+    the subclass instance as an argument: that function is handed the call, not the op it runs inside (a
+    BaseException, so that no `except Exception` in between swallows it)."""
+
+
 # the errors a refused call may raise, which the catchers look behind
-REFUSALS = (AttributeError, RuntimeError, IndexError, ValueError, TypeError, NotImplementedError)
+REFUSALS = (AttributeError, RuntimeError, IndexError, ValueError, TypeError, NotImplementedError, HandOver)
 NO_ANSWER = object()
 # minitorch.overrides' answer for a call holding tensor-likes, (func, candidates, args, kwargs) -> result or
 # NO_ANSWER: registered by overrides itself when imported (the first refused call imports it, _C._import_overrides)
@@ -85,6 +92,27 @@ def _holds_tensor_like(values):
         if type(v) in (list, tuple):
             for e in v:
                 if _tensor_like(e):
+                    return True
+    return False
+
+
+def _live_subclass(v):
+    """whether v is an instance of a Tensor subclass whose __torch_function__ answers now"""
+    t = type(v)
+    if t is _C.Tensor or not isinstance(v, _C.Tensor) or _C._torch_function_state() != 0:
+        return False
+    overrides = sys.modules.get("minitorch.overrides")
+    return overrides is not None and overrides._subclass_overrides(t)
+
+
+def holds_overriding(values):
+    """_holds_tensor_like, counting instances of the Tensor subclasses that dispatch too"""
+    for v in values:
+        if _tensor_like(v) or _live_subclass(v):
+            return True
+        if type(v) in (list, tuple):
+            for e in v:
+                if _tensor_like(e) or _live_subclass(e):
                     return True
     return False
 
@@ -126,6 +154,19 @@ def deferred(frame):
     return False
 
 
+def deferred_subclass(frame):
+    """whether frame or one above it, up to the first outside the library, is a catcher holding an argument that
+    overrides (a Tensor subclass's instance included): an op the function runs on that instance hands the call
+    to it instead (raises HandOver), so that the handler sees ``F.relu``, not ``torch.relu``, as PyTorch's
+    test at each public entry has it. Only the subclass path asks, so plain calls pay nothing."""
+    while frame is not None and _library(frame):
+        how = CATCHERS.get(frame.f_code)
+        if how is not None and holds_overriding(_values(frame, how)):
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _handing_over(frame, fn):
     """whether fn's call is being handed over already above frame (a handler that runs fn itself with the
     tensor-like, as vmap's decompositions do: a second handover would loop)"""
@@ -146,9 +187,9 @@ def refused():
     frame = sys._getframe(1)
     fn = CATCHERS[frame.f_code]
     args, kwargs = _call_of(frame, fn)
-    if not _holds_tensor_like(list(args) + list(kwargs.values())):
+    if not holds_overriding(list(args) + list(kwargs.values())):
         return NO_ANSWER
-    if deferred(frame.f_back) or _handing_over(frame.f_back, fn):
+    if deferred_subclass(frame.f_back) or _handing_over(frame.f_back, fn):
         return NO_ANSWER
     vals = list(args) + list(kwargs.values())
     vals += [e for v in vals if type(v) in (list, tuple) for e in v]

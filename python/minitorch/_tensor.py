@@ -1,5 +1,7 @@
 """Tensor methods that PyTorch itself writes in Python: printing, iteration, NumPy protocol, pickling."""
 
+import copy
+import copyreg
 import functools
 import operator
 import warnings
@@ -36,10 +38,17 @@ def _rebuild_tensor(array, dtype_name, device, requires_grad):
     return t
 
 
-def _rebuild_subclass(cls, array, dtype_name, device, requires_grad, state):
+def _rebuild_subclass(cls, array, dtype_name, device, requires_grad, state, slots=None):
     out = _make_subclass(cls, _rebuild_tensor(array, dtype_name, device, False), requires_grad)
     out.__dict__.update(state)
+    for name, value in (slots or {}).items():
+        setattr(out, name, value)
     return out
+
+
+def _slot_values(obj):
+    """the subclass's __slots__ that are set (PyTorch's _get_obj_state keeps them beside __dict__)"""
+    return {n: getattr(obj, n) for n in copyreg._slotnames(type(obj)) if hasattr(obj, n)}
 
 
 def _reduce(self):
@@ -50,8 +59,64 @@ def _reduce(self):
     t = type(self)
     if t is not _C.Tensor and getattr(t, "__torch_function__", None) is not _C._disabled_torch_function_impl:
         # a subclass unpickles as itself, with its attributes, as PyTorch's (_rebuild_from_type_v2)
-        return (_rebuild_subclass, (t, *args, dict(getattr(self, "__dict__", {}))))
+        return (_rebuild_subclass, (t, *args, dict(getattr(self, "__dict__", {})), _slot_values(self)))
     return (_rebuild_tensor, args)
+
+
+_NOT_LEAF = (
+    "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  If "
+    "you were attempting to deepcopy a module, this may be because of a torch.nn.utils.weight_norm usage, see "
+    "https://github.com/pytorch/pytorch/pull/103001"
+)
+_NOT_SAME_TYPE = (
+    "The default implementation of __deepcopy__() for non-wrapper subclasses only works for subclass types that "
+    "implement new_empty() and for which that function returns another instance of the same subclass. You "
+    "should either properly implement new_empty() for your subclass or override __deepcopy__() if it is "
+    "intended behavior for new_empty() to return an instance of a different type."
+)
+
+_NOT_SAME_TYPE_WRAPPER = (
+    "The default implementation of __deepcopy__() for wrapper subclasses only works for subclass types that "
+    "implement clone() and for which cloning returns another instance of the same subclass. You should either "
+    "properly implement clone() for your subclass or override __deepcopy__() if it is intended behavior for "
+    "clone() to return an instance of a different type."
+)
+
+
+def _deepcopy(self, memo):
+    """Tensor.__deepcopy__ for a user's subclass, as PyTorch's (reached through its __torch_function__, so the
+    default one, whose new_empty answers a plain Tensor, refuses; a subclass whose new_empty answers its own
+    type gets a copy with its attributes and slots deep-copied). Plain tensors and ours copy by __reduce_ex__,
+    as before."""
+    t = type(self)
+    if t is _C.Tensor or (t.__module__ or "").startswith("minitorch"):
+        return copy._reconstruct(self, memo, *self.__reduce_ex__(4))
+    if not self.is_leaf:
+        raise RuntimeError(_NOT_LEAF)
+    if id(self) in memo:
+        return memo[id(self)]
+    with autograd.no_grad():
+        if self.data_ptr() == 0:  # no data (an empty tensor): PyTorch's path for wrapper subclasses
+            new = self.clone()
+            if type(new) is not t:
+                raise RuntimeError(_NOT_SAME_TYPE_WRAPPER)
+        else:
+            new = self.new_empty([])
+            if type(new) is not t:
+                raise RuntimeError(_NOT_SAME_TYPE)
+            new.set_(self.detach().clone())
+        if self.requires_grad:
+            new.requires_grad_()
+        if self.grad is not None:
+            new.grad = copy.deepcopy(self.grad, memo)
+        for name, value in _slot_values(self).items():
+            setattr(new, name, copy.deepcopy(value, memo))
+        new.__dict__ = copy.deepcopy(self.__dict__, memo)
+    memo[id(self)] = new
+    return new
+
+
+_deepcopy.__name__ = _deepcopy.__qualname__ = "__deepcopy__"  # what a handler is handed, as PyTorch's
 
 
 def _array(self, dtype=None, copy=None):
@@ -163,17 +228,11 @@ def _resize_as(self, tensor):
 
 def _as_subclass(self, cls):
     """A cls instance over self's data, attached to self's autograd graph (a view of it)."""
-    if not isinstance(cls, type):
-        raise TypeError(f"cls must be a type (got {type(cls).__name__})")
-    if not issubclass(cls, _C.Tensor):
-        raise TypeError(
-            "Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. Make sure "
-            "your class inherits from Tensor."
-        )
-    out = _C.Tensor.__new__(cls)
+    _check_subclass(cls)
+    out = _BUILT[0](cls)
     # the base initializer's view of self, which keeps its history (a subclass's own __init__ is not run, as
     # PyTorch's), without the legacy constructor's Python: Tensor.__torch_function__ makes one per result
-    _C.Tensor.__init__(out, _view_of=self)
+    _BUILT[1](out, _view_of=self)
     return out
 
 
@@ -231,14 +290,56 @@ def _init_subclass(cls, **kwargs):
         _C._note_tensor_subclass()
 
 
+def _check_subclass(cls):
+    if not isinstance(cls, type):
+        raise TypeError(f"cls must be a type (got {type(cls).__name__})")
+    if not issubclass(cls, _C.Tensor):
+        raise TypeError(
+            "Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. Make sure "
+            "your class inherits from Tensor."
+        )
+
+
 def _make_subclass(cls, data, require_grad=False, **kwargs):
     """A cls instance sharing data's storage, detached, with requires_grad set (PyTorch's
     Tensor._make_subclass, which subclasses' __new__ call)."""
-    if not isinstance(cls, type) or not issubclass(cls, _C.Tensor):
-        raise TypeError(f"cls must be a type (got {type(cls).__name__})")
-    out = _C.Tensor.__new__(cls)
-    _C.Tensor.__init__(out, _alias_of=data.detach(), requires_grad=require_grad)
+    _check_subclass(cls)
+    if not isinstance(data, _C.Tensor):
+        raise TypeError(
+            f"_make_subclass(): argument 'data' (position 2) must be Tensor, not {type(data).__name__}"
+        )
+    if require_grad and not (data.is_floating_point() or data.is_complex()):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    out = _BUILT[0](cls)
+    _BUILT[1](out, _alias_of=data.detach(), requires_grad=bool(require_grad))
     return out
+
+
+# (the bound Tensor's own __new__ and __init__: an empty instance, and the initializer that gives it its
+# TensorImpl), kept by _install_tensor_methods before it puts _new and _init in their place
+_BUILT = []
+
+
+def _new(cls, *args, **kwargs):
+    """Tensor.__new__: a cls instance built from the legacy constructor's arguments, as PyTorch's (so a
+    subclass's __new__ may call super().__new__(cls, data), and one without __new__ is built before its
+    __init__ runs). Left empty for our classes that build in their own __init__ (nn.Parameter calls
+    Tensor.__init__(self, _alias_of=...) there), whose arguments are not the constructor's."""
+    if not isinstance(cls, type) or not issubclass(cls, _C.Tensor):
+        name = cls.__name__ if isinstance(cls, type) else type(cls).__name__
+        raise TypeError(f"minitorch.Tensor.__new__({name}): {name} is not a subtype of minitorch.Tensor")
+    out = _BUILT[0](cls)
+    if getattr(cls, "_mt_builds_in_init", False) and cls.__new__ is _new:
+        return out
+    _BUILT[1](out, *args, **kwargs)
+    return out
+
+
+def _init(self, *args, **kwargs):
+    """Tensor.__init__: builds the instance from the constructor's arguments unless its __new__ did (PyTorch's
+    Tensor.__init__ is object's, which a subclass's __init__ may call or not)."""
+    if not _C._tensor_is_built(self):
+        _BUILT[1](self, *args, **kwargs)
 
 
 def _install_tensor_methods(cls):
@@ -252,6 +353,7 @@ def _install_tensor_methods(cls):
     cls.__array__ = _array
     cls.__array_priority__ = 1000  # ndarray (op) tensor defers to Tensor's reflected operators
     cls.__reduce__ = _reduce
+    cls.__deepcopy__ = _deepcopy
     cls.__module__ = "minitorch"
     for name, dt in (
         ("float", _C.float32),
@@ -277,6 +379,10 @@ def _install_tensor_methods(cls):
     cls.__torch_function__ = classmethod(_torch_function)
     cls.__init_subclass__ = classmethod(_init_subclass)
     cls._make_subclass = staticmethod(_make_subclass)
+    if not _BUILT:
+        _BUILT.extend((cls.__new__, cls.__init__))
+        cls.__new__ = staticmethod(_new)
+        cls.__init__ = _init
     cls.resize = _resize
     cls.resize_as = _resize_as
     cls.const_data_ptr = cls.data_ptr  # the read-only spelling of data_ptr

@@ -743,6 +743,10 @@ def _subclass_dispatch(kind, key, args, kwargs):
     """A call that holds an instance of a Tensor subclass, from the bindings: its handlers' answer (for an
     operator NotImplemented when all refuse, so that Python raises its TypeError); NotImplemented for a
     function we cannot name (it binds as usual)."""
+    if _handover.deferred_subclass(sys._getframe(1)):
+        # an op inside a public function written in Python that holds the instance too: that function's
+        # handler answers, handed ``F.relu`` rather than the ``torch.relu`` it runs (_handover.py)
+        raise _handover.HandOver
     cls = _C.Tensor
     if kind == _SUBCLASS_FUNCTION:
         func = _function_of(key)

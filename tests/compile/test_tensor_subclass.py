@@ -376,3 +376,334 @@ def test_pickle_keeps_the_subclass_and_its_attributes():
     assert type(back) is Plain and back.unit == "m" and back.tolist() == [0.0, 1.0, 2.0]
     p = pickle.loads(pickle.dumps(torch.nn.Parameter(torch.ones(2))))
     assert type(p) is torch.nn.Parameter and p.requires_grad
+
+
+# Subclasses built in __new__, PyTorch's common pattern: _make_subclass with attributes of their own, Tensor's
+# own __new__ (by super() and by name) with the legacy constructor's arguments, a class without __new__, and
+# the errors of each (our Tensor builds its instances in __init__, which these patterns skip or call bare).
+NEW_STYLE = r"""
+def cases(torch):
+    import copy
+
+    def kind(r):
+        if isinstance(r, (tuple, list)):
+            return [type(r).__name__] + [type(x).__name__ for x in r]
+        return type(r).__name__
+
+    run = runner(lambda r: r)
+
+    class Meta(torch.Tensor):
+        @staticmethod
+        def __new__(cls, data, extra):
+            t = torch.Tensor._make_subclass(cls, data)
+            t.extra = extra
+            return t
+
+        def __init__(self, data, extra):
+            pass
+
+    class Grad(torch.Tensor):
+        def __new__(cls, data):
+            return torch.Tensor._make_subclass(cls, data, True)
+
+    class Sup(torch.Tensor):
+        def __new__(cls, x, *args, **kwargs):
+            return super().__new__(cls, x, *args, **kwargs)
+
+        def __init__(self, x, *args, **kwargs):
+            super().__init__()
+            self.tag = len(args)
+
+    class ByName(torch.Tensor):
+        def __new__(cls, *args):
+            return torch.Tensor.__new__(cls, *args)
+
+    class Bare(torch.Tensor):
+        pass
+
+    class InitOnly(torch.Tensor):
+        def __init__(self, data, extra):
+            self.extra = extra
+
+    def info(t):
+        return [kind(t), t.tolist(), str(t.dtype), t.requires_grad, t.is_leaf, t.grad_fn is None,
+                isinstance(t, torch.Tensor), sorted(vars(t))]
+
+    m = Meta(torch.arange(3.0), "meters")
+    out = {
+        "meta": info(m), "meta_extra": m.extra,
+        "meta_ops": [kind(m + 1), kind(m.sum()), kind(torch.exp(m)), kind(m[1:]), kind(m.max(0)),
+                     hasattr(m + 1, "extra")],
+        "meta_values": (m * 2 + 1).tolist(),
+        "meta_copy": run(lambda: (lambda c: info(c) + [c.extra])(copy.copy(m))),
+        "meta_empty": info(Meta(torch.empty(0, 2), None)),
+        "meta_strided": info(Meta(torch.arange(12.0).reshape(3, 4)[:, ::2], 1)),
+        "meta_int": info(Meta(torch.arange(3), 1)),
+        "grad": info(Grad(torch.ones(2))),
+        "grad_of_nonleaf": info(Grad(torch.ones(2, requires_grad=True) * 2)),
+        "grad_int": run(lambda: Grad(torch.ones(2, dtype=torch.int64))),
+        "sup_tensor": info(Sup(torch.arange(3.0))), "sup_list": info(Sup([1, 2])),
+        "sup_sizes": [kind(Sup(2, 3)), list(Sup(2, 3).shape), Sup(2, 3).tag],
+        "sup_history": info(Sup(torch.ones(2, requires_grad=True))),
+        "sup_device": Sup([1.5], device="cpu").tolist(),
+        "sup_bad_data": run(lambda: Sup("a")), "sup_bad_kw": run(lambda: Sup([1.0], dtype=torch.float64)),
+        "byname": info(ByName([1.0, 2.0])), "byname_empty": info(ByName()), "byname_sizes": list(ByName(2, 1).shape),
+        "bare": info(Bare([1.0, 2.0])), "bare_tensor": info(Bare(torch.ones(2))),
+        "init_only": run(lambda: InitOnly([1.0, 2.0], 3)),
+    }  # fmt: skip
+    grad = Grad(torch.tensor([1.0, 2.0]))
+    (grad * grad).sum().backward()
+    out["grad_backward"] = [kind(grad.grad), grad.grad.tolist()]
+    base = torch.zeros(2)
+    shared = torch.Tensor._make_subclass(Bare, base)
+    shared.add_(1)
+    out["shares_storage"] = base.tolist()
+    out["make_subclass_errors"] = [
+        run(lambda: torch.Tensor._make_subclass(Bare, [1, 2])), run(lambda: torch.Tensor._make_subclass(Bare, 3)),
+        run(lambda: torch.Tensor._make_subclass(int, torch.ones(1))),
+        run(lambda: torch.Tensor._make_subclass(3, torch.ones(1))),
+        run(lambda: torch.Tensor._make_subclass(Bare, torch.ones(1, dtype=torch.int32), True)),
+    ]
+    out["make_subclass_plain"] = kind(torch.Tensor._make_subclass(torch.Tensor, torch.ones(2)))
+    out["make_subclass_keywords"] = [
+        torch.Tensor._make_subclass(Bare, torch.ones(2), require_grad=True).requires_grad,
+        kind(torch.Tensor._make_subclass(cls=Bare, data=torch.ones(2))),
+    ]
+    try:
+        torch.Tensor.__new__(int, 2)
+        out["new_not_tensor"] = None
+    except TypeError as e:
+        out["new_not_tensor"] = ["TypeError", "int is not a subtype of" in str(e)]
+    return out
+"""
+
+
+def test_subclasses_built_in_new_match_pytorch():
+    ours, theirs = cases_here_and_in_pytorch(NEW_STYLE, MODULES)
+    assert ours == theirs
+
+
+# What a handler sees for the functions PyTorch writes in Python (and ours too): the function called, not an
+# op it runs inside, by name and identity.
+PUBLIC_FUNC = r"""
+def cases(torch):
+    F = torch.nn.functional
+    seen = []
+
+    class L(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(func)
+            return super().__torch_function__(func, types, args, kwargs)
+
+    x = (torch.arange(8.0).reshape(2, 4) / 7 - 0.3).as_subclass(L)
+    w = torch.arange(12.0).reshape(3, 4) / 11
+    img = (torch.arange(16.0).reshape(1, 4, 2, 2) / 15).as_subclass(L)
+    calls = [
+        (F, "relu", (x,), {}), (F, "relu", (x.clone(),), {"inplace": True}), (F, "gelu", (x,), {}),
+        (F, "silu", (x,), {}), (F, "linear", (x, w), {}), (F, "linear", (w, x), {}),
+        (F, "softmax", (x, -1), {}), (F, "log_softmax", (x,), {"dim": 1}), (F, "layer_norm", (x, (4,)), {}),
+        (F, "normalize", (x,), {}), (F, "mse_loss", (x, w[:2]), {}), (F, "dropout", (x, 0.5, False), {}),
+        (F, "leaky_relu", (x,), {}), (F, "elu", (x,), {}), (F, "pad", (x, (1, 1)), {}),
+        (F, "cross_entropy", (x, torch.tensor([0, 1])), {}), (F, "hardtanh", (x,), {}),
+        (F, "softplus", (x,), {}), (F, "glu", (x,), {}), (F, "embedding", (torch.tensor([0, 1]), x), {}),
+        (F, "softmin", (x, 1), {}), (F, "relu6", (x,), {}), (F, "mish", (x,), {}), (F, "selu", (x,), {}),
+        (F, "l1_loss", (x, w[:2]), {}), (F, "nll_loss", (x, torch.tensor([0, 1])), {}),
+        (F, "kl_div", (x, w[:2]), {"reduction": "batchmean"}), (F, "smooth_l1_loss", (x, w[:2]), {}),
+        (F, "group_norm", (x, 2), {}), (F, "batch_norm", (x, None, None), {"training": True}),
+        (F, "triplet_margin_loss", (x, x, x), {}), (F, "cosine_similarity", (x, x), {}),
+        (F, "pixel_shuffle", (img, 2), {}), (torch, "tensordot", (x, w.t(), 1), {}),
+        (torch, "cdist", (x, x), {}), (torch, "block_diag", (x, x), {}), (torch, "norm", (x,), {}),
+        (torch, "split", (x, 1), {}), (torch, "einsum", ("ij->i", x), {}),
+        (torch, "broadcast_tensors", (x, w[:1]), {}),
+    ]  # fmt: skip
+    out = []
+    for mod, name, args, kwargs in calls:
+        seen.clear()
+        r = getattr(mod, name)(*args, **kwargs)
+        kinds = [type(e).__name__ for e in r] if isinstance(r, (tuple, list)) else type(r).__name__
+        out.append([name, kinds, [f.__name__ for f in seen], seen[-1] is getattr(mod, name), round(float(
+            (r[0] if isinstance(r, (tuple, list)) else r).double().sum()), 4)])
+    return out
+"""
+
+
+def test_handlers_see_the_public_python_function_as_pytorch():
+    ours, theirs = cases_here_and_in_pytorch(PUBLIC_FUNC, MODULES)
+    assert ours == theirs
+
+
+def test_a_nested_public_function_hands_over_the_outermost_once():
+    # F.softmin runs F.softmax's op (neg, softmax) inside; a tensor-like and a subclass in one call; a genuine
+    # error raised inside still raises (the handler re-runs the function with the subclasses' handlers off)
+    seen = []
+
+    class S(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(func)
+            return super().__torch_function__(func, types, args, kwargs)
+
+    s = torch.tensor([[1.0, -2.0, 3.0]]).as_subclass(S)
+    r = torch.nn.functional.softmin(s, 1)
+    assert seen == [torch.nn.functional.softmin] and type(r) is S
+    np.testing.assert_allclose(r.numpy(), torch.softmax(-torch.tensor([[1.0, -2.0, 3.0]]), 1).numpy())
+    seen.clear()
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        torch.nn.functional.softmax(s, 5)
+    assert seen[0] is torch.nn.functional.softmax
+    with torch._C.DisableTorchFunctionSubclass():
+        seen.clear()
+        assert type(torch.nn.functional.relu(s)) is torch.Tensor and seen == []
+
+
+def test_parameter_and_buffer_still_build_in_init():
+    p = torch.nn.Parameter(torch.ones(2), requires_grad=False)
+    b = torch.nn.Buffer(torch.zeros(3), persistent=False)
+    assert type(p) is torch.nn.Parameter and not p.requires_grad and p.tolist() == [1.0, 1.0]
+    assert type(b) is torch.nn.Buffer and not b.persistent and b.tolist() == [0.0, 0.0, 0.0]
+
+    class MyParam(torch.nn.Parameter):
+        pass
+
+    q = MyParam(torch.ones(1))
+    assert type(q) is MyParam and q.requires_grad and q.is_leaf
+    assert torch.Tensor(2, 3).shape == (2, 3) and torch.Tensor([1, 2]).dtype == torch.float32
+
+
+# copy.deepcopy of subclasses, PyTorch's protocol: through the handler (Tensor.__deepcopy__), the default one
+# refusing (its new_empty answers a plain Tensor, as does an opted-out class's), one whose new_empty keeps the
+# type copying data, grad, attributes and slots; graph non-leaves refused; the memo kept.
+DEEPCOPY = r"""
+def cases(torch):
+    import copy
+
+    run = runner(lambda r: r)
+
+    class A(torch.Tensor):
+        pass
+
+    class O(torch.Tensor):
+        __torch_function__ = torch._C._disabled_torch_function_impl
+
+    class NE(torch.Tensor):
+        def new_empty(self, *args, **kwargs):
+            return super().new_empty(*args, **kwargs).as_subclass(type(self))
+
+    class S(NE):
+        __slots__ = ("s",)
+
+    seen = []
+
+    class I(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(func)
+            return "answered"
+
+    n = torch.Tensor._make_subclass(NE, torch.arange(6.0).reshape(2, 3)[:, ::2], True)
+    n.tag = [1]
+    n.grad = torch.ones(2, 2)
+    s = torch.arange(2.0).as_subclass(S)
+    s.s = {"k": 1}
+
+    def info(c, of):
+        return [type(c).__name__, c.tolist(), c.requires_grad, c.is_leaf, vars(c), vars(c).get("tag") is not None
+                and vars(c)["tag"] is vars(of).get("tag"), None if c.grad is None else [type(c.grad).__name__,
+                c.grad.tolist()], c.data_ptr() != of.data_ptr()]
+
+    out = {
+        "default": run(lambda: copy.deepcopy(torch.ones(2).as_subclass(A))),
+        "opted_out": run(lambda: copy.deepcopy(torch.ones(1).as_subclass(O))),
+        "new_empty": run(lambda: info(copy.deepcopy(n), n)),
+        "empty": run(lambda: info(copy.deepcopy(torch.empty(0).as_subclass(NE)), torch.empty(0))),
+        "int": run(lambda: info(copy.deepcopy(torch.arange(3).as_subclass(NE)), torch.arange(3))),
+        "memo": run(lambda: (lambda r: [r[0] is r[1], type(r[0]).__name__])(copy.deepcopy([n, n]))),
+        "non_leaf": run(lambda: copy.deepcopy(n * 2)),
+        "slots": run(lambda: (lambda c: [type(c).__name__, c.s, c.s is s.s, c.tolist()])(copy.deepcopy(s))),
+        "handler": copy.deepcopy(torch.ones(1).as_subclass(I)),
+    }  # fmt: skip
+    out["handler_func"] = [seen[0] is torch.Tensor.__deepcopy__, seen[0].__name__]
+    return out
+"""
+
+
+def test_deepcopy_of_subclasses_matches_pytorch():
+    ours, theirs = cases_here_and_in_pytorch(DEEPCOPY, MODULES)
+    assert ours == theirs
+
+
+# The attribute reads PyTorch hands a subclass's handler (every Tensor getter, dim(), numel()): what the handler
+# is given and what the read answers, and a handler that answers shape itself.
+GETTERS = r"""
+def cases(torch):
+    seen = []
+
+    class L(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(func)
+            return super().__torch_function__(func, types, args, kwargs)
+
+    x = torch.ones(2, 3).as_subclass(L)
+    out = {}
+    for name in ("shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "grad", "is_leaf", "grad_fn",
+                 "T", "mT", "data", "real", "_base", "output_nr", "_version", "is_meta", "itemsize", "nbytes",
+                 "is_cpu"):
+        seen.clear()
+        r = getattr(x, name)
+        out[name] = [type(r).__name__, str(r) if not isinstance(r, torch.Tensor) else r.tolist(),
+                     [f.__name__ for f in seen], bool(seen) and seen[0] == getattr(torch.Tensor, name).__get__]
+    for name in ("dim", "numel", "size"):
+        seen.clear()
+        r = getattr(x, name)()
+        out[name] = [str(r), [f.__name__ for f in seen], bool(seen) and seen[0] is getattr(torch.Tensor, name)]
+
+    class Fixed(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            if func == torch.Tensor.shape.__get__:
+                return (7,)
+            return super().__torch_function__(func, types, args, kwargs)
+
+    f = torch.ones(2).as_subclass(Fixed)
+    out["answered"] = [f.shape, f.dtype == torch.float32, f.dim(), type(f + 1).__name__]
+    with torch._C.DisableTorchFunctionSubclass():
+        seen.clear()
+        out["disabled"] = [list(x.shape), x.dim(), len(seen)]
+    return out
+"""
+
+
+def test_getters_reach_the_handler_as_pytorch():
+    ours, theirs = cases_here_and_in_pytorch(GETTERS, MODULES)
+    assert ours == theirs
+
+
+class Tagged(torch.Tensor):
+    @staticmethod
+    def __new__(cls, data, unit):
+        t = torch.Tensor._make_subclass(cls, data)
+        t.unit = unit
+        return t
+
+    def __init__(self, data, unit):
+        pass
+
+
+def test_new_style_subclass_pickles_with_its_attributes():
+    t = Tagged(torch.arange(4.0).reshape(2, 2).t(), "m")
+    back = pickle.loads(pickle.dumps(t))
+    assert type(back) is Tagged and back.unit == "m" and back.tolist() == [[0.0, 2.0], [1.0, 3.0]]
+    assert type(back + 1) is Tagged and not hasattr(back + 1, "unit")
+
+
+class Slotted(torch.Tensor):
+    __slots__ = ("note",)
+
+
+def test_slots_pickle():
+    t = torch.arange(3.0).as_subclass(Slotted)
+    t.note = ("a", 1)
+    back = pickle.loads(pickle.dumps(t))
+    assert type(back) is Slotted and back.note == ("a", 1) and back.tolist() == [0.0, 1.0, 2.0]

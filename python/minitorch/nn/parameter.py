@@ -10,6 +10,8 @@ class Parameter(_C.Tensor):
 
     # ops on a Parameter answer plain tensors, as PyTorch's (which opts out the same way)
     __torch_function__ = _C._disabled_torch_function_impl
+    # Tensor.__new__ leaves the instance empty for __init__ to build (PyTorch's builds in Parameter.__new__)
+    _mt_builds_in_init = True
 
     def __init__(self, data=None, requires_grad=True):
         if data is None:
@@ -45,6 +47,7 @@ class Buffer(_C.Tensor):
     enters the state dict)."""
 
     __torch_function__ = _C._disabled_torch_function_impl  # ops answer plain tensors, as PyTorch's
+    _mt_builds_in_init = True  # (as Parameter's)
 
     def __init__(self, data=None, *, persistent=True):
         if data is None:
@@ -60,6 +63,7 @@ class UninitializedTensorMixin:
 
     cls_to_become = None
     __torch_function__ = _C._disabled_torch_function_impl
+    _mt_builds_in_init = True  # (as Parameter's)
 
     def materialize(self, shape, device=None, dtype=None):
         """Gives the placeholder real storage of `shape` (uninitialized values) and turns it into
