@@ -1,6 +1,7 @@
 """Single sweep rows beside PyTorch at a chosen instruction set: sinc, logcumsumexp along each dim, atan2, sigmoid,
 copysign by a number and the int16 shifts (issue 32, session 30); comparisons and predicates into bool, fmod and
-remainder, gelu and the I Bessel functions (session 31), each at 256x256 in its sweep dtype, timed in
+remainder, gelu and the I Bessel functions (session 31); addcmul/addcdiv and the in-place samplers (on an 8x8
+`s`; session 32), each at 256x256 in its sweep dtype unless named, timed in
 thread CPU time (best of 7 batches; the 2-vCPU machine's load moves wall-clock samples by 2-3x), one thread in each
 library, optionally beside an earlier minitorch build.
 
@@ -53,6 +54,15 @@ CASES = [
     ("torch.special.i0e(w)", "lib.special.i0e(w)", ("float32", "float64")),
     ("torch.special.i1(w)", "lib.special.i1(w)", ("float32", "float64")),
     ("torch.special.i1e(w)", "lib.special.i1e(w)", ("float32", "float64")),
+    # session 32 (sse38): addcmul/addcdiv, the small in-place samplers (8x8) beside other small fills
+    ("torch.addcmul(x, y, z, value=0.5)", "lib.addcmul(x, y, z, value=0.5)", ("float32", "float64")),
+    ("torch.addcdiv(x, y, z, value=0.5)", "lib.addcdiv(x, y, z, value=0.5)", ("float32", "float64")),
+    ("torch.addcdiv(x, y, z)", "lib.addcdiv(x, y, z)", ("float32", "float64")),
+    ("x.addcdiv_(y, z, value=0.5)", "x.addcdiv_(y, z, value=0.5)", ("float32", "float64")),
+    ("s.cauchy_(2)", "s.cauchy_(2)", ("float32", "float64")),
+    ("s.uniform_()", "s.uniform_()", ("float32", "float64")),
+    ("s.normal_()", "s.normal_()", ("float32", "float64")),
+    ("s.exponential_()", "s.exponential_()", ("float32", "float64")),
 ]
 SHAPE = (256, 256)
 
@@ -92,6 +102,9 @@ def worker(lib_name, names):
                     "y": lib.from_numpy(rng.uniform(-3, 3, SHAPE).astype(dt)),
                     # the I Bessel functions' both expansions (|w| <= 8 and beyond)
                     "w": lib.from_numpy(rng.uniform(-12, 12, SHAPE).astype(dt)),
+                    # a divisor away from 0 (addcdiv), an 8x8 tensor for the small in-place fills
+                    "z": lib.from_numpy(rng.uniform(0.5, 3, SHAPE).astype(dt)),
+                    "s": lib.from_numpy(rng.uniform(-3, 3, (8, 8)).astype(dt)),
                 }
             env["lib"] = lib
             code = compile(stmt, label, "eval")
@@ -148,7 +161,7 @@ def main():
     cap = args.cpu_capability or "each library's best"
     if args.cpu_capability and args.ours_only_capability:
         cap += " (minitorch only; PyTorch at its best)"
-    print(f"256x256, one thread, thread CPU time, best of 7 batches x 2 runs; capability: {cap}\n")
+    print(f"256x256 (s: 8x8), one thread, thread CPU time, best of 7 batches x 2 runs; capability: {cap}\n")
     head = "| case | dtype | PyTorch us |"
     head += " base us | base R |" if args.base else ""
     head += " ours us | R |"

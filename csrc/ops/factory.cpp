@@ -408,6 +408,10 @@ Tensor& native::cauchy_(Tensor& self, double median, double sigma) {
   MT_CHECK(sigma > 0.0, "cauchy_ expects sigma > 0.0, but found sigma=", g_str(sigma));
   check_continuous(self, "Cauchy", true);
   return sample_(self, false, [&](Tensor& w) {
+    if (w.device().is_cpu()) {  // the same draws and steps in one call of the kernel (RandomKind::cauchy)
+      fill_random(w, {RandomKind::cauchy, median, sigma});
+      return;
+    }
     native::uniform_(w, 0.0, 1.0);
     add_scaled_(w, num(0.5), Scalar(1.0), true);
     native::binary_(BinaryOp::mul, w, num(M_PI));

@@ -22,8 +22,10 @@ using FillKernelFn = void (*)(const TensorIter& iter, const Scalar& value);
 // 4096-element chunk; CUDA: one per element), so one seed gives different values on the two, as in PyTorch.
 // uniform: [a, b) keeping the dtype's mantissa bits; normal: mean a, std b; integers: [low, high);
 // bernoulli: p = a; binomial: Binomial(count, prob) per element, count and prob contiguous tensors of self's
-// shape and dtype (float32 or float64; the CPU kernel only, ops/factory.cpp binomial sends no other device).
-enum class RandomKind : int { uniform, normal, integers, bernoulli, binomial };
+// shape and dtype (float32 or float64; the CPU kernel only, ops/factory.cpp binomial sends no other device);
+// cauchy: uniform [0, 1) draws mapped to median a plus sigma b times tan(pi (u - 1/2)), float32 or float64,
+// by the steps and roundings of cauchy_'s in-place ops (the CPU kernel only, as binomial).
+enum class RandomKind : int { uniform, normal, integers, bernoulli, binomial, cauchy };
 struct RandomFillArgs {
   RandomKind kind;
   double a = 0, b = 0;

@@ -267,10 +267,13 @@ def _addc(input, tensor1, tensor2, value, div, out):
 
 
 def _addc_direct(input, tensor1, tensor2, value, div, out):
-    """out= ahead of the front end's promotion and checks (_C._addc_direct: plain operands of one float dtype):
-    the result written into out, or None where the front end must run."""
+    """The fused kernel ahead of the front end's promotion and checks (_C._addc_direct: plain operands of one
+    float dtype, a plain number value): the result (written into out where given), or None where the front
+    end must run."""
     r = _C._addc_direct(out, input, tensor1, tensor2, value, div)
-    return None if r is False else _addc_written(r, out, div)
+    if r is False:
+        return None
+    return r if out is None else _addc_written(r, out, div)
 
 
 # addcmul/addcdiv's signatures as PyTorch's parser reads them; their deprecated (input, value, tensor1,
@@ -290,7 +293,7 @@ def _addc_value(value):
 @_argcheck.parses(_ADDC, upfront=False)
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 * tensor2."""
-    if out is not None and (r := _addc_direct(input, tensor1, tensor2, value, False, out)) is not None:
+    if (r := _addc_direct(input, tensor1, tensor2, value, False, out)) is not None:
         return r
     value = _addc_value(value)
     if isinstance(value, builtins.float) and not builtins.any(
@@ -345,7 +348,7 @@ _ADDCDIV_INT = (
 @_argcheck.parses(_ADDC, upfront=False)
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """input + value * tensor1 / tensor2 (true division; integral tensor1 and tensor2 are refused)."""
-    if out is not None and (r := _addc_direct(input, tensor1, tensor2, value, True, out)) is not None:
+    if (r := _addc_direct(input, tensor1, tensor2, value, True, out)) is not None:
         return r
     value = _addc_value(value)
     if not _is_float(tensor1) and not _is_float(tensor2):

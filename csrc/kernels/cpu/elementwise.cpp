@@ -23,6 +23,9 @@
 #include "kernels/cpu/vec/poly_rows.h"        // special's orthogonal polynomials, AVX2 lanes
 #include "kernels/cpu/vec/polygamma_lanes.h"  // polygamma's rows in SSE2 lanes, for the baseline
 #include "kernels/cpu/vec/trigamma_lanes.h"   // float32 trigamma in SSE2 lanes, for the baseline
+#ifdef MT_LOOPS_AVX2
+#include "kernels/cpu/vec/shift16_avx2.h"  // int16 shifts by a per-element amount, AVX2 lanes
+#endif
 #include "kernels/functors.h"
 #include "ops/Dispatch.h"
 #include "ops/kernels.h"
@@ -640,9 +643,46 @@ bool fmod_baseline(const TensorIter& it, BinaryOp op) {
   });
 }
 
+#ifdef MT_LOOPS_AVX2
+// int16 << and >> through vec/shift16_avx2.h's lanes where the AVX2 loops run: the functor's barrel shifter
+// vectorized at 0.7-0.9 of PyTorch's widened vpsllvd. Rows with a strided operand take the functor per
+// element, as cpu_binary_loop's strided rows.
+bool shift16_avx2(const TensorIter& it, BinaryOp op) {
+  const bool left = op == BinaryOp::bitwise_left_shift;
+  if ((!left && op != BinaryOp::bitwise_right_shift) || !loops_use_avx2()) return false;
+  for (int k = 0; k < 3; ++k)
+    if (it.dtypes[k] != ScalarType::Short) return false;
+  it.for_each_rows([&](char** d, const int64_t* st, int64_t n, int64_t rows, const int64_t* rs) {
+    constexpr int64_t kSize = sizeof(int16_t);
+    const bool lanes = st[0] == kSize && (st[1] == kSize || st[1] == 0) && (st[2] == kSize || st[2] == 0) &&
+                       (st[1] != 0 || st[2] != 0);
+    for (int64_t r = 0; r < rows; ++r) {
+      char* const o = d[0] + r * rs[0];
+      const char* const a = d[1] + r * rs[1];
+      const char* const b = d[2] + r * rs[2];
+      if (lanes) {
+        auto* row = left ? &shift16::row<true> : &shift16::row<false>;
+        row(reinterpret_cast<int16_t*>(o), reinterpret_cast<const int16_t*>(a), st[1] ? 1 : 0,
+            reinterpret_cast<const int16_t*>(b), st[2] ? 1 : 0, n);
+        continue;
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        const int16_t x = *reinterpret_cast<const int16_t*>(a + i * st[1]);
+        const int16_t y = *reinterpret_cast<const int16_t*>(b + i * st[2]);
+        *reinterpret_cast<int16_t*>(o + i * st[0]) = left ? fn::LeftShift{}(x, y) : fn::RightShift{}(x, y);
+      }
+    }
+  });
+  return true;
+}
+#endif
+
 void binary_cpu(const TensorIter& it, BinaryOp op) {
   if (is_complex(it.dtypes[1])) return complex_binary_cpu(it, op);
   if (!vec::unary_table() && fmod_baseline(it, op)) return;
+#ifdef MT_LOOPS_AVX2
+  if (shift16_avx2(it, op)) return;
+#endif
   if (const vec::Table* t = vec::unary_table()) {
 #ifdef MINITORCH_WITH_CPU_VEC
     if (poly_vectorized(it, op)) return;

@@ -89,6 +89,11 @@ def test_addcmul_addcdiv_one_pass_kernel(device, dtype):
             o = minitorch.empty(5, 4, 7, dtype=dtype, device=device)
             assert getattr(minitorch, name)(x, y, z, value=value, out=o) is o
             np.testing.assert_array_equal(o.float().cpu().numpy(), got.float().cpu().numpy())
+            # a bool value is the front end's (the direct path takes plain int and float values only): the
+            # same kernel and bits
+            if value == 1:
+                via_front = getattr(minitorch, name)(x, y, z, value=True)
+                np.testing.assert_array_equal(via_front.float().cpu().numpy(), got.float().cpu().numpy())
     e = minitorch.empty(0, 7, dtype=dtype, device=device)
     assert minitorch.addcmul(e, e, x[0, 0]).shape == (0, 7) and minitorch.addcdiv(e, x[0, 0], e).shape == (
         0,

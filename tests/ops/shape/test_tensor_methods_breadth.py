@@ -674,6 +674,49 @@ def test_shifts_every_amount(device, dtype, ndt, sdt):
     assert np.array_equal(_np(A1 >> B[5:6]).astype(ndt), right[one])
 
 
+def test_int16_shifts_every_amount_on_every_path(device):
+    """int16 << and >> over all 65536 amounts (the CPU's AVX2 lanes read the whole 16 bits: 259 is not 3),
+    against PyTorch's rule in int64, on each of the kernel's paths: dense, either operand one broadcast value,
+    every tail length, in place and into the amount, a transposed view, no elements"""
+    rng = np.random.default_rng(11)
+    every = np.arange(-32768, 32768, dtype=np.int64)
+    b = np.tile(every, 3)
+    a = rng.integers(-32768, 32768, b.size)
+    a[: 3 * 8] = np.repeat([-32768, 32767, 0, 1, -1, -2, 16384, -16385], 3)
+
+    def left(x, s):
+        return np.where((s < 0) | (s >= 16), 0, x << np.clip(s, 0, 15)).astype(np.int16)
+
+    def right(x, s):
+        return (x >> np.where((s < 0) | (s >= 15), 15, s)).astype(np.int16)
+
+    def t(v):
+        return torch.from_numpy(np.ascontiguousarray(v, dtype=np.int16)).to(device)
+
+    A, B = t(a), t(b)
+    assert np.array_equal(_np(A << B), left(a, b))
+    assert np.array_equal(_np(A >> B), right(a, b))
+    for n in range(50):  # every tail length beside whole vectors
+        assert np.array_equal(_np(A[1 : 1 + n] << B[7 : 7 + n]), left(a[1 : 1 + n], b[7 : 7 + n]))
+        assert np.array_equal(_np(A[1 : 1 + n] >> B[7 : 7 + n]), right(a[1 : 1 + n], b[7 : 7 + n]))
+    # one value as either operand (a 0-dim tensor, a broadcast [1]): amounts 3, 259, 16, -1, -32768
+    for k in (32768 + 3, 32768 + 259, 32768 + 16, 32767, 0):
+        assert np.array_equal(_np(A << B[k]), left(a, b[k]))
+        assert np.array_equal(_np(A[k : k + 1] >> B), right(a[k], b))
+        assert np.array_equal(_np(torch.bitwise_left_shift(A[k], B)), left(a[k], b))
+    C = A.clone()
+    C <<= B
+    assert np.array_equal(_np(C), left(a, b))
+    D = B.clone()
+    assert torch.bitwise_right_shift(A, D, out=D) is D
+    assert np.array_equal(_np(D), right(a, b))
+    A2, B2 = A[: 300 * 256].reshape(300, 256), B[: 300 * 256].reshape(256, 300)
+    want = left(a[: 300 * 256].reshape(300, 256), b[: 300 * 256].reshape(256, 300).T)
+    assert np.array_equal(_np(A2 << B2.t()), want)
+    e = torch.empty(0, 5, dtype=torch.int16, device=device)
+    assert (e << e).shape == (0, 5) and (e >> e[:, :1]).shape == (0, 5)
+
+
 @pytest.mark.parametrize("reduce", ["amax", "amin"])
 @pytest.mark.parametrize("include_self", [True, False])
 def test_scatter_reduce_extreme_gradients(reduce, include_self, device):
