@@ -1008,7 +1008,10 @@ void route_all(py::handle scope, std::vector<PyObject*>& seen) {
   Py_ssize_t pos = 0;
   while (PyDict_Next(dict, &pos, &key, &v)) {
     if (PyCFunction_Check(v)) {
-      route(v, Route::function);
+      // Tensor.__init__'s question to the binding about its own instance is no torch function: a subclass's
+      // handler must never see it (a MaskedTensor's refuses what it does not know)
+      const char* name = PyUnicode_AsUTF8(key);
+      route(v, name && std::strcmp(name, "_tensor_is_built") == 0 ? Route::plain : Route::function);
     } else if (PyInstanceMethod_Check(v)) {
       bool tensor = scope.ptr() == reinterpret_cast<PyObject*>(g_tensor_type);
       const char* name = PyUnicode_AsUTF8(key);

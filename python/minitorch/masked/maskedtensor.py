@@ -169,11 +169,11 @@ class MaskedTensor(_C.Tensor):
     # the class and is removed below; _note() notes it with the first instance
     _mt_transform_only = True
 
-    def __new__(cls, data=None, mask=None, requires_grad=False):
-        _note()
-        return _C.Tensor.__new__(cls)
+    # Tensor.__new__ leaves the instance empty for __init__ to build from data (as nn.Parameter)
+    _mt_builds_in_init = True
 
     def __init__(self, data, mask, requires_grad=False):
+        _note()
         _check_tensor(data, "data")
         _check_tensor(mask, "mask")
         warnings.warn(
@@ -567,7 +567,12 @@ def _binary(func, name, args, kwargs, inplace):
     return MaskedTensor._wrap(out, mask, shadow)
 
 
-def _where(func, condition, x, y):
+def _where(func, condition, x=None, y=None, *, input=None, other=None, out=None):
+    # torch.where is Python here: handed over, its operands come by keyword (input=, other=)
+    x = input if x is None else x
+    y = other if y is None else y
+    if out is not None:
+        raise _not_implemented("aten.where.self_out")
     if is_masked_tensor(condition):
         condition = condition._masked_data
     like = x if isinstance(x, _C.Tensor) else y
