@@ -29,8 +29,8 @@ struct OptNumber {
 struct OptDtype {
   ScalarType st = ScalarType::Undefined;
 };
-// sum/mean's `int[1]? dim` and prod's `int dim` (a list of dims is ours too): what SizedIntListArg takes, and
-// None for sum/mean's; int_list_arg reads the elements in its own messages
+// sum/mean's `int[1]? dim`: what SizedIntListArg takes, and None; int_list_arg reads the elements in its own
+// messages
 struct OptDimList {
   py::handle h;
 };
@@ -136,14 +136,12 @@ struct type_caster<mt::OptIntListArg> {
 template <>
 struct type_caster<mt::DimArg> {
   PYBIND11_TYPE_CASTER(mt::DimArg, const_name("int"));
-  bool load(handle src, bool convert) {
+  bool load(handle src, bool) {
     value.h = src;
     int64_t v = 0;
-    // PyTorch's `int dim`: an int or a 0-dim integer tensor (not bool, not one of shape [1])
+    // PyTorch's `int dim`: an int or a 0-dim integer tensor (not bool, not one of shape [1], not a list:
+    // prod(x, (2, 3)) is its TypeError)
     if (mt::load_strict_int(src.ptr(), &v)) return true;
-    if ((PyList_Check(src.ptr()) || PyTuple_Check(src.ptr())) &&
-        make_caster<mt::SizedIntListArg>().load(src, convert))
-      return true;
     return mt::refuse(src.ptr(), "int");
   }
   static handle cast(const mt::DimArg& d, return_value_policy, handle) { return d.h.inc_ref(); }
@@ -190,13 +188,20 @@ double parse_p(py::handle p) {
     MT_CHECK_NOT_IMPLEMENTED(s != "nuc", "norm(p='nuc') is not implemented");
     MT_ERROR("norm(): p must be a number, inf, 'fro' or 'nuc', got '", s, "'");
   }
-  // a tensor p reaches linalg.vector_norm's parser in PyTorch: a Number there, so 0-dim without grad only
+  // any other p reaches linalg.vector_norm's parser in PyTorch: a Number there (a tensor 0-dim without grad
+  // only; torch.norm(x, (0, 1)) is its TypeError)
   if (py::isinstance<TensorImpl>(p)) {
     const Tensor t = p.cast<Tensor>();
     if (t.dim() != 0 || t.requires_grad())
       throw py::type_error("linalg_vector_norm(): argument 'ord' (position 2) must be Number, not Tensor");
   }
-  return p.cast<double>();
+  try {
+    return p.cast<double>();
+  } catch (const py::cast_error&) {
+    throw py::type_error(
+        std::string("linalg_vector_norm(): argument 'ord' (position 2) must be Number, not ") +
+        Py_TYPE(p.ptr())->tp_name);
+  }
 }
 
 }  // namespace
@@ -211,8 +216,8 @@ void init_reduce(py::module_& m, TensorClass& cls) {
     auto all = [f = fn](const Tensor& x, OptDtype dtype) {
       return nogil([&] { return f(x, IntArrayRef(), false, dtype.st); }, x);
     };
-    // pos: dim's position in PyTorch's message (the function's 2, the method's 1). prod's dim is an int,
-    // never None (a list of dims is ours)
+    // pos: dim's position in PyTorch's message (the function's 2, the method's 1). prod's dim is one int,
+    // never None
     auto dims = [f = fn, name = name](int pos) {
       return [f, name, pos](const Tensor& x, OptDimList dim, StrictBool keepdim, OptDtype dtype) {
         DimVector d = int_list_arg(dim.h, name, "dim", pos);
