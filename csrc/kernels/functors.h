@@ -50,6 +50,8 @@ struct Abs {
       return x;
     else if constexpr (std::is_unsigned<T>::value)
       return x;
+    else if constexpr (std::is_floating_point<T>::value)
+      return std::fabs(x);  // the sign bit cleared, as PyTorch's: abs(-0.0) is +0.0, abs(-nan) is +nan
     else
       return x < T(0) ? wrap_neg(x) : x;  // abs(INT_MIN) is INT_MIN, as PyTorch's
   }

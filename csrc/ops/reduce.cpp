@@ -229,6 +229,11 @@ Tensor run_reduce(const Tensor& self, IntArrayRef dims, bool keepdim, ReduceOp o
                   : to(self, out_dt, self.device());
   DimVector shape = reduced_shape(self, mask, keepdim);
   if (compute_numel(shape) == 0) return make_empty(shape, out_dt, self.device());
+  // PyTorch's max_values/min_values kernels have no complex case; no kernel runs on an empty result (above)
+  MT_CHECK_NOT_IMPLEMENTED(!((op == ReduceOp::amax || op == ReduceOp::amin) && is_complex(self.dtype())),
+                           "\"", op == ReduceOp::amax ? "max" : "min", "_values_",
+                           self.is_cuda() ? "cuda" : "cpu", "\" not implemented for '",
+                           dtype_short_name(self.dtype()), "'");
   if (into && !out_takes(*into, shape, out_dt, self.device(), false, {&self})) into = nullptr;
   bool columns = op == ReduceOp::sum || op == ReduceOp::nansum || op == ReduceOp::mean ||
                  op == ReduceOp::prod || op == ReduceOp::amax || op == ReduceOp::amin;
@@ -325,30 +330,40 @@ void check_float(const Tensor& self, const char* msg, bool name_dtype = true) {
 
 }  // namespace
 
-// sum/mean of a complex tensor: the real reduction over its [..., 2] view (the kernels' speed, and the
-// gradient through the views), keeping the trailing pair.
-static Tensor complex_reduce(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype,
-                             bool is_mean) {
-  Tensor x = dtype == ScalarType::Undefined || dtype == self.dtype() ? self : to(self, dtype, self.device());
-  MT_CHECK(is_complex(x.dtype()), is_mean ? "mean" : "sum", "(): a complex input needs a complex dtype, got ",
-           dtype_short_name(x.dtype()));
+// sum/mean of a tensor in a complex dtype: the real reduction over its [..., 2] view (the kernels' speed, and
+// the gradient through the views), keeping the trailing pair; a 0-dim tensor (dim 0 or -1 allowed, as for
+// real ones) is its own sum. The mean is PyTorch's sum_out then div_ by the count, c10's complex division by
+// n + 0i in the part's dtype: rat = 0, scl = 1 / n, re' = (re + im * rat) * scl, im' = (im - re * rat) * scl.
+// So an infinite part makes the other NaN (inf * 0), which halving each part separately did not, and the
+// quotient is a product with the reciprocal (5 / 3 is 1.6666666666666665 there, not the rounded 5 / 3).
+static Tensor complex_reduce(const Tensor& x, IntArrayRef dims, bool keepdim, bool is_mean) {
+  const SmallVector<bool, 8> mask = dim_mask(x, dims);
   DimVector ds;
-  for (int64_t d : dims) ds.push_back(wrap_dim(d, x.dim()));
-  if (dims.empty())
-    for (int64_t d = 0; d < x.dim(); ++d) ds.push_back(d);
-  if (ds.empty()) return clone(x);  // a 0-dim tensor: nothing to reduce
-  Tensor r = view_as_real(x);
-  Tensor out =
-      is_mean ? mean(r, ds, keepdim, ScalarType::Undefined) : sum(r, ds, keepdim, ScalarType::Undefined);
-  return view_as_complex(contiguous(out));
+  int64_t count = 1;
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (mask[static_cast<size_t>(d)]) {
+      ds.push_back(d);
+      count *= x.sizes()[d];
+    }
+  Tensor s = x.dim() == 0
+                 ? clone(x)
+                 : view_as_complex(contiguous(sum(view_as_real(x), ds, keepdim, ScalarType::Undefined)));
+  if (!is_mean) return s;
+  const Tensor r = view_as_real(s), re = select(r, -1, 0), im = select(r, -1, 1);
+  const Tensor rat = wrapped_scalar(Scalar(0.0)),
+               scl = wrapped_scalar(Scalar(count == 0 ? std::numeric_limits<double>::infinity()
+                                                      : 1.0 / static_cast<double>(count)));
+  return view_as_complex(stack({mul(add(re, mul(im, rat)), scl), mul(sub(im, mul(re, rat)), scl)}, -1));
 }
 
-// into: out= (reduce_into below), the memory run_reduce writes when it can
+// into: out= (reduce_into below), the memory run_reduce writes when it can. A complex input with a real
+// dtype sums its real parts (run_reduce's cast, with the cast's warning), as PyTorch's.
 static Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype,
                        const Tensor* into) {
-  if (is_complex(self.dtype()) || (dtype != ScalarType::Undefined && is_complex(dtype)))
-    return complex_reduce(self, dims, keepdim, dtype, false);
-  return run_reduce(self, dims, keepdim, ReduceOp::sum, 0, int_to_long(self, dtype), "sum", into);
+  const ScalarType dt = int_to_long(self, dtype);
+  if (is_complex(dt))
+    return complex_reduce(dt == self.dtype() ? self : to(self, dt, self.device()), dims, keepdim, false);
+  return run_reduce(self, dims, keepdim, ReduceOp::sum, 0, dt, "sum", into);
 }
 
 Tensor native::sum(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
@@ -360,6 +375,8 @@ Tensor native::sum(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarTyp
 // the rest truncated), then summed, as PyTorch's: nansum([0.5, 3.9], dtype=int32) is 3, not 4.
 Tensor native::nansum(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype) {
   const char* dev = self.is_cuda() ? "CUDA" : "CPU";
+  // the dims in nansum's order (each one's range, then its repeat) before any dtype refusal, as PyTorch's
+  (void)dim_mask(self, dims, true);
   MT_CHECK_NOT_IMPLEMENTED(!is_complex(self.dtype()), "nansum on ", dev, " does not support complex inputs");
   MT_CHECK_NOT_IMPLEMENTED(dtype == ScalarType::Undefined || !is_complex(dtype), "\"nansum_",
                            self.is_cuda() ? "cuda" : "cpu", "\" not implemented for '",
@@ -390,15 +407,15 @@ Tensor native::prod(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarTy
 
 static Tensor mean_impl(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType dtype,
                         const Tensor* into) {
-  if (is_complex(self.dtype()) || (dtype != ScalarType::Undefined && is_complex(dtype)))
-    return complex_reduce(self, dims, keepdim, dtype, true);
   ScalarType dt = dtype == ScalarType::Undefined ? self.dtype() : dtype;
-  MT_CHECK_NOT_IMPLEMENTED(is_floating(dt), "mean(): could not infer output dtype. ",
+  MT_CHECK_NOT_IMPLEMENTED(is_floating(dt) || is_complex(dt), "mean(): could not infer output dtype. ",
                            dtype == ScalarType::Undefined ? "Input dtype" : "Optional dtype",
                            " must be either a floating point or complex dtype. Got: ", dtype_short_name(dt));
-  // PyTorch's mean of a float32 input into float16/bfloat16 reads it as float32 and rounds only the result
-  // (mean([1e30, -1e30], dtype=float16) is 0, not inf - inf); a float64 input is cast first, as sum's
-  if (self.dtype() == ScalarType::Float && (dt == ScalarType::Half || dt == ScalarType::BFloat16))
+  if (is_complex(dt))
+    return complex_reduce(dt == self.dtype() ? self : to(self, dt, self.device()), dims, keepdim, true);
+  // PyTorch's mean into float16/bfloat16 from another dtype sums in float32, the input cast to float32 (a
+  // float64 one too: mean([1e5, -1e5, 3.0], dtype=float16) is 1, not inf - inf), and rounds only the result
+  if ((dt == ScalarType::Half || dt == ScalarType::BFloat16) && self.dtype() != dt)
     return to(run_reduce(self, dims, keepdim, ReduceOp::mean, 0, ScalarType::Float, "mean"), dt,
               self.device());
   return run_reduce(self, dims, keepdim, ReduceOp::mean, 0, dt, "mean", into);
@@ -638,13 +655,15 @@ Tensor reduce_into(const Tensor& out, ReduceOp op, const Tensor& self, IntArrayR
         r = sum_impl(self, dims, keepdim, out.dtype(), &out);
       } else if (is_complex(self.dtype())) {
         r = native::nansum(self, dims, keepdim, ScalarType::Undefined);  // its refusal
-      } else if (!is_floating(out.dtype())) {
+      } else if (!is_floating(out.dtype()) && self.numel() > 0) {
         // a float input summed into an integer, bool or complex dtype: PyTorch's kernel for that dtype
         // refuses it, after the dims (native::nansum converts NaN to 0 for the plain dtype= call, which
         // PyTorch takes)
         (void)dim_mask(self, dims, true);
         MT_CHECK_NOT_IMPLEMENTED(false, "\"nansum_", self.is_cuda() ? "cuda" : "cpu",
                                  "\" not implemented for '", dtype_short_name(out.dtype()), "'");
+      } else if (!is_floating(out.dtype())) {
+        r = sum_impl(self, dims, keepdim, out.dtype(), &out);  // no element: no kernel, zeros in any dtype
       } else {
         r = run_reduce(self, dims, keepdim, ReduceOp::nansum, 0, out.dtype(), "nansum", &out);
       }
@@ -676,6 +695,8 @@ Tensor native::max(const Tensor& self) {
   MT_CHECK(self.numel() > 0,
            "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
            "reduction dim with the 'dim' argument.");
+  MT_CHECK_NOT_IMPLEMENTED(!is_complex(self.dtype()), "\"max_all\" not implemented for '",
+                           dtype_short_name(self.dtype()), "'");
   return mt::amax(self, {}, false);
 }
 
@@ -683,6 +704,8 @@ Tensor native::min(const Tensor& self) {
   MT_CHECK(self.numel() > 0,
            "min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
            "reduction dim with the 'dim' argument.");
+  MT_CHECK_NOT_IMPLEMENTED(!is_complex(self.dtype()), "\"min_all\" not implemented for '",
+                           dtype_short_name(self.dtype()), "'");
   return mt::amin(self, {}, false);
 }
 
@@ -693,11 +716,14 @@ std::tuple<Tensor, Tensor> arg_reduce(const Tensor& self, std::optional<int64_t>
                                       bool is_max, bool want_values, const char* name) {
   MT_CHECK_NOT_IMPLEMENTED(self.dtype() != ScalarType::Bool || want_values, name,
                            "(): does not support bool input");
+  // PyTorch's argmax/argmin refuse complex first; max/min along a dim after the dim's range and size
+  MT_CHECK_TYPE(want_values || !is_complex(self.dtype()), name, "(): does not support complex input");
   SmallVector<bool, 8> mask;
   if (dim) {
     DimVector d{*dim};
     mask = dim_mask(self, d);
     check_nonempty(self, mask, name);
+    MT_CHECK_TYPE(!is_complex(self.dtype()), name, "(): does not support complex input");
   } else {
     // an IndexError in PyTorch (its argmax/argmin check)
     MT_CHECK_INDEX(self.numel() > 0, name,

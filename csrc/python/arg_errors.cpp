@@ -278,8 +278,9 @@ int unions(const Sig& sig) {
 // for linspace's four).
 // Whether a function's out= overload (bind_out.cpp's catch-all) stands for this overload's out= parameter in
 // PyTorch's signature: where the overload returns one tensor and names no out of its own. PyTorch lists it
-// last of the keywords. (Which overloads PyTorch gives out= is not known here: prod's and median's without a
-// dim have none, so it is listed only, not counted where a signature's plausibility is weighed.)
+// last of the keywords. (Which overloads PyTorch gives out= is not known here: median's without a dim has
+// none, so it is listed only, not counted where a signature's plausibility is weighed; listed() knows sum's
+// and prod's.)
 bool takes_out(const Sig& sig) {
   for (const Param& p : sig.params)
     if (p.name == "out") return false;
@@ -506,12 +507,18 @@ std::vector<Candidate> candidates(const py::detail::function_record* chain, PyOb
   return cands;
 }
 
-// The signatures PyTorch's message lists, in its spelling ("(Tensor input, ...)").
-std::vector<std::string> listed(const std::vector<Candidate>& cands, bool method, bool with_out) {
+// The signatures PyTorch's message lists, in its spelling ("(Tensor input, ...)"). sum's and prod's over
+// every element (no dim) are PyTorch's that take no out=.
+std::vector<std::string> listed(const std::vector<Candidate>& cands, bool method, bool with_out,
+                                const char* fname) {
+  const bool dim_out_only = std::strcmp(fname, "sum") == 0 || std::strcmp(fname, "prod") == 0;
   std::vector<std::string> out;
-  for (auto& c : cands)
+  for (auto& c : cands) {
+    bool has_dim = false;
+    for (const Param& p : c.sig.params) has_dim = has_dim || p.name == "dim";
     for (unsigned choice = 0; choice < (1u << unions(c.sig)); ++choice)
-      out.push_back(describe(c.sig, method, choice, with_out && !method));
+      out.push_back(describe(c.sig, method, choice, with_out && !method && (has_dim || !dim_out_only)));
+  }
   return out;
 }
 
@@ -561,7 +568,7 @@ std::string reword(const py::detail::function_record* chain, PyObject* const* ar
   invalid_args::Kwargs kw;
   for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); ++k)
     kw.emplace(py::str(PyTuple_GET_ITEM(kwnames, k)), args[nargs + k]);
-  return invalid_args::format(fname, positional, kw, listed(cands, method, with_out));
+  return invalid_args::format(fname, positional, kw, listed(cands, method, with_out, fname));
 }
 
 // PyTorch's deprecated signatures of a function (add/sub's are bind_elementwise.cpp's own), by its record
@@ -578,7 +585,8 @@ PyObject* try_deprecated(PyObject* handler, const py::detail::function_record* c
   for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); ++k)
     kw[PyTuple_GET_ITEM(kwnames, k)] = py::reinterpret_borrow<py::object>(args[nargs + k]);
   py::list options;
-  for (const std::string& o : listed(candidates(chain, args, nargs, kwnames), chain->is_method, with_out))
+  for (const std::string& o :
+       listed(candidates(chain, args, nargs, kwnames), chain->is_method, with_out, chain->name))
     options.append(o);
   PyObject* r = PyObject_CallFunctionObjArgs(handler, pos.ptr(), kw.ptr(), options.ptr(), nullptr);
   if (r == Py_NotImplemented) Py_DECREF(r);  // (the singleton lives on)

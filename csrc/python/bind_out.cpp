@@ -422,6 +422,12 @@ bool try_direct_result(const OutOp& op, const CallArgs& args) {
     if (!rop || !read_args(args, 1, {"dim", "keepdim"}, a) || !a[0] || !read_dims(a[0], dims) ||
         (a[1] && !PyBool_Check(a[1].ptr())))
       return false;
+    // prod's dim is one int (a list is its parser's TypeError); sum/prod/mean into another dtype than their
+    // own reduce in out's (dtype_reduction_out)
+    if (*rop == ReduceOp::prod && !plain_int(a[0])) return false;
+    if ((*rop == ReduceOp::sum || *rop == ReduceOp::prod || *rop == ReduceOp::mean) &&
+        out.dtype() != (*rop == ReduceOp::mean || is_inexact(self.dtype()) ? self.dtype() : ScalarType::Long))
+      return false;
     const bool keepdim = a[1] && a[1].ptr() == Py_True;
     r = nogil([&] { return reduce_into(out, *rop, self, dims, keepdim); }, self);
   }
@@ -582,17 +588,78 @@ PyObject* out_fast(const void* ctx, PyObject* const* args, Py_ssize_t nargs, PyO
   return nullptr;
 }
 
+// sum/prod/mean with out= as PyTorch's *_out: a dtype= must be out's (the structured kernels' exact check),
+// else the reduction runs in out's dtype, the input cast to it first (sum([1.5, 2.5]) into int64 is 3, not
+// 4; a float64 total into float32 rounds each element first). mean into an integer or bool out is sum_out
+// into it, then the division in place that cannot write a float there (out keeps the sum, as PyTorch's);
+// mean over every element first checks that the input casts to out. `call` runs fn(*args, **kw) with the
+// dtype= this sets. A null object: the general path takes the call.
+template <typename Call>
+py::object dtype_reduction_out(const char* name, const py::args& args, py::dict& kw,
+                               const py::object& out_obj, Call&& call) {
+  const Tensor out = out_obj.cast<Tensor>();
+  const bool is_mean = std::strcmp(name, "mean") == 0;
+  const bool given = kw.contains("dtype") && !kw["dtype"].is_none();
+  if (args.size() == 0 || !py::isinstance<TensorImpl>(args[0])) return {};
+  const Tensor self = args[0].cast<Tensor>();
+  const bool all = args.size() < 2 && !kw.contains("dim");
+  if (is_mean && all)
+    MT_CHECK(can_cast(self.dtype(), out.dtype()),
+             "mean.dtype_out(): input types can't be cast to the desired output type ",
+             dtype_short_name(out.dtype()));
+  if (given) {
+    py::object r = call();
+    if (!py::isinstance<TensorImpl>(r)) return {};
+    const Tensor t = r.cast<Tensor>();
+    MT_CHECK(t.dtype() == out.dtype(), "Expected out tensor to have dtype ", cpp_type_name(t.dtype()),
+             ", but got ", cpp_type_name(out.dtype()), " instead");
+    place_result(out, t, true);
+    return out_obj;
+  }
+  const bool inexact_out = is_inexact(out.dtype());
+  if (is_mean) {
+    // mean's own refusal of an integer or bool input comes first (its dtype check, out's dtype aside)
+    MT_CHECK_NOT_IMPLEMENTED(
+        is_inexact(self.dtype()),
+        "mean(): could not infer output dtype. Input dtype must be either a floating point "
+        "or complex dtype. Got: ",
+        dtype_short_name(self.dtype()));
+  }
+  kw["dtype"] = py::cast(dtype_object(out.dtype()), py::return_value_policy::reference);
+  py::object r;
+  if (is_mean && !inexact_out) {
+    // sum_out into out, then div_'s refusal: a true division of integers is the default float dtype
+    py::object sum_fn = py::module_::import("minitorch").attr("sum");
+    py::dict skw = kw;
+    r = kw.empty() ? sum_fn(*args) : sum_fn(*args, **skw);
+    place_result(out, r.cast<Tensor>(), true);
+    MT_ERROR("result type ", dtype_short_name(default_dtype()), " can't be cast to the desired output type ",
+             dtype_short_name(out.dtype()));
+  }
+  r = call();
+  if (!py::isinstance<TensorImpl>(r)) return {};
+  place_result(out, r.cast<Tensor>(), true);
+  return out_obj;
+}
+
 py::object call_with_out(const OutOp& op, const py::object& fn, const py::args& args,
                          const py::kwargs& kwargs) {
   // No out=: a call the op's own overloads did not take in pybind11's first (no-conversion) pass. Throwing
   // reference_cast_error tells pybind11 to try the next overload, so conversions and errors stay theirs.
   if (!kwargs.contains("out")) throw py::reference_cast_error();
-  // PyTorch's sum over every element (sum(x, *, dtype)) is its one signature without out= (mean's has it)
-  if (std::strcmp(op.name, "sum") == 0 && args.size() + kwargs.size() < 3 && !kwargs.contains("dim"))
-    throw py::type_error(format_invalid_args("sum", args, kwargs,
-                                             {"(Tensor input, *, torch.dtype dtype = None)",
-                                              "(Tensor input, tuple of ints dim, bool keepdim = False, *, "
-                                              "torch.dtype dtype = None, Tensor out = None)"}));
+  // PyTorch's sum and prod over every element (sum(x, *, dtype)) are their one signatures without out=
+  // (mean's has it): without a dim, its parser's error, the combination where that signature is plausible (at
+  // most two arguments) else the other's missing dim
+  const bool is_sum = std::strcmp(op.name, "sum") == 0;
+  if ((is_sum || std::strcmp(op.name, "prod") == 0) && args.size() < 2 && !kwargs.contains("dim")) {
+    if (args.size() + kwargs.size() >= 3)
+      throw py::type_error(std::string(op.name) + "() missing 1 required positional arguments: \"dim\"");
+    throw py::type_error(format_invalid_args(
+        op.name, args, kwargs,
+        {"(Tensor input, *, torch.dtype dtype = None)",
+         std::string("(Tensor input, ") + (is_sum ? "tuple of ints" : "int") +
+             " dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)"}));
+  }
   {
     // (a call dispatch's out_fast did not take comes here too, and is tried again: a few checks' cost on the
     // general path)
@@ -642,6 +709,11 @@ py::object call_with_out(const OutOp& op, const py::object& fn, const py::args& 
       py::isinstance<TensorImpl>(out))
     check_unary_out_dtype(static_cast<UnaryOp>(op.op), args[0].cast<Tensor>().dtype(),
                           out.cast<Tensor>().dtype());
+  if (py::isinstance<TensorImpl>(out) &&
+      (std::strcmp(op.name, "sum") == 0 || std::strcmp(op.name, "prod") == 0 ||
+       std::strcmp(op.name, "mean") == 0)) {
+    if (py::object r = dtype_reduction_out(op.name, args, kw, out, call_counting_out)) return r;
+  }
   py::object result = call_counting_out();
   if (py::isinstance<TensorImpl>(result)) {
     MT_CHECK_TYPE(py::isinstance<TensorImpl>(out), shown, "(): argument 'out' must be Tensor, not ",

@@ -29,8 +29,8 @@ struct OptNumber {
 struct OptDtype {
   ScalarType st = ScalarType::Undefined;
 };
-// sum/mean's `int[1]? dim` and prod's `int dim` (a list of dims is ours too): what SizedIntListArg takes, and
-// None for sum/mean's; int_list_arg reads the elements in its own messages
+// sum/mean's `int[1]? dim`: what SizedIntListArg takes, and None; int_list_arg reads the elements in its own
+// messages
 struct OptDimList {
   py::handle h;
 };
@@ -138,14 +138,12 @@ struct type_caster<mt::OptIntListArg> {
 template <>
 struct type_caster<mt::DimArg> {
   PYBIND11_TYPE_CASTER(mt::DimArg, const_name("int"));
-  bool load(handle src, bool convert) {
+  bool load(handle src, bool) {
     value.h = src;
     int64_t v = 0;
-    // PyTorch's `int dim`: an int or a 0-dim integer tensor (not bool, not one of shape [1])
+    // PyTorch's `int dim`: an int or a 0-dim integer tensor (not bool, not one of shape [1], not a list:
+    // prod(x, (2, 3)) is its TypeError)
     if (mt::load_strict_int(src.ptr(), &v)) return true;
-    if ((PyList_Check(src.ptr()) || PyTuple_Check(src.ptr())) &&
-        make_caster<mt::SizedIntListArg>().load(src, convert))
-      return true;
     return mt::refuse(src.ptr(), "int");
   }
   static handle cast(const mt::DimArg& d, return_value_policy, handle) { return d.h.inc_ref(); }
@@ -222,8 +220,8 @@ void init_reduce(py::module_& m, TensorClass& cls) {
     auto all = [f = fn](const Tensor& x, OptDtype dtype) {
       return nogil([&] { return f(x, IntArrayRef(), false, dtype.st); }, x);
     };
-    // pos: dim's position in PyTorch's message (the function's 2, the method's 1). prod's dim is an int,
-    // never None (a list of dims is ours)
+    // pos: dim's position in PyTorch's message (the function's 2, the method's 1). prod's dim is one int,
+    // never None
     auto dims = [f = fn, name = name](int pos) {
       return [f, name, pos](const Tensor& x, OptDimList dim, StrictBool keepdim, OptDtype dtype) {
         DimVector d = int_list_arg(dim.h, name, "dim", pos);

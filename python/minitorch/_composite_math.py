@@ -967,6 +967,9 @@ TENSOR_METHODS["equal"] = _compare.equal
 @_argcheck.parses("Tensor input, *, int? dim=None, bool keepdim=False")
 def aminmax(input, *, dim=None, keepdim=False):
     """(min, max) of input, over everything or along dim, as return_types.aminmax."""
+    # PyTorch's kernel refuses complex before it reads the dim or the sizes
+    if input.is_complex():
+        raise TypeError(f"aminmax not implemented for {scalar_name(input.dtype)}")
     if input.numel() == 0 and dim is None:
         raise RuntimeError(
             "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity."

@@ -8,6 +8,7 @@ import numpy as np
 
 from minitorch import _C, _argcheck
 from minitorch._creation import tensor
+from minitorch._dtype_names import cpp_name as _cpp_name
 from minitorch._dtype_names import scalar_name as _scalar_name
 from minitorch._out import write_out
 from minitorch._size import Size
@@ -249,11 +250,21 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
             "nansum(): functions with out=... arguments don't support automatic differentiation, but one of "
             "the arguments requires grad."
         )
+    # PyTorch's nansum_out hands an integer or bool input, or an integer or bool dtype=, to sum_out (whose
+    # out dtype check words it); a floating one checks dtype= against out itself
+    inexact = input.is_floating_point() or input.is_complex()
+    exact_dtype = dtype is not None and not (dtype.is_floating_point or dtype.is_complex)
     if dtype is not None and dtype != out.dtype:
+        if not inexact or exact_dtype:
+            raise RuntimeError(
+                f"Expected out tensor to have dtype {_cpp_name(dtype)}, but got {_cpp_name(out.dtype)} instead"
+            )
         raise RuntimeError(
             f"nansum: provided dtype must match dtype of result. Got {_scalar_name(out.dtype)} and "
             f"{_scalar_name(dtype)}."
         )
+    if exact_dtype and inexact:
+        return write_out(_C._nansum(input, dim, keepdim, dtype=dtype), out, "nansum")
     r = _C._nansum_out(out, input, dim or [], keepdim)
     return out if r is None else _C._write_out(out, r, True)
 

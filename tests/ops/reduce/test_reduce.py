@@ -109,6 +109,12 @@ def test_basic_reductions(device, dtype, op, dim, keepdim, layout):
         if keepdim:
             return
         kwargs = {}
+    if op == "prod" and isinstance(dim, tuple):  # PyTorch's prod takes one int dim
+        with pytest.raises(TypeError, match=re.escape("prod(): argument 'dim' must be int, not tuple")):
+            minitorch.prod(t, **kwargs)
+        with pytest.raises(TypeError, match=re.escape("prod(): argument 'dim' must be int, not tuple")):
+            t.prod(**kwargs)
+        return
     got = getattr(minitorch, op)(t, **kwargs)
     ref_in = a.astype(np.float64) if dtype in FLOAT_DTYPES else a.astype(np.int64)
     if op in ("amax", "amin") and dtype == minitorch.bool:
@@ -941,6 +947,10 @@ def test_permuted_input_every_dim_subset(device, op):
             for keepdim in (False, True):
                 if op == "norm":
                     got = t.norm(dim=dims, keepdim=keepdim)
+                elif op == "prod":  # PyTorch's prod takes one int dim: the last first
+                    got = t
+                    for d in reversed(dims):
+                        got = got.prod(d, keepdim=keepdim)
                 else:
                     got = getattr(t, op)(dims, keepdim=keepdim)
                 assert got.is_contiguous()
