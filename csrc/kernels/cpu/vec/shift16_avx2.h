@@ -40,15 +40,21 @@ __attribute__((target("avx2"))) inline __m256i sar(__m256i a, __m256i s) {
 // o[i] = a[i] op b[i] for n values, an operand with DA / DB false being one broadcast value (*a, *b); the
 // tail in a zero-padded vector, so every value takes the same instructions. o may be a or b (in-place
 // shifts).
+// (a function with the AVX2 target, not a lambda: a lambda has none, and GCC warns that its __m256i return
+// changes the ABI)
+template <bool Left>
+__attribute__((target("avx2"), always_inline)) inline __m256i op(__m256i x, __m256i y) {
+  return Left ? shl(x, y) : sar(x, y);
+}
+
 template <bool Left, bool DA, bool DB>
 __attribute__((target("avx2"))) void row_impl(int16_t* o, const int16_t* a, const int16_t* b, int64_t n) {
-  auto op = [](__m256i x, __m256i y) { return Left ? shl(x, y) : sar(x, y); };
   const __m256i av = _mm256_set1_epi16(*a), bv = _mm256_set1_epi16(*b);
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __m256i x = DA ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i)) : av;
     const __m256i y = DB ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + i)) : bv;
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + i), op(x, y));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + i), op<Left>(x, y));
   }
   if (i < n) {
     alignas(32) int16_t x[16] = {}, y[16] = {}, r[16];
@@ -57,8 +63,8 @@ __attribute__((target("avx2"))) void row_impl(int16_t* o, const int16_t* a, cons
       y[k] = DB ? b[i + k] : *b;
     }
     _mm256_store_si256(reinterpret_cast<__m256i*>(r),
-                       op(_mm256_load_si256(reinterpret_cast<const __m256i*>(x)),
-                          _mm256_load_si256(reinterpret_cast<const __m256i*>(y))));
+                       op<Left>(_mm256_load_si256(reinterpret_cast<const __m256i*>(x)),
+                                _mm256_load_si256(reinterpret_cast<const __m256i*>(y))));
     for (int64_t k = 0; k < n - i; ++k) o[i + k] = r[k];
   }
 }
